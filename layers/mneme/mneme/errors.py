@@ -1,0 +1,118 @@
+"""The one exception hierarchy of mneme.
+
+Adapters translate AWS and transport errors into these; the HTTP layer maps them to responses in
+one place (``status`` and ``code``), and the class names are the Step Functions error names used in
+the state machine's ``Retry`` / ``Catch``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class MnemeError(Exception):
+    """Base of every error mneme raises on purpose."""
+
+    status: int = 500
+    code: str = "internal_error"
+
+    def __init__(self, message: str, *, field: str | None = None, details: dict[str, Any] | None = None):
+        super().__init__(message)
+        self.message = message
+        self.field = field
+        self.details = details or {}
+
+    def to_body(self) -> dict[str, Any]:
+        """The JSON error body of SPEC §10: ``{"error": code, "message": ...}`` (+ ``field``)."""
+        body: dict[str, Any] = {"error": self.code, "message": self.message}
+        if self.field:
+            body["field"] = self.field
+        return body
+
+
+class InvalidInput(MnemeError):
+    status, code = 400, "invalid_input"
+
+
+class Unauthorized(MnemeError):
+    status, code = 401, "unauthorized"
+
+
+class Forbidden(MnemeError):
+    status, code = 403, "forbidden"
+
+
+class NotFound(MnemeError):
+    status, code = 404, "not_found"
+
+
+class Conflict(MnemeError):
+    status, code = 409, "conflict"
+
+
+class PayloadTooLarge(MnemeError):
+    status, code = 413, "payload_too_large"
+
+
+class Throttled(MnemeError):
+    status, code = 429, "throttled"
+
+
+class DependencyUnavailable(MnemeError):
+    """An external system failed or is not configured."""
+
+    status, code = 503, "dependency_unavailable"
+
+
+class MemoryUnavailable(DependencyUnavailable):
+    code = "memory_unavailable"
+
+
+class EmbeddingUnavailable(MemoryUnavailable):
+    code = "memory_unavailable"
+
+
+class ModelUnavailable(DependencyUnavailable):
+    code = "model_unavailable"
+
+
+class ModelThrottled(ModelUnavailable):
+    status, code = 429, "model_throttled"
+
+
+class StoreUnavailable(DependencyUnavailable):
+    code = "store_unavailable"
+
+
+class AuditWriteFailed(DependencyUnavailable):
+    """An audit record could not be written: callers fail closed (the read is not used)."""
+
+    code = "audit_unavailable"
+
+
+class QueueUnavailable(DependencyUnavailable):
+    code = "queue_unavailable"
+
+
+class OrchestratorUnavailable(DependencyUnavailable):
+    code = "orchestrator_unavailable"
+
+
+class ToolError(MnemeError):
+    """A tool call failed; the message goes back to the model as a tool error, the run goes on."""
+
+    status, code = 400, "tool_error"
+
+
+class DelegationRefused(ToolError):
+    code = "delegation_refused"
+
+
+class DepthLimitExceeded(DelegationRefused):
+    code = "depth_limit_exceeded"
+
+
+class RunAborted(MnemeError):
+    """The run loop stopped on a limit (tool-call budget, repeated identical calls)."""
+
+    status, code = 409, "run_aborted"

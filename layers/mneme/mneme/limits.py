@@ -1,0 +1,21 @@
+"""The fixed limits and defaults of SPEC §12 in one place."""
+
+from typing import Final
+
+MAX_DELEGATION_DEPTH: Final = 5
+MAX_TOOL_CALLS_PER_RUN: Final = 50
+MAX_IDENTICAL_TOOL_CALLS: Final = 3  # a call repeated more than this aborts the loop
+TOP_K_MIN: Final = 1
+TOP_K_MAX: Final = 20
+MAX_RUN_INPUT_CHARS: Final = 100_000
+SUMMARY_TRIGGER_TOKENS: Final = 8_000
+SUMMARY_TRIGGER_MESSAGES: Final = 40
+SUMMARY_MAX_CHARS: Final = 8_000
+CHARS_PER_TOKEN: Final = 4
+SKILL_REATTACH_TOKENS_EACH: Final = 5_000
+SKILL_REATTACH_TOKENS_TOTAL: Final = 25_000
+FAST_PATH_BUDGET_SECONDS: Final = 20.0
+AUTO_WRITE_MIN_INPUT_CHARS: Final = 80
+MAX_CACHE_POINTS: Final = 4
+SKILL_NAME_MAX: Final = 64
+SKILL_DESCRIPTION_MAX: Final = 1024

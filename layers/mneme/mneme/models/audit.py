@@ -1,0 +1,37 @@
+"""Audit records (SPEC §9): append-only, partitioned per user."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+AuditAction = Literal[
+    "read", "write", "update", "delete", "denied", "delegation", "delegation_refused", "approval"
+]
+AUDIT_ACTIONS: tuple[str, ...] = (
+    "read",
+    "write",
+    "update",
+    "delete",
+    "denied",
+    "delegation",
+    "delegation_refused",
+    "approval",
+)
+
+
+class AuditRecord(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    at: datetime
+    action: AuditAction
+    user_id: str
+    namespace: str | None = None
+    run_id: str | None = None
+    root_run_id: str | None = None
+    agent_id: str | None = None
+    task_id: str | None = None
+    depth: int = 0
+    detail: dict[str, Any] = {}

@@ -1,0 +1,113 @@
+"""Runs, their usage and events (SPEC §2, §10)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+ToolApproval = Literal["granted", "prompt", "denied"]
+
+
+class RunStatus(StrEnum):
+    QUEUED = "queued"
+    RUNNING = "running"
+    WAITING_APPROVAL = "waiting_approval"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+    @property
+    def finished(self) -> bool:
+        return self in (RunStatus.SUCCEEDED, RunStatus.FAILED, RunStatus.CANCELLED)
+
+
+class Usage(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
+            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
+        )
+
+
+EventType = Literal[
+    "run_started",
+    "context_built",
+    "memory_hits",
+    "model_call",
+    "tool_call",
+    "delegation_started",
+    "delegation_finished",
+    "approval_requested",
+    "memory_write_queued",
+    "warning",
+    "error",
+    "completed",
+]
+
+
+class RunEvent(BaseModel):
+    """``{seq, type, at, ...type-specific fields}``; the type-specific fields live in ``data``."""
+
+    seq: int
+    type: EventType
+    at: datetime
+    data: dict[str, Any] = Field(default_factory=dict)
+
+    def to_api(self) -> dict[str, Any]:
+        return {**self.data, "seq": self.seq, "type": self.type, "at": self.at.isoformat()}
+
+
+class Run(BaseModel):
+    run_id: str
+    user_id: str
+    agent_id: str
+    task_id: str | None = None
+    chat_id: str | None = None
+    project_id: str | None = None
+    session_id: str | None = None
+    depth: int = Field(default=0, ge=0, le=5)
+    parent_run_id: str | None = None
+    root_run_id: str
+    status: RunStatus = RunStatus.QUEUED
+    input: str = ""
+    output: str | None = None
+    error: str | None = None
+    tool_approval: ToolApproval = "granted"
+    usage: Usage = Usage()
+    tree_usage: Usage = Usage()
+    children: list[str] = []
+    created_at: datetime
+    updated_at: datetime
+    version: int = 0  # optimistic-lock counter for conditional writes
+
+    def to_api(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "status": self.status.value,
+            "agent_id": self.agent_id,
+            "task_id": self.task_id,
+            "chat_id": self.chat_id,
+            "project_id": self.project_id,
+            "depth": self.depth,
+            "parent_run_id": self.parent_run_id,
+            "root_run_id": self.root_run_id,
+            "output": self.output,
+            "error": self.error,
+            "usage": self.usage.model_dump(),
+            "tree_usage": self.tree_usage.model_dump(),
+            "children": list(self.children),
+            "created_at": self.created_at.isoformat(),
+            "updated_at": self.updated_at.isoformat(),
+        }

@@ -1,0 +1,66 @@
+"""User settings (SPEC §2) and the authenticated caller."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from mneme.models.common import UserId
+
+_BCP47 = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
+_EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s]+\.[^@\s]+$")
+
+
+class Caller(BaseModel):
+    """Who is calling: taken only from the verified JWT claims, never from a body."""
+
+    model_config = ConfigDict(frozen=True)
+
+    user_id: UserId
+    is_admin: bool = False
+
+
+class UserSettings(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    name: Annotated[str, Field(max_length=200)] = ""
+    email: Annotated[str, Field(max_length=254)] | None = None
+    language: str = "en"
+    timezone: str = "UTC"
+
+    @field_validator("email", mode="before")
+    @classmethod
+    def _blank_email(cls, value: object) -> object:
+        return None if value == "" else value
+
+    @field_validator("email")
+    @classmethod
+    def _email(cls, value: str | None) -> str | None:
+        if value is not None and not _EMAIL.match(value):
+            raise ValueError(f"email is not an address: {value!r}")
+        return value
+
+    @field_validator("language")
+    @classmethod
+    def _language(cls, value: str) -> str:
+        if not _BCP47.match(value):
+            raise ValueError(f"language must be a BCP-47 tag such as 'en', 'de' or 'fr-CA', got {value!r}")
+        from babel import Locale, UnknownLocaleError
+
+        try:
+            Locale.parse(value.replace("-", "_"))
+        except (UnknownLocaleError, ValueError) as exc:
+            raise ValueError(f"unknown language {value!r}") from exc
+        return value
+
+    @field_validator("timezone")
+    @classmethod
+    def _timezone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError) as exc:
+            raise ValueError(f"timezone must be an IANA name such as 'Europe/Berlin', got {value!r}") from exc
+        return value

@@ -1,0 +1,246 @@
+"""The ports: every external system mneme talks to, as a small Protocol.
+
+Each port has an AWS adapter (``mneme.adapters``), an embedded local adapter (``mneme_local``) and an
+in-memory fake (``mneme.fakes``). The core only ever sees these Protocols.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from mneme.models import (
+    Agent,
+    AuditRecord,
+    Chat,
+    ChatMessage,
+    MemoryCandidate,
+    MemoryDocument,
+    Run,
+    RunEvent,
+    Skill,
+    Task,
+    Usage,
+    UserSettings,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from datetime import datetime
+
+
+class Clock(Protocol):
+    def now(self) -> datetime:
+        """The current time, timezone-aware, in UTC."""
+        ...
+
+
+# --------------------------------------------------------------------------------------------- model
+@dataclass(frozen=True)
+class ModelResponse:
+    """One Converse reply: the assistant content blocks (``text`` / ``toolUse``), stop reason and usage."""
+
+    content: list[dict[str, Any]]
+    stop_reason: str
+    usage: Usage = field(default_factory=Usage)
+
+    @property
+    def text(self) -> str:
+        return "".join(block["text"] for block in self.content if "text" in block)
+
+    @property
+    def tool_uses(self) -> list[dict[str, Any]]:
+        return [block["toolUse"] for block in self.content if "toolUse" in block]
+
+
+class ModelClient(Protocol):
+    def converse(self, request: dict[str, Any]) -> ModelResponse:
+        """Send one Bedrock-Converse-shaped request; raise ModelThrottled / ModelUnavailable on failure."""
+        ...
+
+
+class Summarizer(Protocol):
+    def summarize(self, previous_summary: str | None, messages: Sequence[ChatMessage]) -> str:
+        """Compress ``messages`` (with the previous summary) into a new summary text."""
+        ...
+
+
+class Embedder(Protocol):
+    @property
+    def dimension(self) -> int: ...
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """One vector per text; raise EmbeddingUnavailable on failure."""
+        ...
+
+
+# --------------------------------------------------------------------------------------------- memory
+class MemoryStore(Protocol):
+    def search(
+        self, vector: Sequence[float], patterns: Sequence[str], k: int, *, now: datetime
+    ) -> list[MemoryCandidate]:
+        """The ``k`` nearest live documents whose namespace matches one of ``patterns`` (resolved, already
+        security-filtered). The filter (namespace, not expired, not deleted, not superseded) is applied
+        inside the nearest-neighbour search, never after it."""
+        ...
+
+    def put(self, items: Sequence[tuple[MemoryDocument, Sequence[float]]]) -> list[str]:
+        """Store documents; identical content in the same namespace refreshes the existing entry. Returns
+        the ids in order (the existing id when refreshed)."""
+        ...
+
+    def get(self, doc_id: str, namespace: str) -> MemoryDocument | None: ...
+
+    def update(
+        self,
+        doc_id: str,
+        namespace: str,
+        *,
+        content: str | None,
+        tags: list[str] | None,
+        vector: Sequence[float] | None,
+        now: datetime,
+    ) -> MemoryDocument:
+        """Change an entry in place; raise NotFound when it does not exist (or is deleted)."""
+        ...
+
+    def soft_delete(self, doc_id: str, namespace: str, *, now: datetime) -> list[str]:
+        """Mark an entry deleted and cascade to entries derived from it; returns every id marked."""
+        ...
+
+
+@dataclass(frozen=True)
+class MemoryWriteJob:
+    """One memory entry to embed and index later (the SQS message body of the memory writer)."""
+
+    job_id: str  # deterministic: a retry of the same job must not duplicate the entry
+    namespace: str
+    owner_user_id: str
+    content: str
+    tags: list[str] = field(default_factory=list)
+    metadata: dict[str, Any] = field(default_factory=dict)
+    derived_from: list[str] = field(default_factory=list)
+    ttl_seconds: int | None = None
+
+
+class MemoryWriteQueue(Protocol):
+    def enqueue(self, jobs: Sequence[MemoryWriteJob]) -> None:
+        """Queue jobs for the memory writer; raise QueueUnavailable on failure."""
+        ...
+
+
+# --------------------------------------------------------------------------------------------- audit
+@dataclass(frozen=True)
+class AuditPage:
+    records: list[AuditRecord]
+    cursor: str | None
+
+
+class AuditLog(Protocol):
+    def append(self, records: Sequence[AuditRecord]) -> None:
+        """Append records (never update); raise AuditWriteFailed when any could not be written."""
+        ...
+
+    def query(
+        self,
+        user_id: str,
+        *,
+        run_id: str | None = None,
+        namespace: str | None = None,
+        action: str | None = None,
+        limit: int = 50,
+        cursor: str | None = None,
+    ) -> AuditPage:
+        """One user's records, newest first, filtered, paged by an opaque cursor."""
+        ...
+
+    def by_root_run(self, root_run_id: str) -> list[AuditRecord]:
+        """Every record of one delegation tree, oldest first."""
+        ...
+
+
+# --------------------------------------------------------------------------------------------- config
+class ConfigStore(Protocol):
+    """User settings, agents, tasks and skills. ``owner`` is a user id or ``GLOBAL_OWNER``."""
+
+    def get_settings(self, user_id: str) -> UserSettings | None: ...
+    def put_settings(self, user_id: str, settings: UserSettings) -> None: ...
+
+    def get_agent(self, owner: str, agent_id: str) -> Agent | None: ...
+    def list_agents(self, owner: str) -> list[Agent]: ...
+    def put_agent(self, agent: Agent) -> None: ...
+    def delete_agent(self, owner: str, agent_id: str) -> bool: ...
+
+    def get_task(self, owner: str, agent_id: str, task_id: str) -> Task | None: ...
+    def list_tasks(self, owner: str, agent_id: str) -> list[Task]: ...
+    def put_task(self, task: Task) -> None: ...
+    def delete_task(self, owner: str, agent_id: str, task_id: str) -> bool: ...
+
+    def get_skills(self, owner: str, names: Sequence[str]) -> list[Skill]: ...
+    def list_skills(self, owner: str) -> list[Skill]: ...
+    def put_skill(self, skill: Skill) -> None: ...
+    def delete_skill(self, owner: str, name: str) -> bool: ...
+
+
+class ChatStore(Protocol):
+    def get_chat(self, user_id: str, chat_id: str) -> Chat | None: ...
+    def list_chats(self, user_id: str) -> list[Chat]:
+        """The user's chats without their messages, newest first."""
+        ...
+
+    def create_chat(self, chat: Chat) -> None:
+        """Raise Conflict when the chat exists."""
+        ...
+
+    def append_messages(
+        self, user_id: str, chat_id: str, messages: Sequence[ChatMessage], *, expected_count: int
+    ) -> None:
+        """Append after exactly ``expected_count`` stored messages (Conflict otherwise), so a retried step
+        never duplicates messages and two writers never interleave."""
+        ...
+
+    def set_summary(self, user_id: str, chat_id: str, summary: str, covers: int) -> None: ...
+    def delete_chat(self, user_id: str, chat_id: str) -> bool: ...
+
+
+class RunStore(Protocol):
+    def create_run(self, run: Run) -> None:
+        """Raise Conflict when the run id exists."""
+        ...
+
+    def get_run(self, run_id: str) -> Run | None: ...
+
+    def update_run(self, run: Run) -> Run:
+        """Write ``run`` if the stored version equals ``run.version`` (Conflict otherwise); returns the run
+        with its version incremented."""
+        ...
+
+    def append_events(self, run_id: str, events: Sequence[RunEvent]) -> None: ...
+    def list_events(self, run_id: str) -> list[RunEvent]: ...
+
+    def put_request(self, run_id: str, seq: int, request: dict[str, Any]) -> None:
+        """Record the exact model request of call ``seq`` (large ones are chunked)."""
+        ...
+
+    def list_requests(self, run_id: str) -> list[dict[str, Any]]: ...
+
+    def save_checkpoint(self, run_id: str, state: dict[str, Any]) -> None: ...
+    def load_checkpoint(self, run_id: str) -> dict[str, Any] | None: ...
+
+
+# --------------------------------------------------------------------------------------------- orchestration
+class ToolInvoker(Protocol):
+    def invoke(self, function_arn: str, payload: dict[str, Any]) -> Any:
+        """Call an external tool's Lambda function and return its decoded result; raise ToolError."""
+        ...
+
+
+class Orchestrator(Protocol):
+    def start(self, run_id: str, *, depth: int) -> str:
+        """Hand a checkpointed run to the agent-run state machine; the execution name derives from the
+        run id so a retry cannot start it twice. Returns the execution id."""
+        ...
+
+    def resume(self, task_token: str, output: dict[str, Any]) -> None:
+        """Complete a waiting approval task."""
+        ...

@@ -1,0 +1,1 @@
+"""Embedded local twins of the AWS adapters (never shipped to Lambda)."""

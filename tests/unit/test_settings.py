@@ -1,0 +1,20 @@
+from __future__ import annotations
+
+import pytest
+
+from mneme.settings import Settings, SettingsError
+
+
+def test_settings_read_their_environment_names() -> None:
+    settings = Settings.from_env({"MNEME_TABLE": "t1", "MNEME_EMBEDDING_DIMENSION": "512", "OTHER": "x"})
+    assert (settings.table_name, settings.embedding_dimension) == ("t1", 512)
+
+
+def test_invalid_settings_fail_at_cold_start_with_the_field_named() -> None:
+    with pytest.raises(SettingsError, match="MNEME_EMBEDDING_DIMENSION"):
+        Settings.from_env({"MNEME_EMBEDDING_DIMENSION": "many"})
+
+
+def test_namespace_rules_come_from_json() -> None:
+    settings = Settings.from_env({"MNEME_NAMESPACE_RULES": '[{"pattern": "vector.global.*", "bonus": 0.2}]'})
+    assert settings.namespace_rules[0].bonus == 0.2
