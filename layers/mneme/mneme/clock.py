@@ -1,0 +1,10 @@
+"""The system clock adapter (tests use a fixed clock)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+
+class SystemClock:
+    def now(self) -> datetime:
+        return datetime.now(UTC)
