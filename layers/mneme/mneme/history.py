@@ -1,0 +1,202 @@
+"""The rolling summary of a chat's history (SPEC §4).
+
+A chat stores its messages, a summary and ``summary_covers``: how many of the oldest messages the summary
+replaces. :func:`compress` turns the stored history into what the model sees:
+
+* When the uncovered part (messages after ``covers``) exceeds the token trigger (characters ÷ 4) or the
+  message trigger, everything before the **last user message** of that part is summarized by the
+  :class:`~mneme.ports.Summarizer` together with the previous summary. The new summary is capped at
+  8,000 characters and covers every message before the cut.
+* The model then sees a user message starting with :data:`SUMMARY_PREFIX` plus the summary, a short
+  assistant acknowledgement, the re-attached skills (system blocks, :attr:`CompressedHistory.
+  reattached_skill_blocks`; the assembler puts them into ``system`` after the skill catalog, since
+  Converse takes system blocks only there) and the retained tail. A stored summary is shown the same way
+  even when no new compression is due, so the prefix stays byte-identical for prompt caching.
+* **Tool pairs are never split**: if the cut would put a tool call on one side and its result on the
+  other, the cut moves *earlier*, to just before the first message of that pair (repeated until no pair
+  straddles it), so the pair stays in the retained tail. If the cut reaches the covered part, nothing is
+  summarized this time.
+* A failing summarizer (any exception, or an empty summary) never fails the run: the history passes
+  through unchanged — the stored summary (if any) plus every uncovered message — with a ``warning``
+  for the engine's ``warning`` event.
+
+Pure: the only call out is the injected summarizer.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from mneme.limits import CHARS_PER_TOKEN, SUMMARY_MAX_CHARS, SUMMARY_TRIGGER_MESSAGES, SUMMARY_TRIGGER_TOKENS
+from mneme.models import ChatMessage, Skill, TextMessage, ToolCallMessage, ToolResultMessage
+from mneme.ports import Summarizer
+from mneme.skills import activated_skill_names, reattach_blocks
+
+SUMMARY_PREFIX = "[Context Summary — compressed history of this conversation]"
+SUMMARY_ACKNOWLEDGEMENT = (
+    "Understood. I have the summary of our earlier conversation and will continue from there."
+)
+SUMMARY_TRUNCATION_MARK = "…"
+
+
+@dataclass(frozen=True)
+class CompressedHistory:
+    """The history as the model sees it, and what must be stored on the chat.
+
+    ``messages`` is what the assembler packs (summary pair + retained tail, no system messages);
+    ``reattached_skill_blocks`` are extra system blocks. ``new_summary`` / ``new_covers`` are the summary
+    and covered count in effect after this call (the stored ones when nothing changed); ``changed`` says
+    they must be persisted (``ChatStore.set_summary``). ``warning`` is set when summarizing failed.
+    """
+
+    messages: list[ChatMessage]
+    reattached_skill_blocks: list[str] = field(default_factory=list)
+    new_summary: str | None = None
+    new_covers: int = 0
+    changed: bool = False
+    warning: str | None = None
+
+
+def message_chars(message: ChatMessage) -> int:
+    """The characters a message contributes to the estimate (text, tool name + arguments, result)."""
+    if isinstance(message, ToolCallMessage):
+        return len(message.tool) + len(json.dumps(message.arguments, sort_keys=True, ensure_ascii=False))
+    if isinstance(message, ToolResultMessage):
+        return len(message.content)
+    return len(message.text)
+
+
+def estimate_tokens(messages: Sequence[ChatMessage] | str) -> int:
+    """Estimated tokens: characters ÷ 4, rounded up (so ``> N tokens`` means ``> 4N characters``)."""
+    chars = len(messages) if isinstance(messages, str) else sum(message_chars(m) for m in messages)
+    return -(-chars // CHARS_PER_TOKEN)
+
+
+def needs_compression(
+    history: Sequence[ChatMessage],
+    covers: int = 0,
+    *,
+    trigger_tokens: int = SUMMARY_TRIGGER_TOKENS,
+    trigger_messages: int = SUMMARY_TRIGGER_MESSAGES,
+) -> bool:
+    """Whether the part not covered by the summary exceeds the token or the message trigger."""
+    uncovered = history[_clamp(covers, len(history)) :]
+    return len(uncovered) > trigger_messages or estimate_tokens(uncovered) > trigger_tokens
+
+
+def find_cut(history: Sequence[ChatMessage], covers: int = 0) -> int:
+    """Index of the first retained message: the last user message after ``covers``, moved earlier so no
+    tool call / result pair straddles it. Returns ``covers`` when there is nothing to summarize."""
+    covers = _clamp(covers, len(history))
+    cut = covers
+    for index in range(len(history) - 1, covers - 1, -1):
+        message = history[index]
+        if isinstance(message, TextMessage) and message.role == "user":
+            cut = index
+            break
+    return _keep_tool_pairs(history, covers, cut)
+
+
+def _keep_tool_pairs(history: Sequence[ChatMessage], covers: int, cut: int) -> int:
+    while cut > covers:
+        retained = {_call_id(m) for m in history[cut:]} - {None}
+        straddling = [i for i in range(covers, cut) if _call_id(history[i]) in retained]
+        if not straddling:
+            return cut
+        cut = min(straddling)
+    return cut
+
+
+def _call_id(message: ChatMessage) -> str | None:
+    return message.call_id if isinstance(message, ToolCallMessage | ToolResultMessage) else None
+
+
+def summary_messages(summary: str) -> list[ChatMessage]:
+    """The summary pair the model sees in place of the covered messages."""
+    return [
+        TextMessage(role="user", text=f"{SUMMARY_PREFIX}\n\n{summary}"),
+        TextMessage(role="assistant", text=SUMMARY_ACKNOWLEDGEMENT),
+    ]
+
+
+def cap_summary(summary: str, max_chars: int = SUMMARY_MAX_CHARS) -> str:
+    """The summary stripped and cut to ``max_chars`` (a cut one ends with ``…``)."""
+    summary = summary.strip()
+    if len(summary) <= max_chars:
+        return summary
+    return summary[: max_chars - len(SUMMARY_TRUNCATION_MARK)].rstrip() + SUMMARY_TRUNCATION_MARK
+
+
+def compress(
+    history: Sequence[ChatMessage],
+    *,
+    summary: str | None,
+    covers: int,
+    summarizer: Summarizer,
+    skills: Mapping[str, Skill],
+    trigger_tokens: int = SUMMARY_TRIGGER_TOKENS,
+    trigger_messages: int = SUMMARY_TRIGGER_MESSAGES,
+    max_summary_chars: int = SUMMARY_MAX_CHARS,
+) -> CompressedHistory:
+    """The model's view of ``history`` (the chat's stored messages, oldest first, covered ones included).
+
+    ``summary`` / ``covers`` are the stored rolling summary and the count of messages it replaces (a
+    ``covers`` without summary text is ignored; it is clamped to the history length). ``skills`` are the
+    agent's assigned skills by name, used to re-attach skills activated in the covered part.
+    """
+    if not summary:
+        summary, covers = None, 0
+    covers = _clamp(covers, len(history))
+    current = _view(history, summary, covers, skills)
+    if not needs_compression(
+        history, covers, trigger_tokens=trigger_tokens, trigger_messages=trigger_messages
+    ):
+        return current
+    cut = find_cut(history, covers)
+    if cut <= covers:
+        return current
+    try:
+        new_summary = cap_summary(summarizer.summarize(summary, list(history[covers:cut])), max_summary_chars)
+    except Exception as exc:  # a failed summary never fails the run
+        return _with_warning(
+            current, f"rolling summary failed, history kept unchanged: {type(exc).__name__}: {exc}"
+        )
+    if not new_summary:
+        return _with_warning(current, "rolling summary failed, history kept unchanged: empty summary")
+    view = _view(history, new_summary, cut, skills)
+    return CompressedHistory(
+        messages=view.messages,
+        reattached_skill_blocks=view.reattached_skill_blocks,
+        new_summary=new_summary,
+        new_covers=cut,
+        changed=True,
+    )
+
+
+def _view(
+    history: Sequence[ChatMessage], summary: str | None, covers: int, skills: Mapping[str, Skill]
+) -> CompressedHistory:
+    if summary is None or covers == 0:
+        return CompressedHistory(messages=list(history), new_summary=summary, new_covers=0)
+    return CompressedHistory(
+        messages=[*summary_messages(summary), *history[covers:]],
+        reattached_skill_blocks=reattach_blocks(activated_skill_names(history[:covers]), skills),
+        new_summary=summary,
+        new_covers=covers,
+    )
+
+
+def _with_warning(view: CompressedHistory, warning: str) -> CompressedHistory:
+    return CompressedHistory(
+        messages=view.messages,
+        reattached_skill_blocks=view.reattached_skill_blocks,
+        new_summary=view.new_summary,
+        new_covers=view.new_covers,
+        warning=warning,
+    )
+
+
+def _clamp(covers: int, length: int) -> int:
+    return max(0, min(covers, length))

@@ -1,0 +1,31 @@
+"""An in-memory Summarizer (``mneme.ports.Summarizer``) that records its calls."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from mneme.models import ChatMessage
+
+
+@dataclass
+class SummarizerCall:
+    previous_summary: str | None
+    messages: list[ChatMessage]
+
+
+@dataclass
+class FakeSummarizer:
+    """Answers ``reply`` (default: a line naming how many messages it saw), or raises ``error``."""
+
+    reply: str | None = None
+    error: Exception | None = None
+    calls: list[SummarizerCall] = field(default_factory=list)
+
+    def summarize(self, previous_summary: str | None, messages: Sequence[ChatMessage]) -> str:
+        self.calls.append(SummarizerCall(previous_summary, list(messages)))
+        if self.error is not None:
+            raise self.error
+        if self.reply is not None:
+            return self.reply
+        return f"summary of {len(messages)} messages"
