@@ -80,6 +80,13 @@ class ModelThrottled(ModelUnavailable):
     status, code = 429, "model_throttled"
 
 
+class ModelRequestRejected(ModelUnavailable):
+    """The model provider refused the request itself (invalid request, unknown model id, no access):
+    retrying cannot help, so it is a distinct name for the state machine's ``Retry`` (never listed)."""
+
+    code = "model_request_rejected"
+
+
 class StoreUnavailable(DependencyUnavailable):
     code = "store_unavailable"
 

@@ -1,0 +1,132 @@
+"""Bedrock Converse adapter of the ModelClient port (SPEC §3).
+
+The composition root creates the ``bedrock-runtime`` client with :func:`bedrock_client_config`, so
+transient errors (throttling, 5xx, connection resets) are retried by botocore's *standard* retry mode
+before they reach this adapter. What still fails after the retries is translated here:
+
+* ``ThrottlingException`` / ``ServiceQuotaExceededException`` → :class:`ModelThrottled`;
+* ``ValidationException`` / ``AccessDeniedException`` / ``ResourceNotFoundException`` →
+  :class:`ModelRequestRejected` (a :class:`ModelUnavailable` whose retry cannot help: the request, the
+  model id or the permissions are wrong);
+* every other service error (``ServiceUnavailableException``, ``InternalServerException``,
+  ``ModelTimeoutException``, ``ModelNotReadyException``, ``ModelErrorException``, ...) and every
+  connection / timeout error → :class:`ModelUnavailable`.
+
+Stop reasons are passed through unchanged (``end_turn``, ``tool_use``, ``max_tokens``,
+``guardrail_intervened``, ``content_filtered``, ``model_context_window_exceeded``, and values newer
+than this code); a missing one becomes ``"unknown"``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from botocore.config import Config
+from botocore.exceptions import BotoCoreError, ClientError
+
+from mneme.errors import ModelRequestRejected, ModelThrottled, ModelUnavailable
+from mneme.models.run import Usage
+from mneme.ports import ModelResponse
+
+if TYPE_CHECKING:
+    from mypy_boto3_bedrock_runtime import BedrockRuntimeClient
+
+THROTTLING_CODES = frozenset(
+    {"ThrottlingException", "ServiceQuotaExceededException", "TooManyRequestsException"}
+)
+REJECTED_CODES = frozenset({"ValidationException", "AccessDeniedException", "ResourceNotFoundException"})
+UNKNOWN_STOP_REASON = "unknown"
+
+
+def bedrock_client_config(
+    max_attempts: int = 3, *, read_timeout: float = 60.0, connect_timeout: float = 5.0
+) -> Config:
+    """The botocore Config of the ``bedrock-runtime`` client: standard retries and explicit timeouts.
+
+    ``max_attempts`` counts every attempt, the first call included (the meaning of ``AWS_MAX_ATTEMPTS``):
+    it is passed as botocore's ``total_max_attempts``, because botocore's own ``retries["max_attempts"]``
+    counts retries only (``max_attempts=2`` there means up to three calls)."""
+    if max_attempts < 1:
+        raise ValueError("max_attempts must be at least 1")
+    return Config(
+        retries={"mode": "standard", "total_max_attempts": max_attempts},
+        read_timeout=read_timeout,
+        connect_timeout=connect_timeout,
+    )
+
+
+class BedrockModel:
+    """Sends the Converse request exactly as mneme recorded it and returns a :class:`ModelResponse`."""
+
+    def __init__(self, client: BedrockRuntimeClient) -> None:
+        self._client = client
+
+    def converse(self, request: dict[str, Any]) -> ModelResponse:
+        model_id = str(request.get("modelId", ""))
+        params = {key: value for key, value in request.items() if value is not None}
+        try:
+            response = self._client.converse(**params)
+        except ClientError as exc:
+            raise _translate(exc, model_id) from exc
+        except BotoCoreError as exc:  # connection, timeout, parameter validation
+            raise ModelUnavailable(
+                f"Bedrock model {model_id!r} could not be reached: {exc}",
+                details={"model_id": model_id, "error": type(exc).__name__},
+            ) from exc
+        return parse_converse_response(dict(response))
+
+
+def parse_converse_response(response: dict[str, Any]) -> ModelResponse:
+    """A Converse response (``output.message.content``, ``stopReason``, ``usage``) as a ModelResponse.
+
+    Only ``text`` and ``toolUse`` blocks are kept (``reasoningContent`` and other block types are not
+    part of mneme's conversation model)."""
+    message = (response.get("output") or {}).get("message") or {}
+    content: list[dict[str, Any]] = []
+    for block in message.get("content") or []:
+        if "text" in block:
+            content.append({"text": block["text"]})
+        elif "toolUse" in block:
+            tool_use = block["toolUse"]
+            content.append(
+                {
+                    "toolUse": {
+                        "toolUseId": tool_use["toolUseId"],
+                        "name": tool_use["name"],
+                        "input": tool_use.get("input") or {},
+                    }
+                }
+            )
+    stop_reason = str(response.get("stopReason") or UNKNOWN_STOP_REASON)
+    return ModelResponse(content=content, stop_reason=stop_reason, usage=parse_usage(response.get("usage")))
+
+
+def parse_usage(usage: Any) -> Usage:
+    """Converse ``TokenUsage`` → Usage; absent cache fields count as 0."""
+    if not isinstance(usage, dict):
+        return Usage()
+
+    def count(key: str) -> int:
+        value = usage.get(key)
+        return int(value) if isinstance(value, int | float) else 0
+
+    return Usage(
+        input_tokens=count("inputTokens"),
+        output_tokens=count("outputTokens"),
+        cache_read_tokens=count("cacheReadInputTokens"),
+        cache_write_tokens=count("cacheWriteInputTokens"),
+    )
+
+
+def _translate(exc: ClientError, model_id: str) -> ModelUnavailable:
+    error = exc.response.get("Error", {})
+    code = str(error.get("Code", "Unknown"))
+    message = str(error.get("Message", "")) or code
+    details = {"model_id": model_id, "aws_error": code}
+    if code in THROTTLING_CODES:
+        return ModelThrottled(f"Bedrock model {model_id!r} is throttled: {message}", details=details)
+    if code in REJECTED_CODES:
+        return ModelRequestRejected(
+            f"Bedrock rejected the request for model {model_id!r} ({code}): {message}", details=details
+        )
+    return ModelUnavailable(f"Bedrock model {model_id!r} is unavailable ({code}): {message}", details=details)

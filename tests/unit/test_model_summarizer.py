@@ -1,0 +1,64 @@
+"""The Summarizer adapter over a ModelClient (SPEC §4): one call, no tools."""
+
+from __future__ import annotations
+
+import pytest
+
+from mneme.adapters.model_summarizer import MAX_SUMMARY_CHARS, SUMMARY_INSTRUCTION, ModelSummarizer
+from mneme.adapters.offline_model import OfflineModel
+from mneme.errors import ModelUnavailable
+from mneme.models.chat import ChatMessage, TextMessage, ToolCallMessage, ToolResultMessage
+from tests.fakes.model import ScriptedModel, text_response
+
+MESSAGES: list[ChatMessage] = [
+    TextMessage(role="user", text="Plan my trip to Lisbon.\n/search hotels"),
+    ToolCallMessage(call_id="c1", tool="memory-search", arguments={"query": "hotels in Lisbon"}),
+    ToolResultMessage(call_id="c1", tool="memory-search", content="Hotel Avenida, 120 EUR"),
+    TextMessage(role="assistant", text="I suggest Hotel Avenida."),
+]
+
+
+def test_one_call_without_tools_with_the_previous_summary() -> None:
+    model = ScriptedModel([text_response("  The user plans a Lisbon trip; Hotel Avenida suggested.  ")])
+    summary = ModelSummarizer(model, "summary-model").summarize("User is called Alice.", MESSAGES)
+
+    assert summary == "The user plans a Lisbon trip; Hotel Avenida suggested."
+    assert model.calls == 1
+    request = model.last_request
+    assert request["modelId"] == "summary-model"
+    assert "toolConfig" not in request
+    assert request["system"] == [{"text": SUMMARY_INSTRUCTION}]
+    assert [m["role"] for m in request["messages"]] == ["user"]
+    text = request["messages"][0]["content"][0]["text"]
+    assert "PREVIOUS SUMMARY:\n> User is called Alice." in text
+    for fragment in ["Plan my trip to Lisbon.", "hotels in Lisbon", "Hotel Avenida, 120 EUR", "I suggest"]:
+        assert fragment in text
+    assert text.index("Plan my trip") < text.index("Hotel Avenida, 120") < text.index("I suggest")
+    assert "memory-search" in text
+
+
+def test_without_previous_summary() -> None:
+    model = ScriptedModel(["summary"])
+    ModelSummarizer(model, "m").summarize(None, MESSAGES)
+    assert "PREVIOUS SUMMARY" not in model.last_request["messages"][0]["content"][0]["text"]
+
+
+def test_message_lines_are_quoted_so_no_line_is_a_directive() -> None:
+    model = ScriptedModel(["summary"])
+    ModelSummarizer(model, "m").summarize("/delegate x :: y", MESSAGES)
+    text = model.last_request["messages"][0]["content"][0]["text"]
+    assert not any(line.lstrip().startswith("/") for line in text.split("\n"))
+    # with the offline model, the summary call therefore never turns into tool calls
+    assert ModelSummarizer(OfflineModel(), "offline").summarize("/search x", MESSAGES).startswith("offline: ")
+
+
+def test_summary_is_capped() -> None:
+    model = ScriptedModel(["x" * (MAX_SUMMARY_CHARS + 500)])
+    assert len(ModelSummarizer(model, "m").summarize(None, MESSAGES)) == MAX_SUMMARY_CHARS
+
+
+def test_empty_reply_and_model_errors_raise() -> None:
+    with pytest.raises(ModelUnavailable):
+        ModelSummarizer(ScriptedModel(["  "]), "m").summarize(None, MESSAGES)
+    with pytest.raises(ModelUnavailable):
+        ModelSummarizer(ScriptedModel([ModelUnavailable("down")]), "m").summarize(None, MESSAGES)
