@@ -1,0 +1,228 @@
+"""The context assembler: one pure function from everything a model call needs to the exact Bedrock
+Converse request (SPEC §3). No I/O, no clock: the caller passes ``now``.
+
+Prompt-caching invariant: everything before the current user message (``toolConfig``, ``system`` and the
+history turns) depends only on configuration and stored history — never on the time, the memory hits or
+per-request ids — and is serialized deterministically, so consecutive requests of one chat share a
+byte-identical prefix. For the second and later model calls of one run, pass the run's own tool turns as
+``continuation`` and the same ``now`` and hits as for the first call, so that the current message stays
+identical too.
+
+Tools and history: ``toolConfig`` is sent whenever tools are offered or the packed history holds tool
+blocks (Bedrock rejects ``toolUse`` / ``toolResult`` blocks without it). A tool the history used but
+that is not offered now (e.g. the parent's tools seen by a sub-agent) gets a stand-in spec that tells the
+model not to call it; :attr:`AssembledContext.offered_tools` lists what may really be called.
+
+Shape: ``modelId``, ``system`` (omitted when there is no system block at all), ``messages``,
+``toolConfig`` (as above), ``inferenceConfig`` (only the settings that are set) — the same for every
+provider; adapters for other providers translate it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from mneme.context.caching import cache_capabilities, cache_point, count_cache_points
+from mneme.context.dates import clock_time, long_date
+from mneme.context.packing import Packed, pack
+from mneme.context.suffix import memory_block, volatile_suffix, with_suffix
+from mneme.context.system import SystemBlocks, system_blocks
+from mneme.context.tools import build_tool_specs, spec_name, unavailable_tool_spec
+from mneme.context.variables import resolve_task_context, task_context_warnings, template_values
+from mneme.limits import MAX_CACHE_POINTS
+from mneme.models import ChatMessage, ExternalTool, MemoryHit, ModelSpec, Skill, UserSettings
+
+if TYPE_CHECKING:
+    from mneme.context.caching import CacheCapabilities
+    from mneme.models.agent import InferenceSettings
+
+
+@dataclass(frozen=True, kw_only=True)
+class ContextInput:
+    """Everything one model request is built from."""
+
+    model: ModelSpec  # provider, model_id, inference settings
+    now: datetime  # the request time (UTC); the run's start time for every call of one run
+    user_text: str  # the current user message (for a sub-agent: the delegation input), raw
+    user_id: str = ""
+    user_settings: UserSettings = field(default_factory=UserSettings)
+    chat_id: str | None = None
+    project_id: str | None = None
+    task_context: str = ""  # the selected task's context_prompt, unresolved
+    depth: int = 0  # 0 = master; > 0 = sub-agent
+    agent_label: str = ""
+    skills: Sequence[Skill] = ()
+    reattached_skill_blocks: Sequence[str] = ()  # from the rolling summary, already capped
+    enabled_tools: Sequence[str] = ()  # internal tool names allowed by agent + policy
+    external_tools: Sequence[ExternalTool] = ()
+    allow_delegation: bool = False  # delegates listed and depth below the limit
+    history: Sequence[ChatMessage] = ()  # stored messages, oldest first (after the rolling summary)
+    continuation: Sequence[ChatMessage] = ()  # this run's tool turns after the current message
+    memory_hits: Sequence[MemoryHit] = ()  # auto-inject hits, in ranking order
+    memory_instructions: Sequence[str] = ()  # optional namespace-rule instructions for the hits
+
+    @property
+    def is_subagent(self) -> bool:
+        return self.depth > 0
+
+
+@dataclass(frozen=True)
+class AssembledContext:
+    request: dict[str, Any]  # the Bedrock Converse request body
+    warnings: list[str]
+    block_sizes: dict[str, int]  # characters per part, for the context_built event
+    cache_points: int
+    offered_tools: tuple[str, ...]  # the tools the model may call in this request
+    user_message: str  # the current user message as sent (text + volatile suffix)
+
+    def event_fields(self) -> dict[str, Any]:
+        """The type-specific fields of the ``context_built`` run event."""
+        return {"block_sizes": dict(self.block_sizes), "cache_points": self.cache_points}
+
+
+def assemble(ctx: ContextInput) -> AssembledContext:
+    settings = ctx.user_settings
+    date_text = long_date(ctx.now, settings.language, settings.timezone)
+    time_text = clock_time(ctx.now, settings.timezone)
+    suffix = volatile_suffix(
+        ctx.memory_hits,
+        date_text=date_text,
+        time_text=time_text,
+        timezone=settings.timezone,
+        instructions=ctx.memory_instructions,
+    )
+    user_message = with_suffix(ctx.user_text, suffix)
+    packed = pack(ctx.history, user_message, ctx.continuation)
+
+    offered = build_tool_specs(
+        ctx.enabled_tools,
+        ctx.external_tools,
+        has_skills=bool(ctx.skills),
+        allow_delegation=ctx.allow_delegation,
+    )
+    offered_names = tuple(spec_name(spec) for spec in offered)
+    resolved = resolve_task_context(
+        ctx.task_context,
+        lambda: template_values(
+            user_id=ctx.user_id,
+            settings=settings,
+            chat_id=ctx.chat_id,
+            project_id=ctx.project_id,
+            now=ctx.now,
+        ),
+    )
+    blocks = system_blocks(
+        resolved,
+        depth=ctx.depth,
+        label=ctx.agent_label,
+        skills=ctx.skills,
+        reattached_skills=ctx.reattached_skill_blocks,
+        tools_offered=bool(offered),
+    )
+    tools = _with_history_tools(offered, packed.tool_names)
+    caps = cache_capabilities(ctx.model.provider, ctx.model.model_id)
+
+    request: dict[str, Any] = {"modelId": ctx.model.model_id}
+    system: list[dict[str, Any]] = [{"text": text} for text in blocks.texts()]
+    if system:
+        request["system"] = system
+    request["messages"] = packed.messages
+    if tools:
+        request["toolConfig"] = {"tools": tools}
+    inference = _inference_config(ctx.model.inference)
+    if inference:
+        request["inferenceConfig"] = inference
+    memory = memory_block(ctx.memory_hits, timezone=settings.timezone, instructions=ctx.memory_instructions)
+    sizes = _block_sizes(blocks, tools, packed, user_message=user_message, memory=memory)
+    _place_cache_points(request, packed, caps)  # last: it shifts blocks after the insertion point
+
+    return AssembledContext(
+        request=request,
+        warnings=task_context_warnings(ctx.task_context),
+        block_sizes=sizes,
+        cache_points=count_cache_points(request),
+        offered_tools=offered_names,
+        user_message=user_message,
+    )
+
+
+def _with_history_tools(offered: list[dict[str, Any]], used: Sequence[str]) -> list[dict[str, Any]]:
+    """The offered specs plus a stand-in for each tool the history used that is not offered, by name."""
+    specs = {spec_name(spec): spec for spec in offered}
+    for name in used:
+        specs.setdefault(name, unavailable_tool_spec(name))
+    return [specs[name] for name in sorted(specs)]
+
+
+def _inference_config(settings: InferenceSettings) -> dict[str, Any]:
+    config: dict[str, Any] = {}
+    if settings.max_tokens is not None:
+        config["maxTokens"] = settings.max_tokens
+    if settings.temperature is not None:
+        config["temperature"] = settings.temperature
+    if settings.top_p is not None:
+        config["topP"] = settings.top_p
+    if settings.stop_sequences:
+        config["stopSequences"] = list(settings.stop_sequences)
+    return config
+
+
+def _place_cache_points(request: dict[str, Any], packed: Packed, caps: CacheCapabilities) -> None:
+    """Cache points after the tools (if the model caches tools), after the system blocks, after the last
+    history block (right before the current user text) and, within a run, after the run's last tool
+    turn. Each is an extra block: no existing block changes. Never more than MAX_CACHE_POINTS."""
+    budget = MAX_CACHE_POINTS
+    if caps.tools and "toolConfig" in request and budget:
+        request["toolConfig"]["tools"].append(cache_point())
+        budget -= 1
+    if caps.system and "system" in request and budget:
+        request["system"].append(cache_point())
+        budget -= 1
+    if not caps.messages:
+        return
+    messages = request["messages"]
+    last_turn = messages[-1]["content"]
+    has_tail = packed.current_turn < len(messages) - 1 or packed.current_block < len(last_turn) - 1
+    if budget and packed.current_block > 0:
+        messages[packed.current_turn]["content"].insert(packed.current_block, cache_point())
+        budget -= 1
+    elif budget and packed.current_turn > 0:
+        messages[packed.current_turn - 1]["content"].append(cache_point())
+        budget -= 1
+    if budget and has_tail:
+        messages[-1]["content"].append(cache_point())
+
+
+def _size(value: Any) -> int:
+    return len(json.dumps(value, ensure_ascii=False))
+
+
+def _block_sizes(
+    blocks: SystemBlocks,
+    tools: list[dict[str, Any]],
+    packed: Packed,
+    *,
+    user_message: str,
+    memory: str,
+) -> dict[str, int]:
+    """Characters per part (JSON characters for tools and history)."""
+    history = sum(
+        _size(block)
+        for turn_index, message in enumerate(packed.messages)
+        for block_index, block in enumerate(message["content"])
+        if (turn_index, block_index) != (packed.current_turn, packed.current_block)
+    )
+    return {
+        "task_context": len(blocks.task_context),
+        "skill_catalog": len(blocks.skill_catalog),
+        "reattached_skills": sum(len(block) for block in blocks.reattached_skills),
+        "tool_notice": len(blocks.tool_notice),
+        "tools": sum(_size(spec) for spec in tools),
+        "history": history,
+        "memory": len(memory),
+        "user_message": len(user_message),
+    }

@@ -1,0 +1,93 @@
+"""Prompt-caching capabilities per model (SPEC §3) and the ``cachePoint`` block.
+
+Bedrock renders a request as tools → system → messages; a cache point caches everything before it.
+Only some models accept cache points, and Amazon Nova does not cache tool definitions. Everything not
+known to support caching gets none: a cache point on a model without support is a validation error.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from mneme.limits import MAX_CACHE_POINTS
+
+
+@dataclass(frozen=True)
+class CacheCapabilities:
+    system: bool = False
+    messages: bool = False
+    tools: bool = False
+
+    @property
+    def any(self) -> bool:
+        return self.system or self.messages or self.tools
+
+
+NO_CACHING = CacheCapabilities()
+_CLAUDE = CacheCapabilities(system=True, messages=True, tools=True)
+_NOVA = CacheCapabilities(system=True, messages=True, tools=False)
+
+# cross-region inference profile prefixes: us.anthropic..., eu.amazon.nova-..., global.anthropic...
+_PROFILE_PREFIX = re.compile(r"^(?:us|eu|apac|global|us-gov|jp|au|ca)\.")
+# Claude models released before prompt caching existed on Bedrock
+_OLD_CLAUDE = (
+    "anthropic.claude-v",
+    "anthropic.claude-instant",
+    "anthropic.claude-3-haiku",
+    "anthropic.claude-3-sonnet",
+    "anthropic.claude-3-opus",
+    "anthropic.claude-3-5-sonnet-20240620",
+)
+_TABLE: tuple[tuple[str, CacheCapabilities], ...] = (
+    ("anthropic.claude-", _CLAUDE),
+    ("amazon.nova-", _NOVA),
+)
+
+
+def base_model_id(model_id: str) -> str:
+    """The foundation model id behind an ARN or a cross-region inference profile id."""
+    name = model_id.strip().lower().rsplit("/", 1)[-1]
+    return _PROFILE_PREFIX.sub("", name, count=1)
+
+
+def cache_capabilities(provider: str, model_id: str) -> CacheCapabilities:
+    """Which parts of a request may carry cache points for this model."""
+    if provider != "bedrock":
+        return NO_CACHING
+    base = base_model_id(model_id)
+    if base.startswith(_OLD_CLAUDE):
+        return NO_CACHING
+    for prefix, capabilities in _TABLE:
+        if base.startswith(prefix):
+            return capabilities
+    return NO_CACHING
+
+
+def cache_point() -> dict[str, Any]:
+    """A fresh ``cachePoint`` block (a new dict each time, so callers may not alias one)."""
+    return {"cachePoint": {"type": "default"}}
+
+
+def is_cache_point(block: dict[str, Any]) -> bool:
+    return "cachePoint" in block
+
+
+def count_cache_points(request: dict[str, Any]) -> int:
+    """How many cache points a Converse request carries (tools, system and message content)."""
+    tools = request.get("toolConfig", {}).get("tools", [])
+    blocks = [*tools, *request.get("system", [])]
+    blocks += [block for message in request.get("messages", []) for block in message["content"]]
+    return sum(1 for block in blocks if is_cache_point(block))
+
+
+__all__ = [
+    "MAX_CACHE_POINTS",
+    "NO_CACHING",
+    "CacheCapabilities",
+    "base_model_id",
+    "cache_capabilities",
+    "cache_point",
+    "count_cache_points",
+]

@@ -1,0 +1,64 @@
+"""Localized date and time in the user's language and timezone (SPEC §3).
+
+Babel is imported inside the functions, not at module import: its locale data is large and Lambda cold
+starts should only pay for it when a date is actually formatted.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, tzinfo
+from functools import lru_cache
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+DEFAULT_LANGUAGE = "en"
+
+
+@lru_cache(maxsize=128)
+def babel_locale(language: str) -> str:
+    """The Babel locale identifier for a BCP-47 tag (``en`` → ``en``, ``fr-CA`` → ``fr_CA``).
+
+    An unknown region or script falls back to the bare language, an unknown language to English.
+    """
+    from babel import Locale, UnknownLocaleError
+
+    tag = (language or DEFAULT_LANGUAGE).strip().replace("_", "-")
+    for candidate in (tag, tag.split("-", 1)[0]):
+        try:
+            return str(Locale.parse(candidate, sep="-"))
+        except (UnknownLocaleError, ValueError, TypeError):
+            continue
+    return DEFAULT_LANGUAGE
+
+
+@lru_cache(maxsize=128)
+def user_zone(timezone: str) -> tzinfo:
+    """The IANA zone, or UTC when the name is empty or unknown."""
+    try:
+        return ZoneInfo(timezone) if timezone else UTC
+    except (ZoneInfoNotFoundError, ValueError):
+        return UTC
+
+
+def local_datetime(now: datetime, timezone: str) -> datetime:
+    """``now`` in the user's timezone (a naive ``now`` is taken as UTC)."""
+    aware = now if now.tzinfo is not None else now.replace(tzinfo=UTC)
+    return aware.astimezone(user_zone(timezone))
+
+
+def long_date(now: datetime, language: str, timezone: str) -> str:
+    """The long localized date, e.g. ``Monday, November 30, 2026`` / ``Montag, 30. November 2026``."""
+    from babel.dates import format_date
+
+    day = local_datetime(now, timezone).date()
+    text: str = format_date(day, format="full", locale=babel_locale(language))
+    return text
+
+
+def clock_time(now: datetime, timezone: str) -> str:
+    """The 24-hour ``HH:mm`` time in the user's timezone."""
+    return local_datetime(now, timezone).strftime("%H:%M")
+
+
+def iso_day(moment: datetime, timezone: str) -> str:
+    """``YYYY-MM-DD`` of ``moment`` in the user's timezone."""
+    return local_datetime(moment, timezone).strftime("%Y-%m-%d")

@@ -1,0 +1,189 @@
+"""Tool specs in the Bedrock Converse shape (SPEC §3, §5.4, §6, §8).
+
+Serialization is deterministic so that the tool configuration stays byte-identical between requests:
+tools are sorted by name and every JSON schema is canonicalized (keys sorted at every level).
+:data:`INTERNAL_TOOL_SPECS` holds the internal tools' schemas; the run engine validates arguments
+against the same schemas.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from mneme.limits import TOP_K_MAX, TOP_K_MIN
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping, Sequence
+
+    from mneme.models import ExternalTool
+
+ACTIVATE_SKILL = "activate_skill"
+DELEGATE_TO_AGENT = "delegate-to-agent"
+UNAVAILABLE_TOOL_DESCRIPTION = (
+    "Not available in this conversation: it appears only because earlier messages used it. Do not call it."
+)
+
+
+def canonical_json(value: Any) -> Any:
+    """A copy of a JSON value with every object's keys sorted (deterministic serialization)."""
+    return json.loads(json.dumps(value, sort_keys=True, ensure_ascii=False))
+
+
+@dataclass(frozen=True)
+class ToolDefinition:
+    name: str
+    description: str
+    input_schema: Mapping[str, Any]
+
+    def spec(self) -> dict[str, Any]:
+        return tool_spec(self.name, self.description, self.input_schema)
+
+
+def _object(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    schema: dict[str, Any] = canonical_json(
+        {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+    )
+    return schema
+
+
+_NAMESPACE = {
+    "type": "string",
+    "description": "A namespace such as vector.user.<user_id>.memory.",
+}
+_TAGS = {"type": "array", "items": {"type": "string"}, "description": "Optional tags."}
+_ID = {"type": "string", "minLength": 1, "description": "The id of the memory entry."}
+
+_DEFINITIONS = (
+    ToolDefinition(
+        "memory-search",
+        "Search the long-term memory. Write the query as a whole sentence that says what you need to know "
+        "(e.g. 'Which programming languages does the user prefer?'), not as a list of keywords: the search "
+        "compares meanings. Without namespaces it searches every namespace you may read.",
+        _object(
+            {
+                "query": {
+                    "type": "string",
+                    "minLength": 1,
+                    "description": "The question, as a full sentence.",
+                },
+                "top_k": {
+                    "type": "integer",
+                    "minimum": TOP_K_MIN,
+                    "maximum": TOP_K_MAX,
+                    "description": "How many entries to return.",
+                },
+                "namespaces": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "description": "Optional namespaces to search; empty or missing means all readable ones.",
+                },
+            },
+            ["query"],
+        ),
+    ),
+    ToolDefinition(
+        "memory-write",
+        "Store a new entry in the long-term memory. Write it as a self-contained statement that will still "
+        "make sense later without this conversation.",
+        _object(
+            {
+                "content": {"type": "string", "minLength": 1, "description": "The text to remember."},
+                "namespace": {**_NAMESPACE, "description": "Target namespace; the default one when missing."},
+                "tags": _TAGS,
+                "ttl_seconds": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "description": "Optional lifetime in seconds; the entry expires afterwards.",
+                },
+            },
+            ["content"],
+        ),
+    ),
+    ToolDefinition(
+        "memory-update",
+        "Change an existing long-term memory entry (its content, its tags or both).",
+        _object(
+            {
+                "id": _ID,
+                "namespace": _NAMESPACE,
+                "content": {"type": "string", "minLength": 1, "description": "The new text."},
+                "tags": _TAGS,
+            },
+            ["id", "namespace"],
+        ),
+    ),
+    ToolDefinition(
+        "memory-delete",
+        "Delete a long-term memory entry (and the entries derived from it).",
+        _object({"id": _ID, "namespace": _NAMESPACE}, ["id", "namespace"]),
+    ),
+    ToolDefinition(
+        DELEGATE_TO_AGENT,
+        "Hand a request to a specialist agent and get its answer back. The input must be self-contained: "
+        "say everything the other agent needs to do the job.",
+        _object(
+            {
+                "agent": {"type": "string", "minLength": 1, "description": "The agent's label or id."},
+                "input": {"type": "string", "minLength": 1, "description": "The request for that agent."},
+                "task": {"type": "string", "description": "Optional task id of that agent."},
+            },
+            ["agent", "input"],
+        ),
+    ),
+    ToolDefinition(
+        ACTIVATE_SKILL,
+        "Load the full instructions of a skill from the skill catalog. Call it before answering when the "
+        "request matches a skill's description, then follow the instructions it returns.",
+        _object({"name": {"type": "string", "minLength": 1, "description": "The skill's name."}}, ["name"]),
+    ),
+)
+
+#: every internal tool by name (``activate_skill`` included), read-only
+INTERNAL_TOOL_SPECS: Mapping[str, ToolDefinition] = MappingProxyType({d.name: d for d in _DEFINITIONS})
+
+
+def tool_spec(name: str, description: str, input_schema: Mapping[str, Any]) -> dict[str, Any]:
+    """One Converse ``toolSpec`` entry with a canonical schema."""
+    schema = canonical_json(dict(input_schema))
+    return {"toolSpec": {"name": name, "description": description, "inputSchema": {"json": schema}}}
+
+
+def unavailable_tool_spec(name: str) -> dict[str, Any]:
+    """A stand-in spec for a tool that the history used but that is not offered now."""
+    return tool_spec(name, UNAVAILABLE_TOOL_DESCRIPTION, {"type": "object", "properties": {}})
+
+
+def build_tool_specs(
+    enabled: Iterable[str],
+    external: Sequence[ExternalTool] = (),
+    *,
+    has_skills: bool = False,
+    allow_delegation: bool = False,
+) -> list[dict[str, Any]]:
+    """The offered tools, sorted by name.
+
+    ``enabled`` are the internal tool names the caller allows (after the memory policy);
+    ``delegate-to-agent`` is offered only when it is enabled **and** ``allow_delegation`` (delegates
+    listed, depth below the limit); ``activate_skill`` whenever the agent has skills. An external tool
+    whose name is already taken is ignored (the first one wins).
+    """
+    specs: dict[str, dict[str, Any]] = {}
+    for name in enabled:
+        definition = INTERNAL_TOOL_SPECS.get(name)
+        if definition is None or name == ACTIVATE_SKILL:
+            raise ValueError(f"unknown internal tool {name!r}")
+        if name != DELEGATE_TO_AGENT or allow_delegation:
+            specs[name] = definition.spec()
+    if has_skills:
+        specs[ACTIVATE_SKILL] = INTERNAL_TOOL_SPECS[ACTIVATE_SKILL].spec()
+    for tool in external:
+        specs.setdefault(tool.name, tool_spec(tool.name, tool.description, tool.input_schema))
+    return [specs[name] for name in sorted(specs)]
+
+
+def spec_name(spec: dict[str, Any]) -> str:
+    name: str = spec["toolSpec"]["name"]
+    return name

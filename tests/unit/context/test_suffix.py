@@ -1,0 +1,70 @@
+"""The volatile suffix of the current user message."""
+
+from __future__ import annotations
+
+from mneme.context.suffix import MEMORY_CLOSING, MEMORY_HEADER, memory_block, volatile_suffix
+from tests.unit.context.fixtures import HITS, build, master_input
+
+
+def _current_text(**changes: object) -> str:
+    text: str = build(master_input(**changes)).request["messages"][-1]["content"][-1]["text"]
+    return text
+
+
+def test_memory_block_comes_after_the_user_text_and_before_the_date_line() -> None:
+    # Given a request with memory hits
+    # When the current user message is assembled
+    text = _current_text()
+
+    # Then user text, memory header, entries, closing line and date line come in this order
+    order = [
+        text.index("Draft an email to Ben about the trip."),
+        text.index(MEMORY_HEADER),
+        text.index("Anna prefers short emails"),
+        text.index("Ben is Anna's colleague"),
+        text.index(MEMORY_CLOSING),
+        text.index("[Context — current date/time: Montag, 30. November 2026, 10:05]"),
+    ]
+    assert order == sorted(order)
+    assert text.endswith("[Context — current date/time: Montag, 30. November 2026, 10:05]")
+
+
+def test_no_memory_header_without_hits() -> None:
+    # Given a request without memory hits
+    # When the current user message is assembled
+    text = _current_text(memory_hits=())
+
+    # Then it is the user text and the date line only
+    assert MEMORY_HEADER not in text
+    date_line = "[Context — current date/time: Montag, 30. November 2026, 10:05]"
+    assert text == f"Draft an email to Ben about the trip.\n\n{date_line}"
+
+
+def test_memory_entries_keep_their_order_and_are_separated_by_blank_lines() -> None:
+    # Given two hits in ranking order
+    # When the memory block is rendered for Berlin
+    block = memory_block(HITS, timezone="Europe/Berlin")
+
+    # Then the entries follow the header in that order, one blank line apart
+    assert block == (
+        "RELEVANT CONTEXT FROM LONG-TERM MEMORY:\n"
+        "--- MEMORY ENTRY (Stored on 2026-10-13, Namespace: vector.user.alice.preferences) ---\n"
+        "Anna prefers short emails without small talk.\n\n"
+        "--- MEMORY ENTRY (Stored on 2026-06-02, Namespace: vector.agent.alice.memory) ---\n"
+        "Ben is Anna's colleague from the Porto office.\n\n" + MEMORY_CLOSING
+    )
+
+
+def test_namespace_rule_instructions_are_shown_before_the_closing_line() -> None:
+    # Given a namespace rule instruction for the hits
+    # When the suffix is rendered
+    suffix = volatile_suffix(
+        HITS[:1],
+        date_text="Monday, November 30, 2026",
+        time_text="09:05",
+        timezone="UTC",
+        instructions=["Preferences override older habits."],
+    )
+
+    # Then the instruction sits between the entries and the closing line
+    assert suffix.index("Preferences override") < suffix.index(MEMORY_CLOSING) < suffix.index("[Context")
