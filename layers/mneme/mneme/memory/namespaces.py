@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
-SEGMENT = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+SEGMENT = re.compile(r"^[a-z0-9][a-z0-9-]*\Z")  # \Z, not $: "$" would accept a trailing newline
 TEMPLATE_NAMES = frozenset({"user_id", "chat_id", "project_id", "agent_id", "task_id", "session_id"})
 KNOWN_CLASSES = frozenset({"memory", "preferences", "howto", "temp", "drafts", "ideas"})
 _TEMPLATE = re.compile(r"\$\{([^}]*)\}|\{([^}]*)\}")
@@ -157,5 +157,10 @@ def can_write(namespace: str, user_id: str, *, is_admin: bool) -> bool:
 
 
 def own_namespaces(user_id: str) -> list[str]:
-    """Everything a caller may read without naming namespaces: own agent/user scopes and global."""
-    return [f"vector.agent.{user_id}.*", f"vector.user.{user_id}.*", "vector.global.*"]
+    """Everything a caller may read without naming namespaces: own agent/user scopes and global.
+
+    A user id that is not one valid segment gets no own scopes: for ``alice.x``, ``vector.agent.alice.x.*``
+    would be a sub-namespace of user ``alice``; an overlong id would give invalid patterns.
+    """
+    scoped = [f"vector.agent.{user_id}.*", f"vector.user.{user_id}.*"]
+    return [pattern for pattern in scoped if is_readable(pattern, user_id)] + ["vector.global.*"]

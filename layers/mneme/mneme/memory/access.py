@@ -1,0 +1,253 @@
+"""Access decisions for every memory path (SPEC §5.2, §5.4, §9, §10).
+
+Read decisions return a :class:`ReadAccess` with the granted namespaces *and* every denied one (with a
+reason) so the caller can audit each denial (action ``denied``). Write decisions return the namespace to
+write or raise an error that carries its :class:`Denial`.
+"""
+
+from __future__ import annotations
+
+from contextlib import suppress
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from mneme.errors import Forbidden, InvalidInput, ToolError
+from mneme.memory.namespaces import (
+    NamespaceError,
+    can_write,
+    is_readable,
+    own_namespaces,
+    parse,
+    resolve,
+    split_readable,
+)
+from mneme.memory.policy import resolve_patterns, resolve_tool_namespace
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from mneme.memory.policy import MemoryScope
+    from mneme.models.policy import ResolvedPolicy
+
+DenialReason = Literal[
+    "security_filter",  # another user's scope, or not a valid namespace
+    "not_granted",  # not covered by tool_read_namespaces
+    "not_whitelisted",  # not covered by allowed_write_namespaces
+    "tool_disabled",  # the policy does not enable the tool
+    "admin_required",  # a global write by a non-admin
+]
+WriteAction = Literal["write", "update", "delete"]
+
+NO_AUTHORIZED_NAMESPACE = "No authorized namespace was found for this search; nothing was searched."
+
+
+@dataclass(frozen=True)
+class Denial:
+    """One namespace refused on a memory path, to be audited with action ``denied``."""
+
+    namespace: str
+    reason: DenialReason
+
+
+@dataclass(frozen=True)
+class ReadAccess:
+    """The namespaces a read may reach, the denied ones, and warnings for skipped policy patterns."""
+
+    allowed: tuple[str, ...] = ()
+    denied: tuple[Denial, ...] = ()
+    warnings: tuple[str, ...] = ()
+    message: str | None = None  # set when nothing is left: the text of the empty result
+
+    @property
+    def empty(self) -> bool:
+        """Nothing may be searched (return an empty result with :attr:`message`)."""
+        return not self.allowed
+
+    @property
+    def denied_namespaces(self) -> list[str]:
+        return [d.namespace for d in self.denied]
+
+
+class MemoryToolDenied(ToolError):
+    """A memory tool call refused by the policy or the security filter; audit :attr:`denial`."""
+
+    def __init__(self, message: str, denial: Denial):
+        super().__init__(message, field="namespace", details={"namespace": denial.namespace})
+        self.denial = denial
+
+
+class MemoryWriteForbidden(Forbidden):
+    """An HTTP memory write refused by the security filter; audit :attr:`denial`."""
+
+    def __init__(self, message: str, denial: Denial):
+        super().__init__(message, field="namespace", details={"namespace": denial.namespace})
+        self.denial = denial
+
+
+def covers(grant: str, requested: str) -> bool:
+    """Is ``requested`` (a namespace or a ``.*`` pattern) within the resolved ``grant``?
+
+    A concrete grant covers only itself; ``P.*`` covers every namespace below ``P`` and every pattern
+    ``Q.*`` with ``Q`` equal to or below ``P`` (``vector.global.howto.*`` is within ``vector.global.*``).
+    """
+    if not grant.endswith(".*"):
+        return requested == grant
+    prefix = grant[:-1]  # "vector.global."
+    if requested.endswith(".*"):
+        return requested[:-1].startswith(prefix)
+    return requested.startswith(prefix) and len(requested) > len(prefix)
+
+
+def _denials(namespaces: Sequence[str], reason: DenialReason) -> tuple[Denial, ...]:
+    return tuple(Denial(ns, reason) for ns in namespaces)
+
+
+# ------------------------------------------------------------------------------------------------ reads
+def auto_inject_access(policy: ResolvedPolicy, scope: MemoryScope) -> ReadAccess:
+    """The namespaces auto-inject reads: resolved ``read_namespaces`` through the security filter.
+
+    Nothing (and no warnings) when ``auto_read_enabled`` is false.
+    """
+    if not policy.auto_read_enabled:
+        return ReadAccess()
+    resolved, warnings = resolve_patterns(policy.read_namespaces, scope.template_values())
+    allowed, denied = split_readable(resolved, scope.user_id)
+    return ReadAccess(tuple(allowed), _denials(denied, "security_filter"), tuple(warnings))
+
+
+def tool_search_access(
+    policy: ResolvedPolicy, scope: MemoryScope, requested: Sequence[str] | None = None
+) -> ReadAccess:
+    """The namespaces a ``memory-search`` call may reach (independent of ``auto_read_enabled``).
+
+    Without ``requested`` (or an empty list): all of the resolved ``tool_read_namespaces`` that pass the
+    security filter. With it: each requested namespace or pattern (templates resolved strictly — an
+    unusable one is a :class:`ToolError`) must be covered by a resolved ``tool_read_namespaces`` entry
+    and pass the security filter; the rest is denied. Nothing left → :attr:`ReadAccess.message`.
+    """
+    values = scope.template_values()
+    granted, warnings = resolve_patterns(policy.tool_read_namespaces, values)
+    if not requested:
+        allowed, refused = split_readable(granted, scope.user_id)
+        denied = _denials(refused, "security_filter")
+    else:
+        allowed = []
+        denied_list: list[Denial] = []
+        for item in dict.fromkeys(requested):
+            namespace = resolve_tool_namespace(item, values)
+            if namespace in allowed or any(d.namespace == namespace for d in denied_list):
+                continue
+            if not any(covers(grant, namespace) for grant in granted):
+                denied_list.append(Denial(namespace, "not_granted"))
+            elif not is_readable(namespace, scope.user_id):
+                denied_list.append(Denial(namespace, "security_filter"))
+            else:
+                allowed.append(namespace)
+        denied = tuple(denied_list)
+    message = None if allowed else NO_AUTHORIZED_NAMESPACE
+    return ReadAccess(tuple(allowed), denied, tuple(warnings), message)
+
+
+def http_search_access(user_id: str, requested: Sequence[str] | None = None) -> ReadAccess:
+    """The namespaces ``POST /v1/memory/search`` may reach.
+
+    Without ``requested``: the caller's own scopes and global (:func:`own_namespaces`). With it: the
+    security filter only. ``${user_id}`` in a requested namespace is the caller's id; any other template
+    or an invalid namespace is :class:`InvalidInput` (field ``namespaces``).
+    """
+    if not requested:
+        candidates = own_namespaces(user_id)
+    else:
+        candidates = [_resolve_http(item, user_id, "namespaces") for item in requested]
+    allowed, denied = split_readable(candidates, user_id)
+    message = None if allowed else NO_AUTHORIZED_NAMESPACE
+    return ReadAccess(tuple(allowed), _denials(denied, "security_filter"), (), message)
+
+
+# ----------------------------------------------------------------------------------------------- writes
+def tool_write_access(
+    policy: ResolvedPolicy, scope: MemoryScope, action: WriteAction, namespace: str | None = None
+) -> str:
+    """The namespace a ``memory-write`` / ``memory-update`` / ``memory-delete`` call may change.
+
+    The policy must enable the tool (``allow_tool_write`` for write/update, ``allow_tool_delete`` for
+    delete), the resolved namespace must be covered by the resolved ``allowed_write_namespaces`` and the
+    caller must be allowed to write it (own scopes; global only for admins). Without ``namespace`` (only
+    ``memory-write``) the resolved ``write_namespace`` is used when whitelisted, else the first concrete
+    whitelisted namespace. Refusals raise :class:`MemoryToolDenied` (audit its ``denial``); an unusable
+    namespace raises :class:`ToolError`.
+    """
+    values = scope.template_values()
+    enabled = policy.allow_tool_delete if action == "delete" else policy.allow_tool_write
+    whitelist, _ = resolve_patterns(policy.allowed_write_namespaces, values)
+    if not enabled:
+        flag = "allow_tool_delete" if action == "delete" else "allow_tool_write"
+        shown = namespace or policy.write_namespace
+        with suppress(NamespaceError):  # else audit the text as given
+            shown = resolve(shown, values)
+        raise MemoryToolDenied(
+            f"memory-{action} is not enabled for this agent (memory policy {flag} is false)",
+            Denial(shown, "tool_disabled"),
+        )
+    if not namespace:
+        if action != "write":
+            raise ToolError(f"memory-{action} needs the entry's namespace", field="namespace")
+        target = _default_write_target(policy, values, whitelist)
+    else:
+        target = resolve_tool_namespace(namespace, values)
+    if target.endswith(".*"):
+        raise ToolError(f"namespace {target!r} must be one namespace, not a pattern", field="namespace")
+    if not any(covers(grant, target) for grant in whitelist):
+        allowed = ", ".join(whitelist) or "none"
+        raise MemoryToolDenied(
+            f"namespace {target!r} is not in the allowed write namespaces ({allowed})",
+            Denial(target, "not_whitelisted"),
+        )
+    if not can_write(target, scope.user_id, is_admin=scope.is_admin):
+        global_scope = parse(target).scope == "global"
+        reason: DenialReason = "admin_required" if global_scope else "security_filter"
+        why = "only an admin may write global memory" if global_scope else "it belongs to another user"
+        raise MemoryToolDenied(f"namespace {target!r} cannot be written: {why}", Denial(target, reason))
+    return target
+
+
+def _default_write_target(policy: ResolvedPolicy, values: dict[str, str | None], whitelist: list[str]) -> str:
+    try:
+        home: str | None = resolve(policy.write_namespace, values)
+    except NamespaceError:
+        home = None
+    if home is not None and any(covers(grant, home) for grant in whitelist):
+        return home
+    concrete = [ns for ns in whitelist if not ns.endswith(".*")]
+    if concrete:
+        return concrete[0]
+    if home is not None:
+        return home  # refused below with a message naming the whitelist
+    raise ToolError("name the namespace to write (no default write namespace is usable)", field="namespace")
+
+
+def http_write_access(namespace: str, user_id: str, *, is_admin: bool) -> str:
+    """The namespace ``POST /v1/memory/documents`` (or a document delete) may change.
+
+    Own agent/user scopes; global only for admins (:class:`MemoryWriteForbidden`, a 403, otherwise).
+    ``${user_id}`` is the caller's id; another template or an invalid namespace is :class:`InvalidInput`.
+    """
+    target = _resolve_http(namespace, user_id, "namespace")
+    if target.endswith(".*"):
+        raise InvalidInput(f"namespace {target!r} must be one namespace, not a pattern", field="namespace")
+    if can_write(target, user_id, is_admin=is_admin):
+        return target
+    if parse(target).scope == "global":
+        raise MemoryWriteForbidden(
+            f"only an admin may write global memory ({target!r})", Denial(target, "admin_required")
+        )
+    raise MemoryWriteForbidden(
+        f"namespace {target!r} belongs to another user", Denial(target, "security_filter")
+    )
+
+
+def _resolve_http(namespace: str, user_id: str, field_name: str) -> str:
+    try:
+        return resolve(namespace, {"user_id": user_id})
+    except NamespaceError as exc:
+        raise InvalidInput(f"invalid namespace {namespace!r}: {exc}", field=field_name) from exc

@@ -1,0 +1,112 @@
+"""Auto-write after a run (SPEC §5.5).
+
+Only a **succeeded** run writes: :func:`plan_auto_write` takes the run's final status and returns no jobs
+for anything else. Each run (master and every sub-agent) is planned with **its own** policy.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from mneme.limits import AUTO_WRITE_MIN_INPUT_CHARS
+from mneme.memory.namespaces import NamespaceError, can_write, parse, resolve
+from mneme.models.run import RunStatus
+from mneme.ports import MemoryWriteJob
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from mneme.memory.policy import MemoryScope
+    from mneme.models.policy import ResolvedPolicy
+
+AutoWriteSource = Literal["run_input", "run_output"]
+
+
+@dataclass(frozen=True)
+class AutoWritePlan:
+    """The jobs to queue (possibly none) and warnings for the run's events."""
+
+    jobs: tuple[MemoryWriteJob, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+
+def auto_write_job_id(run_id: str, source: AutoWriteSource) -> str:
+    """Deterministic: a retried run end queues the same ids, so nothing is duplicated."""
+    return hashlib.sha256(f"auto-write\x00{run_id}\x00{source}".encode()).hexdigest()
+
+
+def plan_auto_write(
+    policy: ResolvedPolicy,
+    scope: MemoryScope,
+    *,
+    run_id: str,
+    status: RunStatus,
+    user_input: str,
+    output: str | None,
+    injected_hit_ids: Sequence[str] = (),
+) -> AutoWritePlan:
+    """What to store after a run.
+
+    * nothing unless ``status`` is ``succeeded`` and the (run-overridden) policy has ``allow_write``;
+    * ``user_input`` — the raw user text (a sub-agent's delegation input), never the volatile suffix — as
+      ``run_input`` when it has at least 80 characters (surrounding whitespace not counted);
+    * ``output`` — the final answer — as ``run_output`` when not empty, ``derived_from`` = the ids of the
+      hits injected into this run;
+    * into the resolved ``write_namespace``; when it is unusable or the user may not write it (global
+      needs an admin) nothing is written and a warning says why.
+    """
+    if status is not RunStatus.SUCCEEDED or not policy.allow_write:
+        return AutoWritePlan()
+    try:
+        namespace = resolve(policy.write_namespace, scope.template_values())
+    except NamespaceError as exc:
+        return AutoWritePlan(warnings=(f"auto-write skipped: write namespace unusable: {exc}",))
+    if not can_write(namespace, scope.user_id, is_admin=scope.is_admin):
+        why = "only an admin may write global memory" if _is_global(namespace) else "not the user's own"
+        return AutoWritePlan(warnings=(f"auto-write skipped: cannot write {namespace!r}: {why}",))
+
+    owner = "" if _is_global(namespace) else scope.user_id
+    jobs: list[MemoryWriteJob] = []
+    text_in = user_input.strip()
+    if len(text_in) >= AUTO_WRITE_MIN_INPUT_CHARS:
+        jobs.append(_job(run_id, "run_input", namespace, owner, text_in, scope=scope, derived_from=()))
+    text_out = (output or "").strip()
+    if text_out:
+        derived = tuple(dict.fromkeys(injected_hit_ids))
+        jobs.append(_job(run_id, "run_output", namespace, owner, text_out, scope=scope, derived_from=derived))
+    return AutoWritePlan(jobs=tuple(jobs))
+
+
+def _is_global(namespace: str) -> bool:
+    return parse(namespace).scope == "global"
+
+
+def _job(
+    run_id: str,
+    source: AutoWriteSource,
+    namespace: str,
+    owner: str,
+    content: str,
+    *,
+    scope: MemoryScope,
+    derived_from: Sequence[str],
+) -> MemoryWriteJob:
+    metadata: dict[str, Any] = {
+        "source": source,
+        "agent_id": scope.agent_id,
+        "task_id": scope.task_id,
+        "chat_id": scope.chat_id,
+        "user_id": scope.user_id,
+        "session_id": scope.session_id,
+        "run_id": run_id,
+    }
+    return MemoryWriteJob(
+        job_id=auto_write_job_id(run_id, source),
+        namespace=namespace,
+        owner_user_id=owner,
+        content=content,
+        metadata=metadata,
+        derived_from=list(derived_from),
+    )

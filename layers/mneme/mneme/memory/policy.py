@@ -1,0 +1,125 @@
+"""Memory policy merge, run overrides and strict namespace resolution for a run (SPEC §5.1, §5.2).
+
+* :func:`merge_policies` — agent policy, overridden field by field by the task's, then the defaults.
+* :func:`apply_run_overrides` — the run request's ``memory: {enabled, top_k}``.
+* :class:`MemoryScope` — who runs and the template values (``${user_id}``, ``${chat_id}``, ...).
+* :func:`resolve_patterns` (policies: skip + warning) and :func:`resolve_tool_namespace` (tool input:
+  :class:`~mneme.errors.ToolError`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from mneme.errors import InvalidInput, ToolError
+from mneme.limits import TOP_K_MAX, TOP_K_MIN
+from mneme.memory.namespaces import NamespaceError, resolve
+from mneme.models.policy import MemoryPolicy, ResolvedPolicy
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
+_LIST_FIELDS = frozenset({"read_namespaces", "tool_read_namespaces", "allowed_write_namespaces"})
+
+
+@dataclass(frozen=True)
+class MemoryScope:
+    """The caller of a run (or tool call) and the values of the namespace templates.
+
+    ``user_id`` is both the identity the security filter checks against and the value of ``${user_id}``,
+    so the two can never disagree. It is propagated unchanged through every delegation level; the other
+    ids are the current run's own (a sub-agent has its own ``agent_id`` / ``task_id``).
+    """
+
+    user_id: str
+    is_admin: bool = False
+    chat_id: str | None = None
+    project_id: str | None = None
+    agent_id: str | None = None
+    task_id: str | None = None
+    session_id: str | None = None
+
+    def template_values(self) -> dict[str, str | None]:
+        """The values for ``namespaces.resolve``."""
+        return {
+            "user_id": self.user_id,
+            "chat_id": self.chat_id,
+            "project_id": self.project_id,
+            "agent_id": self.agent_id,
+            "task_id": self.task_id,
+            "session_id": self.session_id,
+        }
+
+
+def merge_policies(agent: MemoryPolicy | None, task: MemoryPolicy | None = None) -> ResolvedPolicy:
+    """The effective policy: a task field that is set wins, unset fields inherit from the agent.
+
+    Lists replace, never merge (a task's ``tool_read_namespaces`` is the whole list). Fields unset on both
+    take the defaults of :class:`ResolvedPolicy`. An empty ``read_namespaces`` (``[]`` or unset) means the
+    default read namespaces — also when a task sets ``[]`` over an agent's list.
+    """
+    values: dict[str, Any] = {}
+    for name in MemoryPolicy.model_fields:
+        value = getattr(task, name) if task is not None else None
+        if value is None and agent is not None:
+            value = getattr(agent, name)
+        if value is None:
+            continue
+        if name in _LIST_FIELDS:
+            if name == "read_namespaces" and not value:
+                continue  # [] -> the defaults
+            value = tuple(value)
+        values[name] = value
+    return ResolvedPolicy(**values)
+
+
+def apply_run_overrides(
+    policy: ResolvedPolicy, enabled: bool | None = None, top_k: int | None = None
+) -> ResolvedPolicy:
+    """Apply a run request's ``memory: {enabled, top_k}``.
+
+    ``enabled=False`` turns off auto-inject and auto-write for this run (tool access is unchanged);
+    ``enabled=True`` or ``None`` keeps the policy as it is. ``top_k`` (1..20) replaces the policy's.
+    Raises :class:`~mneme.errors.InvalidInput` for a ``top_k`` out of range.
+    """
+    update: dict[str, Any] = {}
+    if enabled is False:
+        update.update(auto_read_enabled=False, allow_write=False)
+    if top_k is not None:
+        if isinstance(top_k, bool) or not isinstance(top_k, int) or not TOP_K_MIN <= top_k <= TOP_K_MAX:
+            raise InvalidInput(
+                f"memory.top_k must be an integer from {TOP_K_MIN} to {TOP_K_MAX}, got {top_k!r}",
+                field="memory.top_k",
+            )
+        update["top_k"] = top_k
+    return policy.model_copy(update=update) if update else policy
+
+
+def resolve_patterns(
+    patterns: Iterable[str], values: Mapping[str, str | None]
+) -> tuple[list[str], list[str]]:
+    """Resolve a policy's patterns strictly: ``(resolved, warnings)``.
+
+    An unusable pattern (a template value that is missing or not a valid segment, an invalid result) is
+    skipped and named in a warning; duplicates after resolution are kept once, in order.
+    """
+    resolved: list[str] = []
+    warnings: list[str] = []
+    for pattern in patterns:
+        try:
+            namespace = resolve(pattern, values)
+        except NamespaceError as exc:
+            warnings.append(f"memory namespace {pattern!r} skipped: {exc}")
+            continue
+        if namespace not in resolved:
+            resolved.append(namespace)
+    return resolved, warnings
+
+
+def resolve_tool_namespace(pattern: str, values: Mapping[str, str | None]) -> str:
+    """Resolve a namespace given as tool input strictly; an unusable one is a :class:`ToolError`."""
+    try:
+        return resolve(pattern, values)
+    except NamespaceError as exc:
+        raise ToolError(f"namespace {pattern!r} cannot be used: {exc}", field="namespace") from exc

@@ -1,0 +1,124 @@
+"""Ranking of memory search candidates (SPEC §5.3).
+
+``relevance = similarity × (1 + Σ bonus of matching namespace rules + recency_decay / (1 + age_days))``,
+then: drop below ``min_score``, dedupe identical content (first wins), keep hits ≥ ``best ×
+relative_cutoff`` (0 = off), return the first ``top_k``.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from mneme.memory.namespaces import matches
+from mneme.models.memory import MemoryHit
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from mneme.models.memory import MemoryCandidate, MemoryDocument, NamespaceRule
+
+CANDIDATE_FACTOR = 4
+DEFAULT_RECENCY_DECAY = 0.05
+_SECONDS_PER_DAY = 86_400.0
+
+
+def k_for(top_k: int) -> int:
+    """How many k-NN candidates to fetch for ``top_k`` hits."""
+    return CANDIDATE_FACTOR * top_k
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def age_days(created_at: datetime, now: datetime) -> float:
+    """Fractional days from ``created_at`` to ``now``, never negative (naive datetimes are UTC)."""
+    seconds = (_aware(now) - _aware(created_at)).total_seconds()
+    return max(0.0, seconds / _SECONDS_PER_DAY)
+
+
+def namespace_bonus(namespace: str, rules: Sequence[NamespaceRule]) -> float:
+    """The sum of the bonuses of every rule whose (resolved) pattern matches ``namespace``."""
+    return sum(rule.bonus for rule in rules if matches(rule.pattern, namespace))
+
+
+def relevance(
+    similarity: float,
+    namespace: str,
+    created_at: datetime,
+    *,
+    now: datetime,
+    rules: Sequence[NamespaceRule] = (),
+    recency_decay: float = DEFAULT_RECENCY_DECAY,
+) -> float:
+    """The final relevance of one candidate."""
+    recency = recency_decay / (1.0 + age_days(created_at, now))
+    return similarity * (1.0 + namespace_bonus(namespace, rules) + recency)
+
+
+def _usable(document: MemoryDocument, now: datetime) -> bool:
+    """Defence in depth: the store filters these already."""
+    if document.deleted or document.superseded:
+        return False
+    return document.expires_at is None or _aware(document.expires_at) > _aware(now)
+
+
+def rank(
+    candidates: Sequence[MemoryCandidate],
+    *,
+    now: datetime,
+    top_k: int,
+    min_score: float,
+    relative_cutoff: float,
+    rules: Sequence[NamespaceRule] = (),
+    recency_decay: float = DEFAULT_RECENCY_DECAY,
+) -> list[MemoryHit]:
+    """Rank candidates into at most ``top_k`` hits, best first.
+
+    Ties in relevance are broken deterministically: higher similarity, then newer, then smaller id.
+    Content is compared after stripping surrounding whitespace.
+    """
+    if top_k < 1:
+        return []
+    scored: list[MemoryHit] = []
+    for candidate in candidates:
+        doc = candidate.document
+        if not _usable(doc, now):
+            continue
+        score = relevance(
+            candidate.similarity,
+            doc.namespace,
+            doc.created_at,
+            now=now,
+            rules=rules,
+            recency_decay=recency_decay,
+        )
+        if score < min_score:
+            continue
+        scored.append(
+            MemoryHit(
+                id=doc.id,
+                namespace=doc.namespace,
+                content=doc.content,
+                similarity=candidate.similarity,
+                relevance=score,
+                created_at=doc.created_at,
+                metadata=dict(doc.metadata),
+            )
+        )
+    scored.sort(key=lambda h: (-h.relevance, -h.similarity, -_aware(h.created_at).timestamp(), h.id))
+
+    unique: list[MemoryHit] = []
+    seen: set[str] = set()
+    for hit in scored:
+        key = hit.content.strip()
+        if key not in seen:
+            seen.add(key)
+            unique.append(hit)
+    if not unique:
+        return []
+    if relative_cutoff > 0:
+        floor = unique[0].relevance * relative_cutoff
+        unique = [hit for hit in unique if hit.relevance >= floor]
+    return unique[:top_k]

@@ -1,0 +1,199 @@
+"""Ranking of memory candidates (SPEC §5.3)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+from mneme.memory.ranking import age_days, k_for, rank, relevance
+from mneme.models.memory import MemoryCandidate, MemoryDocument, MemoryHit, NamespaceRule
+
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+
+
+def candidate(
+    doc_id: str,
+    similarity: float,
+    *,
+    content: str | None = None,
+    namespace: str = "vector.user.alice.memory",
+    age: timedelta = timedelta(days=1000),
+    **extra: Any,
+) -> MemoryCandidate:
+    created = NOW - age
+    doc = MemoryDocument(
+        id=doc_id,
+        namespace=namespace,
+        owner_user_id="alice",
+        content=content if content is not None else f"content of {doc_id}",
+        content_hash="h",
+        created_at=created,
+        updated_at=created,
+        **extra,
+    )
+    return MemoryCandidate(document=doc, similarity=similarity)
+
+
+def ranked(
+    cands: Sequence[MemoryCandidate],
+    *,
+    top_k: int = 5,
+    min_score: float = 0.0,
+    relative_cutoff: float = 0.0,
+    rules: Sequence[NamespaceRule] = (),
+    recency_decay: float = 0.0,
+) -> list[MemoryHit]:
+    return rank(
+        cands,
+        now=NOW,
+        top_k=top_k,
+        min_score=min_score,
+        relative_cutoff=relative_cutoff,
+        rules=rules,
+        recency_decay=recency_decay,
+    )
+
+
+def test_k_is_four_times_top_k() -> None:
+    # Given top_k 5 / When the candidate count is asked / Then 20
+    assert k_for(5) == 20
+
+
+@pytest.mark.parametrize(
+    ("similarity", "namespace", "age", "rules", "decay", "expected"),
+    [
+        (0.8, "vector.user.alice.memory", timedelta(0), (), 0.05, 0.8 * 1.05),  # fresh: full recency bonus
+        (0.8, "vector.user.alice.memory", timedelta(days=1), (), 0.05, 0.8 * (1 + 0.05 / 2)),
+        (0.8, "vector.user.alice.memory", timedelta(hours=12), (), 0.05, 0.8 * (1 + 0.05 / 1.5)),
+        (
+            0.5,
+            "vector.global.howto",
+            timedelta(days=3),
+            (
+                NamespaceRule(pattern="vector.global.*", bonus=0.2),
+                NamespaceRule(pattern="vector.global.howto", bonus=0.1),
+            ),
+            0.05,
+            0.5 * (1 + 0.3 + 0.05 / 4),
+        ),  # every matching rule's bonus is summed
+        (
+            0.5,
+            "vector.user.alice.memory",
+            timedelta(days=3),
+            (NamespaceRule(pattern="vector.global.*", bonus=0.2),),
+            0.0,
+            0.5,
+        ),  # a rule that does not match adds nothing
+        (0.8, "vector.user.alice.memory", -timedelta(days=2), (), 0.05, 0.8 * 1.05),  # future: age 0
+    ],
+)
+def test_relevance_formula(  # noqa: PLR0917
+    similarity: float,
+    namespace: str,
+    age: timedelta,
+    rules: tuple[NamespaceRule, ...],
+    decay: float,
+    expected: float,
+) -> None:
+    # Given a candidate's similarity, namespace and age / When its relevance is computed
+    value = relevance(similarity, namespace, NOW - age, now=NOW, rules=rules, recency_decay=decay)
+    # Then similarity × (1 + Σ bonus + decay / (1 + age_days))
+    assert value == pytest.approx(expected)
+
+
+def test_age_is_fractional_days_and_never_negative() -> None:
+    # Given timestamps / When the age is computed / Then fractional days, 0 for the future, naive = UTC
+    assert age_days(NOW - timedelta(hours=6), NOW) == pytest.approx(0.25)
+    assert age_days(NOW + timedelta(days=1), NOW) == 0.0
+    assert age_days(datetime(2026, 11, 29, 12, 0), NOW) == pytest.approx(1.0)
+
+
+def test_hits_are_sorted_by_relevance_with_bonus_and_recency() -> None:
+    # Given a lower similarity in a bonus namespace, and a newer equal-similarity candidate
+    cands = [
+        candidate("old", 0.7, age=timedelta(days=100)),
+        candidate("new", 0.7, age=timedelta(0)),
+        candidate("bonus", 0.65, namespace="vector.global.howto"),
+    ]
+    # When ranked with a bonus rule and recency
+    hits = ranked(cands, rules=(NamespaceRule(pattern="vector.global.*", bonus=0.2),), recency_decay=0.05)
+    # Then the bonus and the recency decide the order, and relevance is reported
+    assert [h.id for h in hits] == ["bonus", "new", "old"]
+    assert hits[0].relevance == pytest.approx(0.65 * (1.2 + 0.05 / 1001))
+    assert hits[0].similarity == 0.65
+
+
+def test_hits_below_min_score_are_dropped() -> None:
+    # Given candidates around the floor / When ranked with min_score 0.4
+    hits = ranked([candidate("a", 0.9), candidate("b", 0.4), candidate("c", 0.39)], min_score=0.4)
+    # Then only those at or above it remain
+    assert [h.id for h in hits] == ["a", "b"]
+
+
+def test_identical_content_is_deduped_first_wins() -> None:
+    # Given two entries with the same content, the second more relevant
+    cands = [
+        candidate("weak", 0.6, content="the same fact"),
+        candidate("strong", 0.9, content="the same fact "),
+        candidate("other", 0.5),
+    ]
+    # When ranked / Then the first after sorting (the most relevant) is kept, once
+    assert [h.id for h in ranked(cands)] == ["strong", "other"]
+
+
+def test_dedupe_tie_is_deterministic() -> None:
+    # Given identical content, relevance and age / When ranked in either input order
+    a, b = candidate("a", 0.8, content="x"), candidate("b", 0.8, content="x")
+    # Then the same one wins (smaller id)
+    assert [h.id for h in ranked([b, a])] == [h.id for h in ranked([a, b])] == ["a"]
+
+
+def test_relative_cutoff_drops_hits_far_below_the_best() -> None:
+    # Given relevances 1.0, 0.7, 0.69 / When ranked with relative_cutoff 0.7
+    hits = ranked([candidate("a", 1.0), candidate("b", 0.7), candidate("c", 0.69)], relative_cutoff=0.7)
+    # Then hits ≥ best × 0.7 remain
+    assert [h.id for h in hits] == ["a", "b"]
+
+
+def test_relative_cutoff_zero_is_off() -> None:
+    # Given a wide spread / When ranked with relative_cutoff 0 / Then nothing is cut
+    assert len(ranked([candidate("a", 1.0), candidate("b", 0.01)], relative_cutoff=0)) == 2
+
+
+def test_at_most_top_k_hits_are_returned() -> None:
+    # Given 10 candidates / When ranked with top_k 3 / Then the best 3
+    hits = ranked([candidate(f"d{i}", 0.5 + i / 100) for i in range(10)], top_k=3)
+    assert [h.id for h in hits] == ["d9", "d8", "d7"]
+
+
+def test_deleted_superseded_and_expired_candidates_are_ignored() -> None:
+    # Given candidates the store should have filtered / When ranked / Then they never become hits
+    cands = [
+        candidate("ok", 0.5),
+        candidate("del", 0.9, deleted=True),
+        candidate("sup", 0.9, superseded=True),
+        candidate("exp", 0.9, expires_at=NOW - timedelta(seconds=1)),
+        candidate("live", 0.6, expires_at=NOW + timedelta(days=1)),
+    ]
+    assert [h.id for h in ranked(cands)] == ["live", "ok"]
+
+
+def test_hits_carry_document_fields() -> None:
+    # Given a candidate with metadata / When ranked / Then the hit carries id, namespace, content, metadata
+    hit = ranked([candidate("a", 0.8, metadata={"source": "run_output"})])[0]
+    assert (hit.id, hit.namespace, hit.content, hit.metadata) == (
+        "a",
+        "vector.user.alice.memory",
+        "content of a",
+        {"source": "run_output"},
+    )
+
+
+def test_no_candidates_no_hits() -> None:
+    # Given nothing / When ranked / Then nothing
+    assert ranked([]) == []
