@@ -1,0 +1,299 @@
+"""The OpenSearch k-NN memory store (Serverless ``aoss`` vector collection or a managed ``es`` domain).
+
+* Documents carry mneme's own ``memory_id``; on ``aoss`` (vector collections reject custom ``_id``) no
+  ``_id`` is sent and updates address the service-assigned ``_id`` found by a term query.
+* Patterns are term filters: an exact namespace is a ``terms`` on ``namespace``; ``vector.user.alice.*``
+  is a ``terms`` on ``namespace_prefixes`` (each dotted prefix of the namespace, ending in a dot), so a
+  prefix stops at a segment boundary (``vector.user.al.*`` never matches ``vector.user.alice.memory``).
+  The filter goes **inside** the ``knn`` clause (efficient filtering, never post-filtering).
+* Scores: faiss ``innerproduct`` has ``d = -ip`` and ``score = 1/(1+d)`` for ``d >= 0``, ``1-d`` for
+  ``d < 0`` (OpenSearch docs, "k-NN spaces"): ``1+ip`` for ``ip > 0``, ``1/(1-ip)`` otherwise.
+  :func:`score_to_similarity` inverts it (the cosine, as vectors are normalized).
+* ``aoss`` has no refresh: writes become visible after the collection's refresh interval, so identical
+  content written seconds earlier may not be found for refreshing, and a second copy is indexed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, Literal
+
+from opensearchpy import AWSV4SignerAuth, OpenSearch, RequestsHttpConnection
+from opensearchpy.exceptions import NotFoundError, OpenSearchException, RequestError
+
+from mneme.errors import MemoryUnavailable, NotFound
+from mneme.models.memory import MemoryCandidate, MemoryDocument
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+Service = Literal["aoss", "es"]
+METADATA_KEYWORDS = ("source", "agent_id", "task_id", "chat_id", "session_id", "run_id", "user_id")
+_KEYWORDS = ("memory_id", "namespace", "namespace_prefixes", "owner_user_id", "content_hash", "tags")
+_HNSW = {"ef_construction": 128, "m": 16}
+_Found = dict[tuple[str, str], tuple[str, MemoryDocument]]  # (namespace, hash) → (_id, document)
+_ISO_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
+_MAX_HITS = 10_000  # index.max_result_window default: one page for lookups and cascade rounds
+
+
+def opensearch_client(endpoint: str, region: str, service: Service, credentials: Any) -> OpenSearch:
+    """A SigV4-signed client (``aoss`` for Serverless, ``es`` for a managed domain) on https 443."""
+    host = endpoint.removeprefix("https://").removeprefix("http://").rstrip("/")
+    return OpenSearch(
+        hosts=[{"host": host, "port": 443}],
+        http_auth=AWSV4SignerAuth(credentials, region, service),
+        use_ssl=True,
+        verify_certs=True,
+        connection_class=RequestsHttpConnection,
+        pool_maxsize=20,
+        timeout=10,
+    )
+
+
+def index_body(dimension: int) -> dict[str, Any]:
+    """Settings and mapping of the memory index (faiss HNSW, inner product on normalized vectors)."""
+    hnsw = {"name": "hnsw", "engine": "faiss", "space_type": "innerproduct", "parameters": _HNSW}
+    properties: dict[str, Any] = {
+        "embedding": {"type": "knn_vector", "dimension": dimension, "method": hnsw},
+        "content": {"type": "text"},
+        "metadata": {"type": "object", "enabled": False},
+        **{name: {"type": "keyword"} for name in (*_KEYWORDS, "derived_from", *METADATA_KEYWORDS)},
+        **{name: {"type": "date"} for name in ("created_at", "updated_at", "expires_at")},
+        **{name: {"type": "boolean"} for name in ("deleted", "superseded")},
+    }
+    return {"settings": {"index": {"knn": True}}, "mappings": {"dynamic": False, "properties": properties}}
+
+
+def namespace_prefixes(namespace: str) -> list[str]:
+    """``vector.user.alice.memory`` → ``["vector.", "vector.user.", "vector.user.alice."]``."""
+    return [namespace.rsplit(".", i)[0] + "." for i in range(namespace.count("."), 0, -1)]
+
+
+def _iso(moment: datetime | None) -> str | None:
+    """Fixed-width UTC text (microseconds, ``Z``; naive is UTC): string order equals time order."""
+    utc = moment and moment.replace(tzinfo=moment.tzinfo or UTC).astimezone(UTC)
+    return utc.strftime(_ISO_FORMAT) if utc else None
+
+
+def namespace_filter(patterns: Sequence[str]) -> dict[str, Any]:
+    exact = sorted({p for p in patterns if not p.endswith(".*")})
+    prefixes = sorted({p[:-1] for p in patterns if p.endswith(".*")})
+    pairs = (("namespace", exact), ("namespace_prefixes", prefixes))
+    return {"bool": {"should": [{"terms": {f: v}} for f, v in pairs if v], "minimum_should_match": 1}}
+
+
+def live_filter(now: datetime) -> list[dict[str, Any]]:
+    """Not deleted, not superseded, not expired (``expires_at`` missing or later than ``now``)."""
+    missing = {"bool": {"must_not": [{"exists": {"field": "expires_at"}}]}}
+    later = {"range": {"expires_at": {"gt": _iso(now)}}}
+    not_expired = {"bool": {"should": [missing, later], "minimum_should_match": 1}}
+    return [{"term": {"deleted": False}}, {"term": {"superseded": False}}, not_expired]
+
+
+def knn_query(vector: Sequence[float], patterns: Sequence[str], k: int, now: datetime) -> dict[str, Any]:
+    """The search body: efficient k-NN filtering (the filter inside the knn clause), ``size == k``."""
+    flt = {"bool": {"filter": [namespace_filter(patterns), *live_filter(now)]}}
+    return {
+        "size": k,
+        "_source": {"excludes": ["embedding"]},
+        "query": {"knn": {"embedding": {"vector": [float(x) for x in vector], "k": k, "filter": flt}}},
+    }
+
+
+def score_to_similarity(score: float) -> float:
+    """Invert the faiss inner-product score: ``1 + ip`` (ip >= 0) or ``1 / (1 - ip)`` (ip < 0)."""
+    if score >= 1.0:
+        return score - 1.0
+    return 1.0 - 1.0 / score if score > 0 else -1.0
+
+
+def to_source(doc: MemoryDocument, vector: Sequence[float]) -> dict[str, Any]:
+    """The stored document: the model's fields (``id`` → ``memory_id``), prefixes, metadata keywords."""
+    source = doc.model_dump(mode="json", exclude={"id"})
+    source |= {"memory_id": doc.id, "namespace_prefixes": namespace_prefixes(doc.namespace)}
+    source |= {key: value for key, value in doc.metadata.items() if key in METADATA_KEYWORDS}
+    source |= {name: _iso(getattr(doc, name)) for name in ("created_at", "updated_at", "expires_at")}
+    source["embedding"] = [float(x) for x in vector]
+    return source
+
+
+def from_source(source: Mapping[str, Any]) -> MemoryDocument:
+    fields = {name: source[name] for name in MemoryDocument.model_fields if name in source}
+    return MemoryDocument.model_validate({**fields, "id": source["memory_id"]})
+
+
+def parse_hits(response: Mapping[str, Any]) -> list[MemoryCandidate]:
+    """Search response → candidates, best first, similarity recovered from ``_score``."""
+    return [
+        MemoryCandidate(document=from_source(hit["_source"]), similarity=score_to_similarity(hit["_score"]))
+        for hit in response.get("hits", {}).get("hits", [])
+    ]
+
+
+class OpenSearchMemoryStore:
+    """:class:`mneme.ports.MemoryStore` on an OpenSearch index; the client is injected."""
+
+    def __init__(self, client: OpenSearch, *, index: str, dimension: int, service: Service = "aoss") -> None:
+        self._client = client
+        self._index = index
+        self._dimension = dimension
+        self._service = service
+        self._index_ready = False
+
+    # ----------------------------------------------------------------------------------------- plumbing
+    def _search(self, body: dict[str, Any], action: str, *, knn: bool = False) -> list[dict[str, Any]]:
+        """Run a search; a missing index means nothing is stored yet (no hits)."""
+        try:
+            response = self._knn_search(body) if knn else self._client.search(index=self._index, body=body)
+        except OpenSearchException as exc:
+            if isinstance(exc, NotFoundError) and exc.error == "index_not_found_exception":
+                return []
+            raise MemoryUnavailable(f"OpenSearch {action} failed: {exc}") from exc
+        hits: list[dict[str, Any]] = response.get("hits", {}).get("hits", [])
+        return hits
+
+    def ensure_index(self) -> None:
+        """Create the index with its mapping unless it exists (idempotent, cached per instance)."""
+        if self._index_ready:
+            return
+        try:
+            if not self._client.indices.exists(index=self._index):
+                self._client.indices.create(index=self._index, body=index_body(self._dimension))
+        except OpenSearchException as exc:  # "already exists": a concurrent cold start created it
+            if not (isinstance(exc, RequestError) and exc.error == "resource_already_exists_exception"):
+                raise MemoryUnavailable(f"OpenSearch index creation failed: {exc}") from exc
+        self._index_ready = True
+
+    def _bulk(self, actions: list[dict[str, Any]]) -> None:
+        if not actions:
+            return
+        kwargs: dict[str, Any] = {} if self._service == "aoss" else {"refresh": "wait_for"}
+        try:
+            result = self._client.bulk(body=actions, **kwargs)
+        except OpenSearchException as exc:
+            raise MemoryUnavailable(f"OpenSearch bulk write failed: {exc}") from exc
+        if result.get("errors"):
+            errors = [next(iter(item.values())).get("error") for item in result.get("items", [])]
+            raise MemoryUnavailable(f"OpenSearch bulk write rejected: {next(filter(None, errors), None)}")
+
+    def _query(self, clauses: list[dict[str, Any]], size: int = _MAX_HITS) -> list[dict[str, Any]]:
+        body = {"size": size, "_source": {"excludes": ["embedding"]}, "query": {"bool": {"filter": clauses}}}
+        return self._search(body, "query")
+
+    def _find(self, doc_id: str, namespace: str) -> tuple[str, MemoryDocument]:
+        """The ``_id`` and document of a stored, not deleted entry (else NotFound)."""
+        clauses = [{"term": {"memory_id": doc_id}}, {"term": {"namespace": namespace}}]
+        hits = self._query([*clauses, {"term": {"deleted": False}}], size=1)
+        if not hits:
+            raise NotFound(f"memory entry {doc_id!r} not found in {namespace!r}")
+        return hits[0]["_id"], from_source(hits[0]["_source"])
+
+    def _update_action(self, os_id: str, doc: dict[str, Any]) -> list[dict[str, Any]]:
+        return [{"update": {"_index": self._index, "_id": os_id}}, {"doc": doc}]
+
+    # ----------------------------------------------------------------------------------------- port
+    def search(
+        self, vector: Sequence[float], patterns: Sequence[str], k: int, *, now: datetime
+    ) -> list[MemoryCandidate]:
+        if not patterns or k <= 0:
+            return []
+        hits = self._search(knn_query(vector, patterns, k, now), "k-NN search", knn=True)
+        return parse_hits({"hits": {"hits": hits}})
+
+    def _knn_search(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The k-NN request itself (a seam: osmem-server cannot answer knn queries)."""
+        result: dict[str, Any] = self._client.search(index=self._index, body=body)
+        return result
+
+    def put(self, items: Sequence[tuple[MemoryDocument, Sequence[float]]]) -> list[str]:
+        if not items:
+            return []
+        self.ensure_index()
+        existing = self._live_duplicates([doc for doc, _ in items])
+        pending: dict[tuple[str, str], tuple[str | None, dict[str, Any]]] = {}  # key → (_id, body)
+        ids: list[str] = []
+        for doc, vector in items:  # identical content (stored or earlier in the batch) is refreshed
+            key = (doc.namespace, doc.content_hash)
+            if key not in pending:
+                os_id, old = existing.get(key, (None, doc))
+                fields = {"memory_id": old.id, "tags": old.tags, "derived_from": old.derived_from}
+                pending[key] = (os_id, to_source(doc, vector) if os_id is None else fields)
+            body = pending[key][1]
+            for name in ("tags", "derived_from"):  # merged, first seen first
+                body[name] = list(dict.fromkeys([*body[name], *getattr(doc, name)]))
+            body["updated_at"], body["expires_at"] = _iso(doc.updated_at), _iso(doc.expires_at)
+            ids.append(body["memory_id"])
+        actions: list[dict[str, Any]] = []
+        for os_id, body in pending.values():
+            if os_id is not None:  # a partial update of the stored entry (same memory_id)
+                actions += self._update_action(os_id, body)
+            else:  # vector collections (aoss) reject custom document ids
+                meta = {"_index": self._index} | (
+                    {} if self._service == "aoss" else {"_id": body["memory_id"]}
+                )
+                actions += [{"index": meta}, body]
+        self._bulk(actions)
+        return ids
+
+    def _live_duplicates(self, docs: Sequence[MemoryDocument]) -> _Found:
+        """Stored live documents with the same namespace and content hash as one of ``docs``."""
+        clauses: list[dict[str, Any]] = [
+            {"terms": {"namespace": sorted({d.namespace for d in docs})}},
+            {"terms": {"content_hash": sorted({d.content_hash for d in docs})}},
+            {"term": {"deleted": False}},
+            {"term": {"superseded": False}},
+        ]
+        wanted = {(d.namespace, d.content_hash): d.updated_at for d in docs}
+        found: _Found = {}
+        for hit in self._query(clauses):
+            old = from_source(hit["_source"])
+            key = (old.namespace, old.content_hash)
+            expired = old.expires_at is not None and key in wanted and old.expires_at <= wanted[key]
+            if key in wanted and not expired and key not in found:
+                found[key] = (hit["_id"], old)
+        return found
+
+    def get(self, doc_id: str, namespace: str) -> MemoryDocument | None:
+        try:
+            return self._find(doc_id, namespace)[1]
+        except NotFound:
+            return None
+
+    def update(
+        self,
+        doc_id: str,
+        namespace: str,
+        *,
+        content: str | None,
+        tags: list[str] | None,
+        vector: Sequence[float] | None,
+        now: datetime,
+    ) -> MemoryDocument:
+        os_id, doc = self._find(doc_id, namespace)
+        change: dict[str, Any] = {"updated_at": now}
+        if content is not None:
+            change |= {"content": content, "content_hash": hashlib.sha256(content.encode()).hexdigest()}
+        if tags is not None:
+            change["tags"] = list(tags)
+        body = change | {"updated_at": _iso(now)}
+        if vector is not None:
+            body["embedding"] = [float(x) for x in vector]
+        self._bulk(self._update_action(os_id, body))
+        return doc.model_copy(update=change)
+
+    def soft_delete(self, doc_id: str, namespace: str, *, now: datetime) -> list[str]:
+        marked = {doc_id: self._find(doc_id, namespace)[0]}  # memory_id → _id
+        frontier = [doc_id]
+        while frontier:  # transitive: entries derived from entries derived from ...
+            hits = self._query([{"terms": {"derived_from": frontier}}, {"term": {"deleted": False}}])
+            frontier = []
+            for hit in hits:
+                memory_id = hit["_source"]["memory_id"]
+                if memory_id not in marked:
+                    marked[memory_id] = hit["_id"]
+                    frontier.append(memory_id)
+        change: dict[str, Any] = {"deleted": True, "updated_at": _iso(now)}
+        self._bulk([line for os_id in marked.values() for line in self._update_action(os_id, change)])
+        return list(marked)

@@ -1,0 +1,148 @@
+"""An in-memory :class:`mneme.ports.MemoryStore`: pure Python, exact search, same semantics as the
+OpenSearch adapter and the embedded store (the contract suite runs against all of them)."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import threading
+from typing import TYPE_CHECKING, Any
+
+from mneme.errors import MemoryUnavailable, NotFound
+from mneme.memory.namespaces import matches
+from mneme.models.memory import MemoryCandidate, MemoryDocument
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from datetime import datetime
+
+
+def _live(doc: MemoryDocument, now: datetime) -> bool:
+    expired = doc.expires_at is not None and doc.expires_at <= now
+    return not (doc.deleted or doc.superseded or expired)
+
+
+class InMemoryMemoryStore:
+    """Documents and vectors in dicts. ``unavailable = True`` makes every call raise MemoryUnavailable
+    (degraded-mode tests); ``searches`` records ``(patterns, k)`` of each search."""
+
+    def __init__(self) -> None:
+        self.documents: dict[str, MemoryDocument] = {}
+        self.vectors: dict[str, list[float]] = {}
+        self.searches: list[tuple[list[str], int]] = []
+        self.unavailable = False
+        self._by_namespace: dict[str, list[str]] = {}
+        self._lock = threading.RLock()
+
+    def _check(self) -> None:
+        if self.unavailable:
+            raise MemoryUnavailable("memory store unavailable (fake)")
+
+    def search(
+        self, vector: Sequence[float], patterns: Sequence[str], k: int, *, now: datetime
+    ) -> list[MemoryCandidate]:
+        self._check()
+        with self._lock:
+            self.searches.append((list(patterns), k))
+            scored: list[tuple[float, str]] = []
+            for namespace, ids in self._by_namespace.items():
+                if not any(matches(pattern, namespace) for pattern in patterns):
+                    continue
+                for doc_id in ids:
+                    if _live(self.documents[doc_id], now):
+                        similarity = math.fsum(
+                            a * b for a, b in zip(vector, self.vectors[doc_id], strict=True)
+                        )
+                        scored.append((similarity, doc_id))
+            scored.sort(key=lambda item: (-item[0], item[1]))
+            return [
+                MemoryCandidate(document=self.documents[doc_id], similarity=similarity)
+                for similarity, doc_id in scored[: max(k, 0)]
+            ]
+
+    def put(self, items: Sequence[tuple[MemoryDocument, Sequence[float]]]) -> list[str]:
+        self._check()
+        ids: list[str] = []
+        with self._lock:
+            for doc, vector in items:
+                old = next(
+                    (
+                        self.documents[i]
+                        for i in self._by_namespace.get(doc.namespace, [])
+                        if self.documents[i].content_hash == doc.content_hash
+                        and _live(self.documents[i], doc.updated_at)
+                    ),
+                    None,
+                )
+                if old is None:
+                    if doc.id not in self.documents:
+                        self._by_namespace.setdefault(doc.namespace, []).append(doc.id)
+                    self.documents[doc.id] = doc
+                    self.vectors[doc.id] = [float(x) for x in vector]
+                    ids.append(doc.id)
+                    continue
+                self.documents[old.id] = old.model_copy(  # identical content: refresh in place
+                    update={
+                        "tags": list(dict.fromkeys([*old.tags, *doc.tags])),
+                        "derived_from": list(dict.fromkeys([*old.derived_from, *doc.derived_from])),
+                        "updated_at": doc.updated_at,
+                        "expires_at": doc.expires_at,
+                    }
+                )
+                ids.append(old.id)
+        return ids
+
+    def _find(self, doc_id: str, namespace: str) -> MemoryDocument:
+        doc = self.documents.get(doc_id)
+        if doc is None or doc.namespace != namespace or doc.deleted:
+            raise NotFound(f"memory entry {doc_id!r} not found in {namespace!r}")
+        return doc
+
+    def get(self, doc_id: str, namespace: str) -> MemoryDocument | None:
+        self._check()
+        with self._lock:
+            try:
+                return self._find(doc_id, namespace)
+            except NotFound:
+                return None
+
+    def update(
+        self,
+        doc_id: str,
+        namespace: str,
+        *,
+        content: str | None,
+        tags: list[str] | None,
+        vector: Sequence[float] | None,
+        now: datetime,
+    ) -> MemoryDocument:
+        self._check()
+        with self._lock:
+            change: dict[str, Any] = {"updated_at": now}
+            if content is not None:
+                change |= {"content": content, "content_hash": hashlib.sha256(content.encode()).hexdigest()}
+            if tags is not None:
+                change["tags"] = list(tags)
+            doc = self._find(doc_id, namespace).model_copy(update=change)
+            self.documents[doc_id] = doc
+            if vector is not None:
+                self.vectors[doc_id] = [float(x) for x in vector]
+            return doc
+
+    def soft_delete(self, doc_id: str, namespace: str, *, now: datetime) -> list[str]:
+        self._check()
+        with self._lock:
+            self._find(doc_id, namespace)
+            marked = [doc_id]
+            frontier = {doc_id}
+            while frontier:  # transitive: entries derived from entries derived from ...
+                derived = [
+                    doc.id
+                    for doc in sorted(self.documents.values(), key=lambda d: (d.created_at, d.id))
+                    if not doc.deleted and doc.id not in marked and frontier & set(doc.derived_from)
+                ]
+                marked += derived
+                frontier = set(derived)
+            for i in marked:
+                self.documents[i] = self.documents[i].model_copy(update={"deleted": True, "updated_at": now})
+            return marked

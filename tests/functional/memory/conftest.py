@@ -1,0 +1,131 @@
+"""Fixtures of the memory-store tests: an osmem-server process, the three MemoryStore implementations.
+
+osmem-server answers mappings, bulk, term/terms/bool/range/exists queries for real but rejects every
+k-NN query. :class:`KnnEmulatingStore` therefore sends the adapter's own knn *filter* to osmem as a plain
+query (so the filter is evaluated for real), computes the exact inner products itself and answers with a
+real-shaped k-NN response whose ``_score`` follows faiss ``innerproduct`` scoring; the adapter parses it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import math
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from mneme_local.vector_store import EmbeddedVectorStore
+from opensearchpy import OpenSearch
+from osmem_server import OsmemServer
+
+from mneme.adapters.opensearch_memory import OpenSearchMemoryStore
+from mneme.models.memory import MemoryDocument
+from tests.fakes.memory_store import InMemoryMemoryStore
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+    from pathlib import Path
+
+NOW = datetime(2026, 11, 30, 9, 5, tzinfo=UTC)
+DIMENSION = 8
+_counter = itertools.count()
+
+
+def faiss_ip_score(ip: float) -> float:
+    """OpenSearch's score for faiss innerproduct (d = -ip): 1/(1+d) if d >= 0, else 1-d."""
+    distance = -ip
+    return 1.0 / (1.0 + distance) if distance >= 0 else 1.0 - distance
+
+
+class KnnEmulatingStore(OpenSearchMemoryStore):
+    """The real adapter; only the k-NN request is answered by exact search over osmem's filter result."""
+
+    def __init__(self, client: OpenSearch, **kwargs: Any) -> None:
+        super().__init__(client, **kwargs)
+        self.client = client
+        self.knn_bodies: list[dict[str, Any]] = []
+
+    def _knn_search(self, body: dict[str, Any]) -> dict[str, Any]:
+        self.knn_bodies.append(body)
+        knn = body["query"]["knn"]["embedding"]
+        plain = {"size": 10_000, "query": {"bool": {"filter": [knn["filter"]]}}}
+        hits = self.client.search(index=self._index, body=plain)["hits"]["hits"]
+        scored = []
+        for hit in hits:
+            source = dict(hit["_source"])
+            ip = math.fsum(a * b for a, b in zip(knn["vector"], source.pop("embedding"), strict=True))
+            scored.append(
+                {"_index": self._index, "_id": hit["_id"], "_score": faiss_ip_score(ip), "_source": source}
+            )
+        scored.sort(key=lambda h: -h["_score"])
+        top = scored[: min(knn["k"], body["size"])]
+        return {
+            "took": 1,
+            "timed_out": False,
+            "hits": {"total": {"value": len(top), "relation": "eq"}, "hits": top},
+        }
+
+
+@pytest.fixture(scope="session")
+def osmem() -> Iterator[OsmemServer]:
+    """One osmem-server for the session, on a free loopback port."""
+    server = OsmemServer.start(addr="127.0.0.1:0", japanese=False)
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def os_client(osmem: OsmemServer) -> OpenSearch:
+    return OpenSearch(hosts=[osmem.url], timeout=30)
+
+
+@pytest.fixture
+def index_name() -> str:
+    return f"mem-{next(_counter)}"
+
+
+def make_store(kind: str, tmp_path: Path, client: OpenSearch | None, index: str, dimension: int) -> Any:
+    if kind == "fake":
+        return InMemoryMemoryStore()
+    if kind == "embedded":
+        return EmbeddedVectorStore(tmp_path / "memory.sqlite3")
+    assert client is not None
+    service = "aoss" if kind == "opensearch-aoss" else "es"
+    return KnnEmulatingStore(client, index=index, dimension=dimension, service=service)
+
+
+def doc(
+    content: str,
+    namespace: str = "vector.user.alice.memory",
+    *,
+    doc_id: str | None = None,
+    at: datetime = NOW,
+    **fields: Any,
+) -> MemoryDocument:
+    owner = namespace.split(".")[2] if namespace.split(".")[1] in ("agent", "user") else ""
+    return MemoryDocument(
+        id=doc_id or f"m-{next(_counter)}",
+        namespace=namespace,
+        owner_user_id=owner,
+        content=content,
+        content_hash=hashlib.sha256(content.encode()).hexdigest(),
+        created_at=at,
+        updated_at=at,
+        **fields,
+    )
+
+
+def unit(*values: float, dimension: int = DIMENSION) -> list[float]:
+    """A normalized vector from its first components."""
+    padded = [*values, *([0.0] * (dimension - len(values)))]
+    norm = math.sqrt(sum(v * v for v in padded))
+    return [v / norm for v in padded]
+
+
+def later(**delta: float) -> datetime:
+    return NOW + timedelta(**delta)
+
+
+def ids_of(candidates: Sequence[Any]) -> list[str]:
+    return [c.document.id for c in candidates]
