@@ -1,22 +1,33 @@
-"""The run function's Lambda entry point: wiring only (parse, authorize, one call into the core, map errors).
+"""The run function's Lambda entry point: wiring only.
 
-Until the run engine lands, it answers the health check and reports every other route as not available.
+Every event (API Gateway HTTP API, EventBridge ``mneme.RunRequested``, the SQS memory queue, the
+agent-run state machine's steps) goes to one :class:`mneme.runtime.Runtime`, built once per container on
+the first call. The health check answers without building anything.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
-
-def lambda_handler(event: dict[str, Any], context: object) -> dict[str, Any]:
-    path = event.get("rawPath", "")
-    if path == "/v1/health":
-        return _json(200, {"status": "ok"})
-    return _json(
-        501, {"error": "not_implemented", "message": f"{path or 'this entry point'} is not available yet"}
-    )
+_runtime: Any = None
 
 
-def _json(status: int, body: dict[str, Any]) -> dict[str, Any]:
-    return {"statusCode": status, "headers": {"content-type": "application/json"}, "body": json.dumps(body)}
+def _get_runtime() -> Any:
+    global _runtime  # noqa: PLW0603 - one runtime per container, created on first use
+    if _runtime is None:
+        from mneme.runtime import Runtime
+
+        _runtime = Runtime.from_env(os.environ)
+    return _runtime
+
+
+def lambda_handler(event: dict[str, Any], context: Any) -> Any:
+    if event.get("rawPath") == "/v1/health":
+        return {
+            "statusCode": 200,
+            "headers": {"Content-Type": "application/json"},
+            "body": json.dumps({"status": "ok"}),
+        }
+    return _get_runtime().handle(event, context)

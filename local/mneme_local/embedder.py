@@ -28,9 +28,7 @@ DEFAULT_BATCH_SIZE = 32
 class LocalEmbedder:
     """An Embedder running all-MiniLM-L6-v2 (int8 ONNX) in-process."""
 
-    def __init__(
-        self, *, max_tokens: int = MAX_TOKENS, batch_size: int = DEFAULT_BATCH_SIZE, threads: int = 2
-    ) -> None:
+    def __init__(self, *, max_tokens: int = MAX_TOKENS, batch_size: int = DEFAULT_BATCH_SIZE, threads: int = 2) -> None:
         self._max_tokens = max_tokens
         self._batch_size = max(1, batch_size)
         self._threads = max(1, threads)
@@ -96,9 +94,7 @@ class LocalEmbedder:
         except Exception as exc:
             raise EmbeddingUnavailable(f"the local embedding model failed: {exc}") from exc
         weights = mask[:, :, None].astype(np.float32)
-        pooled = (np.asarray(hidden, dtype=np.float32) * weights).sum(axis=1) / np.clip(
-            weights.sum(axis=1), 1e-9, None
-        )
+        pooled = (np.asarray(hidden, dtype=np.float32) * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         norms = np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
         normalized = pooled / norms
         return [[float(x) for x in row] for row in normalized]

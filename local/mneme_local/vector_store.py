@@ -123,9 +123,7 @@ class EmbeddedVectorStore:
             self._dimension = len(array)
             self._db.execute("INSERT OR REPLACE INTO memory_meta VALUES ('dimension', ?)", (str(len(array)),))
         if array.ndim != 1 or len(array) != self._dimension:
-            raise MemoryUnavailable(
-                f"vector dimension {array.size} does not match the store's {self._dimension}"
-            )
+            raise MemoryUnavailable(f"vector dimension {array.size} does not match the store's {self._dimension}")
         return array.tobytes()
 
     # ----------------------------------------------------------------------------------------- port
@@ -176,8 +174,7 @@ class EmbeddedVectorStore:
                 tags = list(dict.fromkeys([*old.tags, *doc.tags]))
                 derived = list(dict.fromkeys([*old.derived_from, *doc.derived_from]))
                 db.execute(
-                    "UPDATE memory SET tags = ?, derived_from = ?, updated_at = ?, expires_at = ?"
-                    " WHERE id = ?",
+                    "UPDATE memory SET tags = ?, derived_from = ?, updated_at = ?, expires_at = ? WHERE id = ?",
                     (
                         json.dumps(tags),
                         json.dumps(derived),
@@ -186,9 +183,7 @@ class EmbeddedVectorStore:
                         old.id,
                     ),
                 )
-                db.executemany(
-                    "INSERT OR IGNORE INTO memory_derived VALUES (?, ?)", [(s, old.id) for s in derived]
-                )
+                db.executemany("INSERT OR IGNORE INTO memory_derived VALUES (?, ?)", [(s, old.id) for s in derived])
                 ids.append(old.id)
         return ids
 
@@ -213,9 +208,7 @@ class EmbeddedVectorStore:
                 blob,
             ),
         )
-        db.executemany(
-            "INSERT OR IGNORE INTO memory_derived VALUES (?, ?)", [(s, doc.id) for s in doc.derived_from]
-        )
+        db.executemany("INSERT OR IGNORE INTO memory_derived VALUES (?, ?)", [(s, doc.id) for s in doc.derived_from])
 
     def _find(self, db: sqlite3.Connection, doc_id: str, namespace: str) -> MemoryDocument:
         row = db.execute(
@@ -232,6 +225,11 @@ class EmbeddedVectorStore:
                 return self._find(self._db, doc_id, namespace)
             except NotFound:
                 return None
+
+    def find(self, doc_id: str) -> MemoryDocument | None:
+        with self._lock:
+            row = self._db.execute(f"SELECT {_COLUMNS} FROM memory WHERE id = ? AND deleted = 0", (doc_id,)).fetchone()
+        return _row_document(row) if row is not None else None
 
     def update(
         self,

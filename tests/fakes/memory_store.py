@@ -50,9 +50,7 @@ class InMemoryMemoryStore:
                     continue
                 for doc_id in ids:
                     if _live(self.documents[doc_id], now):
-                        similarity = math.fsum(
-                            a * b for a, b in zip(vector, self.vectors[doc_id], strict=True)
-                        )
+                        similarity = math.fsum(a * b for a, b in zip(vector, self.vectors[doc_id], strict=True))
                         scored.append((similarity, doc_id))
             scored.sort(key=lambda item: (-item[0], item[1]))
             return [
@@ -105,6 +103,12 @@ class InMemoryMemoryStore:
                 return self._find(doc_id, namespace)
             except NotFound:
                 return None
+
+    def find(self, doc_id: str) -> MemoryDocument | None:
+        self._check()
+        with self._lock:
+            doc = self.documents.get(doc_id)
+            return doc if doc is not None and not doc.deleted else None
 
     def update(
         self,

@@ -8,10 +8,10 @@ import socket
 from typing import Any
 
 import pytest
-from mneme_local.embedder import LocalEmbedder
 
 from mneme.errors import InvalidInput
 from mneme.ports import Embedder
+from mneme_local.embedder import LocalEmbedder
 
 
 def cosine(a: list[float], b: list[float]) -> float:

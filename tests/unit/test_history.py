@@ -62,9 +62,7 @@ def test_tokens_are_estimated_as_characters_divided_by_four(text: str, tokens: i
         pytest.param(turns(60), 20, False, id="covered-messages-do-not-count"),
     ],
 )
-def test_needs_compression_above_either_trigger(
-    history: list[ChatMessage], covers: int, expected: bool
-) -> None:
+def test_needs_compression_above_either_trigger(history: list[ChatMessage], covers: int, expected: bool) -> None:
     # Given a history and the count of covered messages
     # When checked against the default triggers
     # Then it triggers only when the uncovered part exceeds 8,000 tokens or 40 messages
@@ -228,9 +226,7 @@ def test_no_cut_when_the_tail_is_one_turn() -> None:
 
 def test_skills_activated_in_the_compressed_part_are_reattached() -> None:
     # Given "writing" activated in the part to compress and "review" in the retained tail
-    skills = {
-        name: Skill(name=name, description=name, content=f"{name} rules") for name in ("writing", "review")
-    }
+    skills = {name: Skill(name=name, description=name, content=f"{name} rules") for name in ("writing", "review")}
     history: list[ChatMessage] = [
         user("write"),
         call("s1", "activate_skill", name="writing"),

@@ -23,8 +23,7 @@ SUFFIX = (
 def tool_config(*names: str) -> dict[str, Any]:
     return {
         "tools": [
-            {"toolSpec": {"name": n, "description": n, "inputSchema": {"json": {"type": "object"}}}}
-            for n in names
+            {"toolSpec": {"name": n, "description": n, "inputSchema": {"json": {"type": "object"}}}} for n in names
         ]
     }
 
@@ -120,9 +119,7 @@ def test_ids_are_deterministic() -> None:
     first = OfflineModel().converse(request("/search tea\n/skill pdf-report"))
     second = OfflineModel().converse(request("/search tea\n/skill pdf-report"))
     assert first == second
-    later = OfflineModel().converse(
-        request("/search tea", history=[_turn("user", "a"), _turn("assistant", "b")])
-    )
+    later = OfflineModel().converse(request("/search tea", history=[_turn("user", "a"), _turn("assistant", "b")]))
     assert later.tool_uses[0]["toolUseId"] != first.tool_uses[0]["toolUseId"]  # another turn, another id
 
 

@@ -93,9 +93,7 @@ def test_missing_name_argument_is_a_tool_error(arguments: dict[str, object]) -> 
             ["review"],
             id="name-from-envelope",
         ),
-        pytest.param(
-            [TextMessage(role="user", text=skill_envelope("review", "x"))], [], id="plain-text-ignored"
-        ),
+        pytest.param([TextMessage(role="user", text=skill_envelope("review", "x"))], [], id="plain-text-ignored"),
     ],
 )
 def test_activated_skill_names(messages: list[ChatMessage], names: list[str]) -> None:

@@ -170,9 +170,7 @@ def inherited_history(parent_history: Iterable[ChatMessage]) -> list[ChatMessage
     calls = {m.call_id for m in messages if isinstance(m, ToolCallMessage)}
     results = {m.call_id for m in messages if isinstance(m, ToolResultMessage)}
     paired = calls & results
-    return [
-        m for m in messages if not isinstance(m, ToolCallMessage | ToolResultMessage) or m.call_id in paired
-    ]
+    return [m for m in messages if not isinstance(m, ToolCallMessage | ToolResultMessage) or m.call_id in paired]
 
 
 def sub_run_context(

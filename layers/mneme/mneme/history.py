@@ -35,9 +35,7 @@ from mneme.ports import Summarizer
 from mneme.skills import activated_skill_names, reattach_blocks
 
 SUMMARY_PREFIX = "[Context Summary — compressed history of this conversation]"
-SUMMARY_ACKNOWLEDGEMENT = (
-    "Understood. I have the summary of our earlier conversation and will continue from there."
-)
+SUMMARY_ACKNOWLEDGEMENT = "Understood. I have the summary of our earlier conversation and will continue from there."
 SUMMARY_TRUNCATION_MARK = "…"
 
 
@@ -150,9 +148,7 @@ def compress(
         summary, covers = None, 0
     covers = _clamp(covers, len(history))
     current = _view(history, summary, covers, skills)
-    if not needs_compression(
-        history, covers, trigger_tokens=trigger_tokens, trigger_messages=trigger_messages
-    ):
+    if not needs_compression(history, covers, trigger_tokens=trigger_tokens, trigger_messages=trigger_messages):
         return current
     cut = find_cut(history, covers)
     if cut <= covers:
@@ -160,9 +156,7 @@ def compress(
     try:
         new_summary = cap_summary(summarizer.summarize(summary, list(history[covers:cut])), max_summary_chars)
     except Exception as exc:  # a failed summary never fails the run
-        return _with_warning(
-            current, f"rolling summary failed, history kept unchanged: {type(exc).__name__}: {exc}"
-        )
+        return _with_warning(current, f"rolling summary failed, history kept unchanged: {type(exc).__name__}: {exc}")
     if not new_summary:
         return _with_warning(current, "rolling summary failed, history kept unchanged: empty summary")
     view = _view(history, new_summary, cut, skills)

@@ -91,6 +91,10 @@ class MemoryStore(Protocol):
 
     def get(self, doc_id: str, namespace: str) -> MemoryDocument | None: ...
 
+    def find(self, doc_id: str) -> MemoryDocument | None:
+        """A live (not deleted) entry by id alone, in any namespace — the caller checks it may see it."""
+        ...
+
     def update(
         self,
         doc_id: str,
@@ -160,6 +164,16 @@ class AuditLog(Protocol):
 
 
 # --------------------------------------------------------------------------------------------- config
+@dataclass(frozen=True)
+class RunConfig:
+    """What a run needs from the configuration, loaded together (``ConfigStore.load_run_config``)."""
+
+    settings: UserSettings  # the defaults when the user saved none
+    agent: Agent  # the user's own agent, else the global one of that id
+    task: Task | None  # the named task, else the agent's default task (None when it has none)
+    skills: list[Skill]  # the agent's skills that exist, in the agent's order
+
+
 class ConfigStore(Protocol):
     """User settings, agents, tasks and skills. ``owner`` is a user id or ``GLOBAL_OWNER``."""
 
@@ -180,6 +194,12 @@ class ConfigStore(Protocol):
     def list_skills(self, owner: str) -> list[Skill]: ...
     def put_skill(self, skill: Skill) -> None: ...
     def delete_skill(self, owner: str, name: str) -> bool: ...
+
+    def load_run_config(self, user_id: str, agent_id: str, task_id: str | None) -> RunConfig:
+        """Settings, agent (own, else global), task and skills in one batch read (a second one only for
+        the skills / default task the agent names). Raise NotFound (field ``agent_id`` / ``task_id``)
+        when the agent, or a task named explicitly, does not exist."""
+        ...
 
 
 class ChatStore(Protocol):

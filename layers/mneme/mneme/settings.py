@@ -45,15 +45,11 @@ class Settings(BaseModel):
     summary_model_id: str = Field("", alias="MNEME_SUMMARY_MODEL_ID")
     embedding_provider: Literal["bedrock", "local"] = Field("bedrock", alias="MNEME_EMBEDDING_PROVIDER")
     embedding_model_id: str = Field("amazon.titan-embed-text-v2:0", alias="MNEME_EMBEDDING_MODEL_ID")
-    embedding_dimension: Annotated[int, Field(ge=8, le=16_000)] = Field(
-        1024, alias="MNEME_EMBEDDING_DIMENSION"
-    )
+    embedding_dimension: Annotated[int, Field(ge=8, le=16_000)] = Field(1024, alias="MNEME_EMBEDDING_DIMENSION")
     embedding_normalize: bool = Field(True, alias="MNEME_EMBEDDING_NORMALIZE")
 
     # behaviour
-    fast_path_budget_seconds: Annotated[float, Field(gt=0, le=28)] = Field(
-        20.0, alias="MNEME_FAST_PATH_BUDGET_SECONDS"
-    )
+    fast_path_budget_seconds: Annotated[float, Field(gt=0, le=28)] = Field(20.0, alias="MNEME_FAST_PATH_BUDGET_SECONDS")
     summary_trigger_tokens: Annotated[int, Field(ge=100)] = Field(8000, alias="MNEME_SUMMARY_TRIGGER_TOKENS")
     summary_trigger_messages: Annotated[int, Field(ge=2)] = Field(40, alias="MNEME_SUMMARY_TRIGGER_MESSAGES")
     recency_decay: Annotated[float, Field(ge=0, le=10)] = Field(0.05, alias="MNEME_RECENCY_DECAY")

@@ -58,9 +58,7 @@ def test_embeddings_by_type_is_accepted(client: Any) -> None:
         assert BedrockEmbedder(client, dimension=512).embed(["a"]) == [vector]
 
 
-@pytest.mark.parametrize(
-    "code", ["ThrottlingException", "ValidationException", "ServiceUnavailableException"]
-)
+@pytest.mark.parametrize("code", ["ThrottlingException", "ValidationException", "ServiceUnavailableException"])
 def test_service_errors_map_to_embedding_unavailable(client: Any, code: str) -> None:
     with Stubber(client) as stub:
         stub.add_client_error("invoke_model", code, "nope", http_status_code=400)

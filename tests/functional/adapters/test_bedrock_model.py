@@ -88,27 +88,19 @@ def test_tool_use_turn(client: Any) -> None:
         stub.add_response("converse", converse_response(content, "tool_use"), REQUEST)
         response = BedrockModel(client).converse(REQUEST)
     assert response.stop_reason == "tool_use"
-    assert response.tool_uses == [
-        {"toolUseId": "tooluse_abc123", "name": "weather", "input": {"city": "Paris"}}
-    ]
+    assert response.tool_uses == [{"toolUseId": "tooluse_abc123", "name": "weather", "input": {"city": "Paris"}}]
     assert response.text == "Let me check."
 
 
 def test_cache_usage_fields_are_mapped(client: Any) -> None:
-    reply = converse_response(
-        [{"text": "cached"}], "end_turn", cacheReadInputTokens=1800, cacheWriteInputTokens=300
-    )
+    reply = converse_response([{"text": "cached"}], "end_turn", cacheReadInputTokens=1800, cacheWriteInputTokens=300)
     with Stubber(client) as stub:
         stub.add_response("converse", reply, REQUEST)
         response = BedrockModel(client).converse(REQUEST)
-    assert response.usage == Usage(
-        input_tokens=10, output_tokens=5, cache_read_tokens=1800, cache_write_tokens=300
-    )
+    assert response.usage == Usage(input_tokens=10, output_tokens=5, cache_read_tokens=1800, cache_write_tokens=300)
 
 
-@pytest.mark.parametrize(
-    "stop_reason", ["max_tokens", "guardrail_intervened", "model_context_window_exceeded"]
-)
+@pytest.mark.parametrize("stop_reason", ["max_tokens", "guardrail_intervened", "model_context_window_exceeded"])
 def test_other_stop_reasons_pass_through(client: Any, stop_reason: str) -> None:
     with Stubber(client) as stub:
         stub.add_response("converse", converse_response([{"text": "partial"}], stop_reason), REQUEST)
@@ -166,14 +158,10 @@ def test_stubbed_throttling_error_maps_to_model_throttled(client: Any) -> None:
         stub.assert_no_pending_responses()
 
 
-@pytest.mark.parametrize(
-    "code", ["ValidationException", "AccessDeniedException", "ResourceNotFoundException"]
-)
+@pytest.mark.parametrize("code", ["ValidationException", "AccessDeniedException", "ResourceNotFoundException"])
 def test_rejected_requests_are_a_distinct_model_unavailable(client: Any, code: str) -> None:
     with Stubber(client) as stub:
-        stub.add_client_error(
-            "converse", code, "The provided model identifier is invalid.", http_status_code=400
-        )
+        stub.add_client_error("converse", code, "The provided model identifier is invalid.", http_status_code=400)
         with pytest.raises(ModelRequestRejected) as caught:
             BedrockModel(client).converse(REQUEST)
     assert isinstance(caught.value, ModelUnavailable)

@@ -15,12 +15,12 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from mneme_local.vector_store import EmbeddedVectorStore
 from opensearchpy import OpenSearch
 from osmem_server import OsmemServer
 
 from mneme.adapters.opensearch_memory import OpenSearchMemoryStore
 from mneme.models.memory import MemoryDocument
+from mneme_local.vector_store import EmbeddedVectorStore
 from tests.fakes.memory_store import InMemoryMemoryStore
 
 if TYPE_CHECKING:
@@ -55,9 +55,7 @@ class KnnEmulatingStore(OpenSearchMemoryStore):
         for hit in hits:
             source = dict(hit["_source"])
             ip = math.fsum(a * b for a, b in zip(knn["vector"], source.pop("embedding"), strict=True))
-            scored.append(
-                {"_index": self._index, "_id": hit["_id"], "_score": faiss_ip_score(ip), "_source": source}
-            )
+            scored.append({"_index": self._index, "_id": hit["_id"], "_score": faiss_ip_score(ip), "_source": source})
         scored.sort(key=lambda h: -h["_score"])
         top = scored[: min(knn["k"], body["size"])]
         return {

@@ -149,8 +149,7 @@ def test_soft_delete_and_cascade_for_real(os_client, index_name):
     assert len(updates) == 6
     assert all(set(line) == {"update"} and line["update"]["_id"] for line in updates[::2])
     assert all(
-        line == {"doc": {"deleted": True, "updated_at": "2026-11-30T09:06:00.000000Z"}}
-        for line in updates[1::2]
+        line == {"doc": {"deleted": True, "updated_at": "2026-11-30T09:06:00.000000Z"}} for line in updates[1::2]
     )
 
 
@@ -269,9 +268,7 @@ def test_the_score_mapping_inverts_faiss_innerproduct_scoring(ip):
 @pytest.mark.parametrize("service", ["aoss", "es"])
 def test_the_client_is_sigv4_signed_for_the_service(service):
     credentials = Credentials("AKIDEXAMPLE", "secret", "token")
-    client = opensearch_client(
-        f"https://abc123.us-east-1.{service}.amazonaws.com", "eu-west-1", service, credentials
-    )
+    client = opensearch_client(f"https://abc123.us-east-1.{service}.amazonaws.com", "eu-west-1", service, credentials)
     [connection] = client.transport.connection_pool.connections
     assert isinstance(connection, RequestsHttpConnection)
     assert connection.host == f"https://abc123.us-east-1.{service}.amazonaws.com:443"

@@ -9,16 +9,27 @@ import threading
 
 import numpy as np
 import pytest
-from mneme_local.vector_store import EmbeddedVectorStore
 
 from mneme.adapters.opensearch_memory import OpenSearchMemoryStore
 from mneme.errors import MemoryUnavailable, NotFound
 from mneme.memory.namespaces import matches, own_namespaces
 from mneme.ports import MemoryStore
+from mneme_local.vector_store import EmbeddedVectorStore
 from tests.fakes.memory_store import InMemoryMemoryStore
 from tests.functional.memory.conftest import NOW, doc, ids_of, later, make_store, unit
 
 KINDS = ["fake", "embedded", "opensearch-es", "opensearch-aoss"]
+
+
+def test_find_returns_a_live_entry_by_id_alone(store: MemoryStore) -> None:
+    # Given an entry, and a deleted one
+    kept, gone = doc("kept", doc_id="k1"), doc("gone", doc_id="g1")
+    store.put([(kept, unit(1)), (gone, unit(2))])
+    store.soft_delete("g1", "vector.user.alice.memory", now=NOW)
+    # Then find knows the live one by id, not the deleted or an unknown one
+    found = store.find("k1")
+    assert found is not None and found.namespace == "vector.user.alice.memory"
+    assert store.find("g1") is None and store.find("nope") is None
 
 
 def test_every_store_implements_the_port(tmp_path, os_client):
@@ -115,9 +126,7 @@ def test_filter_comes_before_top_k(store):
     dead = [doc(f"dead {i}", expires_at=NOW) for i in range(5)]
     alive = [doc(f"alive {i}") for i in range(3)]
     store.put([(e, unit(1)) for e in dead] + [(e, unit(1, 1 + i)) for i, e in enumerate(alive)])
-    assert ids_of(store.search(unit(1), ["vector.user.alice.memory"], 2, now=NOW)) == [
-        a.id for a in alive[:2]
-    ]
+    assert ids_of(store.search(unit(1), ["vector.user.alice.memory"], 2, now=NOW)) == [a.id for a in alive[:2]]
 
 
 def test_identical_content_is_refreshed_in_place(store):
@@ -174,9 +183,7 @@ def test_update_changes_content_tags_and_vector(store):
     assert updated.content_hash != entry.content_hash
     assert store.get(entry.id, entry.namespace) == updated
     assert ids_of(store.search(unit(0, 0, 1), [entry.namespace], 1, now=NOW)) == [entry.id]
-    only_tags = store.update(
-        entry.id, entry.namespace, content=None, tags=["t"], vector=None, now=later(hours=2)
-    )
+    only_tags = store.update(entry.id, entry.namespace, content=None, tags=["t"], vector=None, now=later(hours=2))
     assert (only_tags.content, only_tags.tags) == ("Alice likes coffee.", ["t"])
     with pytest.raises(NotFound):
         store.update("m-missing", entry.namespace, content="x", tags=None, vector=None, now=NOW)

@@ -165,11 +165,7 @@ def dumps(value: Any) -> str:
 
 def strip_cache_points(value: Any) -> Any:
     if isinstance(value, list):
-        return [
-            strip_cache_points(item)
-            for item in value
-            if not (isinstance(item, dict) and "cachePoint" in item)
-        ]
+        return [strip_cache_points(item) for item in value if not (isinstance(item, dict) and "cachePoint" in item)]
     if isinstance(value, dict):
         return {key: strip_cache_points(item) for key, item in value.items()}
     return value

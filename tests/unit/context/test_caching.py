@@ -32,11 +32,7 @@ def _prefix(request: dict[str, Any]) -> str:
 
 def _positions(request: dict[str, Any]) -> list[str]:
     """Where the cache points are: ``tools``, ``system`` or ``messages[i]``."""
-    found = [
-        f"tools[{i}]"
-        for i, b in enumerate(request.get("toolConfig", {}).get("tools", []))
-        if b == CACHE_POINT
-    ]
+    found = [f"tools[{i}]" for i, b in enumerate(request.get("toolConfig", {}).get("tools", [])) if b == CACHE_POINT]
     found += [f"system[{i}]" for i, b in enumerate(request.get("system", [])) if b == CACHE_POINT]
     for index, message in enumerate(request["messages"]):
         found += [f"messages[{index}][{i}]" for i, b in enumerate(message["content"]) if b == CACHE_POINT]

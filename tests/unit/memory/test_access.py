@@ -58,9 +58,7 @@ def test_auto_inject_reads_nothing_when_auto_read_is_disabled() -> None:
 
 def test_auto_inject_skips_unusable_patterns_with_a_warning() -> None:
     # Given a pattern needing a project id the run does not have
-    policy = ResolvedPolicy(
-        read_namespaces=("vector.user.${user_id}.memory", "vector.global.p-${project_id}")
-    )
+    policy = ResolvedPolicy(read_namespaces=("vector.user.${user_id}.memory", "vector.global.p-${project_id}"))
     # When decided / Then it is skipped with a warning
     access = auto_inject_access(policy, ALICE)
     assert access.allowed == ("vector.user.alice.memory",)
@@ -159,9 +157,7 @@ def test_http_search_without_namespaces_is_own_scopes_and_global() -> None:
 
 def test_http_search_with_namespaces_applies_the_security_filter_only() -> None:
     # Given own, global and another user's namespaces / When decided
-    access = http_search_access(
-        "alice", ["vector.user.alice.notes", "vector.global.howto", "vector.user.bob.x"]
-    )
+    access = http_search_access("alice", ["vector.user.alice.notes", "vector.global.howto", "vector.user.bob.x"])
     # Then own and global pass, the other user's is denied
     assert access.allowed == ("vector.user.alice.notes", "vector.global.howto")
     assert access.denied == (Denial("vector.user.bob.x", "security_filter"),)

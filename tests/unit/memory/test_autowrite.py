@@ -14,9 +14,7 @@ from mneme.models.run import RunStatus
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-SCOPE = MemoryScope(
-    user_id="alice", chat_id="c1", project_id="p1", agent_id="helper", task_id="t1", session_id="s1"
-)
+SCOPE = MemoryScope(user_id="alice", chat_id="c1", project_id="p1", agent_id="helper", task_id="t1", session_id="s1")
 WRITING = ResolvedPolicy(allow_write=True)
 LONG_INPUT = "Please analyse the Q1 marketing strategy and list the three most important open questions."
 SHORT_INPUT = "What's new?"
@@ -131,9 +129,7 @@ def test_the_configured_write_namespace_is_resolved_with_run_values() -> None:
         ("vector.global.howto", SCOPE),
     ],
 )
-def test_unusable_write_namespace_writes_nothing_with_a_warning(
-    write_namespace: str, scope: MemoryScope
-) -> None:
+def test_unusable_write_namespace_writes_nothing_with_a_warning(write_namespace: str, scope: MemoryScope) -> None:
     # Given a write namespace that cannot be resolved strictly, is another user's, or global for a non-admin
     policy = ResolvedPolicy(allow_write=True, write_namespace=write_namespace)
     # When planned / Then no jobs and one warning

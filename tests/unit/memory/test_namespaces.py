@@ -29,9 +29,7 @@ VALUES = {"user_id": "alice", "chat_id": "c1", "project_id": "p-1", "agent_id": 
         ("vector.global.*", "global", None, True),
     ],
 )
-def test_valid_namespaces_parse_with_scope_and_owner(
-    text: str, scope: str, owner: str | None, wildcard: bool
-) -> None:
+def test_valid_namespaces_parse_with_scope_and_owner(text: str, scope: str, owner: str | None, wildcard: bool) -> None:
     # Given a valid namespace or pattern / When parsed
     parsed = parse(text)
     # Then scope, owner and wildcard flag are known

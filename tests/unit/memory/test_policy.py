@@ -34,9 +34,7 @@ AGENT = MemoryPolicy(
         (MemoryPolicy(), "write_namespace", "vector.agent.${user_id}.memory"),
     ],
 )
-def test_task_fields_override_agent_fields_one_by_one(
-    task: MemoryPolicy | None, field: str, expected: object
-) -> None:
+def test_task_fields_override_agent_fields_one_by_one(task: MemoryPolicy | None, field: str, expected: object) -> None:
     # Given an agent policy and a task policy / When merged
     merged = merge_policies(AGENT, task)
     # Then a set task field wins, unset fields inherit, then the defaults

@@ -129,15 +129,10 @@ template_values = st.one_of(valid_segments, weird_segments, st.none())
 @given(
     template_patterns,
     st.fixed_dictionaries(
-        {
-            name: template_values
-            for name in ("user_id", "chat_id", "project_id", "agent_id", "task_id", "session_id")
-        }
+        {name: template_values for name in ("user_id", "chat_id", "project_id", "agent_id", "task_id", "session_id")}
     ),
 )
-def test_strict_resolution_never_produces_an_invalid_segment(
-    pattern: str, values: dict[str, str | None]
-) -> None:
+def test_strict_resolution_never_produces_an_invalid_segment(pattern: str, values: dict[str, str | None]) -> None:
     # Given a template pattern and arbitrary values / When resolved strictly
     try:
         resolved = resolve(pattern, values)
@@ -173,9 +168,7 @@ def test_wildcard_matching_is_a_segment_prefix_relation(
     result = matches(pattern, namespace)
     # Then it matches exactly when the pattern's segments are a proper prefix of the namespace's
     pattern_segs = [*head, *prefix]
-    is_prefix = namespace_segs[: len(pattern_segs)] == pattern_segs and len(namespace_segs) > len(
-        pattern_segs
-    )
+    is_prefix = namespace_segs[: len(pattern_segs)] == pattern_segs and len(namespace_segs) > len(pattern_segs)
     assert result is is_prefix
     # And as strings, it is a prefix match on the literal part
     assert result is (namespace.startswith(pattern[:-1]) and len(namespace) > len(pattern) - 1)
@@ -185,9 +178,7 @@ def test_wildcard_matching_is_a_segment_prefix_relation(
 
 @PROFILE
 @given(valid_namespace_segments, valid_namespace_segments)
-def test_a_requested_pattern_is_covered_only_within_the_grant(
-    grant_tail: list[str], req_tail: list[str]
-) -> None:
+def test_a_requested_pattern_is_covered_only_within_the_grant(grant_tail: list[str], req_tail: list[str]) -> None:
     # Given a granted and a requested global pattern
     grant = ".".join(["vector", "global", *grant_tail, "*"])
     requested = ".".join(["vector", "global", *req_tail, "*"])

@@ -92,7 +92,7 @@ def test_k_is_four_times_top_k() -> None:
         (0.8, "vector.user.alice.memory", -timedelta(days=2), (), 0.05, 0.8 * 1.05),  # future: age 0
     ],
 )
-def test_relevance_formula(  # noqa: PLR0917
+def test_relevance_formula(
     similarity: float,
     namespace: str,
     age: timedelta,

@@ -39,9 +39,7 @@ class BedrockEmbedder:
         max_workers: int = DEFAULT_MAX_WORKERS,
     ) -> None:
         if dimension not in TITAN_V2_DIMENSIONS:
-            raise SettingsError(
-                f"Titan Text Embeddings V2 supports dimensions {TITAN_V2_DIMENSIONS}, not {dimension}"
-            )
+            raise SettingsError(f"Titan Text Embeddings V2 supports dimensions {TITAN_V2_DIMENSIONS}, not {dimension}")
         if max_workers < 1:
             raise SettingsError("max_workers must be at least 1")
         self._client = client
@@ -106,7 +104,6 @@ class BedrockEmbedder:
             raise EmbeddingUnavailable(f"Bedrock embeddings ({self._model_id}) returned no float vector")
         if len(vector) != self._dimension:
             raise EmbeddingUnavailable(
-                f"Bedrock embeddings ({self._model_id}) returned {len(vector)} dimensions, "
-                f"expected {self._dimension}"
+                f"Bedrock embeddings ({self._model_id}) returned {len(vector)} dimensions, expected {self._dimension}"
             )
         return [float(x) for x in vector]

@@ -31,16 +31,12 @@ from mneme.ports import ModelResponse
 if TYPE_CHECKING:
     from mypy_boto3_bedrock_runtime import BedrockRuntimeClient
 
-THROTTLING_CODES = frozenset(
-    {"ThrottlingException", "ServiceQuotaExceededException", "TooManyRequestsException"}
-)
+THROTTLING_CODES = frozenset({"ThrottlingException", "ServiceQuotaExceededException", "TooManyRequestsException"})
 REJECTED_CODES = frozenset({"ValidationException", "AccessDeniedException", "ResourceNotFoundException"})
 UNKNOWN_STOP_REASON = "unknown"
 
 
-def bedrock_client_config(
-    max_attempts: int = 3, *, read_timeout: float = 60.0, connect_timeout: float = 5.0
-) -> Config:
+def bedrock_client_config(max_attempts: int = 3, *, read_timeout: float = 60.0, connect_timeout: float = 5.0) -> Config:
     """The botocore Config of the ``bedrock-runtime`` client: standard retries and explicit timeouts.
 
     ``max_attempts`` counts every attempt, the first call included (the meaning of ``AWS_MAX_ATTEMPTS``):

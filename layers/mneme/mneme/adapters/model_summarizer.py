@@ -75,9 +75,7 @@ def _render_message(number: int, message: ChatMessage) -> str:
         arguments = json.dumps(message.arguments, sort_keys=True, ensure_ascii=False)
         return f"[{number}] assistant called tool {message.tool or '?'}:\n{_quote(arguments)}"
     if isinstance(message, ToolResultMessage):
-        return (
-            f"[{number}] tool {message.tool or '?'} returned ({message.status}):\n{_quote(message.content)}"
-        )
+        return f"[{number}] tool {message.tool or '?'} returned ({message.status}):\n{_quote(message.content)}"
     return f"[{number}] (unknown message)"
 
 

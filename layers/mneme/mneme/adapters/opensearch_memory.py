@@ -230,9 +230,7 @@ class OpenSearchMemoryStore:
             if os_id is not None:  # a partial update of the stored entry (same memory_id)
                 actions += self._update_action(os_id, body)
             else:  # vector collections (aoss) reject custom document ids
-                meta = {"_index": self._index} | (
-                    {} if self._service == "aoss" else {"_id": body["memory_id"]}
-                )
+                meta = {"_index": self._index} | ({} if self._service == "aoss" else {"_id": body["memory_id"]})
                 actions += [{"index": meta}, body]
         self._bulk(actions)
         return ids
@@ -260,6 +258,10 @@ class OpenSearchMemoryStore:
             return self._find(doc_id, namespace)[1]
         except NotFound:
             return None
+
+    def find(self, doc_id: str) -> MemoryDocument | None:
+        hits = self._query([{"term": {"memory_id": doc_id}}, {"term": {"deleted": False}}], size=1)
+        return from_source(hits[0]["_source"]) if hits else None
 
     def update(
         self,

@@ -12,8 +12,7 @@ if TYPE_CHECKING:
     from mneme.models import Skill
 
 SKILL_CATALOG_HEADER = (
-    "SKILLS AVAILABLE — call activate_skill(name) BEFORE answering when the request matches a skill's "
-    "description"
+    "SKILLS AVAILABLE — call activate_skill(name) BEFORE answering when the request matches a skill's description"
 )
 SUBAGENT_DEFAULT_CONTEXT = "You are a specialist assistant that handles requests delegated by another agent."
 TOOL_NOTICE = (

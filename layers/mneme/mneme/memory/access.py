@@ -241,9 +241,7 @@ def http_write_access(namespace: str, user_id: str, *, is_admin: bool) -> str:
         raise MemoryWriteForbidden(
             f"only an admin may write global memory ({target!r})", Denial(target, "admin_required")
         )
-    raise MemoryWriteForbidden(
-        f"namespace {target!r} belongs to another user", Denial(target, "security_filter")
-    )
+    raise MemoryWriteForbidden(f"namespace {target!r} belongs to another user", Denial(target, "security_filter"))
 
 
 def _resolve_http(namespace: str, user_id: str, field_name: str) -> str:

@@ -65,9 +65,7 @@ def parse(text: str) -> ParsedNamespace:
     if scope not in OWNED_SCOPES:
         raise NamespaceError(f"{text!r}: unknown scope {scope!r} (agent, user or global)")
     if len(body) < 3:
-        raise NamespaceError(
-            f"{text!r}: the {scope} scope needs the owning user id, e.g. vector.{scope}.${{user_id}}"
-        )
+        raise NamespaceError(f"{text!r}: the {scope} scope needs the owning user id, e.g. vector.{scope}.${{user_id}}")
     if len(body) < 4 and not wildcard:
         raise NamespaceError(f"{text!r}: name a class after the user id, e.g. vector.{scope}.<id>.memory")
     return ParsedNamespace(text, scope, body[2], wildcard)

@@ -96,9 +96,7 @@ def apply_run_overrides(
     return policy.model_copy(update=update) if update else policy
 
 
-def resolve_patterns(
-    patterns: Iterable[str], values: Mapping[str, str | None]
-) -> tuple[list[str], list[str]]:
+def resolve_patterns(patterns: Iterable[str], values: Mapping[str, str | None]) -> tuple[list[str], list[str]]:
     """Resolve a policy's patterns strictly: ``(resolved, warnings)``.
 
     An unusable pattern (a template value that is missing or not a valid segment, an invalid result) is

@@ -7,9 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-AuditAction = Literal[
-    "read", "write", "update", "delete", "denied", "delegation", "delegation_refused", "approval"
-]
+AuditAction = Literal["read", "write", "update", "delete", "denied", "delegation", "delegation_refused", "approval"]
 AUDIT_ACTIONS: tuple[str, ...] = (
     "read",
     "write",
