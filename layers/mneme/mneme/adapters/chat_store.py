@@ -1,0 +1,162 @@
+"""ChatStore over an ItemTable (main table).
+
+One partition per chat, ``PK = USER#<user_id>#CHAT#<chat_id>``:
+
+* ``SK = CHAT``: the header — ``data`` (JSON: chat id, user, project, agent, title, created_at) plus the
+  mutable top-level attributes ``count`` (stored messages), ``updated_at``, ``summary``,
+  ``summary_covers``; and ``GSI1PK = CHATS#<user_id>``, ``GSI1SK = <updated_at>#<chat_id>`` so a user's
+  chats list newest first from GSI1.
+* ``SK = MSG#<seq:010d>``: one message each (``data`` = the message as JSON), ``seq`` counting from 0.
+
+Appending is one transaction: the header's ``count`` must equal ``expected_count`` (it is raised by the
+number of messages) and every message item must not exist yet, so a retried append fails with Conflict
+instead of duplicating, and two writers can never interleave.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from pydantic import TypeAdapter
+
+from mneme.adapters.items import PK, SK, AttrEquals, Item, ItemTable, Put, Update, WriteOp, query_all
+from mneme.clock import SystemClock
+from mneme.errors import Conflict, NotFound
+from mneme.models import Chat, ChatMessage
+from mneme.ports import Clock
+
+HEADER_SK = "CHAT"
+MSG_PREFIX = "MSG#"
+#: a DynamoDB transaction holds at most 100 writes: the header update + 99 messages.
+MAX_MESSAGES_PER_TRANSACTION = 99
+
+_MESSAGE = TypeAdapter[ChatMessage](ChatMessage)
+_HEADER_FIELDS = {"chat_id", "user_id", "project_id", "agent_id", "title", "created_at"}
+
+
+def chat_pk(user_id: str, chat_id: str) -> str:
+    return f"USER#{user_id}#CHAT#{chat_id}"
+
+
+def chats_gsi_pk(user_id: str) -> str:
+    return f"CHATS#{user_id}"
+
+
+def message_sk(seq: int) -> str:
+    return f"{MSG_PREFIX}{seq:010d}"
+
+
+def _iso(at: datetime) -> str:
+    return at.isoformat()
+
+
+def _listing(user_id: str, chat_id: str, updated_at: datetime) -> dict[str, str]:
+    return {
+        "GSI1PK": chats_gsi_pk(user_id),
+        "GSI1SK": f"{_iso(updated_at)}#{chat_id}",
+        "updated_at": _iso(updated_at),
+    }
+
+
+def _header(item: Item, messages: list[Any]) -> Chat:
+    fields: dict[str, Any] = {
+        "updated_at": item["updated_at"],
+        "summary": item.get("summary"),
+        "summary_covers": item.get("summary_covers", 0),
+        "messages": messages,
+    }
+    return Chat.model_validate({**json.loads(item["data"]), **fields})
+
+
+class ItemChatStore:
+    def __init__(self, table: ItemTable, clock: Clock | None = None) -> None:
+        self._table = table
+        self._clock = clock or SystemClock()
+
+    def get_chat(self, user_id: str, chat_id: str) -> Chat | None:
+        items = query_all(self._table, chat_pk(user_id, chat_id))
+        header = next((i for i in items if i[SK] == HEADER_SK), None)
+        if header is None:
+            return None
+        count = int(header.get("count", 0))
+        messages = [
+            _MESSAGE.validate_json(i["data"])
+            for i in items
+            if i[SK].startswith(MSG_PREFIX) and int(i[SK][len(MSG_PREFIX) :]) < count
+        ]
+        return _header(header, messages)
+
+    def list_chats(self, user_id: str) -> list[Chat]:
+        """The user's chats without messages, most recently updated first (GSI1)."""
+        items = query_all(self._table, chats_gsi_pk(user_id), index="GSI1", forward=False)
+        return [_header(item, []) for item in items]
+
+    def create_chat(self, chat: Chat) -> None:
+        pk = chat_pk(chat.user_id, chat.chat_id)
+        header: Item = {
+            PK: pk,
+            SK: HEADER_SK,
+            "data": chat.model_dump_json(include=_HEADER_FIELDS),
+            "count": 0,
+            "summary_covers": chat.summary_covers,
+            **_listing(chat.user_id, chat.chat_id, chat.updated_at),
+        }
+        if chat.summary is not None:
+            header["summary"] = chat.summary
+        first = list(chat.messages[:MAX_MESSAGES_PER_TRANSACTION])
+        header["count"] = len(first)
+        self._table.transact([Put(header, "not_exists"), *self._message_puts(pk, 0, first)])
+        if len(chat.messages) > len(first):
+            self.append_messages(chat.user_id, chat.chat_id, chat.messages[len(first) :], expected_count=len(first))
+
+    def append_messages(
+        self, user_id: str, chat_id: str, messages: Sequence[ChatMessage], *, expected_count: int
+    ) -> None:
+        """Append after exactly ``expected_count`` messages (Conflict otherwise; NotFound without chat).
+        More than 99 messages are written in consecutive transactions, each conditional on the count."""
+        pk = chat_pk(user_id, chat_id)
+        count = expected_count
+        for start in range(0, len(messages), MAX_MESSAGES_PER_TRANSACTION):
+            batch = list(messages[start : start + MAX_MESSAGES_PER_TRANSACTION])
+            values: Item = {"count": count + len(batch), **_listing(user_id, chat_id, self._clock.now())}
+            ops: list[WriteOp] = [Update(pk, HEADER_SK, values, AttrEquals("count", count))]
+            try:
+                self._table.transact([*ops, *self._message_puts(pk, count, batch)])
+            except Conflict:
+                header = self._table.get(pk, HEADER_SK)
+                if header is None:
+                    raise NotFound(f"chat {chat_id!r} not found", field="chat_id") from None
+                raise Conflict(
+                    f"chat {chat_id!r} holds {header.get('count')} messages, expected {count}",
+                    details={"count": header.get("count")},
+                ) from None
+            count += len(batch)
+
+    def set_summary(self, user_id: str, chat_id: str, summary: str, covers: int) -> None:
+        try:
+            self._table.update(
+                chat_pk(user_id, chat_id),
+                HEADER_SK,
+                {"summary": summary, "summary_covers": covers},
+                condition="exists",
+            )
+        except Conflict:
+            raise NotFound(f"chat {chat_id!r} not found", field="chat_id") from None
+
+    def delete_chat(self, user_id: str, chat_id: str) -> bool:
+        """Delete the messages, then the header (a failure half-way leaves a chat that can be deleted
+        again, never orphaned messages without a header)."""
+        pk = chat_pk(user_id, chat_id)
+        items = query_all(self._table, pk)
+        self._table.delete_many([(pk, i[SK]) for i in items if i[SK] != HEADER_SK])
+        return self._table.delete(pk, HEADER_SK)
+
+    @staticmethod
+    def _message_puts(pk: str, first_seq: int, messages: Sequence[ChatMessage]) -> list[WriteOp]:
+        return [
+            Put({PK: pk, SK: message_sk(first_seq + i), "data": _MESSAGE.dump_json(m).decode()}, "not_exists")
+            for i, m in enumerate(messages)
+        ]

@@ -1,0 +1,294 @@
+"""The DynamoDB backend of :class:`~mneme.adapters.items.ItemTable` (boto3 low-level client, injected).
+
+* Values go through boto3's ``TypeSerializer`` / ``TypeDeserializer``; floats are sent as ``Decimal``,
+  numbers come back as ``int`` without fraction digits, else ``float``.
+* Reads of the base table are strongly consistent (runs and chats are read-modify-written).
+* Errors: a failed condition (also inside a transaction) -> ``Conflict``; throttling that survived
+  botocore's own retries -> ``Throttled``; a too-large item -> ``PayloadTooLarge``; anything else
+  (missing table, network, access) -> ``StoreUnavailable``.
+* ``BatchGetItem`` / ``BatchWriteItem`` leftovers (``UnprocessedKeys`` / ``UnprocessedItems``) are retried
+  with a short exponential back-off, then reported as ``Throttled``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
+from botocore.exceptions import BotoCoreError, ClientError
+
+from mneme.adapters.items import (
+    PK,
+    SK,
+    AttrEquals,
+    Condition,
+    Item,
+    Key,
+    Page,
+    Put,
+    TableSchema,
+    Update,
+    WriteOp,
+)
+from mneme.errors import Conflict, PayloadTooLarge, StoreUnavailable, Throttled
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb import DynamoDBClient
+
+T = TypeVar("T")
+_THROTTLE_CODES = frozenset({"ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"})
+_BATCH_GET_MAX = 100
+_BATCH_WRITE_MAX = 25
+_BATCH_ATTEMPTS = 8
+
+_serializer = TypeSerializer()
+_deserializer = TypeDeserializer()
+
+
+def to_dynamo(value: Any) -> Any:
+    """Plain value -> DynamoDB attribute value (floats as Decimal)."""
+    return _serializer.serialize(_decimals(value))
+
+
+def from_dynamo(value: Any) -> Any:
+    return _plain(_deserializer.deserialize(value))
+
+
+def _decimals(value: Any) -> Any:
+    if isinstance(value, float):
+        return Decimal(repr(value))
+    if isinstance(value, dict):
+        return {k: _decimals(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_decimals(v) for v in value]
+    return value
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Decimal):
+        exponent = value.as_tuple().exponent
+        return int(value) if isinstance(exponent, int) and exponent >= 0 else float(value)
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | set):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _item_to(item: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: to_dynamo(v) for k, v in item.items()}
+
+
+def _item_from(raw: Mapping[str, Any]) -> Item:
+    return {k: from_dynamo(v) for k, v in raw.items()}
+
+
+def _key(pk: str, sk: str) -> dict[str, Any]:
+    return {PK: {"S": pk}, SK: {"S": sk}}
+
+
+def _condition(condition: Condition) -> dict[str, Any]:
+    """The ConditionExpression arguments of a condition (empty for none)."""
+    if condition is None:
+        return {}
+    if condition == "not_exists":
+        return {"ConditionExpression": "attribute_not_exists(#pk)", "ExpressionAttributeNames": {"#pk": PK}}
+    if condition == "exists":
+        return {"ConditionExpression": "attribute_exists(#pk)", "ExpressionAttributeNames": {"#pk": PK}}
+    assert isinstance(condition, AttrEquals)
+    return {
+        "ConditionExpression": "#cond = :cond",
+        "ExpressionAttributeNames": {"#cond": condition.name},
+        "ExpressionAttributeValues": {":cond": to_dynamo(condition.value)},
+    }
+
+
+def _update(pk: str, sk: str, values: Item, condition: Condition) -> dict[str, Any]:
+    args = _condition(condition)
+    names = dict(args.get("ExpressionAttributeNames", {}))
+    attr_values = dict(args.get("ExpressionAttributeValues", {}))
+    sets = []
+    for i, (name, value) in enumerate(values.items()):
+        names[f"#u{i}"] = name
+        attr_values[f":u{i}"] = to_dynamo(value)
+        sets.append(f"#u{i} = :u{i}")
+    args.update(
+        Key=_key(pk, sk),
+        UpdateExpression="SET " + ", ".join(sets),
+        ExpressionAttributeNames=names,
+        ExpressionAttributeValues=attr_values,
+    )
+    return args
+
+
+def translate(exc: ClientError) -> Exception:
+    """A botocore ClientError as a mneme error."""
+    error = exc.response.get("Error", {})
+    code, message = error.get("Code", ""), error.get("Message", str(exc))
+    if code == "ConditionalCheckFailedException":
+        return Conflict("the item changed or exists already (conditional write failed)")
+    if code == "TransactionCanceledException":
+        reasons = [r.get("Code", "") for r in exc.response.get("CancellationReasons", [])]
+        if any(r in ("ConditionalCheckFailed", "TransactionConflict") for r in reasons) or (
+            not reasons and "ConditionalCheckFailed" in message
+        ):
+            return Conflict("a conditional write of the transaction failed")
+        if any(r in ("ThrottlingError", "ProvisionedThroughputExceeded") for r in reasons):
+            return Throttled("DynamoDB throttled the transaction")
+    if code in _THROTTLE_CODES:
+        return Throttled(f"DynamoDB throttled the request ({code})")
+    if code == "ValidationException" and "size" in message.lower():
+        return PayloadTooLarge(f"item too large for DynamoDB: {message}")
+    return StoreUnavailable(f"DynamoDB request failed ({code or 'error'}): {message}")
+
+
+@contextmanager
+def _translated() -> Iterator[None]:
+    try:
+        yield
+    except ClientError as exc:
+        raise translate(exc) from exc
+    except BotoCoreError as exc:
+        raise StoreUnavailable(f"DynamoDB is unreachable: {exc}") from exc
+
+
+def _chunks(values: Sequence[T], size: int) -> Iterator[Sequence[T]]:
+    for start in range(0, len(values), size):
+        yield values[start : start + size]
+
+
+class DynamoItemTable:
+    """One DynamoDB table behind the ItemTable protocol. ``client`` is a low-level DynamoDB client."""
+
+    def __init__(
+        self,
+        client: DynamoDBClient,
+        table_name: str,
+        schema: TableSchema,
+        *,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self._client = client
+        self._name = table_name
+        self._schema = schema
+        self._sleep = sleep
+
+    @property
+    def schema(self) -> TableSchema:
+        return self._schema
+
+    def get(self, pk: str, sk: str) -> Item | None:
+        with _translated():
+            raw = self._client.get_item(TableName=self._name, Key=_key(pk, sk), ConsistentRead=True)
+        return _item_from(raw["Item"]) if "Item" in raw else None
+
+    def batch_get(self, keys: Sequence[Key]) -> list[Item]:
+        unique = list(dict.fromkeys(keys))  # BatchGetItem rejects duplicate keys
+        items: list[Item] = []
+        for chunk in _chunks(unique, _BATCH_GET_MAX):
+            keys_of = {"Keys": [_key(pk, sk) for pk, sk in chunk], "ConsistentRead": True}
+            for raw in self._until_processed("batch_get_item", {self._name: keys_of}, "UnprocessedKeys"):
+                items.extend(_item_from(r) for r in raw.get("Responses", {}).get(self._name, []))
+        return items
+
+    def _until_processed(self, operation: str, request: dict[str, Any], leftover: str) -> Iterator[Any]:
+        """Send a batch request, then its unprocessed leftovers with back-off; Throttled when they stay."""
+        send = getattr(self._client, operation)
+        for attempt in range(_BATCH_ATTEMPTS):
+            with _translated():
+                raw = send(RequestItems=request)
+            yield raw
+            request = dict(raw.get(leftover) or {})
+            if not request:
+                return
+            self._sleep(min(0.05 * 2**attempt, 1.0))
+        raise Throttled(f"DynamoDB left part of a {operation} request unprocessed")
+
+    def put(self, item: Item, *, condition: Condition = None) -> None:
+        with _translated():
+            self._client.put_item(TableName=self._name, Item=_item_to(item), **_condition(condition))
+
+    def update(self, pk: str, sk: str, values: Item, *, condition: Condition = None) -> None:
+        with _translated():
+            self._client.update_item(TableName=self._name, **_update(pk, sk, values, condition))
+
+    def delete(self, pk: str, sk: str) -> bool:
+        with _translated():
+            raw = self._client.delete_item(TableName=self._name, Key=_key(pk, sk), ReturnValues="ALL_OLD")
+        return bool(raw.get("Attributes"))
+
+    def put_many(self, items: Sequence[Item]) -> None:
+        unique = {(item[PK], item[SK]): item for item in items}  # a batch rejects duplicate keys
+        self._batch_write([{"PutRequest": {"Item": _item_to(item)}} for item in unique.values()])
+
+    def delete_many(self, keys: Sequence[Key]) -> None:
+        self._batch_write([{"DeleteRequest": {"Key": _key(pk, sk)}} for pk, sk in dict.fromkeys(keys)])
+
+    def _batch_write(self, requests: list[dict[str, Any]]) -> None:
+        for chunk in _chunks(requests, _BATCH_WRITE_MAX):
+            for _ in self._until_processed("batch_write_item", {self._name: list(chunk)}, "UnprocessedItems"):
+                pass
+
+    def transact(self, ops: Sequence[WriteOp]) -> None:
+        items: list[dict[str, Any]] = []
+        for op in ops:
+            if isinstance(op, Put):
+                items.append({"Put": {"TableName": self._name, "Item": _item_to(op.item), **_condition(op.condition)}})
+            else:
+                assert isinstance(op, Update)
+                update = _update(op.pk, op.sk, op.values, op.condition)
+                items.append({"Update": {"TableName": self._name, **update}})
+        with _translated():
+            self._client.transact_write_items(TransactItems=items)  # type: ignore[arg-type]
+
+    def query(
+        self,
+        pk: str,
+        *,
+        sk_prefix: str | None = None,
+        index: str | None = None,
+        forward: bool = True,
+        limit: int | None = None,
+        start_key: Mapping[str, str] | None = None,
+        filters: Mapping[str, str | int] | None = None,
+    ) -> Page:
+        ipk, isk = self._schema.index_keys(index)
+        names = {"#pk": ipk}
+        values: dict[str, Any] = {":pk": to_dynamo(pk)}
+        expression = "#pk = :pk"
+        if sk_prefix:
+            names["#sk"] = isk
+            values[":skp"] = to_dynamo(sk_prefix)
+            expression += " AND begins_with(#sk, :skp)"
+        args: dict[str, Any] = {"TableName": self._name, "ScanIndexForward": forward}
+        if index is None:
+            args["ConsistentRead"] = True
+        else:
+            args["IndexName"] = index
+        if filters:
+            terms = []
+            for i, (name, value) in enumerate(filters.items()):
+                names[f"#f{i}"] = name
+                values[f":f{i}"] = to_dynamo(value)
+                terms.append(f"#f{i} = :f{i}")
+            args["FilterExpression"] = " AND ".join(terms)
+        if limit is not None:
+            args["Limit"] = limit
+        if start_key is not None:
+            args["ExclusiveStartKey"] = _item_to(start_key)
+        args.update(
+            KeyConditionExpression=expression,
+            ExpressionAttributeNames=names,
+            ExpressionAttributeValues=values,
+        )
+        with _translated():
+            raw = self._client.query(**args)
+        last = raw.get("LastEvaluatedKey")
+        return Page(
+            [_item_from(r) for r in raw.get("Items", [])],
+            {k: str(v) for k, v in _item_from(last).items()} if last else None,
+        )

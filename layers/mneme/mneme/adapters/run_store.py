@@ -1,0 +1,155 @@
+"""RunStore over an ItemTable (main table).
+
+One partition per run, ``PK = RUN#<run_id>`` (a run is read by its id alone; the caller checks
+ownership through ``run.user_id``):
+
+================================== ==============================================================
+``SK``                             item
+================================== ==============================================================
+``RUN``                            the run (``data`` JSON) with ``version`` for optimistic locking
+``EVT#<seq:08d>``                  one event (``data`` JSON)
+``REQ#<seq:06d>``                  the exact model request of call ``seq`` (head item)
+``REQ#<seq:06d>#<blob>#<n:04d>``   chunk ``n`` of a large request (spill, see below)
+``CHECKPOINT``                     the checkpoint state (head item; large states spill the same way)
+================================== ==============================================================
+
+**Spill.** A DynamoDB item holds at most 400 KB. Requests and checkpoints are stored as ASCII JSON text;
+text up to ``CHUNK_CHARS`` (300,000 characters = bytes) stays in the head item's ``data``; longer text is
+cut into chunk items written first, and the head item (``chunks`` = count, ``blob`` = a fresh id) is
+written last, so a reader never sees half a blob. Chunks of a replaced blob are deleted afterwards.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from mneme.adapters.items import PK, SK, AttrEquals, Item, ItemTable, query_all
+from mneme.errors import Conflict, NotFound, StoreUnavailable
+from mneme.models import Run, RunEvent
+
+RUN_SK = "RUN"
+EVENT_PREFIX = "EVT#"
+REQUEST_PREFIX = "REQ#"
+CHECKPOINT_SK = "CHECKPOINT"
+#: the longest text kept in one item; DynamoDB's item limit is 400 KB (keys and names included).
+CHUNK_CHARS = 300_000
+
+_REQUEST_HEAD = re.compile(r"^REQ#\d{6}$")
+
+
+def run_pk(run_id: str) -> str:
+    return f"RUN#{run_id}"
+
+
+def event_sk(seq: int) -> str:
+    return f"{EVENT_PREFIX}{seq:08d}"
+
+
+def request_sk(seq: int) -> str:
+    return f"{REQUEST_PREFIX}{seq:06d}"
+
+
+def _run_item(run: Run) -> Item:
+    item: Item = {
+        PK: run_pk(run.run_id),
+        SK: RUN_SK,
+        "version": run.version,
+        "user_id": run.user_id,
+        "status": run.status.value,
+        "root_run_id": run.root_run_id,
+        "data": run.model_dump_json(),
+    }
+    if run.parent_run_id:
+        item["parent_run_id"] = run.parent_run_id
+    return item
+
+
+def _encode(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=True, separators=(",", ":"))  # ASCII: characters == bytes
+
+
+def _blob_parts(head: Item, items: Sequence[Item]) -> str:
+    """The text of a blob from its head item and the chunk items under it."""
+    chunks = int(head.get("chunks", 0))
+    if not chunks:
+        return str(head["data"])
+    prefix = f"{head[SK]}#{head['blob']}#"
+    parts = sorted((i for i in items if str(i[SK]).startswith(prefix)), key=lambda i: str(i[SK]))
+    if len(parts) != chunks:
+        raise StoreUnavailable(f"stored blob {head[SK]} is incomplete: {len(parts)} of {chunks} chunks")
+    return "".join(str(p["data"]) for p in parts)
+
+
+class ItemRunStore:
+    def __init__(self, table: ItemTable, *, chunk_chars: int = CHUNK_CHARS) -> None:
+        self._table = table
+        self._chunk = chunk_chars
+
+    # ------------------------------------------------------------------------------------- runs
+    def create_run(self, run: Run) -> None:
+        self._table.put(_run_item(run), condition="not_exists")
+
+    def get_run(self, run_id: str) -> Run | None:
+        item = self._table.get(run_pk(run_id), RUN_SK)
+        if item is None:
+            return None
+        return Run.model_validate_json(item["data"]).model_copy(update={"version": int(item["version"])})
+
+    def update_run(self, run: Run) -> Run:
+        updated = run.model_copy(update={"version": run.version + 1})
+        try:
+            self._table.put(_run_item(updated), condition=AttrEquals("version", run.version))
+        except Conflict:
+            if self._table.get(run_pk(run.run_id), RUN_SK) is None:
+                raise NotFound(f"run {run.run_id!r} not found", field="run_id") from None
+            raise Conflict(f"run {run.run_id!r} changed since version {run.version}") from None
+        return updated
+
+    # ------------------------------------------------------------------------------------- events
+    def append_events(self, run_id: str, events: Sequence[RunEvent]) -> None:
+        """Events are keyed by their ``seq``: a retried append rewrites the same items."""
+        pk = run_pk(run_id)
+        self._table.put_many([{PK: pk, SK: event_sk(e.seq), "data": e.model_dump_json()} for e in events])
+
+    def list_events(self, run_id: str) -> list[RunEvent]:
+        items = query_all(self._table, run_pk(run_id), sk_prefix=EVENT_PREFIX)
+        return [RunEvent.model_validate_json(i["data"]) for i in items]
+
+    # ------------------------------------------------------------------------------------- requests
+    def put_request(self, run_id: str, seq: int, request: dict[str, Any]) -> None:
+        self._write_blob(run_pk(run_id), request_sk(seq), _encode(request))
+
+    def list_requests(self, run_id: str) -> list[dict[str, Any]]:
+        items = query_all(self._table, run_pk(run_id), sk_prefix=REQUEST_PREFIX)
+        heads = [i for i in items if _REQUEST_HEAD.match(str(i[SK]))]
+        return [json.loads(_blob_parts(head, items)) for head in heads]
+
+    # ------------------------------------------------------------------------------------- checkpoint
+    def save_checkpoint(self, run_id: str, state: dict[str, Any]) -> None:
+        self._write_blob(run_pk(run_id), CHECKPOINT_SK, _encode(state))
+
+    def load_checkpoint(self, run_id: str) -> dict[str, Any] | None:
+        items = query_all(self._table, run_pk(run_id), sk_prefix=CHECKPOINT_SK)
+        head = next((i for i in items if i[SK] == CHECKPOINT_SK), None)
+        if head is None:
+            return None
+        state: dict[str, Any] = json.loads(_blob_parts(head, items))
+        return state
+
+    # ------------------------------------------------------------------------------------- spill
+    def _write_blob(self, pk: str, sk: str, text: str) -> None:
+        previous = self._table.get(pk, sk)
+        if len(text) <= self._chunk:
+            self._table.put({PK: pk, SK: sk, "chunks": 0, "data": text})
+        else:
+            blob = uuid.uuid4().hex[:12]
+            parts = [text[i : i + self._chunk] for i in range(0, len(text), self._chunk)]
+            self._table.put_many([{PK: pk, SK: f"{sk}#{blob}#{n:04d}", "data": part} for n, part in enumerate(parts)])
+            self._table.put({PK: pk, SK: sk, "chunks": len(parts), "blob": blob})
+        if previous is not None and previous.get("chunks"):
+            stale = f"{sk}#{previous['blob']}#"
+            self._table.delete_many([(pk, f"{stale}{n:04d}") for n in range(int(previous["chunks"]))])

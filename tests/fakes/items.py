@@ -1,0 +1,103 @@
+"""An in-memory ``ItemTable`` (a dict) with the same semantics as the DynamoDB and SQLite backends."""
+
+from __future__ import annotations
+
+import copy
+import threading
+from collections.abc import Mapping, Sequence
+
+from mneme.adapters.items import (
+    MAIN_SCHEMA,
+    PK,
+    SK,
+    Condition,
+    Item,
+    Key,
+    Page,
+    Put,
+    TableSchema,
+    Update,
+    WriteOp,
+    after_start,
+    condition_holds,
+    order_key,
+    paginate,
+)
+from mneme.errors import Conflict
+
+
+class MemoryItemTable:
+    def __init__(self, schema: TableSchema = MAIN_SCHEMA) -> None:
+        self._schema = schema
+        self._items: dict[Key, Item] = {}
+        self._lock = threading.RLock()
+
+    @property
+    def schema(self) -> TableSchema:
+        return self._schema
+
+    def get(self, pk: str, sk: str) -> Item | None:
+        with self._lock:
+            item = self._items.get((pk, sk))
+            return copy.deepcopy(item) if item is not None else None
+
+    def batch_get(self, keys: Sequence[Key]) -> list[Item]:
+        with self._lock:
+            return [copy.deepcopy(self._items[key]) for key in dict.fromkeys(keys) if key in self._items]
+
+    def put(self, item: Item, *, condition: Condition = None) -> None:
+        self.transact([Put(item, condition)])
+
+    def update(self, pk: str, sk: str, values: Item, *, condition: Condition = None) -> None:
+        self.transact([Update(pk, sk, values, condition)])
+
+    def delete(self, pk: str, sk: str) -> bool:
+        with self._lock:
+            return self._items.pop((pk, sk), None) is not None
+
+    def put_many(self, items: Sequence[Item]) -> None:
+        with self._lock:
+            for item in items:
+                self._items[(item[PK], item[SK])] = copy.deepcopy(dict(item))
+
+    def delete_many(self, keys: Sequence[Key]) -> None:
+        with self._lock:
+            for key in keys:
+                self._items.pop(key, None)
+
+    def transact(self, ops: Sequence[WriteOp]) -> None:
+        with self._lock:
+            keys = [(op.item[PK], op.item[SK]) if isinstance(op, Put) else (op.pk, op.sk) for op in ops]
+            for op, key in zip(ops, keys, strict=True):
+                if not condition_holds(self._items.get(key), op.condition):
+                    raise Conflict("the item changed or exists already (conditional write failed)")
+            for op, key in zip(ops, keys, strict=True):
+                if isinstance(op, Put):
+                    self._items[key] = copy.deepcopy(dict(op.item))
+                else:
+                    base = self._items.get(key) or {PK: op.pk, SK: op.sk}
+                    self._items[key] = {**base, **copy.deepcopy(op.values)}
+
+    def query(
+        self,
+        pk: str,
+        *,
+        sk_prefix: str | None = None,
+        index: str | None = None,
+        forward: bool = True,
+        limit: int | None = None,
+        start_key: Mapping[str, str] | None = None,
+        filters: Mapping[str, str | int] | None = None,
+    ) -> Page:
+        ipk, isk = self._schema.index_keys(index)
+        with self._lock:
+            selected = [
+                copy.deepcopy(item)
+                for item in self._items.values()
+                if item.get(ipk) == pk
+                and isk in item
+                and (not sk_prefix or str(item[isk]).startswith(sk_prefix))
+                and after_start(item, self._schema, index, start_key, forward)
+            ]
+        selected.sort(key=lambda item: order_key(item, self._schema, index), reverse=not forward)
+        return paginate(selected, self._schema, index=index, limit=limit, filters=filters)

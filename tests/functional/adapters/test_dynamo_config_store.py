@@ -1,0 +1,153 @@
+"""ConfigStore on the three ItemTable backends (DynamoDB under moto, SQLite, memory)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from mneme.adapters.config_store import ItemConfigStore
+from mneme.errors import InvalidInput, NotFound
+from mneme.models import Agent, Skill, Task, UserSettings
+from mneme.models.common import GLOBAL_OWNER
+from tests.functional.adapters.item_backends import BACKENDS, Backend, make_backend
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[Backend]:
+    yield from make_backend(request.param, tmp_path)
+
+
+@pytest.fixture
+def store(backend: Backend) -> ItemConfigStore:
+    return ItemConfigStore(backend.main)
+
+
+def _agent(owner: str, agent_id: str = "helper", **fields: Any) -> Agent:
+    return Agent(agent_id=agent_id, owner=owner, label=fields.pop("label", agent_id.title()), **fields)
+
+
+def _skill(owner: str, name: str, content: str = "do it") -> Skill:
+    return Skill(name=name, owner=owner, description=f"{name} skill", content=content)
+
+
+def test_settings_round_trip(store: ItemConfigStore) -> None:
+    assert store.get_settings("alice") is None
+    settings = UserSettings(name="Alice", email="alice@example.com", language="de", timezone="Europe/Berlin")
+    store.put_settings("alice", settings)
+    assert store.get_settings("alice") == settings
+    assert store.get_settings("bob") is None
+
+
+def test_agent_crud(store: ItemConfigStore) -> None:
+    agent = _agent("alice", skills=["writing"], delegates=["other"], memory_policy={"top_k": 3})
+    store.put_agent(agent)
+    assert store.get_agent("alice", "helper") == agent
+    store.put_agent(agent.model_copy(update={"description": "changed"}))
+    assert store.get_agent("alice", "helper").description == "changed"  # type: ignore[union-attr]
+    store.put_agent(_agent("alice", "second"))
+    assert [a.agent_id for a in store.list_agents("alice")] == ["helper", "second"]
+    assert store.delete_agent("alice", "helper") is True
+    assert store.delete_agent("alice", "helper") is False
+    assert store.get_agent("alice", "helper") is None
+
+
+def test_agent_without_owner_is_refused(store: ItemConfigStore) -> None:
+    with pytest.raises(InvalidInput):
+        store.put_agent(Agent(agent_id="x", label="X"))
+
+
+def test_global_agents_are_shared_own_agents_private(store: ItemConfigStore) -> None:
+    store.put_agent(_agent(GLOBAL_OWNER, "shared"))
+    store.put_agent(_agent("alice", "mine"))
+    assert [a.agent_id for a in store.list_agents("alice")] == ["mine"]
+    assert store.list_agents("bob") == []
+    assert [a.agent_id for a in store.list_agents(GLOBAL_OWNER)] == ["shared"]
+    assert store.get_agent("bob", "mine") is None
+    for user in ("alice", "bob"):
+        assert store.load_run_config(user, "shared", None).agent.agent_id == "shared"
+    with pytest.raises(NotFound) as err:
+        store.load_run_config("bob", "mine", None)
+    assert err.value.field == "agent_id"
+
+
+def test_own_agent_wins_over_global(store: ItemConfigStore) -> None:
+    store.put_agent(_agent(GLOBAL_OWNER, "helper", description="global"))
+    store.put_agent(_agent("alice", "helper", description="own"))
+    assert store.load_run_config("alice", "helper", None).agent.description == "own"
+    assert store.load_run_config("bob", "helper", None).agent.description == "global"
+
+
+def test_task_crud_and_cascade(store: ItemConfigStore) -> None:
+    store.put_agent(_agent("alice"))
+    task = Task(task_id="daily", agent_id="helper", owner="alice", name="Daily", context_prompt="Hi ${user_name}")
+    store.put_task(task)
+    store.put_task(task.model_copy(update={"task_id": "weekly"}))
+    store.put_task(Task(task_id="daily", agent_id="helper2", owner="alice"))
+    assert store.get_task("alice", "helper", "daily") == task
+    assert [t.task_id for t in store.list_tasks("alice", "helper")] == ["daily", "weekly"]
+    assert store.delete_task("alice", "helper", "weekly") is True
+    assert store.delete_task("alice", "helper", "weekly") is False
+    store.delete_agent("alice", "helper")
+    assert store.list_tasks("alice", "helper") == []
+    assert [t.agent_id for t in store.list_tasks("alice", "helper2")] == ["helper2"]
+
+
+def test_skill_crud(store: ItemConfigStore) -> None:
+    store.put_skill(_skill("alice", "writing"))
+    store.put_skill(_skill("alice", "coding"))
+    store.put_skill(_skill(GLOBAL_OWNER, "search"))
+    assert [s.name for s in store.list_skills("alice")] == ["coding", "writing"]
+    assert [s.name for s in store.get_skills("alice", ["writing", "nope", "coding", "writing"])] == [
+        "writing",
+        "coding",
+    ]
+    assert store.get_skills("alice", []) == []
+    assert store.delete_skill("alice", "coding") is True
+    assert [s.name for s in store.list_skills("alice")] == ["writing"]
+    assert [s.name for s in store.list_skills(GLOBAL_OWNER)] == ["search"]
+
+
+def test_load_run_config(store: ItemConfigStore, backend: Backend) -> None:
+    store.put_settings("alice", UserSettings(name="Alice"))
+    store.put_agent(_agent("alice", skills=["writing", "search", "missing"], default_task_id="daily"))
+    store.put_task(Task(task_id="daily", agent_id="helper", owner="alice", context_prompt="daily"))
+    store.put_task(Task(task_id="other", agent_id="helper", owner="alice", context_prompt="other"))
+    store.put_skill(_skill("alice", "writing", "own"))
+    store.put_skill(_skill(GLOBAL_OWNER, "writing", "global"))
+    store.put_skill(_skill(GLOBAL_OWNER, "search"))
+    backend.calls.clear()
+
+    config = store.load_run_config("alice", "helper", None)
+    assert config.settings.name == "Alice"
+    assert config.task is not None and config.task.task_id == "daily"
+    assert [(s.name, s.content) for s in config.skills] == [("writing", "own"), ("search", "do it")]
+    assert store.load_run_config("alice", "helper", "other").task.context_prompt == "other"  # type: ignore[union-attr]
+    with pytest.raises(NotFound) as err:
+        store.load_run_config("alice", "helper", "nope")
+    assert err.value.field == "task_id"
+    if backend.name == "dynamo":  # batch reads only: the agent's skills and default task need a second
+        assert backend.calls == ["BatchGetItem"] * 5
+
+
+def test_load_run_config_is_one_batch_get(store: ItemConfigStore, backend: Backend) -> None:
+    store.put_agent(_agent("alice"))
+    store.put_task(Task(task_id="daily", agent_id="helper", owner="alice"))
+    backend.calls.clear()
+    config = store.load_run_config("alice", "helper", "daily")
+    assert config.settings == UserSettings()
+    assert config.task is not None and config.skills == []
+    if backend.name == "dynamo":
+        assert backend.calls == ["BatchGetItem"]
+
+
+def test_global_agent_uses_global_tasks_and_skills(store: ItemConfigStore) -> None:
+    store.put_agent(_agent(GLOBAL_OWNER, skills=["writing"]))
+    store.put_task(Task(task_id="t", agent_id="helper", owner=GLOBAL_OWNER, context_prompt="global"))
+    store.put_task(Task(task_id="t", agent_id="helper", owner="bob", context_prompt="bob's"))
+    store.put_skill(_skill(GLOBAL_OWNER, "writing", "global"))
+    store.put_skill(_skill("bob", "writing", "bob's"))
+    config = store.load_run_config("bob", "helper", "t")
+    assert config.task is not None and config.task.context_prompt == "global"
+    assert [s.content for s in config.skills] == ["global"]
