@@ -1,0 +1,47 @@
+"""The orchestrator on Step Functions: start the agent-run machine for a run, complete approval tasks."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from botocore.exceptions import BotoCoreError, ClientError
+
+from mneme.errors import OrchestratorUnavailable
+
+_NAME = re.compile(r"[^A-Za-z0-9_-]")
+
+
+def execution_name(run_id: str) -> str:
+    """Derived from the run id: starting the same run twice is answered by the existing execution."""
+    return ("run-" + _NAME.sub("-", run_id))[:80]
+
+
+class StepFunctionsOrchestrator:
+    def __init__(self, client: Any, state_machine_arn: str) -> None:
+        self._client = client
+        self._arn = state_machine_arn
+
+    def start(self, run_id: str, *, depth: int) -> str:
+        if not self._arn:
+            raise OrchestratorUnavailable("no state machine is configured")
+        payload = {"run_id": run_id, "depth": depth, "delegation_refused": False}
+        try:
+            response = self._client.start_execution(
+                stateMachineArn=self._arn, name=execution_name(run_id), input=json.dumps(payload)
+            )
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") == "ExecutionAlreadyExists":
+                arn = self._arn.replace(":stateMachine:", ":execution:") + ":" + execution_name(run_id)
+                return arn
+            raise OrchestratorUnavailable(f"the state machine could not start run {run_id}: {exc}") from exc
+        except BotoCoreError as exc:
+            raise OrchestratorUnavailable(f"the state machine could not start run {run_id}: {exc}") from exc
+        return str(response["executionArn"])
+
+    def resume(self, task_token: str, output: dict[str, Any]) -> None:
+        try:
+            self._client.send_task_success(taskToken=task_token, output=json.dumps(output))
+        except (ClientError, BotoCoreError) as exc:
+            raise OrchestratorUnavailable(f"the waiting run could not be resumed: {exc}") from exc

@@ -1,0 +1,54 @@
+"""The HTTP application: the routers, request validation, OpenAPI, and the one error mapping."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
+from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+
+from mneme import __version__
+from mneme.api import audit_routes, chat_routes, config_routes, memory_routes, run_routes
+from mneme.api.responses import JSON, from_error, from_validation, json_response
+from mneme.errors import MnemeError
+
+_SECURITY = {"jwt": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"}}
+PUBLIC_PATHS = frozenset({"/v1/health", "/v1/openapi.json"})
+MAX_BODY_BYTES = 1_000_000
+
+
+def create_app() -> APIGatewayHttpResolver:
+    app = APIGatewayHttpResolver(enable_validation=True)
+    for module in (config_routes, run_routes, chat_routes, memory_routes, audit_routes):
+        app.include_router(module.router)
+
+    @app.get("/v1/health", include_in_schema=True)
+    def health() -> dict[str, Any]:
+        return {"status": "ok", "version": __version__}
+
+    @app.get("/v1/openapi.json", include_in_schema=False)
+    def openapi() -> Response[str]:
+        return Response(200, JSON, openapi_document(app))
+
+    app.exception_handler(MnemeError)(from_error)
+    app.exception_handler(RequestValidationError)(from_validation)
+
+    @app.not_found
+    def not_found(_: Exception) -> Response[str]:
+        return json_response(404, {"error": "not_found", "message": "no such route"})
+
+    return app
+
+
+def openapi_document(app: APIGatewayHttpResolver) -> str:
+    schema = json.loads(
+        app.get_openapi_json_schema(
+            title="mneme",
+            version=__version__,
+            description="A serverless agent runtime: context assembly, long-term memory, delegation and audit.",
+            security_schemes=_SECURITY,  # type: ignore[arg-type]
+            security=[{"jwt": []}],
+        )
+    )
+    return json.dumps(schema, separators=(",", ":"))

@@ -1,0 +1,44 @@
+"""The one place that maps exceptions to HTTP responses (``{"error", "message"}``, SPEC §10)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+
+from mneme.errors import MnemeError
+
+JSON = "application/json"
+
+
+def json_response(status: int, body: Any, headers: dict[str, str] | None = None) -> Response[str]:
+    return Response(status, JSON, json.dumps(body, default=str, separators=(",", ":")), headers=headers)
+
+
+def no_content() -> Response[str]:
+    return Response(204, JSON, "")
+
+
+def from_error(error: MnemeError) -> Response[str]:
+    headers = {"Retry-After": "5"} if error.status in (429, 503) else None
+    return json_response(error.status, error.to_body(), headers)
+
+
+def _field(loc: Any) -> str:
+    parts = [str(part) for part in loc if part not in ("body", "query", "path", "header")]
+    return ".".join(parts) or "body"
+
+
+def from_validation(error: RequestValidationError) -> Response[str]:
+    """A request that fails validation is a 400 naming the failing field (never a 422 or a 500)."""
+    errors = error.errors()
+    first = errors[0] if errors else {"loc": ("body",), "msg": "invalid request", "type": "value_error"}
+    if first.get("type") == "json_invalid":
+        return json_response(400, {"error": "invalid_json", "message": "the body is not valid JSON", "field": "body"})
+    field = _field(first.get("loc", ()))
+    message = f"{field}: {first.get('msg', 'invalid value')}"
+    if len(errors) > 1:
+        message += f" (and {len(errors) - 1} more)"
+    return json_response(400, {"error": "invalid_input", "message": message, "field": field})

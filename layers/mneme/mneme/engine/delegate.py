@@ -1,0 +1,173 @@
+"""Delegation inside the run engine (SPEC §6): create child runs, and collect their results.
+
+Children always execute inside the state machine: the parent's step answers ``delegate`` with the child
+run ids; after the Map state, the parent's next step reads each child's outcome from the run store.
+"""
+
+from __future__ import annotations
+
+from mneme.context.tools import DELEGATE_TO_AGENT
+from mneme.delegation import resolve_target, sub_run_context
+from mneme.engine.session import RunSession
+from mneme.engine.state import LoopState, PendingCall
+from mneme.errors import AuditWriteFailed, DelegationRefused
+from mneme.models.chat import ChatMessage, TextMessage, ToolCallMessage, ToolResultMessage
+from mneme.models.common import GLOBAL_OWNER
+from mneme.models.run import Run, RunStatus
+
+
+def parent_conversation(session: RunSession) -> list[ChatMessage]:
+    """What the child inherits: the parent's history, its user message, and its turns so far."""
+    state = session.state
+    user = TextMessage(role="user", text=state.user_text)
+    return [*state.history, user, *state.turns]
+
+
+def _audit(session: RunSession, action: str, **detail: object) -> None:
+    try:
+        session.recorder.audit(action, [None], **detail)  # type: ignore[arg-type]
+    except AuditWriteFailed:
+        session.recorder.warning(f"the audit record of a {action} could not be written", **detail)
+
+
+def start_delegation(session: RunSession, call: ToolCallMessage) -> PendingCall | ToolResultMessage:
+    """Check the guards and create the child run; a refusal is a tool error the model sees."""
+    run, config = session.run, session.deps.config
+    reference = str(call.arguments.get("agent", ""))
+    try:
+        candidates = config.list_agents(run.user_id) + config.list_agents(GLOBAL_OWNER)
+        target = resolve_target(reference, caller=session.config.agent, candidates=candidates, depth=run.depth)
+    except DelegationRefused as exc:
+        _audit(
+            session,
+            "delegation_refused",
+            parent_run_id=run.run_id,
+            agent=reference,
+            depth=run.depth,
+            reason=exc.message,
+        )
+        session.recorder.event(
+            "tool_call", call_id=call.call_id, tool=call.tool, status="error", error=f"Error: {exc.message}"
+        )
+        return ToolResultMessage(
+            call_id=call.call_id,
+            tool=call.tool,
+            content=f"Error: {exc.message}",
+            status="error",
+            run_id=run.run_id,
+        )
+    task = call.arguments.get("task")
+    context = sub_run_context(
+        run,
+        parent_conversation(session),
+        agent_id=target.agent_id,
+        input=str(call.arguments["input"]),
+        task_id=str(task) if task else None,
+    )
+    now = session.deps.clock.now()
+    child = Run(
+        run_id=session.deps.ids(),
+        user_id=run.user_id,
+        agent_id=target.agent_id,
+        task_id=context.task_id,
+        chat_id=run.chat_id,
+        project_id=run.project_id,
+        session_id=run.session_id,
+        depth=context.depth,
+        parent_run_id=run.run_id,
+        root_run_id=context.root_run_id,
+        status=RunStatus.QUEUED,
+        input=context.input,
+        tool_approval=context.tool_approval,
+        created_at=now,
+        updated_at=now,
+    )
+    child_state = LoopState(
+        user_text=context.input,
+        is_admin=session.state.is_admin,
+        event_triggered=session.state.event_triggered,
+        history=list(context.history),
+    )
+    session.deps.runs.create_run(child)
+    session.deps.runs.save_checkpoint(child.run_id, child_state.model_dump(mode="json"))
+    run.children.append(child.run_id)
+    session.recorder.event(
+        "delegation_started",
+        call_id=call.call_id,
+        child_run_id=child.run_id,
+        agent_id=target.agent_id,
+        depth=child.depth,
+    )
+    _audit(
+        session,
+        "delegation",
+        parent_run_id=run.run_id,
+        child_run_id=child.run_id,
+        agent_id=target.agent_id,
+        depth=child.depth,
+        outcome="started",
+    )
+    return PendingCall(
+        call_id=call.call_id,
+        tool=DELEGATE_TO_AGENT,
+        arguments=call.arguments,
+        kind="delegation",
+        child_run_id=child.run_id,
+        child_agent_id=target.agent_id,
+    )
+
+
+def collect(
+    session: RunSession, pending: PendingCall, child: Run | None, *, refused_by_state_machine: bool
+) -> ToolResultMessage:
+    """The child's final text, or a tool error with the reason (never an empty success)."""
+    run = session.run
+    if refused_by_state_machine:
+        content, status, outcome = (
+            "Error: the delegation depth limit (5) was reached; no sub-agent was started",
+            "error",
+            "refused",
+        )
+        if child is not None and not child.status.finished:
+            child.status, child.error = RunStatus.CANCELLED, "refused by the state machine's depth guard"
+            session.deps.runs.update_run(child)
+    elif child is None:
+        content, status, outcome = "Error: the sub-agent run was lost", "error", "failed"
+    elif child.status is RunStatus.SUCCEEDED:
+        content, status, outcome = child.output or "", "success", "succeeded"
+        run.tree_usage = run.tree_usage + child.tree_usage
+    else:
+        reason = child.error or f"it ended as {child.status.value}"
+        content, status, outcome = (
+            f"Error: the sub-agent {child.agent_id!r} failed: {reason}",
+            "error",
+            "failed",
+        )
+        run.tree_usage = run.tree_usage + child.tree_usage
+    session.recorder.event(
+        "delegation_finished",
+        call_id=pending.call_id,
+        child_run_id=pending.child_run_id,
+        agent_id=pending.child_agent_id,
+        depth=run.depth + 1,
+        outcome=outcome,
+    )
+    session.recorder.event(
+        "tool_call",
+        call_id=pending.call_id,
+        tool=pending.tool,
+        status=status,
+        **({"error": content} if status == "error" else {}),
+    )
+    _audit(
+        session,
+        "delegation",
+        parent_run_id=run.run_id,
+        child_run_id=pending.child_run_id,
+        agent_id=pending.child_agent_id,
+        depth=run.depth + 1,
+        outcome=outcome,
+    )
+    return ToolResultMessage(
+        call_id=pending.call_id, tool=pending.tool, content=content, status=status, run_id=run.run_id
+    )

@@ -1,0 +1,79 @@
+"""The end of a run: success stores the turn in the chat and queues auto-write; failure writes nothing."""
+
+from __future__ import annotations
+
+from mneme.engine.session import RunSession
+from mneme.errors import Conflict, QueueUnavailable
+from mneme.memory.autowrite import plan_auto_write
+from mneme.models.chat import ChatMessage, TextMessage
+from mneme.models.run import RunStatus
+
+
+def succeed(session: RunSession, output: str) -> None:
+    run, state = session.run, session.state
+    run.status, run.output, run.error = RunStatus.SUCCEEDED, output, None
+    if run.depth == 0 and run.chat_id:
+        _store_turn(
+            session,
+            [
+                TextMessage(role="user", text=state.user_text, run_id=run.run_id, at=state.started_at),
+                *state.turns,
+                TextMessage(role="assistant", text=output, run_id=run.run_id, at=session.deps.clock.now()),
+            ],
+        )
+    plan = plan_auto_write(
+        state.policy,
+        session.scope,
+        run_id=run.run_id,
+        status=run.status,
+        user_input=state.user_text,
+        output=output,
+        injected_hit_ids=state.hit_ids,
+    )
+    for warning in plan.warnings:
+        session.recorder.warning(warning)
+    if plan.jobs:
+        try:
+            session.deps.queue.enqueue(plan.jobs)
+            session.recorder.event(
+                "memory_write_queued",
+                count=len(plan.jobs),
+                sources=[job.metadata.get("source") for job in plan.jobs],
+            )
+        except QueueUnavailable as exc:
+            session.recorder.warning(f"memory write could not be queued: {exc.message}")
+    session.recorder.event(
+        "completed",
+        status=run.status.value,
+        usage=run.usage.model_dump(),
+        tree_usage=run.tree_usage.model_dump(),
+    )
+
+
+def fail(session: RunSession, error: str) -> None:
+    """A failed run: a clear error, nothing written to memory or to the chat."""
+    run = session.run
+    run.status, run.error = RunStatus.FAILED, error
+    session.recorder.event("error", message=error)
+    session.recorder.event(
+        "completed",
+        status=run.status.value,
+        usage=run.usage.model_dump(),
+        tree_usage=run.tree_usage.model_dump(),
+    )
+
+
+def _store_turn(session: RunSession, messages: list[ChatMessage]) -> None:
+    """Append the run's messages once: a retried step finds them stored and does nothing."""
+    chats, run = session.deps.chats, session.run
+    expected = session.state.chat_message_count
+    for _ in range(3):
+        try:
+            chats.append_messages(run.user_id, run.chat_id or "", messages, expected_count=expected)
+            return
+        except Conflict:
+            chat = chats.get_chat(run.user_id, run.chat_id or "")
+            if chat is None or any(m.run_id == run.run_id for m in chat.messages[expected:]):
+                return
+            expected = len(chat.messages)
+    session.recorder.warning("the chat changed concurrently; this turn was not stored in it")

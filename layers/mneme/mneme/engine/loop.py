@@ -1,0 +1,215 @@
+"""The tool loop of one run (SPEC §3–§8): model call → tool calls → model call … → final answer.
+
+It stops early with an outcome when the run must wait: ``delegate`` (children to run in the state machine),
+``await_approval`` (a person decides), or ``continue`` (the fast path's time budget is spent).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from mneme.context.assembler import ContextInput, assemble
+from mneme.context.tools import DELEGATE_TO_AGENT
+from mneme.delegation import can_offer_delegation
+from mneme.engine import delegate, finish, tool_exec
+from mneme.engine.session import RunSession
+from mneme.engine.state import Outcome, PendingCall
+from mneme.errors import RunAborted
+from mneme.limits import MAX_IDENTICAL_TOOL_CALLS, MAX_TOOL_CALLS_PER_RUN
+from mneme.models.chat import ChatMessage, TextMessage, ToolCallMessage, ToolResultMessage
+from mneme.models.run import RunStatus
+
+
+def context_input(session: RunSession) -> ContextInput:
+    state, config, run = session.state, session.config, session.run
+    agent = config.agent
+    return ContextInput(
+        model=agent.model,
+        now=state.started_at or session.deps.clock.now(),
+        user_text=state.user_text,
+        user_id=run.user_id,
+        user_settings=config.settings,
+        chat_id=run.chat_id,
+        project_id=run.project_id,
+        task_context=config.task.context_prompt if config.task else "",
+        depth=run.depth,
+        agent_label=agent.label,
+        skills=[config.skills[name] for name in agent.skills if name in config.skills],
+        reattached_skill_blocks=state.reattached_skills,
+        enabled_tools=enabled_tools(session),
+        external_tools=agent.external_tools,
+        allow_delegation=can_offer_delegation(agent, run.depth),
+        history=state.history,
+        continuation=state.turns,
+        memory_hits=state.hits,
+    )
+
+
+def enabled_tools(session: RunSession) -> list[str]:
+    """The agent's internal tools the policy allows (memory writes only when the policy enables them)."""
+    policy = session.state.policy
+    gates = {
+        "memory-search": True,
+        "memory-write": policy.allow_tool_write,
+        "memory-update": policy.allow_tool_write,
+        "memory-delete": policy.allow_tool_delete,
+        DELEGATE_TO_AGENT: True,
+    }
+    return [tool for tool in session.config.agent.tools if gates.get(tool, False)]
+
+
+def advance(session: RunSession) -> Outcome:
+    """Run the loop until the run is done or must wait."""
+    state, run = session.state, session.run
+    run.status = RunStatus.RUNNING
+    while True:
+        outcome = _resolve_pending(session)
+        if outcome is not None:
+            return outcome
+        if session.deadline is not None and session.deps.monotonic() > session.deadline:
+            return "continue"
+        assembled = assemble(context_input(session))
+        for warning in assembled.warnings:
+            session.recorder.warning(warning)
+        seq = session.recorder.request(assembled.request)
+        session.recorder.event(
+            "context_built",
+            request_seq=seq,
+            blocks=assembled.block_sizes,
+            cache_points=assembled.cache_points,
+            tools=list(assembled.offered_tools),
+        )
+        response = session.deps.models.client_for(session.config.agent.model).converse(assembled.request)
+        state.model_calls += 1
+        run.usage = run.usage + response.usage
+        run.tree_usage = run.tree_usage + response.usage
+        session.recorder.event(
+            "model_call", request_seq=seq, stop_reason=response.stop_reason, usage=response.usage.model_dump()
+        )
+        if not response.tool_uses:
+            finish.succeed(session, response.text)
+            return "done"
+        calls = _record_assistant_turn(session, response.text, response.tool_uses)
+        for call in calls:
+            _handle_call(session, call, assembled.offered_tools)
+
+
+def _record_assistant_turn(session: RunSession, text: str, tool_uses: list[dict[str, Any]]) -> list[ToolCallMessage]:
+    run_id = session.run.run_id
+    turn: list[ChatMessage] = [TextMessage(role="assistant", text=text, run_id=run_id)] if text.strip() else []
+    calls = [
+        ToolCallMessage(call_id=use["toolUseId"], tool=use["name"], arguments=use.get("input") or {}, run_id=run_id)
+        for use in tool_uses
+    ]
+    session.state.turns += [*turn, *calls]
+    session.state.call_order = [call.call_id for call in calls]
+    return calls
+
+
+def _count(session: RunSession, call: ToolCallMessage) -> None:
+    """Limits of SPEC §8: 50 tool calls per run; the same call repeated more than 3 times aborts."""
+    state = session.state
+    state.tool_calls += 1
+    if state.tool_calls > MAX_TOOL_CALLS_PER_RUN:
+        raise RunAborted(f"the run made more than {MAX_TOOL_CALLS_PER_RUN} tool calls")
+    signature = call.tool + ":" + json.dumps(call.arguments, sort_keys=True, default=str)
+    state.call_counts[signature] = state.call_counts.get(signature, 0) + 1
+    if state.call_counts[signature] > MAX_IDENTICAL_TOOL_CALLS:
+        raise RunAborted(f"the same {call.tool} call was repeated more than {MAX_IDENTICAL_TOOL_CALLS} times")
+
+
+def _handle_call(session: RunSession, call: ToolCallMessage, offered: tuple[str, ...]) -> None:
+    _count(session, call)
+    session.recorder.event("tool_call", call_id=call.call_id, tool=call.tool, status="requested")
+    mode = session.run.tool_approval
+    if call.tool not in offered:
+        _ready(session, _error(session, call, f"tool {call.tool!r} is not available to this agent"))
+    elif mode == "denied":
+        _ready(session, _error(session, call, "tool calls are denied for this run"))
+    elif mode == "prompt" and call.tool not in session.state.always_allowed:
+        session.state.pending.append(
+            PendingCall(call_id=call.call_id, tool=call.tool, arguments=call.arguments, kind="approval")
+        )
+    else:
+        _run_call(session, call)
+
+
+def _run_call(session: RunSession, call: ToolCallMessage) -> None:
+    if call.tool == DELEGATE_TO_AGENT:
+        started = delegate.start_delegation(session, call)
+        if isinstance(started, PendingCall):
+            session.state.pending.append(started)
+        else:
+            _ready(session, started)
+    else:
+        _ready(session, tool_exec.execute(session, call))
+
+
+def _error(session: RunSession, call: ToolCallMessage, message: str) -> ToolResultMessage:
+    session.recorder.event("tool_call", call_id=call.call_id, tool=call.tool, status="error", error=f"Error: {message}")
+    return ToolResultMessage(
+        call_id=call.call_id,
+        tool=call.tool,
+        content=f"Error: {message}",
+        status="error",
+        run_id=session.run.run_id,
+    )
+
+
+def _ready(session: RunSession, result: ToolResultMessage) -> None:
+    session.state.ready[result.call_id] = result
+
+
+def _resolve_pending(session: RunSession) -> Outcome | None:
+    """Settle decided approvals and finished children; answer an outcome while something still waits."""
+    state = session.state
+    refused = bool(state.extra.pop("delegation_refused", False))
+    still: list[PendingCall] = []
+    for pending in list(state.pending):
+        if pending.kind == "delegation":
+            child = session.deps.runs.get_run(pending.child_run_id or "")
+            if refused or child is None or child.status.finished:
+                _ready(session, delegate.collect(session, pending, child, refused_by_state_machine=refused))
+            else:
+                still.append(pending)
+        elif pending.decision is None:
+            still.append(pending)
+        elif pending.decision == "deny":
+            call = ToolCallMessage(call_id=pending.call_id, tool=pending.tool, arguments=pending.arguments)
+            _ready(session, _error(session, call, "a person denied this tool call"))
+        else:
+            if pending.decision == "always" and pending.tool not in state.always_allowed:
+                state.always_allowed.append(pending.tool)
+            state.pending = [p for p in state.pending if p is not pending]
+            _run_call(
+                session,
+                ToolCallMessage(
+                    call_id=pending.call_id,
+                    tool=pending.tool,
+                    arguments=pending.arguments,
+                    run_id=session.run.run_id,
+                ),
+            )
+            return _resolve_pending(session)
+    state.pending = still
+    if any(p.kind == "approval" for p in still):
+        session.run.status = RunStatus.WAITING_APPROVAL
+        reported: list[str] = state.extra.setdefault("approval_reported", [])
+        waiting: list[dict[str, Any]] = [
+            {"call_id": p.call_id, "tool": p.tool, "arguments": p.arguments}
+            for p in still
+            if p.kind == "approval" and p.call_id not in reported
+        ]
+        if waiting:
+            reported += [call["call_id"] for call in waiting]
+            session.recorder.event("approval_requested", calls=waiting)
+        return "await_approval"
+    if still:
+        session.children = [{"run_id": p.child_run_id, "depth": session.run.depth + 1} for p in still]
+        return "delegate"
+    if state.call_order:
+        state.turns += [state.ready.pop(call_id) for call_id in state.call_order if call_id in state.ready]
+        state.call_order = []
+        state.ready = {}
+    return None

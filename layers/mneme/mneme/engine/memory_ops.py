@@ -1,0 +1,175 @@
+"""Memory reads and tool writes over the ports, with their audit records (SPEC §5, §9).
+
+Every read path goes through :func:`search`: denied namespaces are audited, the store is searched with the
+filter inside the k-NN query, the hits are ranked, and the ``read`` records are written **before** the hits
+are returned — if that write fails, the hits are never used (AuditWriteFailed propagates).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from mneme.errors import AuditWriteFailed, MemoryUnavailable, NotFound
+from mneme.memory.access import Denial, ReadAccess
+from mneme.memory.namespaces import matches
+from mneme.memory.ranking import k_for, rank
+from mneme.models.audit import AuditAction, AuditRecord
+from mneme.models.memory import MemoryDocument, MemoryHit
+from mneme.ports import AuditLog, Clock, Embedder, MemoryStore
+
+RecordFactory = Callable[..., list[AuditRecord]]
+
+
+@dataclass(frozen=True)
+class Ranking:
+    top_k: int
+    min_score: float
+    relative_cutoff: float
+
+
+@dataclass(frozen=True)
+class MemoryPorts:
+    store: MemoryStore | None
+    embedder: Embedder | None
+    audit: AuditLog
+    clock: Clock
+    rules: Sequence[Any] = ()
+    recency_decay: float = 0.05
+
+    def require(self) -> tuple[MemoryStore, Embedder]:
+        if self.store is None or self.embedder is None:
+            raise MemoryUnavailable("long-term memory is not configured")
+        return self.store, self.embedder
+
+    def embed_one(self, text: str) -> list[float]:
+        _, embedder = self.require()
+        vectors = embedder.embed([text])
+        return vectors[0]
+
+
+def denial_records(records: RecordFactory, denied: Sequence[Denial], via: str) -> list[AuditRecord]:
+    out: list[AuditRecord] = []
+    for denial in denied:
+        out += records("denied", [denial.namespace], via=via, reason=denial.reason)
+    return out
+
+
+def search(
+    ports: MemoryPorts,
+    records: RecordFactory,
+    access: ReadAccess,
+    query: str,
+    ranking: Ranking,
+    *,
+    via: str,
+    vector: Sequence[float] | None = None,
+) -> list[MemoryHit]:
+    """Search the granted namespaces; audit denials and reads; return the ranked hits.
+
+    Raises MemoryUnavailable when the store or embeddings fail, AuditWriteFailed when the audit fails.
+    """
+    pending = denial_records(records, access.denied, via)
+    try:
+        if access.empty:
+            return []
+        store, _ = ports.require()
+        query_vector = list(vector) if vector is not None else ports.embed_one(query)
+        now = ports.clock.now()
+        candidates = store.search(query_vector, list(access.allowed), k_for(ranking.top_k), now=now)
+        hits = rank(
+            candidates,
+            now=now,
+            top_k=ranking.top_k,
+            min_score=ranking.min_score,
+            relative_cutoff=ranking.relative_cutoff,
+            rules=ports.rules,
+            recency_decay=ports.recency_decay,
+        )
+        for namespace in access.allowed:
+            count = sum(1 for hit in hits if matches(namespace, hit.namespace))
+            pending += records("read", [namespace], via=via, hits=count, top_k=ranking.top_k)
+        to_write, pending = pending, []
+        _append(ports.audit, to_write)
+        return hits
+    finally:
+        if pending:  # the search failed or found no namespace: the denials are still recorded
+            _append(ports.audit, pending)
+
+
+def _append(audit: AuditLog, records: list[AuditRecord]) -> None:
+    if records:
+        audit.append(records)
+
+
+def audited_write(
+    ports: MemoryPorts,
+    records: RecordFactory,
+    action: AuditAction,
+    namespace: str,
+    operation: Callable[[], Any],
+    **detail: Any,
+) -> Any:
+    """Run a memory write / update / delete and audit it; the audit failing fails the call (fail closed)."""
+    result = operation()
+    _append(ports.audit, records(action, [namespace], **detail))
+    return result
+
+
+def new_document(
+    doc_id: str,
+    namespace: str,
+    owner: str,
+    content: str,
+    *,
+    clock: Clock,
+    tags: Sequence[str] = (),
+    metadata: dict[str, Any] | None = None,
+    derived_from: Sequence[str] = (),
+    ttl_seconds: int | None = None,
+) -> MemoryDocument:
+    import hashlib
+
+    now = clock.now()
+    return MemoryDocument(
+        id=doc_id,
+        namespace=namespace,
+        owner_user_id=owner,
+        content=content,
+        content_hash=hashlib.sha256(content.encode()).hexdigest(),
+        tags=list(tags),
+        metadata=metadata or {},
+        derived_from=list(derived_from),
+        created_at=now,
+        updated_at=now,
+        expires_at=now + timedelta(seconds=ttl_seconds) if ttl_seconds else None,
+    )
+
+
+def write_documents(ports: MemoryPorts, documents: Sequence[MemoryDocument]) -> list[str]:
+    store, embedder = ports.require()
+    vectors = embedder.embed([doc.content for doc in documents])
+    return store.put(list(zip(documents, vectors, strict=True)))
+
+
+def require_document(ports: MemoryPorts, doc_id: str, namespace: str) -> MemoryDocument:
+    store, _ = ports.require()
+    document = store.get(doc_id, namespace)
+    if document is None or document.deleted:
+        raise NotFound(f"no memory entry {doc_id!r} in {namespace!r}")
+    return document
+
+
+__all__ = [
+    "AuditWriteFailed",
+    "MemoryPorts",
+    "Ranking",
+    "audited_write",
+    "denial_records",
+    "new_document",
+    "require_document",
+    "search",
+    "write_documents",
+]

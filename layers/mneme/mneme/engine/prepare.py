@@ -1,0 +1,90 @@
+"""Prepare a run before its first model call: history (rolling summary), policy, memory auto-inject."""
+
+from __future__ import annotations
+
+from mneme.engine import memory_ops
+from mneme.engine.session import RunSession
+from mneme.errors import AuditWriteFailed, MemoryUnavailable, StoreUnavailable
+from mneme.history import compress
+from mneme.memory.access import auto_inject_access
+from mneme.memory.policy import apply_run_overrides, merge_policies
+from mneme.models.chat import Chat
+
+
+def prepare(session: RunSession, *, chat: Chat | None, memory_enabled: bool | None, top_k: int | None) -> None:
+    """Fill the loop state of a new run (a master with its chat, or a child with its inherited history)."""
+    state, run, config = session.state, session.run, session.config
+    state.started_at = state.started_at or session.deps.clock.now()
+    state.policy = apply_run_overrides(
+        merge_policies(config.agent.memory_policy, config.task.memory_policy if config.task else None),
+        enabled=memory_enabled,
+        top_k=top_k,
+    )
+    if chat is not None:
+        _chat_history(session, chat)
+    session.recorder.event(
+        "run_started",
+        agent_id=run.agent_id,
+        task_id=run.task_id,
+        depth=run.depth,
+        parent_run_id=run.parent_run_id,
+        chat_id=run.chat_id,
+    )
+    _auto_inject(session)
+    state.initialized = True
+
+
+def _chat_history(session: RunSession, chat: Chat) -> None:
+    settings, state = session.deps.settings, session.state
+    view = compress(
+        chat.messages,
+        summary=chat.summary,
+        covers=chat.summary_covers,
+        summarizer=session.deps.summarizer or _NoSummarizer(),
+        skills=session.config.skills,
+        trigger_tokens=settings.summary_trigger_tokens,
+        trigger_messages=settings.summary_trigger_messages,
+    )
+    if view.warning:
+        session.recorder.warning(view.warning)
+    if view.changed and view.new_summary is not None:
+        try:
+            session.deps.chats.set_summary(chat.user_id, chat.chat_id, view.new_summary, view.new_covers)
+        except StoreUnavailable:
+            session.recorder.warning("the new chat summary could not be stored; it is recomputed next time")
+    state.history = list(view.messages)
+    state.reattached_skills = list(view.reattached_skill_blocks)
+    state.chat_message_count = len(chat.messages)
+
+
+class _NoSummarizer:
+    def summarize(self, previous_summary: str | None, messages: object) -> str:
+        raise MemoryUnavailable("no summarizer is configured")
+
+
+def _auto_inject(session: RunSession) -> None:
+    """Query = the raw user text; the security filter; the read audited before the hits are used."""
+    state = session.state
+    access = auto_inject_access(state.policy, session.scope)
+    for warning in access.warnings:
+        session.recorder.warning(warning)
+    if not access.allowed and not access.denied:
+        return
+    try:
+        hits = memory_ops.search(
+            session.memory, session.records, access, state.user_text, session.ranking, via="auto_inject"
+        )
+    except MemoryUnavailable as exc:
+        session.recorder.warning(f"memory unavailable, the run continues without it: {exc.message}")
+        return
+    except AuditWriteFailed:
+        session.recorder.warning("the memory read could not be audited, so its hits are not used")
+        return
+    state.hits = hits
+    session.recorder.event(
+        "memory_hits",
+        via="auto_inject",
+        count=len(hits),
+        namespaces=list(access.allowed),
+        hits=[{"id": h.id, "namespace": h.namespace, "relevance": round(h.relevance, 4)} for h in hits],
+    )

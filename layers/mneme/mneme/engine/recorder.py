@@ -1,0 +1,75 @@
+"""Run events, recorded model requests and audit records of one run.
+
+Events and requests are buffered and written in one batch at the end of a step (fewer round trips);
+audit records are written at once, because a memory read may only be used after its record exists.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mneme.engine.deps import Deps
+from mneme.engine.state import LoopState
+from mneme.models.audit import AuditAction, AuditRecord
+from mneme.models.run import EventType, Run, RunEvent
+
+
+class Recorder:
+    def __init__(self, deps: Deps, run: Run, state: LoopState) -> None:
+        self._deps = deps
+        self.run = run
+        self._state = state
+        self._events: list[RunEvent] = []
+        self._requests: list[tuple[int, dict[str, Any]]] = []
+
+    def event(self, type_: EventType, **data: Any) -> RunEvent:
+        self._state.event_seq += 1
+        event = RunEvent(seq=self._state.event_seq, type=type_, at=self._deps.clock.now(), data=data)
+        self._events.append(event)
+        return event
+
+    def warning(self, message: str, **data: Any) -> None:
+        self.event("warning", message=message, **data)
+
+    def request(self, request: dict[str, Any]) -> int:
+        self._state.request_seq += 1
+        self._requests.append((self._state.request_seq, request))
+        return self._state.request_seq
+
+    def audit_records(self, action: AuditAction, namespaces: list[str | None], **detail: Any) -> list[AuditRecord]:
+        now = self._deps.clock.now()
+        run = self.run
+        return [
+            AuditRecord(
+                at=now,
+                action=action,
+                user_id=run.user_id,
+                namespace=namespace,
+                run_id=run.run_id,
+                root_run_id=run.root_run_id,
+                agent_id=run.agent_id,
+                task_id=run.task_id,
+                depth=run.depth,
+                detail=dict(detail),
+            )
+            for namespace in namespaces
+        ]
+
+    def audit(self, action: AuditAction, namespaces: list[str | None], **detail: Any) -> None:
+        """Write audit records now; raises AuditWriteFailed (callers fail closed)."""
+        records = self.audit_records(action, namespaces, **detail)
+        if records:
+            self._deps.audit.append(records)
+
+    def pending_events(self) -> list[RunEvent]:
+        """Events not yet written (the preview reads its warnings here and never writes them)."""
+        return list(self._events)
+
+    def flush(self) -> None:
+        """Write buffered requests and events (idempotent per seq: a retried step rewrites the same items)."""
+        for seq, request in self._requests:
+            self._deps.runs.put_request(self.run.run_id, seq, request)
+        self._requests.clear()
+        if self._events:
+            self._deps.runs.append_events(self.run.run_id, self._events)
+            self._events.clear()

@@ -1,0 +1,59 @@
+"""Everything one step of one run works with, bundled (built at the start of each step)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from mneme.engine.config_load import RunConfig
+from mneme.engine.deps import Deps
+from mneme.engine.memory_ops import MemoryPorts, Ranking
+from mneme.engine.recorder import Recorder
+from mneme.engine.state import LoopState
+from mneme.memory.policy import MemoryScope
+from mneme.models.audit import AuditRecord
+from mneme.models.run import Run
+
+
+@dataclass
+class RunSession:
+    deps: Deps
+    run: Run
+    state: LoopState
+    config: RunConfig
+    recorder: Recorder
+    deadline: float | None = None  # monotonic time after which the fast path hands off
+    children: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def scope(self) -> MemoryScope:
+        run = self.run
+        return MemoryScope(
+            user_id=run.user_id,
+            is_admin=self.state.is_admin,
+            chat_id=run.chat_id,
+            project_id=run.project_id,
+            agent_id=run.agent_id,
+            task_id=run.task_id,
+            session_id=run.session_id,
+        )
+
+    @property
+    def memory(self) -> MemoryPorts:
+        settings = self.deps.settings
+        return MemoryPorts(
+            store=self.deps.memory,
+            embedder=self.deps.embedder,
+            audit=self.deps.audit,
+            clock=self.deps.clock,
+            rules=settings.namespace_rules,
+            recency_decay=settings.recency_decay,
+        )
+
+    @property
+    def ranking(self) -> Ranking:
+        policy = self.state.policy
+        return Ranking(top_k=policy.top_k, min_score=policy.min_score, relative_cutoff=policy.relative_cutoff)
+
+    def records(self, action: Any, namespaces: list[str | None], **detail: Any) -> list[AuditRecord]:
+        return self.recorder.audit_records(action, namespaces, **detail)

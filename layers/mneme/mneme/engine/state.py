@@ -1,0 +1,60 @@
+"""The checkpointed loop state of a run: what survives between steps (stored in the run store).
+
+Only ids, depth and small fields travel through Step Functions; this state lives in the run store.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from mneme.models.chat import ChatMessage, ToolResultMessage
+from mneme.models.memory import MemoryHit
+from mneme.models.policy import ResolvedPolicy
+
+Outcome = Literal["done", "delegate", "await_approval", "continue"]
+
+
+class PendingCall(BaseModel):
+    """A tool call that waits: for a person's decision, or for a delegated child run."""
+
+    call_id: str
+    tool: str
+    arguments: dict[str, Any] = {}
+    kind: Literal["approval", "delegation"]
+    child_run_id: str | None = None
+    child_agent_id: str | None = None
+    decision: Literal["once", "always", "deny"] | None = None
+
+
+class LoopState(BaseModel):
+    """Everything the loop needs to resume."""
+
+    initialized: bool = False  # False for a child created by its parent: its first step prepares it
+    started_at: datetime | None = None  # the date/time shown in the suffix, fixed for the whole run
+    user_text: str  # the raw input (the delegation input for a sub-agent), never the suffix
+    is_admin: bool = False
+    event_triggered: bool = False
+    history: list[ChatMessage] = []  # what the model sees before the current message (after the summary)
+    reattached_skills: list[str] = []
+    chat_message_count: int = 0  # stored chat messages when the run started (masters)
+    hits: list[MemoryHit] = []  # auto-injected hits, shown in the suffix of every call of the run
+    policy: ResolvedPolicy = ResolvedPolicy()
+    turns: list[ChatMessage] = []  # this run's own messages after the user message
+    tool_calls: int = 0
+    call_counts: dict[str, int] = {}
+    model_calls: int = 0
+    call_order: list[str] = []  # the tool calls of the current assistant turn, in order
+    ready: dict[str, ToolResultMessage] = {}  # results of the current turn not yet appended
+    pending: list[PendingCall] = []
+    always_allowed: list[str] = []
+    event_seq: int = 0
+    request_seq: int = 0
+    task_token: str | None = None
+    extra: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def hit_ids(self) -> list[str]:
+        return [hit.id for hit in self.hits]

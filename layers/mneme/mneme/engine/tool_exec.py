@@ -1,0 +1,195 @@
+"""Ordinary tool calls: the memory tools, activate_skill and external Lambda tools (SPEC §4, §5.4, §8).
+
+Every failure becomes a tool error the model sees; denials are audited.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from mneme.context.tools import ACTIVATE_SKILL, INTERNAL_TOOL_SPECS
+from mneme.engine import memory_ops
+from mneme.engine.session import RunSession
+from mneme.engine.tool_args import validate_arguments
+from mneme.errors import AuditWriteFailed, MnemeError, ToolError
+from mneme.memory.access import MemoryToolDenied, tool_search_access, tool_write_access
+from mneme.memory.ranking import k_for
+from mneme.models.chat import ToolCallMessage, ToolResultMessage
+from mneme.skills import activate_skill, skill_name_argument
+
+
+def execute(session: RunSession, call: ToolCallMessage) -> ToolResultMessage:
+    """Run one tool call and return its result message (never raises for tool-level failures)."""
+    try:
+        content = _dispatch(session, call)
+        status = "success"
+    except MemoryToolDenied as exc:
+        _audit_denial(session, exc)
+        content, status = f"Error: {exc.message}", "error"
+    except MnemeError as exc:  # memory down, not found, invalid arguments, a failing tool: the model is told
+        content, status = f"Error: {exc.message}", "error"
+    session.recorder.event(
+        "tool_call",
+        call_id=call.call_id,
+        tool=call.tool,
+        status=status,
+        **({"error": content} if status == "error" else {}),
+    )
+    return ToolResultMessage(
+        call_id=call.call_id, tool=call.tool, content=content, status=status, run_id=session.run.run_id
+    )
+
+
+def _audit_denial(session: RunSession, exc: MemoryToolDenied) -> None:
+    try:
+        session.recorder.audit("denied", [exc.denial.namespace], via="tool", reason=exc.denial.reason)
+    except AuditWriteFailed:
+        session.recorder.warning("an audit record of a denied namespace could not be written")
+
+
+def _dispatch(session: RunSession, call: ToolCallMessage) -> str:
+    external = {tool.name: tool for tool in session.config.agent.external_tools}
+    if call.tool in external:
+        tool = external[call.tool]
+        args = validate_arguments(call.tool, tool.input_schema, call.arguments)
+        return _external(session, tool.function_arn, call, args)
+    definition = INTERNAL_TOOL_SPECS.get(call.tool)
+    if definition is None:
+        raise ToolError(f"unknown tool {call.tool!r}")
+    args = validate_arguments(call.tool, definition.input_schema, call.arguments)
+    if call.tool == ACTIVATE_SKILL:
+        return activate_skill(skill_name_argument(args), session.config.skills)
+    handlers = {
+        "memory-search": _memory_search,
+        "memory-write": _memory_write,
+        "memory-update": _memory_update,
+        "memory-delete": _memory_delete,
+    }
+    if call.tool not in handlers:
+        raise ToolError(f"tool {call.tool!r} cannot be called here")
+    return handlers[call.tool](session, args)
+
+
+def _external(session: RunSession, function_arn: str, call: ToolCallMessage, args: dict[str, Any]) -> str:
+    run = session.run
+    payload = {
+        "tool": call.tool,
+        "arguments": args,
+        "call_id": call.call_id,
+        "user_id": run.user_id,
+        "run_id": run.run_id,
+        "root_run_id": run.root_run_id,
+        "agent_id": run.agent_id,
+        "chat_id": run.chat_id,
+        "project_id": run.project_id,
+        "session_id": run.session_id,
+        "depth": run.depth,
+    }
+    try:
+        result = session.deps.tools.invoke(function_arn, payload)
+    except MnemeError as exc:
+        raise ToolError(f"{call.tool} failed: {exc.message}") from exc
+    return result if isinstance(result, str) else json.dumps(result, ensure_ascii=False, default=str)
+
+
+def _memory_search(session: RunSession, args: dict[str, Any]) -> str:
+    access = tool_search_access(session.state.policy, session.scope, args.get("namespaces") or None)
+    if access.empty:
+        memory_ops.search(session.memory, session.records, access, "", session.ranking, via="tool")
+        return access.message or "No authorized namespace was found."
+    top_k = int(args.get("top_k") or session.state.policy.top_k)
+    ranking = memory_ops.Ranking(top_k, session.ranking.min_score, session.ranking.relative_cutoff)
+    hits = memory_ops.search(session.memory, session.records, access, args["query"], ranking, via="tool")
+    session.recorder.event("memory_hits", via="tool", count=len(hits), namespaces=list(access.allowed), k=k_for(top_k))
+    if not hits:
+        return "No matching memory entries."
+    return json.dumps(
+        [
+            {
+                "id": h.id,
+                "namespace": h.namespace,
+                "content": h.content,
+                "stored_on": h.created_at.date().isoformat(),
+                "relevance": round(h.relevance, 4),
+            }
+            for h in hits
+        ],
+        ensure_ascii=False,
+    )
+
+
+def _memory_write(session: RunSession, args: dict[str, Any]) -> str:
+    target = tool_write_access(session.state.policy, session.scope, "write", args.get("namespace"))
+    run = session.run
+    owner = "" if target.startswith("vector.global.") else run.user_id
+    document = memory_ops.new_document(
+        session.deps.ids(),
+        target,
+        owner,
+        args["content"],
+        clock=session.deps.clock,
+        tags=args.get("tags") or (),
+        metadata={
+            "source": "tool",
+            "agent_id": run.agent_id,
+            "task_id": run.task_id,
+            "chat_id": run.chat_id,
+            "user_id": run.user_id,
+            "session_id": run.session_id,
+            "run_id": run.run_id,
+        },
+        ttl_seconds=args.get("ttl_seconds"),
+    )
+    ids = memory_ops.audited_write(
+        session.memory,
+        session.records,
+        "write",
+        target,
+        lambda: memory_ops.write_documents(session.memory, [document]),
+        via="tool",
+    )
+    return json.dumps({"id": ids[0], "namespace": target})
+
+
+def _memory_update(session: RunSession, args: dict[str, Any]) -> str:
+    target = tool_write_access(session.state.policy, session.scope, "update", args["namespace"])
+    ports = session.memory
+    memory_ops.require_document(ports, args["id"], target)
+    content = args.get("content")
+    vector = ports.embed_one(content) if content else None
+    store, _ = ports.require()
+    memory_ops.audited_write(
+        ports,
+        session.records,
+        "update",
+        target,
+        lambda: store.update(
+            args["id"],
+            target,
+            content=content,
+            tags=args.get("tags"),
+            vector=vector,
+            now=session.deps.clock.now(),
+        ),
+        via="tool",
+        id=args["id"],
+    )
+    return json.dumps({"id": args["id"], "namespace": target, "updated": True})
+
+
+def _memory_delete(session: RunSession, args: dict[str, Any]) -> str:
+    target = tool_write_access(session.state.policy, session.scope, "delete", args["namespace"])
+    ports = session.memory
+    memory_ops.require_document(ports, args["id"], target)
+    store, _ = ports.require()
+    ids = memory_ops.audited_write(
+        ports,
+        session.records,
+        "delete",
+        target,
+        lambda: store.soft_delete(args["id"], target, now=session.deps.clock.now()),
+        via="tool",
+        id=args["id"],
+    )
+    return json.dumps({"deleted": ids})

@@ -1,0 +1,112 @@
+"""The memory writer (SQS consumer, SPEC §1, §5.5): batch embedding + bulk indexing, partial failures.
+
+A job's document id is its deterministic ``job_id`` and identical content in a namespace is refreshed, so a
+redelivered message never duplicates a memory. Only the items that failed are reported back to SQS.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from mneme.engine import memory_ops
+from mneme.errors import MnemeError
+from mneme.models.audit import AuditRecord
+from mneme.ports import AuditLog, Clock, Embedder, MemoryStore, MemoryWriteJob
+
+
+@dataclass(frozen=True)
+class WriterPorts:
+    store: MemoryStore | None
+    embedder: Embedder | None
+    audit: AuditLog
+    clock: Clock
+
+
+def parse_job(body: str) -> MemoryWriteJob:
+    data: dict[str, Any] = json.loads(body)
+    return MemoryWriteJob(**data)
+
+
+def write_batch(ports: WriterPorts, records: Sequence[dict[str, Any]]) -> dict[str, list[dict[str, str]]]:
+    """Process SQS records; answer ``{"batchItemFailures": [...]}`` with the ids of the failed messages."""
+    failures: list[str] = []
+    jobs: list[tuple[str, MemoryWriteJob]] = []
+    for record in records:
+        try:
+            jobs.append((record["messageId"], parse_job(record["body"])))
+        except (KeyError, TypeError, ValueError):
+            failures.append(str(record.get("messageId", "")))
+    if jobs:
+        failures += _write(ports, jobs)
+    return {"batchItemFailures": [{"itemIdentifier": message_id} for message_id in failures if message_id]}
+
+
+def _document(ports: WriterPorts, job: MemoryWriteJob) -> Any:
+    return memory_ops.new_document(
+        job.job_id,
+        job.namespace,
+        job.owner_user_id,
+        job.content,
+        clock=ports.clock,
+        tags=job.tags,
+        metadata=job.metadata,
+        derived_from=job.derived_from,
+        ttl_seconds=job.ttl_seconds,
+    )
+
+
+def _write(ports: WriterPorts, jobs: list[tuple[str, MemoryWriteJob]]) -> list[str]:
+    if ports.store is None or ports.embedder is None:
+        return [message_id for message_id, _ in jobs]  # stays queued (then the DLQ), never dropped
+    documents = [_document(ports, job) for _, job in jobs]
+    try:
+        vectors = ports.embedder.embed([doc.content for doc in documents])
+        ports.store.put(list(zip(documents, vectors, strict=True)))
+        written = jobs
+        failed: list[str] = []
+    except MnemeError:
+        written, failed = _one_by_one(ports, jobs)
+    try:
+        _audit(ports, [job for _, job in written])
+    except MnemeError:
+        return failed + [message_id for message_id, _ in written]  # retried: the store refreshes, no duplicate
+    return failed
+
+
+def _one_by_one(
+    ports: WriterPorts, jobs: list[tuple[str, MemoryWriteJob]]
+) -> tuple[list[tuple[str, MemoryWriteJob]], list[str]]:
+    assert ports.store is not None and ports.embedder is not None
+    written: list[tuple[str, MemoryWriteJob]] = []
+    failed: list[str] = []
+    for message_id, job in jobs:
+        try:
+            document = _document(ports, job)
+            ports.store.put([(document, ports.embedder.embed([job.content])[0])])
+            written.append((message_id, job))
+        except MnemeError:
+            failed.append(message_id)
+    return written, failed
+
+
+def _audit(ports: WriterPorts, jobs: list[MemoryWriteJob]) -> None:
+    now = ports.clock.now()
+    records = [
+        AuditRecord(
+            at=now,
+            action="write",
+            user_id=str(job.metadata.get("user_id") or job.owner_user_id),
+            namespace=job.namespace,
+            run_id=job.metadata.get("run_id"),
+            root_run_id=job.metadata.get("root_run_id"),
+            agent_id=job.metadata.get("agent_id"),
+            task_id=job.metadata.get("task_id"),
+            detail={"via": "auto_write", "source": job.metadata.get("source"), "job_id": job.job_id},
+        )
+        for job in jobs
+    ]
+    if records:
+        ports.audit.append(records)

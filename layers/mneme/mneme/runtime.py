@@ -1,0 +1,96 @@
+"""The run function's dispatcher: every entry point (HTTP, EventBridge, SQS, state machine steps).
+
+The Lambda handler builds one :class:`Runtime` per container (settings validated at cold start, clients
+created once) and hands it each event. Errors raised to the state machine keep their class names, which
+are the ``ErrorEquals`` names of the ASL's Retry / Catch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from mneme import observability
+from mneme.engine.deps import Deps
+
+RUN_REQUESTED = "mneme.RunRequested"
+
+
+class Runtime:
+    def __init__(self, deps: Deps) -> None:
+        self.deps = deps
+        self._app: Any = None
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str]) -> Runtime:
+        from mneme.composition import build_aws
+        from mneme.settings import Settings
+
+        return cls(build_aws(Settings.from_env(environ)))
+
+    @property
+    def app(self) -> Any:
+        if self._app is None:
+            from mneme.api.app import create_app
+
+            self._app = create_app()
+        return self._app
+
+    def handle(self, event: Mapping[str, Any], context: Any = None) -> Any:
+        if "requestContext" in event and "http" in (event.get("requestContext") or {}):
+            from mneme.api.entry import handle_http
+
+            return handle_http(self.app, self.deps, dict(event), context)
+        if event.get("detail-type") == RUN_REQUESTED:
+            return self.run_requested(event.get("detail") or {})
+        records = event.get("Records")
+        if isinstance(records, list) and records and records[0].get("eventSource") == "aws:sqs":
+            from mneme.engine.writer import WriterPorts, write_batch
+
+            deps = self.deps
+            return write_batch(WriterPorts(deps.memory, deps.embedder, deps.audit, deps.clock), records)
+        action = event.get("action")
+        if action in ("step", "await_approval", "fail"):
+            return self.state_machine(str(action), event)
+        from mneme.errors import InvalidInput
+
+        raise InvalidInput("unknown event: not an HTTP request, a mneme.RunRequested event, SQS or a step")
+
+    def run_requested(self, detail: Mapping[str, Any]) -> dict[str, Any]:
+        """EventBridge ``mneme.RunRequested``: a run exactly like the API's, with no person to ask."""
+        from pydantic import ValidationError
+
+        from mneme.engine.requests import RunRequest
+        from mneme.engine.service import start_run
+        from mneme.errors import InvalidInput, MnemeError
+        from mneme.models.user import Caller
+
+        try:
+            caller = Caller(user_id=str(detail.get("user_id") or ""))
+            if not caller.user_id.strip():
+                raise InvalidInput("the event names no user_id", field="user_id")
+            request = RunRequest.model_validate(dict(detail))
+            result = start_run(self.deps, caller, request, event_triggered=True)
+        except (ValidationError, InvalidInput) as exc:  # a bad event is not retried: it would fail again
+            observability.logger().warning("rejected RunRequested event", error=str(exc))
+            return {"status": "rejected", "error": str(exc)}
+        except MnemeError as exc:
+            if exc.status in (404, 413):
+                observability.logger().warning("rejected RunRequested event", error=exc.message)
+                return {"status": "rejected", "error": exc.message}
+            raise
+        observability.bind(run_id=result.run.run_id, user_id=caller.user_id)
+        return {"run_id": result.run.run_id, "status": result.run.status.value}
+
+    def state_machine(self, action: str, event: Mapping[str, Any]) -> dict[str, Any]:
+        from mneme.engine import approvals, service
+
+        run_id = str(event.get("run_id") or "")
+        observability.bind(run_id=run_id, depth=event.get("depth"))
+        if action == "await_approval":
+            return approvals.store_task_token(self.deps, run_id, str(event.get("task_token") or ""))
+        if action == "fail":
+            return approvals.mark_failed(self.deps, run_id, event.get("error"))
+        result = service.step(self.deps, run_id, delegation_refused=bool(event.get("delegation_refused")))
+        observability.bind(root_run_id=result.run.root_run_id, user_id=result.run.user_id)
+        return result.to_state()

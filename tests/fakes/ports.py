@@ -1,0 +1,56 @@
+"""Small in-memory fakes of the queue, orchestrator, tool invoker and model registry ports."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from mneme.errors import QueueUnavailable, ToolError
+from mneme.models.agent import ModelSpec
+from mneme.ports import MemoryWriteJob, ModelClient
+
+
+class FakeQueue:
+    def __init__(self) -> None:
+        self.jobs: list[MemoryWriteJob] = []
+        self.fail = False
+
+    def enqueue(self, jobs: Sequence[MemoryWriteJob]) -> None:
+        if self.fail:
+            raise QueueUnavailable("the fake queue is down")
+        self.jobs.extend(jobs)
+
+
+class FakeOrchestrator:
+    def __init__(self) -> None:
+        self.started: list[tuple[str, int]] = []
+        self.resumed: list[tuple[str, dict[str, Any]]] = []
+
+    def start(self, run_id: str, *, depth: int) -> str:
+        self.started.append((run_id, depth))
+        return f"execution-{run_id}"
+
+    def resume(self, task_token: str, output: dict[str, Any]) -> None:
+        self.resumed.append((task_token, output))
+
+
+class FakeToolInvoker:
+    def __init__(self, handler: Callable[[str, dict[str, Any]], Any] | None = None) -> None:
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+        self._handler = handler
+
+    def invoke(self, function_arn: str, payload: dict[str, Any]) -> Any:
+        self.calls.append((function_arn, payload))
+        if self._handler is None:
+            raise ToolError("no fake tool handler")
+        return self._handler(function_arn, payload)
+
+
+class FixedModels:
+    """Every agent talks to the same model client (a ScriptedModel or the OfflineModel)."""
+
+    def __init__(self, client: ModelClient) -> None:
+        self.client = client
+
+    def client_for(self, spec: ModelSpec) -> ModelClient:
+        return self.client
