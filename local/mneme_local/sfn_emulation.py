@@ -1,6 +1,7 @@
-"""Make moto 5.2.5 execute our state machine for real: nested `.sync:2` executions and in-process Lambda.
+"""Make moto 5.2.5 execute the agent-run state machine for real: nested `.sync:2` executions, Lambda tasks
+run in-process.
 
-Three test-side fixes, as measured in ../shared/reference/local-testing.md (moto issue #10076; moto's
+Used by the local embedded mode and by the functional tests. Three fixes, as measured in ../shared/reference/local-testing.md (moto issue #10076; moto's
 master branch carries the same normalisation). Drop this module when a moto release includes the fix.
 """
 
