@@ -1,8 +1,9 @@
 """Make moto 5.2.5 execute the agent-run state machine for real: nested `.sync:2` executions, Lambda tasks
 run in-process.
 
-Used by the local embedded mode and by the functional tests. Three fixes, as measured in ../shared/reference/local-testing.md (moto issue #10076; moto's
-master branch carries the same normalisation). Drop this module when a moto release includes the fix.
+Used by the local embedded mode and by the functional tests. Three fixes, as measured in
+../shared/reference/local-testing.md (moto issue #10076; moto's master branch carries the same
+normalisation). Drop this module when a moto release includes the fix.
 """
 
 from __future__ import annotations
@@ -64,8 +65,14 @@ def _from_boto_response_value(response_value: Any) -> Any:
 
 
 def _invoke(self: Any, function_name: str, qualifier: Any, body: Any, headers: Any, response_headers: Any) -> bytes:
+    """Run the registered handler in-process; an exception becomes a Lambda function error (errorType = class
+    name), as on AWS, so the state machine's Retry / Catch see the same error names."""
     fn = self.get_function(function_name, qualifier)
-    result = HANDLERS[fn.function_name](json.loads(body or "{}"), None)
+    try:
+        result = HANDLERS[fn.function_name](json.loads(body or "{}"), None)
+    except Exception as exc:
+        response_headers["x-amz-function-error"] = "Unhandled"
+        return json.dumps({"errorType": type(exc).__name__, "errorMessage": str(exc)}).encode()
     return json.dumps(result).encode()
 
 

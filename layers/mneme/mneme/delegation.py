@@ -153,7 +153,7 @@ class SubRunContext(BaseModel):
     project_id: str | None = None
     session_id: str | None = None
     tool_approval: ToolApproval
-    depth: int = Field(ge=1, le=MAX_DELEGATION_DEPTH)
+    depth: int = Field(ge=1)  # the limit is enforced by check_depth (and the state machine), not by parsing
     parent_run_id: str
     root_run_id: str
 

@@ -77,7 +77,7 @@ class Run(BaseModel):
     chat_id: str | None = None
     project_id: str | None = None
     session_id: str | None = None
-    depth: int = Field(default=0, ge=0, le=5)
+    depth: int = Field(default=0, ge=0)  # the limit is a guard (delegation, state machine), not a parse error
     parent_run_id: str | None = None
     root_run_id: str
     status: RunStatus = RunStatus.QUEUED

@@ -1,0 +1,72 @@
+"""Delegation in the run engine (SPEC §6): the hand-off to the orchestrator and the guards."""
+
+from __future__ import annotations
+
+from mneme.engine.state import LoopState
+from mneme.models.chat import SystemMessage, TextMessage
+from mneme.models.run import RunStatus
+from tests.functional.engine.conftest import add_agent, run
+
+
+def _setup(world) -> None:
+    add_agent(world, "master", tools=["delegate-to-agent"], delegates=["writer"])
+    add_agent(world, "writer", label="Writer")
+
+
+def test_a_delegation_checkpoints_the_run_and_hands_it_to_the_orchestrator(world) -> None:
+    # Given a master that may delegate to the writer
+    _setup(world)
+    # When its model asks to delegate
+    result = run(world, "/delegate writer :: Draft a haiku about tea", tool_approval="granted", session_id="s9")
+    # Then the run waits for its child and the state machine got it
+    assert result.outcome == "delegate" and result.run.status is RunStatus.RUNNING
+    assert world.orchestrator.started == [(result.run.run_id, 0)]
+    assert world.deps.runs.load_checkpoint(result.run.run_id) is not None
+    assert result.children == [{"run_id": result.run.children[0], "depth": 1}]
+
+
+def test_the_child_run_carries_ids_approval_mode_input_and_depth(world) -> None:
+    _setup(world)
+    result = run(world, "/delegate writer :: Draft a haiku about tea", tool_approval="granted", session_id="s9")
+    child = world.deps.runs.get_run(result.run.children[0])
+    assert child is not None
+    assert (child.user_id, child.agent_id, child.depth) == ("alice", "writer", 1)
+    assert (child.chat_id, child.session_id, child.tool_approval) == (result.run.chat_id, "s9", "granted")
+    assert (child.parent_run_id, child.root_run_id) == (result.run.run_id, result.run.run_id)
+    assert child.input == "Draft a haiku about tea"
+
+
+def test_the_child_inherits_the_history_without_system_messages(world) -> None:
+    # Given a chat whose history holds a system message
+    _setup(world)
+    first = run(world, "hello")
+    chat_id = first.run.chat_id or ""
+    world.deps.chats.append_messages("alice", chat_id, [SystemMessage(text="internal note")], expected_count=2)
+    # When the master delegates in that chat
+    result = run(world, "/delegate writer :: Draft a haiku", chat_id=chat_id)
+    # Then the child's starting history is the conversation without the system message
+    state = LoopState.model_validate(world.deps.runs.load_checkpoint(result.run.children[0]))
+    assert all(not isinstance(m, SystemMessage) for m in state.history)
+    texts = [m.text for m in state.history if isinstance(m, TextMessage)]
+    assert texts == ["hello", "offline: hello", "/delegate writer :: Draft a haiku"]
+    assert state.user_text == "Draft a haiku"
+
+
+def test_a_self_delegation_is_a_tool_error_and_the_run_completes(world) -> None:
+    # Given a master that lists itself as a delegate
+    add_agent(world, "master", tools=["delegate-to-agent"], delegates=["master", "writer"])
+    add_agent(world, "writer")
+    # When its model tries to delegate to itself
+    result = run(world, "/delegate Master :: do it yourself")
+    # Then the model saw an error, the run completed, and nothing was handed off
+    assert result.run.status is RunStatus.SUCCEEDED
+    assert "Error:" in (result.run.output or "") and world.orchestrator.started == []
+    refused = world.deps.audit.query("alice", action="delegation_refused").records
+    assert len(refused) == 1
+
+
+def test_a_delegation_is_audited(world) -> None:
+    _setup(world)
+    result = run(world, "/delegate writer :: Draft a haiku")
+    records = world.deps.audit.query("alice", action="delegation").records
+    assert [r.detail["child_run_id"] for r in records] == result.run.children

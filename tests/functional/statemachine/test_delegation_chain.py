@@ -1,0 +1,159 @@
+"""Delegation through the real agent-run state machine (SPEC §1, §6): nested executions of one machine."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mneme.adapters.offline_model import OfflineModel
+from mneme.errors import ModelRequestRejected
+from mneme.models.run import RunStatus
+from mneme_local import sfn_emulation
+from tests.functional.engine.conftest import add_agent, run
+from tests.functional.statemachine.conftest import FUNCTION, start_machine
+
+
+def test_master_delegates_to_b_which_delegates_to_c(machine) -> None:
+    # Given master → b → c, each allowed to delegate to the next
+    world = machine.world
+    add_agent(world, "master", tools=["delegate-to-agent"], delegates=["b"])
+    add_agent(world, "b", tools=["delegate-to-agent"], delegates=["c"])
+    add_agent(world, "c")
+    # When the master's model delegates and b's model delegates on
+    result = run(world, "/delegate b :: /delegate c :: say hello")
+    # Then the API answered 202-style and the machine finishes the whole tree
+    assert result.outcome == "delegate"
+    master = machine.wait(result.run.run_id)
+    b = world.deps.runs.get_run(master.children[0])
+    assert b is not None
+    c = world.deps.runs.get_run(b.children[0])
+    assert c is not None
+    assert [r.status for r in (master, b, c)] == [RunStatus.SUCCEEDED] * 3
+    assert [r.depth for r in (master, b, c)] == [0, 1, 2]
+    assert "offline: say hello" in (c.output or "")
+    assert "offline: say hello" in (master.output or "")
+    assert len(machine.executions()) == 3
+
+
+def _chain(world, length: int) -> str:
+    """Agents a0 … a<length>, each allowed to delegate to the next; the input that walks the whole chain."""
+    for i in range(length + 1):
+        add_agent(world, f"a{i}", tools=["delegate-to-agent"], delegates=[f"a{i + 1}"] if i < length else [])
+    return "".join(f"/delegate a{i} :: " for i in range(1, length + 1)) + "hi"
+
+
+def _tree(world, root_id: str) -> list[Any]:
+    runs, frontier = [], [root_id]
+    while frontier:
+        current = world.deps.runs.get_run(frontier.pop())
+        runs.append(current)
+        frontier += current.children
+    return runs
+
+
+def test_each_delegation_has_an_audit_record(machine) -> None:
+    world = machine.world
+    text = _chain(world, 2)
+    master = machine.wait(run(world, text, agent_id="a0").run.run_id)
+    records = world.deps.audit.by_root_run(master.run_id)
+    started = [r for r in records if r.action == "delegation" and r.detail.get("outcome") == "started"]
+    finished = [r for r in records if r.action == "delegation" and r.detail.get("outcome") == "succeeded"]
+    assert sorted(r.detail["depth"] for r in started) == [1, 2] and len(finished) == 2
+
+
+def test_a_chain_that_would_reach_depth_6_is_refused_by_the_function_at_depth_5(machine, monkeypatch) -> None:
+    # Given a chain of seven agents and a model that is offered delegation even at depth 5
+    from mneme.engine import loop
+
+    monkeypatch.setattr(loop, "can_offer_delegation", lambda agent, depth: bool(agent.delegates))
+    world = machine.world
+    text = _chain(world, 6)
+    # When the master starts the chain
+    master = machine.wait(run(world, text, agent_id="a0").run.run_id)
+    # Then it stops at depth 5: the run function refused, no depth-6 run exists, six executions ran
+    tree = _tree(world, master.run_id)
+    assert sorted(r.depth for r in tree) == [0, 1, 2, 3, 4, 5]
+    deepest = next(r for r in tree if r.depth == 5)
+    assert "maximum delegation depth is 5" in (deepest.output or "")
+    assert all(r.status is RunStatus.SUCCEEDED for r in tree)
+    assert len(world.deps.audit.query("alice", action="delegation_refused").records) == 1
+    assert len(machine.executions()) == 6
+
+
+def test_with_the_function_guard_off_the_state_machine_refuses_depth_6(machine, monkeypatch) -> None:
+    # Given the run function's depth guard switched off
+    from mneme import delegation
+    from mneme.engine import loop
+
+    monkeypatch.setattr(loop, "can_offer_delegation", lambda agent, depth: bool(agent.delegates))
+    monkeypatch.setattr(delegation, "check_depth", lambda depth: None)
+    world = machine.world
+    text = _chain(world, 6)
+    # When the chain runs
+    master = machine.wait(run(world, text, agent_id="a0").run.run_id)
+    # Then the state machine's Choice refused before starting a depth-6 child: no seventh execution
+    tree = _tree(world, master.run_id)
+    depth6 = [r for r in tree if r.depth == 6]
+    assert len(depth6) == 1 and depth6[0].status is RunStatus.CANCELLED
+    deepest = next(r for r in tree if r.depth == 5)
+    assert "depth limit (5) was reached" in (deepest.output or "")
+    assert len(machine.executions()) == 6
+
+
+def test_two_delegations_in_one_turn_run_as_two_parallel_children(machine) -> None:
+    world = machine.world
+    add_agent(world, "master", tools=["delegate-to-agent"], delegates=["b", "c"])
+    add_agent(world, "b")
+    add_agent(world, "c")
+    master = machine.wait(run(world, "/delegate b :: first job\n/delegate c :: second job").run.run_id)
+    assert len(master.children) == 2
+    children = [world.deps.runs.get_run(child) for child in master.children]
+    assert [c.depth for c in children] == [1, 1]
+    assert "first job" in (master.output or "") and "second job" in (master.output or "")
+    assert len(machine.executions()) == 3
+
+
+class _BrokenFor(OfflineModel):
+    """The offline model, except for requests to one model id, which it rejects."""
+
+    def converse(self, request):
+        if request["modelId"] == "broken-model":
+            raise ModelRequestRejected("the model refused the request")
+        return super().converse(request)
+
+
+def test_a_failing_child_comes_back_to_the_parent_as_a_tool_error() -> None:
+    # Given a child agent whose model rejects every request
+    for machine in start_machine(_BrokenFor()):
+        world = machine.world
+        add_agent(world, "master", tools=["delegate-to-agent"], delegates=["broken"])
+        add_agent(world, "broken", model={"provider": "bedrock", "model_id": "broken-model"})
+        # When the master delegates to it
+        master = machine.wait(run(world, "/delegate broken :: try").run.run_id)
+        # Then the child failed with the reason and the parent's model saw it as a tool error
+        child = world.deps.runs.get_run(master.children[0])
+        assert child is not None
+        assert child.status is RunStatus.FAILED and "refused the request" in (child.error or "")
+        assert master.status is RunStatus.SUCCEEDED
+        assert "Error: the sub-agent 'broken' failed" in (master.output or "")
+
+
+def test_a_crashing_step_is_caught_by_the_machine_and_the_parent_sees_the_reason(machine) -> None:
+    # Given a run function that crashes on the child's step (a Lambda task failure)
+    world = machine.world
+    add_agent(world, "master", tools=["delegate-to-agent"], delegates=["b"])
+    add_agent(world, "b")
+    original = sfn_emulation.HANDLERS[FUNCTION]
+
+    def crash_for_b(event, ctx):
+        run_ = world.deps.runs.get_run(str(event.get("run_id")))
+        if event.get("action") == "step" and run_ is not None and run_.agent_id == "b":
+            raise RuntimeError("disk on fire")
+        return original(event, ctx)
+
+    sfn_emulation.HANDLERS[FUNCTION] = crash_for_b
+    # When the master delegates
+    master = machine.wait(run(world, "/delegate b :: work").run.run_id)
+    # Then the Catch marked the child failed with the reason, and the parent got a tool error
+    child = world.deps.runs.get_run(master.children[0])
+    assert child.status is RunStatus.FAILED and "disk on fire" in (child.error or "")
+    assert "disk on fire" in (master.output or "")
