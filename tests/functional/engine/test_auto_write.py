@@ -81,7 +81,7 @@ def test_the_writer_indexes_a_batch_and_reports_only_the_failed_item(world) -> N
             raise MemoryUnavailable("embedding failed")
         return original(texts)
 
-    world.embedder.embed = embed  # type: ignore[method-assign]
+    world.embedder.embed = embed
     # When the writer processes the batch
     answer = write_batch(WriterPorts(world.memory, world.embedder, world.deps.audit, world.clock), records)
     # Then only the bad message is reported, and the two good ones are stored and audited
