@@ -1,7 +1,12 @@
-"""The one Logger / Metrics pair (Powertools) and the metrics a run emits. Created lazily, not at import."""
+"""The one Logger / Metrics pair (Powertools) and what a run reports. Created lazily, never at import.
+
+Log lines carry ``run_id``, ``root_run_id``, ``depth`` and ``user_id`` (bound per invocation) and never
+message content at INFO; metrics are CloudWatch EMF, flushed once per invocation.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
@@ -20,20 +25,56 @@ def metrics() -> Any:
     return Metrics(namespace="mneme", service="mneme")
 
 
+def start_invocation() -> None:
+    logger().clear_state()
+
+
 def bind(**keys: Any) -> None:
-    """Keys on every following log line of this invocation (run_id, root_run_id, depth, user_id)."""
+    """Keys on every following log line of this invocation."""
     logger().append_keys(**{k: v for k, v in keys.items() if v is not None})
 
 
-def run_metrics(run: Any, outcome: str, model_calls: int) -> None:
+def end_invocation() -> None:
+    m = metrics()
+    if m.metric_set:
+        m.flush_metrics()
+
+
+def report_step(run: Any, outcome: str, events: Sequence[Any]) -> None:
+    """One log line and the run's metrics for a finished step (counts and tokens only, no content)."""
     from aws_lambda_powertools.metrics import MetricUnit
 
+    bind(run_id=run.run_id, root_run_id=run.root_run_id, depth=run.depth, user_id=run.user_id)
+    kinds = [event.type for event in events]
+    tool_errors = sum(1 for e in events if e.type == "tool_call" and e.data.get("status") == "error")
+    hits = sum(int(e.data.get("count", 0)) for e in events if e.type == "memory_hits")
+    queued = sum(int(e.data.get("count", 0)) for e in events if e.type == "memory_write_queued")
+    logger().info(
+        "run step",
+        outcome=outcome,
+        status=run.status.value,
+        model_calls=kinds.count("model_call"),
+        tool_errors=tool_errors,
+        memory_hits=hits,
+        memory_writes_queued=queued,
+    )
     m = metrics()
-    m.add_metric(name=f"Runs_{outcome}", unit=MetricUnit.Count, value=1)
-    m.add_metric(name="ModelCalls", unit=MetricUnit.Count, value=model_calls)
-    usage = run.usage
-    m.add_metric(name="InputTokens", unit=MetricUnit.Count, value=usage.input_tokens)
-    m.add_metric(name="OutputTokens", unit=MetricUnit.Count, value=usage.output_tokens)
-    m.add_metric(name="CacheReadTokens", unit=MetricUnit.Count, value=usage.cache_read_tokens)
-    m.add_metric(name="CacheWriteTokens", unit=MetricUnit.Count, value=usage.cache_write_tokens)
-    m.add_metric(name="DelegationDepth", unit=MetricUnit.Count, value=run.depth)
+    counts = {
+        "ModelCalls": kinds.count("model_call"),
+        "ToolErrors": tool_errors,
+        "MemoryHits": hits,
+        "MemoryWritesQueued": queued,
+    }
+    if run.status.finished:
+        m.add_metric(name=f"Runs{run.status.value.title().replace('_', '')}", unit=MetricUnit.Count, value=1)
+        usage = run.usage
+        counts |= {
+            "InputTokens": usage.input_tokens,
+            "OutputTokens": usage.output_tokens,
+            "CacheReadTokens": usage.cache_read_tokens,
+            "CacheWriteTokens": usage.cache_write_tokens,
+        }
+        m.add_metric(name="DelegationDepth", unit=MetricUnit.Count, value=run.depth)
+    for name, value in counts.items():
+        if value:
+            m.add_metric(name=name, unit=MetricUnit.Count, value=value)

@@ -37,6 +37,13 @@ class Runtime:
         return self._app
 
     def handle(self, event: Mapping[str, Any], context: Any = None) -> Any:
+        observability.start_invocation()
+        try:
+            return self._dispatch(event, context)
+        finally:
+            observability.end_invocation()
+
+    def _dispatch(self, event: Mapping[str, Any], context: Any) -> Any:
         if "requestContext" in event and "http" in (event.get("requestContext") or {}):
             from mneme.api.entry import handle_http
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from mneme import observability
 from mneme.delegation import effective_approval
 from mneme.engine.config_load import load_run_config
 from mneme.engine.deps import Deps
@@ -183,6 +184,7 @@ def _conclude(session: RunSession, outcome: Outcome, *, hand_off: bool) -> StepR
     run.updated_at = deps.clock.now()
     session.run = run = deps.runs.update_run(run)
     session.recorder.run = run
+    observability.report_step(run, outcome, session.recorder.pending_events())
     session.recorder.flush()
     if hand_off and outcome != "done":
         deps.orchestrator.start(run.run_id, depth=run.depth)
