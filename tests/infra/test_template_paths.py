@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from tests.support.sam_template import ROOT, resources
+import ast
+
+import pytest
+
+from tests.support.sam_template import ROOT, load_template, resources
 
 
 def test_every_code_content_and_definition_uri_exists() -> None:
@@ -21,6 +25,35 @@ def test_every_code_content_and_definition_uri_exists() -> None:
 
 
 def test_run_function_uses_the_lambda_python_runtime() -> None:
-    from tests.support.sam_template import load_template
-
     assert load_template()["Globals"]["Function"]["Runtime"] == "python3.13"
+    assert load_template()["Globals"]["Function"]["Architectures"] == ["arm64"]
+
+
+def test_the_template_has_a_run_and_a_writer_function() -> None:
+    functions = resources("AWS::Serverless::Function")
+    assert functions["RunFunction"]["Properties"]["CodeUri"] == "functions/run/"
+    assert functions["WriterFunction"]["Properties"]["CodeUri"] == "functions/writer/"
+
+
+@pytest.mark.parametrize("logical_id", sorted(resources("AWS::Serverless::Function")))
+def test_every_function_handler_is_defined_in_its_code(logical_id: str) -> None:
+    # Given the function's CodeUri and Handler ("module.function")
+    props = resources("AWS::Serverless::Function")[logical_id]["Properties"]
+    module, function = props["Handler"].rsplit(".", 1)
+    source = ROOT / props["CodeUri"] / f"{module.replace('.', '/')}.py"
+    # Then the module exists and defines the handler at top level
+    tree = ast.parse(source.read_text())
+    names = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+    assert function in names
+
+
+def test_the_layer_is_built_for_the_functions_runtime_and_architecture() -> None:
+    layer = resources("AWS::Serverless::LayerVersion")["MnemeLayer"]
+    assert layer["Metadata"] == {"BuildMethod": "python3.13", "BuildArchitecture": "arm64"}
+    assert layer["Properties"]["CompatibleRuntimes"] == ["python3.13"]
+    assert layer["Properties"]["CompatibleArchitectures"] == ["arm64"]
+    # BuildMethod installs requirements.txt from the root of ContentUri; the package sits there too
+    content = ROOT / layer["Properties"]["ContentUri"]
+    assert (content / "requirements.txt").is_file()
+    assert (content / "mneme" / "__init__.py").is_file()
+    assert not (content / "python").exists(), "a python/ folder would end up as python/python/"

@@ -1,0 +1,115 @@
+"""The agent-run state machine: its template resource and its ASL agree, and the ASL follows AWS guidance."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from mneme.limits import MAX_DELEGATION_DEPTH
+from tests.support.sam_template import ROOT, resources, state_machine_definition
+
+MACHINE = "AgentRunStateMachine"
+LAMBDA_TRANSIENT = {
+    "Lambda.ClientExecutionTimeoutException",
+    "Lambda.ServiceException",
+    "Lambda.AWSLambdaException",
+    "Lambda.SdkClientException",
+}
+
+
+def _props() -> dict[str, Any]:
+    props: dict[str, Any] = resources("AWS::Serverless::StateMachine")[MACHINE]["Properties"]
+    return props
+
+
+def _states(states: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Every state, the states of Map iterators and Parallel branches included."""
+    for name, state in states.items():
+        yield name, state
+        for inner in (state.get("Iterator"), state.get("ItemProcessor")):
+            if inner:
+                yield from _states(inner["States"])
+        for branch in state.get("Branches", []):
+            yield from _states(branch["States"])
+
+
+def _all_states() -> dict[str, dict[str, Any]]:
+    return dict(_states(state_machine_definition()["States"]))
+
+
+def _lambda_tasks() -> list[str]:
+    return sorted(
+        name
+        for name, state in _all_states().items()
+        if state["Type"] == "Task" and str(state.get("Resource", "")).startswith("arn:aws:states:::lambda:invoke")
+    )
+
+
+def test_every_substitution_is_used_and_every_placeholder_is_substituted() -> None:
+    # Given the ASL text and the template's DefinitionSubstitutions
+    text = (ROOT / _props()["DefinitionUri"]).read_text()
+    placeholders = set(re.findall(r"\$\{([^}]+)\}", text))
+    keys = set(_props()["DefinitionSubstitutions"])
+    # Then both sets are the same
+    assert placeholders == keys
+    assert _props()["DefinitionSubstitutions"]["RunFunctionArn"] == {"Fn::GetAtt": ["RunFunction", "Arn"]}
+
+
+def test_the_machine_is_a_standard_workflow_with_a_fixed_name_logging_and_tracing() -> None:
+    props = _props()
+    assert props["Type"] == "STANDARD"  # .sync:2 and .waitForTaskToken need Standard
+    assert props["Name"] == {"Fn::Sub": "${AWS::StackName}-agent-run"}
+    assert props["Tracing"] == {"Enabled": True}
+    assert props["Logging"]["Destinations"][0]["CloudWatchLogsLogGroup"]["LogGroupArn"]
+    log_group = resources("AWS::Logs::LogGroup")["StateMachineLogs"]["Properties"]
+    assert log_group["LogGroupName"]["Fn::Sub"].startswith("/aws/vendedlogs/states/")
+
+
+def test_the_depth_guard_stops_at_the_package_limit_before_any_child_starts() -> None:
+    states = _all_states()
+    guard = states["DepthGuard"]
+    (choice,) = guard["Choices"]
+    assert choice["Variable"] == "$.depth"
+    assert choice["NumericGreaterThanEquals"] == MAX_DELEGATION_DEPTH
+    assert guard["Default"] == "Delegate"
+    assert states["Route"]["Choices"][1] == {"Variable": "$.outcome", "StringEquals": "delegate", "Next": "DepthGuard"}
+
+
+def test_children_are_nested_executions_of_this_same_machine() -> None:
+    (child,) = [s for _, s in _all_states().items() if s.get("Resource", "").startswith("arn:aws:states:::states:")]
+    assert child["Resource"] == "arn:aws:states:::states:startExecution.sync:2"
+    params = child["Parameters"]
+    assert params["StateMachineArn.$"] == "$$.StateMachine.Id"  # no circular reference in the template
+    assert params["Name.$"] == "States.UUID()"
+    assert params["Input"]["AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID.$"] == "$$.Execution.Id"
+    assert params["Input"]["depth.$"] == "States.MathAdd($.depth, 1)"
+
+
+def test_the_approval_waits_for_a_task_token() -> None:
+    approval = _all_states()["AwaitApproval"]
+    assert approval["Resource"] == "arn:aws:states:::lambda:invoke.waitForTaskToken"
+    assert approval["Parameters"]["Payload"]["task_token.$"] == "$$.Task.Token"
+    assert approval["Parameters"]["FunctionName"] == "${RunFunctionArn}"
+
+
+# AWS guidance (bp-lambda-serviceexception): every Lambda task retries the transient Lambda errors.
+@pytest.mark.parametrize("task", _lambda_tasks())
+def test_lambda_tasks_retry_the_transient_lambda_errors(task: str) -> None:
+    state = _all_states()[task]
+    retried = {error for retrier in state.get("Retry", []) for error in retrier["ErrorEquals"]}
+    assert retried >= LAMBDA_TRANSIENT
+    for retrier in state["Retry"]:
+        if set(retrier["ErrorEquals"]) & LAMBDA_TRANSIENT:
+            assert retrier.get("BackoffRate", 2.0) >= 2
+            assert retrier.get("MaxAttempts", 3) >= 3
+            assert "States.ALL" not in retrier["ErrorEquals"]  # never blanket-retry a model call
+
+
+def test_the_step_task_is_the_one_run_function() -> None:
+    tasks = _lambda_tasks()
+    assert "Step" in tasks
+    for name in tasks:
+        assert _all_states()[name]["Parameters"]["FunctionName"] == "${RunFunctionArn}", name

@@ -1,0 +1,190 @@
+"""Least privilege: every IAM statement the template writes, its actions and its resources."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.support.sam_template import (
+    as_list,
+    load_template,
+    policy_statements,
+    policy_templates,
+    references,
+    resources,
+    sub_text,
+)
+
+MACHINE_ARN = "arn:${AWS::Partition}:states:${AWS::Region}:${AWS::AccountId}:stateMachine:${AWS::StackName}-agent-run"
+EXECUTIONS_ARN = "arn:${AWS::Partition}:states:${AWS::Region}:${AWS::AccountId}:execution:${AWS::StackName}-agent-run:*"
+SYNC_RULE = "StepFunctionsGetEventsForStepFunctionsExecutionRule"
+SYNC_RULE_ARN = "arn:${AWS::Partition}:events:${AWS::Region}:${AWS::AccountId}:rule/" + SYNC_RULE
+MODEL_ACTIONS = {"bedrock:InvokeModel", "bedrock:InvokeModelWithResponseStream"}
+DOMAIN_ACTIONS = {"es:ESHttpGet", "es:ESHttpHead", "es:ESHttpPost", "es:ESHttpPut", "es:ESHttpDelete"}
+COLLECTION = {"Fn::GetAtt": ["MemoryCollection", "Arn"]}
+
+# Actions AWS authorizes only on "*" (no resource-level permissions exist for them).
+STAR_ONLY = {
+    # task tokens are not resources
+    "states:SendTaskSuccess",
+    "states:SendTaskFailure",
+    # X-Ray and CloudWatch metrics
+    "xray:PutTraceSegments",
+    "xray:PutTelemetryRecords",
+    "xray:GetSamplingRules",
+    "xray:GetSamplingTargets",
+    "cloudwatch:PutMetricData",
+    # CloudWatch Logs log delivery of Step Functions (the state machine's Logging)
+    "logs:CreateLogDelivery",
+    "logs:GetLogDelivery",
+    "logs:UpdateLogDelivery",
+    "logs:DeleteLogDelivery",
+    "logs:ListLogDeliveries",
+    "logs:PutResourcePolicy",
+    "logs:DescribeResourcePolicies",
+    "logs:DescribeLogGroups",
+}
+
+# Sid -> (actions, resources as written; Fn::Sub shown by its template string)
+EXPECTED: dict[str, dict[str, tuple[set[str], list[Any]]]] = {
+    "RunFunction": {
+        "AuditAppendAndQuery": (
+            {"dynamodb:PutItem", "dynamodb:Query"},
+            [{"Fn::GetAtt": ["AuditTable", "Arn"]}, "${AuditTable.Arn}/index/*"],
+        ),
+        "StartAgentRun": ({"states:StartExecution"}, [MACHINE_ARN]),
+        "AnswerApprovalTokens": ({"states:SendTaskSuccess", "states:SendTaskFailure"}, ["*"]),
+        "BedrockInvokeInRegion": (
+            MODEL_ACTIONS,
+            [
+                "arn:${AWS::Partition}:bedrock:${AWS::Region}::foundation-model/*",
+                "arn:${AWS::Partition}:bedrock:${AWS::Region}:${AWS::AccountId}:inference-profile/*",
+                "arn:${AWS::Partition}:bedrock:${AWS::Region}:${AWS::AccountId}:application-inference-profile/*",
+            ],
+        ),
+        "BedrockInvokeThroughInferenceProfiles": (
+            MODEL_ACTIONS,
+            ["arn:${AWS::Partition}:bedrock:*::foundation-model/*"],
+        ),
+        "InvokeExternalTools": (
+            {"lambda:InvokeFunction"},
+            ["arn:${AWS::Partition}:lambda:${AWS::Region}:${AWS::AccountId}:function:${ToolFunctionNamePrefix}*"],
+        ),
+        "MemoryCollection": ({"aoss:APIAccessAll"}, [COLLECTION]),
+        "ExistingMemoryCollection": ({"aoss:APIAccessAll"}, [{"Ref": "OpenSearchResourceArn"}]),
+        "ExistingMemoryDomain": (DOMAIN_ACTIONS, ["${OpenSearchResourceArn}/*"]),
+    },
+    "WriterFunction": {
+        "AuditAppend": ({"dynamodb:PutItem"}, [{"Fn::GetAtt": ["AuditTable", "Arn"]}]),
+        "BedrockEmbed": (
+            {"bedrock:InvokeModel"},
+            ["arn:${AWS::Partition}:bedrock:${AWS::Region}::foundation-model/${EmbeddingModelId}"],
+        ),
+        "MemoryCollection": ({"aoss:APIAccessAll"}, [COLLECTION]),
+        "ExistingMemoryCollection": ({"aoss:APIAccessAll"}, [{"Ref": "OpenSearchResourceArn"}]),
+        "ExistingMemoryDomain": (DOMAIN_ACTIONS, ["${OpenSearchResourceArn}/*"]),
+    },
+    "AgentRunStateMachine": {
+        "InvokeRunFunction": ({"lambda:InvokeFunction"}, [{"Fn::GetAtt": ["RunFunction", "Arn"]}]),
+        "StartChildExecutions": ({"states:StartExecution"}, [MACHINE_ARN]),
+        "WatchChildExecutions": ({"states:DescribeExecution", "states:StopExecution"}, [EXECUTIONS_ARN]),
+        "SyncIntegrationRule": ({"events:PutTargets", "events:PutRule", "events:DescribeRule"}, [SYNC_RULE_ARN]),
+        "LogDelivery": (
+            {a for a in STAR_ONLY if a.startswith("logs:")},
+            ["*"],
+        ),
+    },
+}
+
+POLICY_OWNERS = sorted(
+    name
+    for name, res in resources().items()
+    if res["Type"] in ("AWS::Serverless::Function", "AWS::Serverless::StateMachine")
+)
+
+
+def _actions(statement: dict[str, Any]) -> set[str]:
+    return set(as_list(statement["Action"]))
+
+
+def _resources(statement: dict[str, Any]) -> list[Any]:
+    return [sub_text(r) for r in as_list(statement["Resource"])]
+
+
+def test_the_template_declares_no_raw_iam_resources() -> None:
+    # every permission goes through a function's or the state machine's Policies (tested below)
+    kinds = {res["Type"] for res in resources().values()}
+    assert not kinds & {"AWS::IAM::Role", "AWS::IAM::Policy", "AWS::IAM::ManagedPolicy"}
+
+
+@pytest.mark.parametrize("owner", POLICY_OWNERS)
+def test_each_statement_has_exactly_the_expected_actions_and_resources(owner: str) -> None:
+    statements = policy_statements(owner)
+    found = {s["Sid"]: (_actions(s), _resources(s)) for s in statements}
+    assert len(found) == len(statements), "every statement has a distinct Sid"
+    assert all(s["Effect"] == "Allow" and "NotAction" not in s and "NotResource" not in s for s in statements)
+    assert found == EXPECTED.get(owner, {})
+
+
+@pytest.mark.parametrize("owner", POLICY_OWNERS)
+def test_a_star_resource_only_for_actions_aws_allows_only_on_star(owner: str) -> None:
+    for statement in policy_statements(owner):
+        if "*" in _resources(statement):
+            assert _actions(statement) <= STAR_ONLY, statement["Sid"]
+        for action in _actions(statement):
+            assert not action.endswith("*") or action in STAR_ONLY, f"wildcard action {action}"
+
+
+def test_the_cross_region_model_statement_only_works_through_an_inference_profile() -> None:
+    (statement,) = [s for s in policy_statements("RunFunction") if s["Sid"] == "BedrockInvokeThroughInferenceProfiles"]
+    condition = statement["Condition"]["StringLike"]["bedrock:InferenceProfileArn"]
+    assert sub_text(condition) == "arn:${AWS::Partition}:bedrock:${AWS::Region}:${AWS::AccountId}:*inference-profile/*"
+
+
+def test_policy_templates_are_scoped_to_this_stacks_tables_and_queue() -> None:
+    assert sorted(policy_templates("RunFunction"), key=str) == sorted(
+        [
+            ("DynamoDBCrudPolicy", {"TableName": {"Ref": "MainTable"}}),
+            ("DynamoDBCrudPolicy", {"TableName": {"Ref": "IdempotencyTable"}}),
+            ("SQSSendMessagePolicy", {"QueueName": {"Fn::GetAtt": ["MemoryQueue", "QueueName"]}}),
+        ],
+        key=str,
+    )
+    assert policy_templates("WriterFunction") == []  # the SQS event source adds the poller policy
+    assert policy_templates("AgentRunStateMachine") == []
+
+
+def test_the_audit_table_is_writable_only_by_the_run_and_writer_functions() -> None:
+    # Given every statement and policy template that names the audit table
+    grants: dict[str, set[str]] = {}
+    for owner in POLICY_OWNERS:
+        for statement in policy_statements(owner):
+            if "AuditTable" in references(statement["Resource"]):
+                grants.setdefault(owner, set()).update(_actions(statement))
+        for name, args in policy_templates(owner):
+            assert "AuditTable" not in references(args), f"{owner} uses {name} on the audit table"
+    # Then only the two functions hold it: append-only (records are never updated or deleted)
+    assert grants == {
+        "RunFunction": {"dynamodb:PutItem", "dynamodb:Query"},
+        "WriterFunction": {"dynamodb:PutItem"},
+    }
+
+
+def test_no_policy_refers_to_the_state_machine_itself() -> None:
+    # the machine's ARN is built from its fixed name: a Ref would be a circular dependency
+    for owner in POLICY_OWNERS:
+        assert "AgentRunStateMachine" not in references(resources()[owner]["Properties"].get("Policies", []))
+    run_env = resources()["RunFunction"]["Properties"]["Environment"]["Variables"]
+    assert sub_text(run_env["MNEME_STATE_MACHINE_ARN"]) == MACHINE_ARN
+    name = resources()["AgentRunStateMachine"]["Properties"]["Name"]
+    assert MACHINE_ARN.endswith(":stateMachine:" + sub_text(name))
+
+
+def test_the_data_access_policy_names_exactly_the_two_function_roles() -> None:
+    policy = resources()["MemoryDataAccessPolicy"]["Properties"]["Policy"]["Fn::Sub"]
+    assert policy[1] == {
+        "RunRoleArn": {"Fn::GetAtt": ["RunFunctionRole", "Arn"]},
+        "WriterRoleArn": {"Fn::GetAtt": ["WriterFunctionRole", "Arn"]},
+    }
+    assert load_template()["Globals"]["Function"].get("Policies") is None
