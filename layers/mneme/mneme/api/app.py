@@ -10,7 +10,7 @@ from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValida
 
 from mneme import __version__
 from mneme.api import audit_routes, chat_routes, config_routes, memory_routes, run_routes
-from mneme.api.responses import JSON, from_error, from_validation, json_response
+from mneme.api.responses import JSON, from_error, from_unexpected, from_validation, json_response
 from mneme.errors import MnemeError
 
 _SECURITY = {"jwt": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"}}
@@ -27,12 +27,13 @@ def create_app() -> APIGatewayHttpResolver:
     def health() -> dict[str, Any]:
         return {"status": "ok", "version": __version__}
 
-    @app.get("/v1/openapi.json", include_in_schema=False)
+    @app.get("/v1/openapi.json")
     def openapi() -> Response[str]:
         return Response(200, JSON, openapi_document(app))
 
     app.exception_handler(MnemeError)(from_error)
     app.exception_handler(RequestValidationError)(from_validation)
+    app.exception_handler(Exception)(from_unexpected)
 
     @app.not_found
     def not_found(_: Exception) -> Response[str]:
@@ -51,4 +52,31 @@ def openapi_document(app: APIGatewayHttpResolver) -> str:
             security=[{"jwt": []}],
         )
     )
-    return json.dumps(schema, separators=(",", ":"))
+    return json.dumps(_document_errors(schema), separators=(",", ":"))
+
+
+def _document_errors(schema: dict[str, Any]) -> dict[str, Any]:
+    """Document the errors the API really answers (SPEC §10): validation is a 400 ``{error, message, field}``
+    (Powertools documents a 422 it never sends here), every non-public route may answer 401, and the public
+    routes need no token."""
+    from mneme.api.views import ErrorView
+
+    components = schema.setdefault("components", {})
+    components.setdefault("schemas", {})["Error"] = ErrorView.model_json_schema()
+    error = {"content": {JSON: {"schema": {"$ref": "#/components/schemas/Error"}}}}
+    for schema_name in ("HTTPValidationError", "ValidationError", "ResponseValidationError"):
+        components["schemas"].pop(schema_name, None)
+    for path, operations in schema.get("paths", {}).items():
+        for method, operation in operations.items():
+            responses = operation.setdefault("responses", {})
+            responses.pop("422", None)
+            if method == "delete":  # the deletes answer 204 without a body
+                responses.pop("200", None)
+                responses["204"] = {"description": "deleted"}
+            responses["400"] = {"description": "invalid input; `field` names the failing field", **error}
+            if path in PUBLIC_PATHS:
+                operation["security"] = []
+            else:
+                responses["401"] = {"description": "no verified token", **error}
+            responses["default"] = {"description": "an error (403, 404, 409, 413, 429 or 503)", **error}
+    return schema

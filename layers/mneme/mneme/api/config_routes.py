@@ -23,7 +23,7 @@ def _slug(value: str, field: str, *, for_write: bool) -> str:
     if not _SLUG.match(value):
         if for_write:
             raise InvalidInput(f"{field} must be lowercase letters, digits and hyphens (≤ 64)", field=field)
-        raise NotFound(f"no {field.removesuffix('_id')} {value!r}")
+        raise NotFound(f"no {'skill' if field == 'name' else field.removesuffix('_id')} {value!r}")
     return value
 
 

@@ -15,7 +15,8 @@ def handle_http(app: Any, deps: Any, event: dict[str, Any], context: Any) -> dic
         if path not in PUBLIC_PATHS:
             caller_from_event(event)  # 401 before anything else, even before body validation
         body = event.get("body") or ""
-        if len(body) > MAX_BODY_BYTES * (4 / 3 if event.get("isBase64Encoded") else 1):
+        size = len(body) * 3 // 4 if event.get("isBase64Encoded") else len(body.encode("utf-8"))
+        if size > MAX_BODY_BYTES:
             raise PayloadTooLarge(f"the body is larger than {MAX_BODY_BYTES} bytes", field="body")
     except MnemeError as exc:
         import json

@@ -9,6 +9,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Query
 from mneme.api.bodies import DocumentBody, SearchBody
 from mneme.api.context import caller_of, deps_of, new_router
 from mneme.api.responses import json_response, no_content
+from mneme.api.views import DocumentsView, SearchView, answers
 from mneme.engine import memory_ops
 from mneme.engine.deps import Deps
 from mneme.errors import NotFound
@@ -43,7 +44,7 @@ def _records(deps: Deps, caller: Caller) -> memory_ops.RecordFactory:
     return records
 
 
-@router.post("/v1/memory/search")
+@router.post("/v1/memory/search", responses=answers(200, SearchView))
 def search(body: SearchBody) -> dict[str, Any]:
     deps, caller = deps_of(router), caller_of(router)
     access = http_search_access(caller.user_id, body.namespaces)
@@ -57,7 +58,7 @@ def search(body: SearchBody) -> dict[str, Any]:
     }
 
 
-@router.post("/v1/memory/documents")
+@router.post("/v1/memory/documents", responses=answers(201, DocumentsView, "the entry was written"))
 def write_document(body: DocumentBody) -> Any:
     deps, caller = deps_of(router), caller_of(router)
     ports, records = _ports(deps), _records(deps, caller)

@@ -42,3 +42,11 @@ def from_validation(error: RequestValidationError) -> Response[str]:
     if len(errors) > 1:
         message += f" (and {len(errors) - 1} more)"
     return json_response(400, {"error": "invalid_input", "message": message, "field": field})
+
+
+def from_unexpected(error: Exception) -> Response[str]:
+    """A bug is still a JSON error (logged with its traceback); its details never reach the client."""
+    from mneme import observability
+
+    observability.logger().exception("unhandled error in an HTTP route", error_type=type(error).__name__)
+    return json_response(500, {"error": "internal_error", "message": "an unexpected error occurred"})

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
+from dataclasses import replace
 from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler.openapi.params import Header
 
+from mneme import observability
 from mneme.api.bodies import ApprovalBody
 from mneme.api.context import caller_of, deps_of, new_router
 from mneme.api.responses import json_response
+from mneme.api.views import EventsView, PreviewView, RequestsView, RunAcceptedView, RunView, answers
 from mneme.engine import approvals
 from mneme.engine.preview import preview
 from mneme.engine.requests import RunRequest
@@ -33,57 +37,79 @@ def _answer(run: Run) -> Any:
     return json_response(202, {"run_id": run.run_id, "status": run.status.value})
 
 
-@router.post("/v1/runs")
+@router.post(
+    "/v1/runs",
+    responses={
+        **answers(200, RunView, "the finished run"),
+        **answers(202, RunAcceptedView, "the run continues in the state machine"),
+    },
+)
 def create_run(
     body: RunRequest,
     idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key", max_length=256)] = None,
 ) -> Any:
-    """Start a run: 200 with the finished run, or 202 with ``{run_id, status}`` when it continues."""
-    deps = deps_of(router)
-    caller = caller_of(router)
-    if idempotency_key:
-        run_id = hashlib.sha256(f"{caller.user_id}\x00{idempotency_key}".encode()).hexdigest()[:32]
+    """Start a run: 200 with the finished run, or 202 with ``{run_id, status}`` when it continues.
+
+    With an ``Idempotency-Key`` the run id (and, when the body names no chat, the chat id) is derived from
+    the caller and the key, so a retry answers the run the first request started instead of a new one.
+    """
+    deps, caller = deps_of(router), caller_of(router)
+    if not idempotency_key:
+        return _answer(start_run(deps, caller, body).run)
+    key = hashlib.sha256(f"{caller.user_id}\x00{idempotency_key}".encode()).hexdigest()[:32]
+    run_id = f"run-{key}"
+    existing = deps.runs.get_run(run_id)
+    if existing is not None:
+        return _answer(_same_request(existing, body))
+    if body.chat_id is None:
+        body = body.model_copy(update={"chat_id": f"chat-{key}"})
+    try:
+        result = start_run(replace(deps, ids=_first_then(run_id, deps.ids)), caller, body)
+    except Conflict:  # a concurrent retry with the same key created the run first
         existing = deps.runs.get_run(run_id)
-        if existing is not None:
-            return _answer(existing)
-        from dataclasses import replace
-
-        deps = replace(deps, ids=_first_then(run_id, deps.ids))
-        try:
-            return _answer(start_run(deps, caller, body).run)
-        except Conflict:
-            existing = deps.runs.get_run(run_id)
-            if existing is None:
-                raise
-            return _answer(existing)
-    return _answer(start_run(deps, caller, body).run)
+        if existing is None:
+            raise
+        return _answer(_same_request(existing, body))
+    if result.run.run_id != run_id:  # the engine took its ids in another order: the key would not hold
+        observability.logger().warning("idempotency key not applied", run_id=result.run.run_id)
+    return _answer(result.run)
 
 
-def _first_then(first: str, then: Any) -> Any:
-    """An id source whose first id is the idempotent run id (the chat id and the rest come after)."""
-    state = {"used": False}
+def _same_request(run: Run, body: RunRequest) -> Run:
+    """A retry must repeat the request: the same key with another agent or input is a 409."""
+    if (run.agent_id, run.input) != (body.agent_id, body.input):
+        raise Conflict(
+            "this Idempotency-Key was used for another request (agent or input differ)", field="Idempotency-Key"
+        )
+    return run
+
+
+def _first_then(first: str, then: Callable[[], str]) -> Callable[[], str]:
+    """An id source whose first id is the idempotent run id; the following ones come from ``then``."""
+    used = False
 
     def ids() -> str:
-        if not state["used"]:
-            state["used"] = True
+        nonlocal used
+        if not used:
+            used = True
             return first
-        return str(then())
+        return then()
 
     return ids
 
 
-@router.get("/v1/runs/<run_id>")
+@router.get("/v1/runs/<run_id>", responses=answers(200, RunView))
 def get_run(run_id: str) -> dict[str, Any]:
     return _own_run(run_id).to_api()
 
 
-@router.get("/v1/runs/<run_id>/events")
+@router.get("/v1/runs/<run_id>/events", responses=answers(200, EventsView))
 def get_events(run_id: str) -> dict[str, Any]:
     _own_run(run_id)
     return {"events": [event.to_api() for event in deps_of(router).runs.list_events(run_id)]}
 
 
-@router.get("/v1/runs/<run_id>/context")
+@router.get("/v1/runs/<run_id>/context", responses=answers(200, RequestsView))
 def get_context(run_id: str) -> dict[str, Any]:
     _own_run(run_id)
     return {"requests": deps_of(router).runs.list_requests(run_id)}
@@ -94,6 +120,6 @@ def post_approval(run_id: str, body: ApprovalBody) -> dict[str, Any]:
     return approvals.decide(deps_of(router), caller_of(router), run_id, body.call_id, body.decision)
 
 
-@router.post("/v1/context/preview")
+@router.post("/v1/context/preview", responses=answers(200, PreviewView))
 def post_preview(body: RunRequest) -> dict[str, Any]:
     return preview(deps_of(router), caller_of(router), body)

@@ -1,0 +1,231 @@
+"""Agents, tasks and skills (SPEC §2, §10): the caller's own, plus global ones created by admins."""
+
+from __future__ import annotations
+
+from tests.functional.api.conftest import Api, add_agent
+
+AGENT = {
+    "label": "Researcher",
+    "description": "finds things",
+    "model": {"provider": "offline", "model_id": "offline"},
+    "tools": ["memory-search"],
+    "skills": [],
+    "delegates": [],
+    "memory_policy": {"top_k": 3, "tool_read_namespaces": ["vector.user.${user_id}.*"]},
+    "tool_approval_default": "granted",
+}
+
+
+# ------------------------------------------------------------------------------------------------ agents
+def test_put_agent_creates_it_owned_by_the_caller(api: Api, world) -> None:
+    # When alice saves an agent
+    reply = api.put("/v1/agents/researcher", AGENT)
+    # Then it is answered with its fields and stored under alice
+    assert reply.status == 200
+    assert reply.body["agent_id"] == "researcher"
+    assert reply.body["label"] == "Researcher"
+    assert reply.body["memory_policy"]["top_k"] == 3
+    assert reply.body["global"] is False
+    stored = world.deps.config.get_agent("alice", "researcher")
+    assert stored is not None and stored.tools == ["memory-search"]
+
+
+def test_an_owner_or_user_id_in_the_agent_body_is_ignored(api: Api, world) -> None:
+    api.put("/v1/agents/researcher", {**AGENT, "owner": "bob", "user_id": "bob"})
+    assert world.deps.config.get_agent("alice", "researcher") is not None
+    assert world.deps.config.get_agent("bob", "researcher") is None
+
+
+def test_get_agent_answers_the_saved_agent(api: Api) -> None:
+    api.put("/v1/agents/researcher", AGENT)
+    reply = api.get("/v1/agents/researcher")
+    assert reply.status == 200
+    assert (reply.body["agent_id"], reply.body["description"]) == ("researcher", "finds things")
+
+
+def test_list_agents_answers_the_callers_agents(api: Api) -> None:
+    api.put("/v1/agents/researcher", AGENT)
+    api.put("/v1/agents/writer", {**AGENT, "label": "Writer"})
+    reply = api.get("/v1/agents")
+    assert reply.status == 200
+    assert [a["agent_id"] for a in reply.body["agents"]] == ["researcher", "writer"]
+
+
+def test_another_users_agent_is_404(api: Api) -> None:
+    # Given alice's agent
+    api.put("/v1/agents/researcher", AGENT)
+    # When bob reads it, and lists his agents
+    reply = api.get("/v1/agents/researcher", user="bob")
+    listing = api.get("/v1/agents", user="bob")
+    # Then he cannot see it
+    assert (reply.status, reply.body["error"]) == (404, "not_found")
+    assert listing.body == {"agents": []}
+
+
+def test_a_label_used_by_another_agent_of_the_owner_is_409(api: Api, world) -> None:
+    # Given alice's agent labelled Researcher
+    api.put("/v1/agents/researcher", AGENT)
+    # When she saves another agent with the same label in another case
+    reply = api.put("/v1/agents/second", {**AGENT, "label": "RESEARCHER"})
+    # Then 409 naming the label, and the second agent is not stored
+    assert reply.status == 409
+    assert (reply.body["error"], reply.body["field"]) == ("conflict", "label")
+    assert world.deps.config.get_agent("alice", "second") is None
+
+
+def test_labels_are_unique_per_owner_only(api: Api) -> None:
+    api.put("/v1/agents/researcher", AGENT)
+    reply = api.put("/v1/agents/researcher", AGENT, user="bob")
+    assert reply.status == 200
+
+
+def test_an_invalid_namespace_pattern_in_the_policy_is_400(api: Api) -> None:
+    body = {**AGENT, "memory_policy": {"read_namespaces": ["vector.user.*.memory"]}}
+    reply = api.put("/v1/agents/researcher", body)
+    assert reply.status == 400
+    assert reply.body["field"] == "memory_policy.read_namespaces"
+    assert "vector.user.*.memory" in reply.body["message"]
+
+
+def test_an_invalid_agent_id_is_400(api: Api) -> None:
+    reply = api.put("/v1/agents/Not_A_Slug", AGENT)
+    assert (reply.status, reply.body["field"]) == (400, "agent_id")
+
+
+def test_delete_agent_removes_it(api: Api, world) -> None:
+    api.put("/v1/agents/researcher", AGENT)
+    reply = api.delete("/v1/agents/researcher")
+    assert reply.status == 204
+    assert world.deps.config.get_agent("alice", "researcher") is None
+
+
+def test_deleting_another_users_agent_is_404_and_keeps_it(api: Api, world) -> None:
+    api.put("/v1/agents/researcher", AGENT)
+    reply = api.delete("/v1/agents/researcher", user="bob")
+    assert reply.status == 404
+    assert world.deps.config.get_agent("alice", "researcher") is not None
+
+
+def test_an_admin_global_agent_is_visible_to_every_user(api: Api) -> None:
+    # Given an admin saves a global agent
+    created = api.put("/v1/agents/helpdesk", {**AGENT, "label": "Helpdesk", "global": True}, user="root", admin=True)
+    assert (created.status, created.body["global"]) == (200, True)
+    # When bob lists and reads agents
+    listing = api.get("/v1/agents", user="bob")
+    reply = api.get("/v1/agents/helpdesk", user="bob")
+    # Then he sees it, marked global
+    assert [a["agent_id"] for a in listing.body["agents"]] == ["helpdesk"]
+    assert (reply.status, reply.body["global"]) == (200, True)
+
+
+def test_a_non_admin_cannot_create_a_global_agent(api: Api, world) -> None:
+    reply = api.put("/v1/agents/helpdesk", {**AGENT, "global": True})
+    assert (reply.status, reply.body["error"]) == (403, "forbidden")
+    assert world.deps.config.list_agents("__global__") == []
+
+
+def test_a_non_admin_cannot_delete_a_global_agent(api: Api, world) -> None:
+    api.put("/v1/agents/helpdesk", {**AGENT, "global": True}, user="root", admin=True)
+    reply = api.delete("/v1/agents/helpdesk", user="bob")
+    assert reply.status == 404
+    assert world.deps.config.get_agent("__global__", "helpdesk") is not None
+
+
+# ------------------------------------------------------------------------------------------------ tasks
+TASK = {"name": "Weekly report", "context_prompt": "You write reports for ${user_name}.", "memory_policy": {}}
+
+
+def test_put_task_stores_it_on_the_agent(api: Api, world) -> None:
+    api.put("/v1/agents/researcher", AGENT)
+    reply = api.put("/v1/agents/researcher/tasks/weekly", TASK)
+    assert reply.status == 200
+    assert (reply.body["task_id"], reply.body["agent_id"], reply.body["warnings"]) == ("weekly", "researcher", [])
+    stored = world.deps.config.get_task("alice", "researcher", "weekly")
+    assert stored is not None and stored.name == "Weekly report"
+
+
+def test_a_task_using_the_current_time_warns(api: Api) -> None:
+    api.put("/v1/agents/researcher", AGENT)
+    reply = api.put("/v1/agents/researcher/tasks/daily", {**TASK, "context_prompt": "Now: ${current_time}"})
+    assert reply.status == 200
+    assert any("current_time" in w for w in reply.body["warnings"])
+
+
+def test_list_and_get_tasks(api: Api) -> None:
+    api.put("/v1/agents/researcher", AGENT)
+    api.put("/v1/agents/researcher/tasks/weekly", TASK)
+    listing = api.get("/v1/agents/researcher/tasks")
+    reply = api.get("/v1/agents/researcher/tasks/weekly")
+    assert [t["task_id"] for t in listing.body["tasks"]] == ["weekly"]
+    assert (reply.status, reply.body["context_prompt"]) == (200, TASK["context_prompt"])
+
+
+def test_a_task_of_another_users_agent_is_404(api: Api, world) -> None:
+    api.put("/v1/agents/researcher", AGENT)
+    api.put("/v1/agents/researcher/tasks/weekly", TASK)
+    assert api.get("/v1/agents/researcher/tasks/weekly", user="bob").status == 404
+    assert api.put("/v1/agents/researcher/tasks/other", TASK, user="bob").status == 404
+    assert world.deps.config.get_task("alice", "researcher", "other") is None
+
+
+def test_delete_task_removes_it(api: Api, world) -> None:
+    api.put("/v1/agents/researcher", AGENT)
+    api.put("/v1/agents/researcher/tasks/weekly", TASK)
+    reply = api.delete("/v1/agents/researcher/tasks/weekly")
+    assert reply.status == 204
+    assert world.deps.config.get_task("alice", "researcher", "weekly") is None
+    assert api.get("/v1/agents/researcher/tasks/weekly").status == 404
+
+
+# ------------------------------------------------------------------------------------------------ skills
+SKILL = {"description": "Summarize a document", "when_to_use": "for long texts", "content": "Read, then summarize."}
+
+
+def test_put_skill_stores_it(api: Api, world) -> None:
+    reply = api.put("/v1/skills/summarize", SKILL)
+    assert reply.status == 200
+    assert (reply.body["name"], reply.body["global"]) == ("summarize", False)
+    assert [s.name for s in world.deps.config.get_skills("alice", ["summarize"])] == ["summarize"]
+
+
+def test_list_and_get_skills(api: Api) -> None:
+    api.put("/v1/skills/summarize", SKILL)
+    listing = api.get("/v1/skills")
+    reply = api.get("/v1/skills/summarize")
+    assert [s["name"] for s in listing.body["skills"]] == ["summarize"]
+    assert (reply.status, reply.body["content"]) == (200, "Read, then summarize.")
+
+
+def test_another_users_skill_is_404(api: Api) -> None:
+    api.put("/v1/skills/summarize", SKILL)
+    reply = api.get("/v1/skills/summarize", user="bob")
+    assert (reply.status, reply.body["error"]) == (404, "not_found")
+    assert "skill" in reply.body["message"]
+
+
+def test_a_skill_name_that_is_not_a_slug_is_400(api: Api) -> None:
+    reply = api.put("/v1/skills/Summarize_It", SKILL)
+    assert (reply.status, reply.body["field"]) == (400, "name")
+
+
+def test_a_skill_description_over_1024_chars_is_400(api: Api) -> None:
+    reply = api.put("/v1/skills/summarize", {**SKILL, "description": "d" * 1025})
+    assert (reply.status, reply.body["field"]) == (400, "description")
+
+
+def test_delete_skill_removes_it(api: Api, world) -> None:
+    api.put("/v1/skills/summarize", SKILL)
+    reply = api.delete("/v1/skills/summarize")
+    assert reply.status == 204
+    assert world.deps.config.get_skills("alice", ["summarize"]) == []
+
+
+def test_an_agent_naming_a_missing_skill_is_saved_with_a_warning(api: Api) -> None:
+    reply = api.put("/v1/agents/researcher", {**AGENT, "skills": ["ghost"]})
+    assert reply.status == 200
+    assert reply.body["warnings"] == ["skill 'ghost' does not exist yet"]
+
+
+def test_seeded_agents_are_listed(api: Api, world) -> None:
+    add_agent(world, "seeded")
+    assert [a["agent_id"] for a in api.get("/v1/agents").body["agents"]] == ["seeded"]

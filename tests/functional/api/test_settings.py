@@ -1,0 +1,48 @@
+"""``GET, PUT /v1/me/settings`` (SPEC §2): the user is the token's ``sub``, never a body field."""
+
+from __future__ import annotations
+
+from tests.functional.api.conftest import Api
+
+SETTINGS = {"name": "Alice", "email": "alice@example.com", "language": "de", "timezone": "Europe/Berlin"}
+
+
+def test_settings_default_before_anything_is_saved(api: Api) -> None:
+    reply = api.get("/v1/me/settings")
+    assert reply.status == 200
+    assert reply.body == {"name": "", "email": None, "language": "en", "timezone": "UTC", "user_id": "alice"}
+
+
+def test_put_settings_stores_them_for_the_caller(api: Api, world) -> None:
+    # When alice saves her settings
+    reply = api.put("/v1/me/settings", SETTINGS)
+    # Then they are answered and stored under her id
+    assert reply.status == 200
+    assert reply.body == {**SETTINGS, "user_id": "alice"}
+    stored = world.deps.config.get_settings("alice")
+    assert stored is not None and stored.timezone == "Europe/Berlin"
+
+
+def test_a_user_id_in_the_settings_body_is_ignored(api: Api, world) -> None:
+    # When alice sends a body naming bob
+    reply = api.put("/v1/me/settings", {**SETTINGS, "user_id": "bob"})
+    # Then alice's settings changed and bob has none
+    assert reply.body["user_id"] == "alice"
+    assert world.deps.config.get_settings("bob") is None
+
+
+def test_settings_are_per_user(api: Api) -> None:
+    api.put("/v1/me/settings", SETTINGS)
+    reply = api.get("/v1/me/settings", user="bob")
+    assert (reply.body["user_id"], reply.body["name"]) == ("bob", "")
+
+
+def test_an_invalid_timezone_is_400_naming_it(api: Api, world) -> None:
+    reply = api.put("/v1/me/settings", {**SETTINGS, "timezone": "Mars/Olympus_Mons"})
+    assert (reply.status, reply.body["field"]) == (400, "timezone")
+    assert world.deps.config.get_settings("alice") is None
+
+
+def test_an_invalid_language_is_400_naming_it(api: Api) -> None:
+    reply = api.put("/v1/me/settings", {**SETTINGS, "language": "not a tag"})
+    assert (reply.status, reply.body["field"]) == (400, "language")
