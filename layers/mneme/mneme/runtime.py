@@ -98,6 +98,23 @@ class Runtime:
             return approvals.store_task_token(self.deps, run_id, str(event.get("task_token") or ""))
         if action == "fail":
             return approvals.mark_failed(self.deps, run_id, event.get("error"))
-        result = service.step(self.deps, run_id, delegation_refused=bool(event.get("delegation_refused")))
+        result = service.step(
+            self.deps,
+            run_id,
+            delegation_refused=bool(event.get("delegation_refused")),
+            entered_at=_parse_time(event.get("entered_at")),
+        )
         observability.bind(root_run_id=result.run.root_run_id, user_id=result.run.user_id)
         return result.to_state()
+
+
+def _parse_time(value: Any) -> Any:
+    """The state machine's ``$$.State.EnteredTime`` (ISO-8601), or None."""
+    from datetime import datetime
+
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None

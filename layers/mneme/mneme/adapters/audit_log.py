@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from mneme.adapters.items import PK, SK, Item, ItemTable, query_all
-from mneme.errors import AuditWriteFailed, InvalidInput
+from mneme.errors import AuditWriteFailed, Conflict, InvalidInput
 from mneme.models import AuditRecord
 from mneme.ports import AuditPage
 
@@ -49,7 +49,7 @@ def audit_item(record: AuditRecord, seq: int) -> Item:
     at = timestamp(record.at)
     item: Item = {
         PK: user_pk(record.user_id),
-        SK: f"{at}#{record.run_id or '-'}#{seq % 10_000:04d}{uuid.uuid4().hex[:8]}",
+        SK: f"{at}#{record.run_id or '-'}#{record.record_id or f'{seq % 10_000:04d}{uuid.uuid4().hex[:8]}'}",
         "at": at,
         "action": record.action,
         "user_id": record.user_id,
@@ -103,6 +103,10 @@ class ItemAuditLog:
         for seq, record in enumerate(records):
             try:
                 self._table.put(audit_item(record, seq), condition="not_exists")
+            except Conflict:
+                if record.record_id is None:  # a random key never collides: something else is wrong
+                    raise AuditWriteFailed("audit record key collision") from None
+                # a retried step writing the same record again: it is stored already, once
             except Exception as exc:
                 raise AuditWriteFailed(f"audit record could not be written: {exc}") from exc
 

@@ -37,7 +37,7 @@ def list_audit(
     )
     if run_id and not cursor and not page.records and not _own_run(deps, caller, run_id):
         raise NotFound(f"no run {run_id!r}", field="run_id")
-    return {"records": [r.model_dump(mode="json") for r in page.records], "cursor": page.cursor}
+    return {"records": [r.model_dump(mode="json", exclude={"record_id"}) for r in page.records], "cursor": page.cursor}
 
 
 def _own_run(deps: Deps, caller: Caller, run_id: str) -> bool:

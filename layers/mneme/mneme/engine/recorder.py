@@ -6,6 +6,9 @@ audit records are written at once, because a memory read may only be used after 
 
 from __future__ import annotations
 
+import hashlib
+import json
+from datetime import datetime
 from typing import Any
 
 from mneme.engine.deps import Deps
@@ -15,7 +18,10 @@ from mneme.models.run import EventType, Run, RunEvent
 
 
 class Recorder:
-    def __init__(self, deps: Deps, run: Run, state: LoopState) -> None:
+    def __init__(self, deps: Deps, run: Run, state: LoopState, *, base_time: datetime | None = None) -> None:
+        """``base_time``: the state machine's time of entering this step. It is the same for every retry of
+        the step, so audit records get the same keys and a retry stores each record once."""
+        self._base_time = base_time
         self._deps = deps
         self.run = run
         self._state = state
@@ -37,23 +43,35 @@ class Recorder:
         return self._state.request_seq
 
     def audit_records(self, action: AuditAction, namespaces: list[str | None], **detail: Any) -> list[AuditRecord]:
-        now = self._deps.clock.now()
+        now = self._base_time or self._deps.clock.now()
         run = self.run
-        return [
-            AuditRecord(
-                at=now,
-                action=action,
-                user_id=run.user_id,
-                namespace=namespace,
-                run_id=run.run_id,
-                root_run_id=run.root_run_id,
-                agent_id=run.agent_id,
-                task_id=run.task_id,
-                depth=run.depth,
-                detail=dict(detail),
+        records: list[AuditRecord] = []
+        for namespace in namespaces:
+            self._state.audit_seq += 1
+            identity = json.dumps(
+                [run.run_id, self._state.audit_seq, action, namespace, detail], sort_keys=True, default=str
             )
-            for namespace in namespaces
-        ]
+            records.append(self._record(now, action, namespace, detail, identity))
+        return records
+
+    def _record(
+        self, now: datetime, action: AuditAction, namespace: str | None, detail: dict[str, Any], identity: str
+    ) -> AuditRecord:
+        run = self.run
+        digest = hashlib.sha256(identity.encode()).hexdigest()[:8]
+        return AuditRecord(
+            at=now,
+            action=action,
+            user_id=run.user_id,
+            namespace=namespace,
+            run_id=run.run_id,
+            root_run_id=run.root_run_id,
+            agent_id=run.agent_id,
+            task_id=run.task_id,
+            depth=run.depth,
+            detail=dict(detail),
+            record_id=f"{self._state.audit_seq % 10_000:04d}{digest}",
+        )
 
     def audit(self, action: AuditAction, namespaces: list[str | None], **detail: Any) -> None:
         """Write audit records now; raises AuditWriteFailed (callers fail closed)."""

@@ -6,6 +6,7 @@ Each returns plain data for the handler; errors are mneme exceptions the handler
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Literal
 
 from mneme import observability
@@ -121,7 +122,9 @@ def _chat(deps: Deps, caller: Caller, request: RunRequest) -> Chat:
     return chat
 
 
-def step(deps: Deps, run_id: str, *, delegation_refused: bool = False) -> StepResult:
+def step(
+    deps: Deps, run_id: str, *, delegation_refused: bool = False, entered_at: datetime | None = None
+) -> StepResult:
     """One step inside the state machine: resume a checkpointed run (or start a child) until it waits."""
     run = deps.runs.get_run(run_id)
     if run is None:
@@ -142,7 +145,7 @@ def step(deps: Deps, run_id: str, *, delegation_refused: bool = False) -> StepRe
         run,
         state,
         config,
-        Recorder(deps, run, state),
+        Recorder(deps, run, state, base_time=entered_at),
         deadline=deps.monotonic() + deps.settings.fast_path_budget_seconds,
     )
     if not state.initialized:

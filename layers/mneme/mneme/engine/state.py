@@ -52,6 +52,7 @@ class LoopState(BaseModel):
     always_allowed: list[str] = []
     event_seq: int = 0
     request_seq: int = 0
+    audit_seq: int = 0
     task_token: str | None = None
     extra: dict[str, Any] = Field(default_factory=dict)
 

@@ -33,3 +33,5 @@ class AuditRecord(BaseModel):
     task_id: str | None = None
     depth: int = 0
     detail: dict[str, Any] = {}
+    #: a deterministic identity (12 hex) for records a retried step writes again: stored once, not twice
+    record_id: str | None = None
