@@ -59,6 +59,10 @@ class Runtime:
         action = event.get("action")
         if action in ("step", "await_approval", "fail"):
             return self.state_machine(str(action), event)
+        if action == "redrive" or event.get("detail-type") == "mneme.Redrive":
+            from mneme.engine.redrive import redrive_outbox
+
+            return redrive_outbox(self.deps).to_dict()
         from mneme.errors import InvalidInput
 
         raise InvalidInput("unknown event: not an HTTP request, a mneme.RunRequested event, SQS or a step")

@@ -11,6 +11,8 @@ ownership through ``run.user_id``):
 ``REQ#<seq:06d>``                  the exact model request of call ``seq`` (head item)
 ``REQ#<seq:06d>#<blob>#<n:04d>``   chunk ``n`` of a large request (spill, see below)
 ``CHECKPOINT``                     the checkpoint state (head item; large states spill the same way)
+``OUTBOX``                         memory-write jobs the queue refused, kept for the redrive
+                                   (``GSI1PK = OUTBOX``: every pending outbox in one query)
 ================================== ==============================================================
 
 **Spill.** A DynamoDB item holds at most 400 KB. Requests and checkpoints are stored as ASCII JSON text;
@@ -35,6 +37,8 @@ RUN_SK = "RUN"
 EVENT_PREFIX = "EVT#"
 REQUEST_PREFIX = "REQ#"
 CHECKPOINT_SK = "CHECKPOINT"
+OUTBOX_SK = "OUTBOX"
+OUTBOX_INDEX_PK = "OUTBOX"
 #: the longest text kept in one item; DynamoDB's item limit is 400 KB (keys and names included).
 CHUNK_CHARS = 300_000
 
@@ -141,6 +145,25 @@ class ItemRunStore:
         return state
 
     # ------------------------------------------------------------------------------------- spill
+    def put_outbox(self, run_id: str, jobs: Sequence[dict[str, Any]], *, at: str) -> None:
+        self._table.put(
+            {
+                PK: run_pk(run_id),
+                SK: OUTBOX_SK,
+                "GSI1PK": OUTBOX_INDEX_PK,
+                "GSI1SK": f"{at}#{run_id}",
+                "data": _encode(list(jobs)),
+            },
+            condition=None,
+        )
+
+    def list_outbox(self, limit: int = 100) -> list[tuple[str, list[dict[str, Any]]]]:
+        page = self._table.query(OUTBOX_INDEX_PK, index="GSI1", limit=limit)
+        return [(str(item[PK]).removeprefix("RUN#"), json.loads(str(item["data"]))) for item in page.items]
+
+    def delete_outbox(self, run_id: str) -> None:
+        self._table.delete(run_pk(run_id), OUTBOX_SK)
+
     def _write_blob(self, pk: str, sk: str, text: str) -> None:
         previous = self._table.get(pk, sk)
         if len(text) <= self._chunk:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import asdict
+
 from mneme.engine.session import RunSession
-from mneme.errors import Conflict, QueueUnavailable
+from mneme.errors import Conflict, MnemeError, QueueUnavailable
 from mneme.memory.autowrite import plan_auto_write
 from mneme.models.chat import ChatMessage, TextMessage
 from mneme.models.run import RunStatus
+from mneme.ports import MemoryWriteJob
 
 
 def succeed(session: RunSession, output: str) -> None:
@@ -41,7 +45,7 @@ def succeed(session: RunSession, output: str) -> None:
                 sources=[job.metadata.get("source") for job in plan.jobs],
             )
         except QueueUnavailable as exc:
-            session.recorder.warning(f"memory write could not be queued: {exc.message}")
+            _keep_for_redrive(session, plan.jobs, exc)
     session.recorder.event(
         "completed",
         status=run.status.value,
@@ -77,3 +81,20 @@ def _store_turn(session: RunSession, messages: list[ChatMessage]) -> None:
                 return
             expected = len(chat.messages)
     session.recorder.warning("the chat changed concurrently; this turn was not stored in it")
+
+
+def _keep_for_redrive(session: RunSession, jobs: Sequence[MemoryWriteJob], exc: QueueUnavailable) -> None:
+    """The queue refused the jobs: keep them in the run's outbox; the redrive queues them later."""
+    run = session.run
+    at = session.deps.clock.now().isoformat()
+    try:
+        session.deps.runs.put_outbox(run.run_id, [asdict(job) for job in jobs], at=at)
+    except MnemeError as store_error:
+        session.recorder.warning(
+            f"memory writes lost: the queue ({exc.message}) and the outbox ({store_error.message}) both failed",
+            count=len(jobs),
+        )
+        return
+    session.recorder.warning(
+        f"memory writes kept for the redrive: the queue refused them ({exc.message})", count=len(jobs)
+    )
