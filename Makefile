@@ -58,8 +58,16 @@ validate: $(SAM_VENV)/.stamp node_modules/.stamp ## sam validate --lint and the 
 test: setup lint types pytest validate ## every offline check: lint, types, unit, functional, infra, template
 	@echo "make test: all checks passed"
 
-run: $(VENV)/.stamp ## serve the whole API locally (embedded mode)
-	@echo "make run: the local embedded server is not yet available (see the local-mode issue)"
+run: $(VENV)/.stamp ## serve the whole API locally (embedded mode; MNEME_PORT, MNEME_DATA_DIR)
+	PYTHONPATH=layers/mneme:local:functions/run $(PY) -m mneme_local.server
+
+token: ## print a local development token: make token USER=alice [ADMIN=1]
+	@$(MAKE) --no-print-directory -s $(VENV)/.stamp >&2
+	@PYTHONPATH=layers/mneme:local:functions/run $(PY) -m mneme_local.token --user "$(USER)" $(if $(filter 1 yes true,$(ADMIN)),--admin)
+
+demo: ## walk through the API against a running `make run` (MNEME_PORT, MNEME_DATA_DIR)
+	@$(MAKE) --no-print-directory -s $(VENV)/.stamp >&2
+	@PYTHONPATH=layers/mneme:local:functions/run $(PY) -m mneme_local.demo
 
 fmt: $(VENV)/.stamp ## format the code
 	$(VENV)/bin/ruff check --fix .
@@ -68,4 +76,10 @@ fmt: $(VENV)/.stamp ## format the code
 clean: ## remove the environments and caches
 	rm -rf $(VENV) $(SAM_VENV) node_modules .aws-sam .mypy_cache .ruff_cache .hypothesis
 
-.PHONY: help setup lint types unit functional infra pytest validate test run fmt clean
+.PHONY: help setup lint types unit functional infra pytest validate test run token demo fmt clean
+
+bench: $(VENV)/.stamp ## benchmarks (not part of `make test`): figures for docs/performance.md
+	$(PY) -m pip install --quiet -r requirements/bench.txt
+	$(PY) bench/run_all.py 2>&1 | tee /tmp/mneme-bench.txt
+
+.PHONY: bench

@@ -1,0 +1,336 @@
+"""The local HTTP server of the embedded mode: ``make run`` (``python -m mneme_local.server``).
+
+It plays API Gateway (HTTP API with a JWT authorizer) in front of the run function: it verifies
+``Authorization: Bearer <JWT>`` against the local development key (:mod:`mneme_local.token`), builds the
+same HTTP API **v2.0** event the Lambda receives (claims in ``requestContext.authorizer.jwt.claims``,
+rendered as strings the way API Gateway does), hands it to :meth:`Runtime.handle` and writes the answer.
+``/v1/health`` and ``/v1/openapi.json`` need no token. It listens on ``127.0.0.1:$MNEME_PORT`` (8000) only.
+SIGINT / SIGTERM stop it gracefully: no new requests, the memory queue drained, the stores closed.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+import os
+import signal
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+import jwt
+
+from mneme_local.token import signing_key, verify
+
+log = logging.getLogger("local_mode.server")  # see compose.log
+
+HOST = "127.0.0.1"
+DEFAULT_PORT = 8000
+PUBLIC_PATHS = frozenset({"/v1/health", "/v1/openapi.json"})
+MAX_REQUEST_BYTES = 10 * 1024 * 1024  # API Gateway's payload limit
+ACCOUNT_ID = "123456789012"
+_TEXT_TYPES = ("application/json", "text/", "application/x-www-form-urlencoded", "application/xml")
+
+
+class AuthError(Exception):
+    pass
+
+
+def claims_for_event(claims: Mapping[str, Any]) -> dict[str, str]:
+    """Claims as API Gateway's JWT authorizer passes them: strings, arrays as ``[a b]``."""
+    rendered: dict[str, str] = {}
+    for name, value in claims.items():
+        if isinstance(value, list):
+            rendered[name] = "[" + " ".join(str(v) for v in value) + "]"
+        elif isinstance(value, bool):
+            rendered[name] = "true" if value else "false"
+        elif isinstance(value, dict):
+            rendered[name] = json.dumps(value, separators=(",", ":"))
+        else:
+            rendered[name] = str(value)
+    return rendered
+
+
+def authenticate(key: bytes, authorization: str | None) -> dict[str, Any]:
+    if not authorization:
+        raise AuthError("the Authorization header is missing (Authorization: Bearer <token>)")
+    scheme, _, token = authorization.strip().partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise AuthError("the Authorization header must be 'Bearer <token>'")
+    try:
+        return verify(key, token.strip())
+    except jwt.ExpiredSignatureError as exc:
+        raise AuthError("the token has expired") from exc
+    except jwt.InvalidSignatureError as exc:
+        raise AuthError("the token's signature is not valid for this server's key") from exc
+    except jwt.InvalidTokenError as exc:
+        raise AuthError(f"the token is not valid: {exc}") from exc
+
+
+def _is_text(content_type: str, body: bytes) -> bool:
+    if not body:
+        return True
+    if content_type and not content_type.lower().startswith(_TEXT_TYPES):
+        return False
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def build_event(
+    method: str,
+    target: str,
+    headers: list[tuple[str, str]],
+    body: bytes,
+    *,
+    claims: Mapping[str, Any] | None,
+    source_ip: str = HOST,
+) -> dict[str, Any]:
+    """The API Gateway HTTP API (payload 2.0) event of one request."""
+    parts = urlsplit(target)
+    path = parts.path or "/"
+    merged: dict[str, str] = {}
+    cookies: list[str] = []
+    for name, value in headers:
+        lower = name.lower()
+        if lower == "cookie":
+            cookies += [c.strip() for c in value.split(";") if c.strip()]
+            continue
+        merged[lower] = f"{merged[lower]},{value}" if lower in merged else value
+    query: dict[str, str] = {}
+    for name, value in parse_qsl(parts.query, keep_blank_values=True):
+        query[name] = f"{query[name]},{value}" if name in query else value
+    now = datetime.now(UTC)
+    host = merged.get("host", HOST)
+    text = _is_text(merged.get("content-type", ""), body)
+    context: dict[str, Any] = {
+        "accountId": ACCOUNT_ID,
+        "apiId": "local",
+        "domainName": host,
+        "domainPrefix": host.split(".", 1)[0],
+        "http": {
+            "method": method.upper(),
+            "path": path,
+            "protocol": "HTTP/1.1",
+            "sourceIp": source_ip,
+            "userAgent": merged.get("user-agent", ""),
+        },
+        "requestId": uuid.uuid4().hex,
+        "routeKey": "$default",
+        "stage": "$default",
+        "time": now.strftime("%d/%b/%Y:%H:%M:%S +0000"),
+        "timeEpoch": int(now.timestamp() * 1000),
+    }
+    if claims is not None:
+        context["authorizer"] = {"jwt": {"claims": claims_for_event(claims), "scopes": None}}
+    event: dict[str, Any] = {
+        "version": "2.0",
+        "routeKey": "$default",
+        "rawPath": path,
+        "rawQueryString": parts.query,
+        "headers": merged,
+        "requestContext": context,
+        "isBase64Encoded": not text,
+    }
+    if cookies:
+        event["cookies"] = cookies
+    if query:
+        event["queryStringParameters"] = query
+    if body:
+        event["body"] = body.decode("utf-8") if text else base64.b64encode(body).decode("ascii")
+    return event
+
+
+def _error(status: int, code: str, message: str) -> dict[str, Any]:
+    return {
+        "statusCode": status,
+        "headers": {"Content-Type": "application/json"},
+        "body": json.dumps({"error": code, "message": message}),
+    }
+
+
+class LocalHandler(BaseHTTPRequestHandler):
+    server: LocalHTTPServer
+    protocol_version = "HTTP/1.1"
+    server_version = "mneme-local"
+
+    def do_GET(self) -> None:
+        self._serve()
+
+    def do_POST(self) -> None:
+        self._serve()
+
+    def do_PUT(self) -> None:
+        self._serve()
+
+    def do_DELETE(self) -> None:
+        self._serve()
+
+    def do_PATCH(self) -> None:
+        self._serve()
+
+    def do_OPTIONS(self) -> None:
+        self._serve()
+
+    def _read_body(self) -> bytes | None:
+        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+            chunks: list[bytes] = []
+            total = 0
+            while True:
+                size = int(self.rfile.readline().split(b";", 1)[0].strip() or b"0", 16)
+                if size == 0:
+                    self.rfile.readline()
+                    return b"".join(chunks)
+                total += size
+                if total > MAX_REQUEST_BYTES:
+                    return None
+                chunks.append(self.rfile.read(size))
+                self.rfile.readline()
+        length = int(self.headers.get("Content-Length") or 0)
+        if length > MAX_REQUEST_BYTES:
+            return None
+        return self.rfile.read(length) if length > 0 else b""
+
+    def _serve(self) -> None:
+        started = time.monotonic()
+        try:
+            result = self._result()
+        except Exception as exc:  # the runtime crashed: API Gateway would answer 500 too
+            log.exception("the run function failed on %s %s", self.command, self.path)
+            result = _error(500, "internal_error", f"the run function failed: {type(exc).__name__}")
+        status = self._write(result)
+        elapsed = (time.monotonic() - started) * 1000
+        if not self.server.quiet:
+            sys.stderr.write(f"{self.command} {self.path} {status} {elapsed:.0f}ms\n")
+
+    def _result(self) -> Any:
+        try:
+            body = self._read_body()
+        except ValueError:
+            self.close_connection = True
+            return _error(400, "invalid_input", "the request body could not be read")
+        if body is None:
+            self.close_connection = True
+            return _error(413, "payload_too_large", f"the request is larger than {MAX_REQUEST_BYTES} bytes")
+        path = urlsplit(self.path).path
+        claims: dict[str, Any] | None = None
+        if path not in PUBLIC_PATHS:
+            try:
+                claims = authenticate(self.server.key, self.headers.get("Authorization"))
+            except AuthError as exc:
+                return _error(401, "unauthorized", str(exc))
+        event = build_event(
+            self.command,
+            self.path,
+            list(self.headers.items()),
+            body,
+            claims=claims,
+            source_ip=self.client_address[0],
+        )
+        return self.server.handle_event(event)
+
+    def _write(self, result: Any) -> int:
+        if not isinstance(result, dict) or "statusCode" not in result:  # payload 2.0: a bare value is JSON 200
+            result = {"statusCode": 200, "headers": {"Content-Type": "application/json"}, "body": json.dumps(result)}
+        status = int(result.get("statusCode") or 200)
+        raw = result.get("body")
+        if raw is None:
+            payload = b""
+        elif result.get("isBase64Encoded"):
+            payload = base64.b64decode(raw)
+        else:
+            payload = (raw if isinstance(raw, str) else json.dumps(raw)).encode("utf-8")
+        self.send_response(status)
+        headers = {str(k): str(v) for k, v in (result.get("headers") or {}).items()}
+        for name, values in (result.get("multiValueHeaders") or {}).items():
+            for value in values:
+                self.send_header(str(name), str(value))
+        for name, value in headers.items():
+            if name.lower() not in ("content-length", "connection", "transfer-encoding"):
+                self.send_header(name, value)
+        for cookie in result.get("cookies") or []:
+            self.send_header("Set-Cookie", str(cookie))
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(payload)
+        return status
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass  # one line per request is written by _serve
+
+
+class LocalHTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, port: int, key: bytes, handle_event: Any, *, quiet: bool = False) -> None:
+        self.key = key
+        self.handle_event = handle_event
+        self.quiet = quiet
+        super().__init__((HOST, port), LocalHandler)
+
+
+def main() -> int:
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    from mneme_local.compose import LocalSetupError, build_local, recover
+
+    try:
+        port = int(os.environ.get("MNEME_PORT") or DEFAULT_PORT)
+    except ValueError:
+        sys.stderr.write("MNEME_PORT must be a port number\n")
+        return 2
+    try:
+        stack = build_local()
+    except LocalSetupError as exc:
+        sys.stderr.write(f"mneme local: {exc}\n")
+        return 2
+    key = signing_key(stack.options.data_dir)
+    try:
+        httpd = LocalHTTPServer(port, key, stack.runtime.handle, quiet=os.environ.get("MNEME_QUIET") == "1")
+    except OSError as exc:
+        stack.close()
+        sys.stderr.write(f"mneme local: cannot listen on {HOST}:{port}: {exc} (set MNEME_PORT)\n")
+        return 2
+
+    def stop(signum: int, frame: Any) -> None:
+        log.info("stopping (signal %d)…", signum)
+        threading.Thread(target=httpd.shutdown, daemon=True).start()
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        recover(stack)
+        if stack.resumed or stack.interrupted:
+            log.info(
+                "runs left unfinished by the last server: %d resumed, %d marked failed",
+                len(stack.resumed),
+                len(stack.interrupted),
+            )
+        models = stack.options.model_provider
+        embedder = stack.options.embedding_provider
+        print(
+            f"mneme local server listening on http://{HOST}:{port}\n"
+            f"  data: {stack.options.data_dir.resolve()}  models: {models}  embeddings: {embedder}\n"
+            f"  token: make token USER=alice [ADMIN=1]   health: curl http://{HOST}:{port}/v1/health",
+            flush=True,
+        )
+        httpd.serve_forever()
+    finally:
+        httpd.server_close()
+        stack.close()
+        log.info("stopped")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
