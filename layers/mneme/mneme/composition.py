@@ -36,6 +36,27 @@ class ModelClients:
         raise ModelUnavailable(f"the model provider {provider!r} is not available here")
 
 
+class LazyClient:
+    """A boto3 client created on first use (then reused): a cold start pays only for the clients it calls.
+
+    SQS (auto-write), Step Functions (hand-off) and Lambda (external tools) are not needed by most
+    invocations; creating each one costs ~10-30 ms of service-model loading (bench/cold_start.py).
+    """
+
+    def __init__(self, session: Any, service: str, config: Any) -> None:
+        self._session, self._service, self._config = session, service, config
+        self._client: Any = None
+
+    @property
+    def client(self) -> Any:
+        if self._client is None:
+            self._client = self._session.client(self._service, config=self._config)
+        return self._client
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.client, name)
+
+
 def build_aws(settings: Settings, session: Any | None = None) -> Deps:
     """Deps over real AWS services (DynamoDB, SQS, Step Functions, Lambda, Bedrock, OpenSearch)."""
     import boto3
@@ -71,11 +92,9 @@ def build_aws(settings: Settings, session: Any | None = None) -> Deps:
         runs=ItemRunStore(main),
         audit=ItemAuditLog(DynamoItemTable(dynamodb, settings.audit_table_name, AUDIT_SCHEMA)),
         models=ModelClients(bedrock_client),
-        queue=SqsMemoryQueue(boto.client("sqs", config=retries), settings.memory_queue_url),
-        orchestrator=StepFunctionsOrchestrator(
-            boto.client("stepfunctions", config=retries), settings.state_machine_arn
-        ),
-        tools=LambdaToolInvoker(boto.client("lambda", config=retries)),
+        queue=SqsMemoryQueue(LazyClient(boto, "sqs", retries), settings.memory_queue_url),
+        orchestrator=StepFunctionsOrchestrator(LazyClient(boto, "stepfunctions", retries), settings.state_machine_arn),
+        tools=LambdaToolInvoker(LazyClient(boto, "lambda", retries)),
         clock=clock,
     )
     if settings.opensearch_endpoint:

@@ -45,6 +45,8 @@ def test_metadata_names_agent_task_chat_user_session_and_run(world) -> None:
         "user_id": "alice",
         "session_id": "s1",
         "run_id": result.run.run_id,
+        "root_run_id": result.run.run_id,
+        "depth": 0,
     }
 
 

@@ -70,3 +70,30 @@ def test_a_delegation_is_audited(world) -> None:
     result = run(world, "/delegate writer :: Draft a haiku")
     records = world.deps.audit.query("alice", action="delegation").records
     assert [r.detail["child_run_id"] for r in records] == result.run.children
+
+
+def test_a_child_delegated_without_a_task_records_its_agents_default_task(world) -> None:
+    from mneme.engine.service import step
+    from tests.functional.engine.conftest import add_task
+
+    add_agent(world, "master", tools=["delegate-to-agent"], delegates=["writer"])
+    writer = add_agent(world, "writer", default_task_id="draft")
+    add_task(world, writer, "draft", context_prompt="You draft texts.")
+    result = run(world, "/delegate writer :: Draft a haiku")
+    child = step(world.deps, result.run.children[0]).run
+    assert child.task_id == "draft"
+
+
+def test_a_sub_agents_auto_write_is_audited_in_its_delegation_tree(world) -> None:
+    from mneme.adapters.sqs_queue import job_body
+    from mneme.engine.service import step
+    from mneme.engine.writer import WriterPorts, write_batch
+
+    add_agent(world, "master", tools=["delegate-to-agent"], delegates=["writer"])
+    add_agent(world, "writer", memory_policy={"allow_write": True})
+    root = run(world, "/delegate writer :: Draft a haiku").run
+    step(world.deps, root.children[0])
+    records = [{"messageId": "m1", "body": job_body(job), "eventSource": "aws:sqs"} for job in world.queue.jobs]
+    write_batch(WriterPorts(world.memory, world.embedder, world.deps.audit, world.clock), records)
+    writes = [r for r in world.deps.audit.by_root_run(root.run_id) if r.action == "write"]
+    assert [(r.run_id, r.depth) for r in writes] == [(root.children[0], 1)]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict
+from dataclasses import asdict, replace
 
 from mneme.engine.session import RunSession
 from mneme.errors import Conflict, MnemeError, QueueUnavailable
@@ -36,16 +36,16 @@ def succeed(session: RunSession, output: str) -> None:
     )
     for warning in plan.warnings:
         session.recorder.warning(warning)
-    if plan.jobs:
+    tree = {"root_run_id": run.root_run_id, "depth": run.depth}  # the writer audits into the delegation tree
+    jobs = [replace(job, metadata={**job.metadata, **tree}) for job in plan.jobs]
+    if jobs:
         try:
-            session.deps.queue.enqueue(plan.jobs)
+            session.deps.queue.enqueue(jobs)
             session.recorder.event(
-                "memory_write_queued",
-                count=len(plan.jobs),
-                sources=[job.metadata.get("source") for job in plan.jobs],
+                "memory_write_queued", count=len(jobs), sources=[job.metadata.get("source") for job in jobs]
             )
         except QueueUnavailable as exc:
-            _keep_for_redrive(session, plan.jobs, exc)
+            _keep_for_redrive(session, jobs, exc)
     session.recorder.event(
         "completed",
         status=run.status.value,

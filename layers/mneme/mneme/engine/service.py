@@ -148,6 +148,8 @@ def step(
         Recorder(deps, run, state, base_time=entered_at),
         deadline=deps.monotonic() + deps.settings.fast_path_budget_seconds,
     )
+    if run.task_id is None and config.task is not None:
+        run.task_id = config.task.task_id  # a child delegated without a task runs its agent's default task
     if not state.initialized:
         prepare(session, chat=None, memory_enabled=None, top_k=None)
     return _drive(session, hand_off=False)

@@ -103,6 +103,7 @@ def _audit(ports: WriterPorts, jobs: list[MemoryWriteJob]) -> None:
             run_id=job.metadata.get("run_id"),
             root_run_id=job.metadata.get("root_run_id"),
             agent_id=job.metadata.get("agent_id"),
+            depth=int(job.metadata.get("depth") or 0),
             task_id=job.metadata.get("task_id"),
             detail={"via": "auto_write", "source": job.metadata.get("source"), "job_id": job.job_id},
         )
