@@ -49,11 +49,13 @@ def test_every_function_handler_is_defined_in_its_code(logical_id: str) -> None:
 
 def test_the_layer_is_built_for_the_functions_runtime_and_architecture() -> None:
     layer = resources("AWS::Serverless::LayerVersion")["MnemeLayer"]
-    assert layer["Metadata"] == {"BuildMethod": "python3.13", "BuildArchitecture": "arm64"}
+    assert layer["Metadata"] == {"BuildMethod": "makefile", "BuildArchitecture": "arm64"}
     assert layer["Properties"]["CompatibleRuntimes"] == ["python3.13"]
     assert layer["Properties"]["CompatibleArchitectures"] == ["arm64"]
-    # BuildMethod installs requirements.txt from the root of ContentUri; the package sits there too
+    # the layer's Makefile installs requirements.txt (cp313, aarch64) and copies the package next to it
     content = ROOT / layer["Properties"]["ContentUri"]
     assert (content / "requirements.txt").is_file()
     assert (content / "mneme" / "__init__.py").is_file()
-    assert not (content / "python").exists(), "a python/ folder would end up as python/python/"
+    assert not (content / "python").exists(), "the Makefile builds python/ itself"
+    makefile = (content / "Makefile").read_text()
+    assert "--python-version 3.13" in makefile and "manylinux2014_aarch64" in makefile
