@@ -35,7 +35,7 @@ KEEP = frozenset(
 def prune_file(path: Path) -> tuple[int, int]:
     before = path.stat().st_size
     with path.open("rb") as handle:
-        data = pickle.load(handle)  # noqa: S301 - Babel's own data files, at build time
+        data = pickle.load(handle)  # Babel's own data files, at build time
     kept = {key: value for key, value in data.items() if key in KEEP}
     with path.open("wb") as handle:
         pickle.dump(kept, handle, protocol=pickle.HIGHEST_PROTOCOL)
