@@ -38,7 +38,7 @@ def _formatted(locales: list[str]) -> dict[str, tuple[str, str, str]]:
 
 @pytest.fixture(scope="module")
 def pruned_dir(tmp_path_factory) -> Path:
-    target = tmp_path_factory.mktemp("babel") / "locale-data"
+    target: Path = tmp_path_factory.mktemp("babel") / "locale-data"
     shutil.copytree(Path(babel.__file__).parent / "locale-data", target)
     assert _prune_module().main(["prune_babel", str(target)]) == 0
     return target
