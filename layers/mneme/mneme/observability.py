@@ -6,9 +6,13 @@ message content at INFO; metrics are CloudWatch EMF, flushed once per invocation
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+import os
+from collections.abc import Callable, Sequence
 from functools import cache
-from typing import Any
+from typing import Any, TypeVar
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 @cache
@@ -23,6 +27,35 @@ def metrics() -> Any:
     from aws_lambda_powertools import Metrics
 
     return Metrics(namespace="mneme", service="mneme")
+
+
+@cache
+def tracer() -> Any:
+    from aws_lambda_powertools import Tracer
+
+    return Tracer(service="mneme")
+
+
+def _tracing() -> bool:
+    """X-Ray subsegments only inside Lambda, unless Powertools tracing is switched off."""
+    disabled = os.environ.get("POWERTOOLS_TRACE_DISABLED", "").lower() in ("1", "true")
+    return bool(os.environ.get("AWS_LAMBDA_FUNCTION_NAME")) and not disabled
+
+
+def traced(name: str) -> Callable[[F], F]:
+    """Trace an adapter call as an X-Ray subsegment (no payloads recorded: they hold user content)."""
+
+    def decorate(function: F) -> F:
+        @functools.wraps(function)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            if not _tracing():
+                return function(*args, **kwargs)
+            with tracer().provider.in_subsegment(f"## {name}"):
+                return function(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
 
 
 def start_invocation() -> None:

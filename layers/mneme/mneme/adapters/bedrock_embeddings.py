@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from mneme.errors import EmbeddingUnavailable, InvalidInput
+from mneme.observability import traced
 from mneme.settings import SettingsError
 
 if TYPE_CHECKING:
@@ -60,6 +61,7 @@ class BedrockEmbedder:
         """The exact InvokeModel body for one text."""
         return {"inputText": text, "dimensions": self._dimension, "normalize": self._normalize}
 
+    @traced("bedrock.embed")
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         for index, text in enumerate(texts):
             if not isinstance(text, str) or not text.strip():

@@ -26,6 +26,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from mneme.errors import ModelRequestRejected, ModelThrottled, ModelUnavailable
 from mneme.models.run import Usage
+from mneme.observability import traced
 from mneme.ports import ModelResponse
 
 if TYPE_CHECKING:
@@ -57,6 +58,7 @@ class BedrockModel:
     def __init__(self, client: BedrockRuntimeClient) -> None:
         self._client = client
 
+    @traced("bedrock.converse")
     def converse(self, request: dict[str, Any]) -> ModelResponse:
         model_id = str(request.get("modelId", ""))
         params = {key: value for key, value in request.items() if value is not None}

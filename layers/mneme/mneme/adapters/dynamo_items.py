@@ -35,6 +35,7 @@ from mneme.adapters.items import (
     WriteOp,
 )
 from mneme.errors import Conflict, PayloadTooLarge, StoreUnavailable, Throttled
+from mneme.observability import traced
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -181,11 +182,13 @@ class DynamoItemTable:
     def schema(self) -> TableSchema:
         return self._schema
 
+    @traced("dynamodb.get")
     def get(self, pk: str, sk: str) -> Item | None:
         with _translated():
             raw = self._client.get_item(TableName=self._name, Key=_key(pk, sk), ConsistentRead=True)
         return _item_from(raw["Item"]) if "Item" in raw else None
 
+    @traced("dynamodb.batch_get")
     def batch_get(self, keys: Sequence[Key]) -> list[Item]:
         unique = list(dict.fromkeys(keys))  # BatchGetItem rejects duplicate keys
         items: list[Item] = []
@@ -208,6 +211,7 @@ class DynamoItemTable:
             self._sleep(min(0.05 * 2**attempt, 1.0))
         raise Throttled(f"DynamoDB left part of a {operation} request unprocessed")
 
+    @traced("dynamodb.put")
     def put(self, item: Item, *, condition: Condition = None) -> None:
         with _translated():
             self._client.put_item(TableName=self._name, Item=_item_to(item), **_condition(condition))
@@ -233,6 +237,7 @@ class DynamoItemTable:
             for _ in self._until_processed("batch_write_item", {self._name: list(chunk)}, "UnprocessedItems"):
                 pass
 
+    @traced("dynamodb.transact")
     def transact(self, ops: Sequence[WriteOp]) -> None:
         items: list[dict[str, Any]] = []
         for op in ops:
@@ -245,6 +250,7 @@ class DynamoItemTable:
         with _translated():
             self._client.transact_write_items(TransactItems=items)  # type: ignore[arg-type]
 
+    @traced("dynamodb.query")
     def query(
         self,
         pk: str,

@@ -8,12 +8,14 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from mneme.errors import ToolError
+from mneme.observability import traced
 
 
 class LambdaToolInvoker:
     def __init__(self, client: Any) -> None:
         self._client = client
 
+    @traced("lambda.tool")
     def invoke(self, function_arn: str, payload: dict[str, Any]) -> Any:
         try:
             response = self._client.invoke(FunctionName=function_arn, Payload=json.dumps(payload).encode())

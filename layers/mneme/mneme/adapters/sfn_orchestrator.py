@@ -9,6 +9,7 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from mneme.errors import OrchestratorUnavailable
+from mneme.observability import traced
 
 _NAME = re.compile(r"[^A-Za-z0-9_-]")
 
@@ -23,6 +24,7 @@ class StepFunctionsOrchestrator:
         self._client = client
         self._arn = state_machine_arn
 
+    @traced("stepfunctions.start")
     def start(self, run_id: str, *, depth: int) -> str:
         if not self._arn:
             raise OrchestratorUnavailable("no state machine is configured")
@@ -40,6 +42,7 @@ class StepFunctionsOrchestrator:
             raise OrchestratorUnavailable(f"the state machine could not start run {run_id}: {exc}") from exc
         return str(response["executionArn"])
 
+    @traced("stepfunctions.resume")
     def resume(self, task_token: str, output: dict[str, Any]) -> None:
         try:
             self._client.send_task_success(taskToken=task_token, output=json.dumps(output))

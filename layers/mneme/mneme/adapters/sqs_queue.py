@@ -10,6 +10,7 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from mneme.errors import QueueUnavailable
+from mneme.observability import traced
 from mneme.ports import MemoryWriteJob
 
 _BATCH = 10
@@ -29,6 +30,7 @@ class SqsMemoryQueue:
         self._client = client
         self._url = queue_url
 
+    @traced("sqs.enqueue")
     def enqueue(self, jobs: Sequence[MemoryWriteJob]) -> None:
         if not self._url:
             raise QueueUnavailable("no memory queue is configured")
