@@ -1,9 +1,10 @@
 """The local HTTP server of the embedded mode: ``make run`` (``python -m mneme_local.server``).
 
 It plays API Gateway (HTTP API with a JWT authorizer) in front of the run function: it verifies
-``Authorization: Bearer <JWT>`` against the local development key (:mod:`mneme_local.token`), builds the
-same HTTP API **v2.0** event the Lambda receives (claims in ``requestContext.authorizer.jwt.claims``,
-rendered as strings the way API Gateway does), hands it to :meth:`Runtime.handle` and writes the answer.
+``Authorization: Bearer <JWT>`` against the local development key (:mod:`mneme_local.auth`), builds the
+same HTTP API **v2.0** event the Lambda receives (:mod:`mneme_local.gateway_event`; claims in
+``requestContext.authorizer.jwt.claims``, rendered as strings the way API Gateway does), hands it to
+:meth:`Runtime.handle` and writes the answer.
 ``/v1/health`` and ``/v1/openapi.json`` need no token. It listens on ``127.0.0.1:$MNEME_PORT`` (8000) only.
 SIGINT / SIGTERM stop it gracefully: no new requests, the memory queue drained, the stores closed.
 """
@@ -18,136 +19,19 @@ import signal
 import sys
 import threading
 import time
-import uuid
-from collections.abc import Mapping
-from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import urlsplit
 
-import jwt
-
-from mneme_local.token import signing_key, verify
+from mneme_local.auth import AuthError, authenticate
+from mneme_local.gateway_event import HOST, build_event
+from mneme_local.token import signing_key
 
 log = logging.getLogger("local_mode.server")  # see compose.log
 
-HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 PUBLIC_PATHS = frozenset({"/v1/health", "/v1/openapi.json"})
 MAX_REQUEST_BYTES = 10 * 1024 * 1024  # API Gateway's payload limit
-ACCOUNT_ID = "123456789012"
-_TEXT_TYPES = ("application/json", "text/", "application/x-www-form-urlencoded", "application/xml")
-
-
-class AuthError(Exception):
-    pass
-
-
-def claims_for_event(claims: Mapping[str, Any]) -> dict[str, str]:
-    """Claims as API Gateway's JWT authorizer passes them: strings, arrays as ``[a b]``."""
-    rendered: dict[str, str] = {}
-    for name, value in claims.items():
-        if isinstance(value, list):
-            rendered[name] = "[" + " ".join(str(v) for v in value) + "]"
-        elif isinstance(value, bool):
-            rendered[name] = "true" if value else "false"
-        elif isinstance(value, dict):
-            rendered[name] = json.dumps(value, separators=(",", ":"))
-        else:
-            rendered[name] = str(value)
-    return rendered
-
-
-def authenticate(key: bytes, authorization: str | None) -> dict[str, Any]:
-    if not authorization:
-        raise AuthError("the Authorization header is missing (Authorization: Bearer <token>)")
-    scheme, _, token = authorization.strip().partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
-        raise AuthError("the Authorization header must be 'Bearer <token>'")
-    try:
-        return verify(key, token.strip())
-    except jwt.ExpiredSignatureError as exc:
-        raise AuthError("the token has expired") from exc
-    except jwt.InvalidSignatureError as exc:
-        raise AuthError("the token's signature is not valid for this server's key") from exc
-    except jwt.InvalidTokenError as exc:
-        raise AuthError(f"the token is not valid: {exc}") from exc
-
-
-def _is_text(content_type: str, body: bytes) -> bool:
-    if not body:
-        return True
-    if content_type and not content_type.lower().startswith(_TEXT_TYPES):
-        return False
-    try:
-        body.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
-
-
-def build_event(
-    method: str,
-    target: str,
-    headers: list[tuple[str, str]],
-    body: bytes,
-    *,
-    claims: Mapping[str, Any] | None,
-    source_ip: str = HOST,
-) -> dict[str, Any]:
-    """The API Gateway HTTP API (payload 2.0) event of one request."""
-    parts = urlsplit(target)
-    path = parts.path or "/"
-    merged: dict[str, str] = {}
-    cookies: list[str] = []
-    for name, value in headers:
-        lower = name.lower()
-        if lower == "cookie":
-            cookies += [c.strip() for c in value.split(";") if c.strip()]
-            continue
-        merged[lower] = f"{merged[lower]},{value}" if lower in merged else value
-    query: dict[str, str] = {}
-    for name, value in parse_qsl(parts.query, keep_blank_values=True):
-        query[name] = f"{query[name]},{value}" if name in query else value
-    now = datetime.now(UTC)
-    host = merged.get("host", HOST)
-    text = _is_text(merged.get("content-type", ""), body)
-    context: dict[str, Any] = {
-        "accountId": ACCOUNT_ID,
-        "apiId": "local",
-        "domainName": host,
-        "domainPrefix": host.split(".", 1)[0],
-        "http": {
-            "method": method.upper(),
-            "path": path,
-            "protocol": "HTTP/1.1",
-            "sourceIp": source_ip,
-            "userAgent": merged.get("user-agent", ""),
-        },
-        "requestId": uuid.uuid4().hex,
-        "routeKey": "$default",
-        "stage": "$default",
-        "time": now.strftime("%d/%b/%Y:%H:%M:%S +0000"),
-        "timeEpoch": int(now.timestamp() * 1000),
-    }
-    if claims is not None:
-        context["authorizer"] = {"jwt": {"claims": claims_for_event(claims), "scopes": None}}
-    event: dict[str, Any] = {
-        "version": "2.0",
-        "routeKey": "$default",
-        "rawPath": path,
-        "rawQueryString": parts.query,
-        "headers": merged,
-        "requestContext": context,
-        "isBase64Encoded": not text,
-    }
-    if cookies:
-        event["cookies"] = cookies
-    if query:
-        event["queryStringParameters"] = query
-    if body:
-        event["body"] = body.decode("utf-8") if text else base64.b64encode(body).decode("ascii")
-    return event
 
 
 def _error(status: int, code: str, message: str) -> dict[str, Any]:

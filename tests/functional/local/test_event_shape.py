@@ -5,7 +5,8 @@ from __future__ import annotations
 import base64
 
 from mneme.api.auth import caller_from_event
-from mneme_local.server import build_event, claims_for_event
+from mneme_local.auth import claims_for_event
+from mneme_local.gateway_event import build_event
 
 
 def test_the_event_has_the_http_api_v2_shape() -> None:

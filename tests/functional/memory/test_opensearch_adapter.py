@@ -9,14 +9,8 @@ import pytest
 from botocore.credentials import Credentials
 from opensearchpy import AWSV4SignerAuth, OpenSearch, RequestsHttpConnection
 
-from mneme.adapters.opensearch_memory import (
-    OpenSearchMemoryStore,
-    index_body,
-    knn_query,
-    opensearch_client,
-    parse_hits,
-    score_to_similarity,
-)
+from mneme.adapters.opensearch_memory import OpenSearchMemoryStore, opensearch_client
+from mneme.adapters.opensearch_queries import index_body, knn_query, parse_hits, score_to_similarity
 from mneme.errors import MemoryUnavailable
 from tests.functional.memory.conftest import NOW, doc, faiss_ip_score, later, unit
 

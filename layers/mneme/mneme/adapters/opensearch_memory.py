@@ -2,13 +2,8 @@
 
 * Documents carry mneme's own ``memory_id``; on ``aoss`` (vector collections reject custom ``_id``) no
   ``_id`` is sent and updates address the service-assigned ``_id`` found by a term query.
-* Patterns are term filters: an exact namespace is a ``terms`` on ``namespace``; ``vector.user.alice.*``
-  is a ``terms`` on ``namespace_prefixes`` (each dotted prefix of the namespace, ending in a dot), so a
-  prefix stops at a segment boundary (``vector.user.al.*`` never matches ``vector.user.alice.memory``).
-  The filter goes **inside** the ``knn`` clause (efficient filtering, never post-filtering).
-* Scores: faiss ``innerproduct`` has ``d = -ip`` and ``score = 1/(1+d)`` for ``d >= 0``, ``1-d`` for
-  ``d < 0`` (OpenSearch docs, "k-NN spaces"): ``1+ip`` for ``ip > 0``, ``1/(1-ip)`` otherwise.
-  :func:`score_to_similarity` inverts it (the cosine, as vectors are normalized).
+* The index mapping, the k-NN query with its namespace and liveness filters, and the score → similarity
+  mapping are pure helpers in :mod:`mneme.adapters.opensearch_queries`.
 * ``aoss`` has no refresh: writes become visible after the collection's refresh interval, so identical
   content written seconds earlier may not be found for refreshing, and a second copy is indexed.
 """
@@ -17,24 +12,18 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Literal
+from datetime import datetime
+from typing import Any, Literal
 
 from opensearchpy import AWSV4SignerAuth, OpenSearch, RequestsHttpConnection
 from opensearchpy.exceptions import NotFoundError, OpenSearchException, RequestError
 
+from mneme.adapters.opensearch_queries import from_source, index_body, iso_utc, knn_query, parse_hits, to_source
 from mneme.errors import MemoryUnavailable, NotFound
 from mneme.models.memory import MemoryCandidate, MemoryDocument
 
-if TYPE_CHECKING:
-    from collections.abc import Mapping
-
 Service = Literal["aoss", "es"]
-METADATA_KEYWORDS = ("source", "agent_id", "task_id", "chat_id", "session_id", "run_id", "user_id")
-_KEYWORDS = ("memory_id", "namespace", "namespace_prefixes", "owner_user_id", "content_hash", "tags")
-_HNSW = {"ef_construction": 128, "m": 16}
 _Found = dict[tuple[str, str], tuple[str, MemoryDocument]]  # (namespace, hash) → (_id, document)
-_ISO_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 _MAX_HITS = 10_000  # index.max_result_window default: one page for lookups and cascade rounds
 
 
@@ -50,86 +39,6 @@ def opensearch_client(endpoint: str, region: str, service: Service, credentials:
         pool_maxsize=20,
         timeout=10,
     )
-
-
-def index_body(dimension: int) -> dict[str, Any]:
-    """Settings and mapping of the memory index (faiss HNSW, inner product on normalized vectors)."""
-    hnsw = {"name": "hnsw", "engine": "faiss", "space_type": "innerproduct", "parameters": _HNSW}
-    properties: dict[str, Any] = {
-        "embedding": {"type": "knn_vector", "dimension": dimension, "method": hnsw},
-        "content": {"type": "text"},
-        "metadata": {"type": "object", "enabled": False},
-        **{name: {"type": "keyword"} for name in (*_KEYWORDS, "derived_from", *METADATA_KEYWORDS)},
-        **{name: {"type": "date"} for name in ("created_at", "updated_at", "expires_at")},
-        **{name: {"type": "boolean"} for name in ("deleted", "superseded")},
-    }
-    return {"settings": {"index": {"knn": True}}, "mappings": {"dynamic": False, "properties": properties}}
-
-
-def namespace_prefixes(namespace: str) -> list[str]:
-    """``vector.user.alice.memory`` → ``["vector.", "vector.user.", "vector.user.alice."]``."""
-    return [namespace.rsplit(".", i)[0] + "." for i in range(namespace.count("."), 0, -1)]
-
-
-def _iso(moment: datetime | None) -> str | None:
-    """Fixed-width UTC text (microseconds, ``Z``; naive is UTC): string order equals time order."""
-    utc = moment and moment.replace(tzinfo=moment.tzinfo or UTC).astimezone(UTC)
-    return utc.strftime(_ISO_FORMAT) if utc else None
-
-
-def namespace_filter(patterns: Sequence[str]) -> dict[str, Any]:
-    exact = sorted({p for p in patterns if not p.endswith(".*")})
-    prefixes = sorted({p[:-1] for p in patterns if p.endswith(".*")})
-    pairs = (("namespace", exact), ("namespace_prefixes", prefixes))
-    return {"bool": {"should": [{"terms": {f: v}} for f, v in pairs if v], "minimum_should_match": 1}}
-
-
-def live_filter(now: datetime) -> list[dict[str, Any]]:
-    """Not deleted, not superseded, not expired (``expires_at`` missing or later than ``now``)."""
-    missing = {"bool": {"must_not": [{"exists": {"field": "expires_at"}}]}}
-    later = {"range": {"expires_at": {"gt": _iso(now)}}}
-    not_expired = {"bool": {"should": [missing, later], "minimum_should_match": 1}}
-    return [{"term": {"deleted": False}}, {"term": {"superseded": False}}, not_expired]
-
-
-def knn_query(vector: Sequence[float], patterns: Sequence[str], k: int, now: datetime) -> dict[str, Any]:
-    """The search body: efficient k-NN filtering (the filter inside the knn clause), ``size == k``."""
-    flt = {"bool": {"filter": [namespace_filter(patterns), *live_filter(now)]}}
-    return {
-        "size": k,
-        "_source": {"excludes": ["embedding"]},
-        "query": {"knn": {"embedding": {"vector": [float(x) for x in vector], "k": k, "filter": flt}}},
-    }
-
-
-def score_to_similarity(score: float) -> float:
-    """Invert the faiss inner-product score: ``1 + ip`` (ip >= 0) or ``1 / (1 - ip)`` (ip < 0)."""
-    if score >= 1.0:
-        return score - 1.0
-    return 1.0 - 1.0 / score if score > 0 else -1.0
-
-
-def to_source(doc: MemoryDocument, vector: Sequence[float]) -> dict[str, Any]:
-    """The stored document: the model's fields (``id`` → ``memory_id``), prefixes, metadata keywords."""
-    source = doc.model_dump(mode="json", exclude={"id"})
-    source |= {"memory_id": doc.id, "namespace_prefixes": namespace_prefixes(doc.namespace)}
-    source |= {key: value for key, value in doc.metadata.items() if key in METADATA_KEYWORDS}
-    source |= {name: _iso(getattr(doc, name)) for name in ("created_at", "updated_at", "expires_at")}
-    source["embedding"] = [float(x) for x in vector]
-    return source
-
-
-def from_source(source: Mapping[str, Any]) -> MemoryDocument:
-    fields = {name: source[name] for name in MemoryDocument.model_fields if name in source}
-    return MemoryDocument.model_validate({**fields, "id": source["memory_id"]})
-
-
-def parse_hits(response: Mapping[str, Any]) -> list[MemoryCandidate]:
-    """Search response → candidates, best first, similarity recovered from ``_score``."""
-    return [
-        MemoryCandidate(document=from_source(hit["_source"]), similarity=score_to_similarity(hit["_score"]))
-        for hit in response.get("hits", {}).get("hits", [])
-    ]
 
 
 class OpenSearchMemoryStore:
@@ -223,7 +132,7 @@ class OpenSearchMemoryStore:
             body = pending[key][1]
             for name in ("tags", "derived_from"):  # merged, first seen first
                 body[name] = list(dict.fromkeys([*body[name], *getattr(doc, name)]))
-            body["updated_at"], body["expires_at"] = _iso(doc.updated_at), _iso(doc.expires_at)
+            body["updated_at"], body["expires_at"] = iso_utc(doc.updated_at), iso_utc(doc.expires_at)
             ids.append(body["memory_id"])
         actions: list[dict[str, Any]] = []
         for os_id, body in pending.values():
@@ -279,7 +188,7 @@ class OpenSearchMemoryStore:
             change |= {"content": content, "content_hash": hashlib.sha256(content.encode()).hexdigest()}
         if tags is not None:
             change["tags"] = list(tags)
-        body = change | {"updated_at": _iso(now)}
+        body = change | {"updated_at": iso_utc(now)}
         if vector is not None:
             body["embedding"] = [float(x) for x in vector]
         self._bulk(self._update_action(os_id, body))
@@ -296,6 +205,6 @@ class OpenSearchMemoryStore:
                 if memory_id not in marked:
                     marked[memory_id] = hit["_id"]
                     frontier.append(memory_id)
-        change: dict[str, Any] = {"deleted": True, "updated_at": _iso(now)}
+        change: dict[str, Any] = {"deleted": True, "updated_at": iso_utc(now)}
         self._bulk([line for os_id in marked.values() for line in self._update_action(os_id, change)])
         return list(marked)

@@ -1,0 +1,106 @@
+"""The pure request and mapping helpers of the OpenSearch memory store (no client, no I/O).
+
+* Patterns are term filters: an exact namespace is a ``terms`` on ``namespace``; ``vector.user.alice.*``
+  is a ``terms`` on ``namespace_prefixes`` (each dotted prefix of the namespace, ending in a dot), so a
+  prefix stops at a segment boundary (``vector.user.al.*`` never matches ``vector.user.alice.memory``).
+  The filter goes **inside** the ``knn`` clause (efficient filtering, never post-filtering).
+* Scores: faiss ``innerproduct`` has ``d = -ip`` and ``score = 1/(1+d)`` for ``d >= 0``, ``1-d`` for
+  ``d < 0`` (OpenSearch docs, "k-NN spaces"): ``1+ip`` for ``ip > 0``, ``1/(1-ip)`` otherwise.
+  :func:`score_to_similarity` inverts it (the cosine, as vectors are normalized).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from mneme.models.memory import MemoryCandidate, MemoryDocument
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+METADATA_KEYWORDS = ("source", "agent_id", "task_id", "chat_id", "session_id", "run_id", "user_id")
+_KEYWORDS = ("memory_id", "namespace", "namespace_prefixes", "owner_user_id", "content_hash", "tags")
+_HNSW = {"ef_construction": 128, "m": 16}
+_ISO_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
+
+
+def index_body(dimension: int) -> dict[str, Any]:
+    """Settings and mapping of the memory index (faiss HNSW, inner product on normalized vectors)."""
+    hnsw = {"name": "hnsw", "engine": "faiss", "space_type": "innerproduct", "parameters": _HNSW}
+    properties: dict[str, Any] = {
+        "embedding": {"type": "knn_vector", "dimension": dimension, "method": hnsw},
+        "content": {"type": "text"},
+        "metadata": {"type": "object", "enabled": False},
+        **{name: {"type": "keyword"} for name in (*_KEYWORDS, "derived_from", *METADATA_KEYWORDS)},
+        **{name: {"type": "date"} for name in ("created_at", "updated_at", "expires_at")},
+        **{name: {"type": "boolean"} for name in ("deleted", "superseded")},
+    }
+    return {"settings": {"index": {"knn": True}}, "mappings": {"dynamic": False, "properties": properties}}
+
+
+def namespace_prefixes(namespace: str) -> list[str]:
+    """``vector.user.alice.memory`` → ``["vector.", "vector.user.", "vector.user.alice."]``."""
+    return [namespace.rsplit(".", i)[0] + "." for i in range(namespace.count("."), 0, -1)]
+
+
+def iso_utc(moment: datetime | None) -> str | None:
+    """Fixed-width UTC text (microseconds, ``Z``; naive is UTC): string order equals time order."""
+    utc = moment and moment.replace(tzinfo=moment.tzinfo or UTC).astimezone(UTC)
+    return utc.strftime(_ISO_FORMAT) if utc else None
+
+
+def namespace_filter(patterns: Sequence[str]) -> dict[str, Any]:
+    exact = sorted({p for p in patterns if not p.endswith(".*")})
+    prefixes = sorted({p[:-1] for p in patterns if p.endswith(".*")})
+    pairs = (("namespace", exact), ("namespace_prefixes", prefixes))
+    return {"bool": {"should": [{"terms": {f: v}} for f, v in pairs if v], "minimum_should_match": 1}}
+
+
+def live_filter(now: datetime) -> list[dict[str, Any]]:
+    """Not deleted, not superseded, not expired (``expires_at`` missing or later than ``now``)."""
+    missing = {"bool": {"must_not": [{"exists": {"field": "expires_at"}}]}}
+    later = {"range": {"expires_at": {"gt": iso_utc(now)}}}
+    not_expired = {"bool": {"should": [missing, later], "minimum_should_match": 1}}
+    return [{"term": {"deleted": False}}, {"term": {"superseded": False}}, not_expired]
+
+
+def knn_query(vector: Sequence[float], patterns: Sequence[str], k: int, now: datetime) -> dict[str, Any]:
+    """The search body: efficient k-NN filtering (the filter inside the knn clause), ``size == k``."""
+    flt = {"bool": {"filter": [namespace_filter(patterns), *live_filter(now)]}}
+    return {
+        "size": k,
+        "_source": {"excludes": ["embedding"]},
+        "query": {"knn": {"embedding": {"vector": [float(x) for x in vector], "k": k, "filter": flt}}},
+    }
+
+
+def score_to_similarity(score: float) -> float:
+    """Invert the faiss inner-product score: ``1 + ip`` (ip >= 0) or ``1 / (1 - ip)`` (ip < 0)."""
+    if score >= 1.0:
+        return score - 1.0
+    return 1.0 - 1.0 / score if score > 0 else -1.0
+
+
+def to_source(doc: MemoryDocument, vector: Sequence[float]) -> dict[str, Any]:
+    """The stored document: the model's fields (``id`` → ``memory_id``), prefixes, metadata keywords."""
+    source = doc.model_dump(mode="json", exclude={"id"})
+    source |= {"memory_id": doc.id, "namespace_prefixes": namespace_prefixes(doc.namespace)}
+    source |= {key: value for key, value in doc.metadata.items() if key in METADATA_KEYWORDS}
+    source |= {name: iso_utc(getattr(doc, name)) for name in ("created_at", "updated_at", "expires_at")}
+    source["embedding"] = [float(x) for x in vector]
+    return source
+
+
+def from_source(source: Mapping[str, Any]) -> MemoryDocument:
+    fields = {name: source[name] for name in MemoryDocument.model_fields if name in source}
+    return MemoryDocument.model_validate({**fields, "id": source["memory_id"]})
+
+
+def parse_hits(response: Mapping[str, Any]) -> list[MemoryCandidate]:
+    """Search response → candidates, best first, similarity recovered from ``_score``."""
+    return [
+        MemoryCandidate(document=from_source(hit["_source"]), similarity=score_to_similarity(hit["_score"]))
+        for hit in response.get("hits", {}).get("hits", [])
+    ]

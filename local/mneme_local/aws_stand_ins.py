@@ -1,0 +1,207 @@
+"""The AWS stand-ins of the local embedded mode: Step Functions, Lambda and SQS served by moto.
+
+moto runs in-process as a ``ThreadedMotoServer`` on a free loopback port (not ``mock_aws``: that would patch
+every boto3 client of the process, real Bedrock included). The ``agent-run`` machine is created from the
+**real ASL file**; its ``${RunFunctionArn}`` is a moto Lambda function whose invocations call
+:meth:`Runtime.handle` in-process (``sfn_emulation.HANDLERS``). The memory queue (with a dead-letter queue)
+is drained by a background thread of :class:`LocalMneme` that feeds the runtime's SQS path.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import os
+import socket
+import threading
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mneme.engine.deps import Deps
+    from mneme.runtime import Runtime
+    from mneme_local.compose import LocalOptions
+
+# not "mneme…": Powertools filters every logger whose name contains its service name off the root handlers
+log = logging.getLogger("local_mode")
+logging.getLogger("werkzeug").setLevel(logging.WARNING)  # moto's request log
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+ASL_PATH = REPO_ROOT / "statemachine" / "agent-run.asl.json"
+FUNCTION_NAME = "mneme-run-local"
+STATE_MACHINE_NAME = "mneme-agent-run"
+QUEUE_NAME = "mneme-memory-writes"
+DLQ_NAME = "mneme-memory-writes-dlq"
+_MOTO_CREDENTIALS = {"aws_access_key_id": "local", "aws_secret_access_key": "local"}
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _lambda_zip() -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("app.py", "def lambda_handler(event, context):\n    return event\n")
+    return buffer.getvalue()
+
+
+@dataclass
+class LocalMneme:
+    """The running local stack: the deps, the runtime, moto and the queue drainer."""
+
+    options: LocalOptions
+    deps: Deps
+    runtime: Runtime
+    moto_url: str
+    _moto: Any
+    _sqs: Any
+    _closers: list[Any] = field(default_factory=list)
+    _stop: threading.Event = field(default_factory=threading.Event)
+    _drainer: threading.Thread | None = None
+    resumed: list[str] = field(default_factory=list)
+    interrupted: list[str] = field(default_factory=list)
+
+    # ------------------------------------------------------------------------------ memory queue
+    def start_drainer(self) -> None:
+        self._drainer = threading.Thread(target=self._drain_loop, name="mneme-memory-writer", daemon=True)
+        self._drainer.start()
+
+    def _drain_loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.drain_once(wait_seconds=1)
+            except Exception:  # keep draining; the message stays queued and is retried
+                log.exception("the local memory writer failed")
+                self._stop.wait(1.0)
+
+    def drain_once(self, *, wait_seconds: int = 0) -> int:
+        """Receive one batch from the memory queue and hand it to the runtime's SQS path; answer its size."""
+        url = self.deps.settings.memory_queue_url
+        response = self._sqs.receive_message(
+            QueueUrl=url, MaxNumberOfMessages=10, WaitTimeSeconds=wait_seconds, AttributeNames=["All"]
+        )
+        messages = response.get("Messages") or []
+        if not messages:
+            return 0
+        records = [
+            {
+                "messageId": m["MessageId"],
+                "receiptHandle": m["ReceiptHandle"],
+                "body": m["Body"],
+                "attributes": m.get("Attributes") or {},
+                "messageAttributes": {},
+                "md5OfBody": m.get("MD5OfBody", ""),
+                "eventSource": "aws:sqs",
+                "eventSourceARN": f"arn:aws:sqs:{self.deps.settings.region}:123456789012:{QUEUE_NAME}",
+                "awsRegion": self.deps.settings.region,
+            }
+            for m in messages
+        ]
+        result = self.runtime.handle({"Records": records})
+        failed = {f.get("itemIdentifier") for f in (result or {}).get("batchItemFailures", [])}
+        done = [m for m in messages if m["MessageId"] not in failed]
+        if done:
+            self._sqs.delete_message_batch(
+                QueueUrl=url,
+                Entries=[{"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]} for i, m in enumerate(done)],
+            )
+        if failed:
+            log.warning("%d memory writes failed; they are retried (then dead-lettered)", len(failed))
+        return len(messages)
+
+    # ------------------------------------------------------------------------------ lifecycle
+    def close(self) -> None:
+        self._stop.set()
+        if self._drainer is not None:
+            self._drainer.join(timeout=5)
+        try:  # a last drain: memory writes still queued are not lost with moto's in-memory queue
+            for _ in range(20):
+                if not self.drain_once():
+                    break
+        except Exception:
+            log.exception("the last drain of the memory queue failed")
+        self._moto.stop()
+        for closer in reversed(self._closers):
+            try:
+                closer()
+            except Exception:  # pragma: no cover - best effort on shutdown
+                log.exception("closing a local store failed")
+
+
+def start_moto() -> tuple[Any, str]:
+    from moto.moto_server.threaded_moto_server import ThreadedMotoServer
+
+    from mneme_local import sfn_emulation
+
+    sfn_emulation.install()
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=free_port(), verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    os.environ["MOTO_PORT"] = str(port)  # where moto's ASL interpreter calls Lambda and Step Functions
+    url = f"http://{host}:{port}"
+    import urllib.request
+
+    request = urllib.request.Request(
+        f"{url}/moto-api/config",
+        data=json.dumps(sfn_emulation.MOTO_CONFIG).encode(),
+        headers={"Content-Type": "application/json"},
+        method="POST",
+    )
+    with urllib.request.urlopen(request, timeout=10) as response:
+        response.read()
+    return server, url
+
+
+def moto_client(service: str, url: str, region: str) -> Any:
+    import boto3
+    from botocore.config import Config
+
+    return boto3.client(
+        service,  # type: ignore[call-overload]
+        endpoint_url=url,
+        region_name=region,
+        config=Config(retries={"max_attempts": 3, "mode": "standard"}),
+        **_MOTO_CREDENTIALS,
+    )
+
+
+def create_aws_stand_ins(url: str, region: str) -> tuple[str, str, Any, Any]:
+    """The moto resources: role, run function, agent-run machine (real ASL), queue + DLQ."""
+    iam = moto_client("iam", url, region)
+    trust = {
+        "Version": "2012-10-17",
+        "Statement": [
+            {"Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"}, "Action": "sts:AssumeRole"}
+        ],
+    }
+    role_arn = iam.create_role(RoleName="mneme-local", AssumeRolePolicyDocument=json.dumps(trust))["Role"]["Arn"]
+    function_arn = moto_client("lambda", url, region).create_function(
+        FunctionName=FUNCTION_NAME,
+        Runtime="python3.12",
+        Role=role_arn,
+        Handler="app.lambda_handler",
+        Code={"ZipFile": _lambda_zip()},
+        Timeout=900,
+    )["FunctionArn"]
+    definition = ASL_PATH.read_text(encoding="utf-8").replace("${RunFunctionArn}", function_arn)
+    sfn = moto_client("stepfunctions", url, region)
+    machine_arn = sfn.create_state_machine(name=STATE_MACHINE_NAME, definition=definition, roleArn=role_arn)[
+        "stateMachineArn"
+    ]
+    sqs = moto_client("sqs", url, region)
+    dlq_url = sqs.create_queue(QueueName=DLQ_NAME)["QueueUrl"]
+    dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq_url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    queue_url = sqs.create_queue(
+        QueueName=QUEUE_NAME,
+        Attributes={
+            "VisibilityTimeout": "30",
+            "RedrivePolicy": json.dumps({"deadLetterTargetArn": dlq_arn, "maxReceiveCount": "5"}),
+        },
+    )["QueueUrl"]
+    return machine_arn, queue_url, sfn, sqs

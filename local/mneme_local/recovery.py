@@ -1,0 +1,80 @@
+"""Restart recovery of the local embedded mode: runs an earlier server left in flight.
+
+moto keeps nothing across restarts, so in-flight executions are lost. On start, every root run found
+``queued`` / ``running`` / ``waiting_approval`` is resumed by a new execution of the machine (moto is fresh,
+so the execution name derived from the run id is free: ``ExecutionAlreadyExists`` cannot happen). The step
+resumes from the run's last checkpoint: unfinished children it still waits for are started again by the Map
+state, a pending approval gets a new task token. An unfinished child run that no unfinished parent waits for
+is marked ``failed`` ("interrupted"). Memory-write messages still in the queue are written before shutdown
+(a last drain, :meth:`LocalMneme.close`).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mneme.engine.deps import Deps
+    from mneme_local.aws_stand_ins import LocalMneme
+
+_UNFINISHED = ("queued", "running", "waiting_approval")
+
+
+def unfinished_runs(data_dir: Path) -> list[dict[str, Any]]:
+    """The run items (key attributes) left ``queued`` / ``running`` / ``waiting_approval`` in the store."""
+    path = data_dir / "mneme.sqlite3"
+    if not path.exists():
+        return []
+    marks = ", ".join("?" for _ in _UNFINISHED)
+    with sqlite3.connect(str(path), timeout=10) as db:
+        try:
+            rows = db.execute(
+                f"SELECT body FROM main WHERE sk = 'RUN' AND json_extract(body, '$.status') IN ({marks})",
+                _UNFINISHED,
+            ).fetchall()
+        except sqlite3.OperationalError:  # no table yet
+            return []
+    return [json.loads(row[0]) for row in rows]
+
+
+def recover(stack: LocalMneme) -> None:
+    """Resume the root runs an earlier server left unfinished; fail the orphaned children (see module doc)."""
+    deps = stack.deps
+    unfinished = {str(item["PK"]).removeprefix("RUN#"): item for item in unfinished_runs(stack.options.data_dir)}
+    alive: dict[str, bool] = {}
+
+    def is_alive(run_id: str, seen: frozenset[str] = frozenset()) -> bool:
+        """A root is resumed; a child lives on when its parent lives on and still waits for it."""
+        if run_id not in alive:
+            parent = unfinished[run_id].get("parent_run_id")
+            alive[run_id] = not parent or (
+                parent in unfinished
+                and parent not in seen
+                and is_alive(parent, seen | {run_id})
+                and _waits_for(deps, parent, run_id)
+            )
+        return alive[run_id]
+
+    for run_id, item in unfinished.items():
+        if not is_alive(run_id):
+            stack.runtime.handle(
+                {
+                    "action": "fail",
+                    "run_id": run_id,
+                    "error": {"Error": "Interrupted", "Cause": "the local server stopped while this run was in flight"},
+                }
+            )
+            stack.interrupted.append(run_id)
+        elif not item.get("parent_run_id"):
+            run = deps.runs.get_run(run_id)
+            if run is not None:
+                deps.orchestrator.start(run_id, depth=run.depth)
+                stack.resumed.append(run_id)
+
+
+def _waits_for(deps: Deps, parent_run_id: str, child_run_id: str) -> bool:
+    checkpoint = deps.runs.load_checkpoint(parent_run_id) or {}
+    return any(p.get("child_run_id") == child_run_id for p in checkpoint.get("pending") or [])
