@@ -21,6 +21,7 @@ from opensearchpy.exceptions import NotFoundError, OpenSearchException, RequestE
 from mneme.adapters.opensearch_queries import from_source, index_body, iso_utc, knn_query, parse_hits, to_source
 from mneme.errors import MemoryUnavailable, NotFound
 from mneme.models.memory import MemoryCandidate, MemoryDocument
+from mneme.observability import traced
 
 Service = Literal["aoss", "es"]
 _Found = dict[tuple[str, str], tuple[str, MemoryDocument]]  # (namespace, hash) → (_id, document)
@@ -103,6 +104,7 @@ class OpenSearchMemoryStore:
         return [{"update": {"_index": self._index, "_id": os_id}}, {"doc": doc}]
 
     # ----------------------------------------------------------------------------------------- port
+    @traced("opensearch.knn_search")
     def search(
         self, vector: Sequence[float], patterns: Sequence[str], k: int, *, now: datetime
     ) -> list[MemoryCandidate]:
@@ -116,6 +118,7 @@ class OpenSearchMemoryStore:
         result: dict[str, Any] = self._client.search(index=self._index, body=body)
         return result
 
+    @traced("opensearch.bulk")
     def put(self, items: Sequence[tuple[MemoryDocument, Sequence[float]]]) -> list[str]:
         if not items:
             return []
