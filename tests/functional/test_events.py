@@ -223,9 +223,8 @@ def test_the_await_approval_event_stores_the_task_token() -> None:
     world = waiting_run()
     answer = Runtime(world.deps).handle(load_event("step-await-approval.json"))
     assert answer == {"run_id": "run-0002", "status": "waiting_approval"}
-    checkpoint = world.deps.runs.load_checkpoint("run-0002")
-    assert checkpoint is not None
-    assert checkpoint["task_token"] == load_event("step-await-approval.json")["task_token"]
+    marks = world.deps.runs.list_marks("run-0002", "token")
+    assert marks["token"]["token"] == load_event("step-await-approval.json")["task_token"]
     assert world.orchestrator.resumed == []
 
 

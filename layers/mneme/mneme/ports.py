@@ -246,6 +246,13 @@ class RunStore(Protocol):
 
     def save_checkpoint(self, run_id: str, state: dict[str, Any]) -> None: ...
 
+    def put_mark(self, run_id: str, name: str, value: dict[str, Any], *, only_new: bool = False) -> bool:
+        """Store a small run-scoped fact (an approval decision, a task token); with ``only_new`` the write
+        happens only when the name is free (answers False otherwise). Never races the checkpoint."""
+        ...
+
+    def list_marks(self, run_id: str, prefix: str = "") -> dict[str, dict[str, Any]]: ...
+
     def put_outbox(self, run_id: str, jobs: Sequence[dict[str, Any]], *, at: str) -> None:
         """Keep memory-write jobs the queue refused (one outbox per run), for the redrive."""
         ...

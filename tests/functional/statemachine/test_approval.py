@@ -23,10 +23,8 @@ def _prompted(machine, text: str = SEARCH):
 def _wait_token(machine, run_id: str) -> None:
     import time
 
-    from mneme.engine.state import LoopState
-
     for _ in range(400):
-        if LoopState.model_validate(machine.world.deps.runs.load_checkpoint(run_id)).task_token:
+        if machine.world.deps.runs.list_marks(run_id, "token"):
             return
         time.sleep(0.05)
     raise AssertionError("the state machine never stored its task token")

@@ -11,6 +11,9 @@ ownership through ``run.user_id``):
 ``REQ#<seq:06d>``                  the exact model request of call ``seq`` (head item)
 ``REQ#<seq:06d>#<blob>#<n:04d>``   chunk ``n`` of a large request (spill, see below)
 ``CHECKPOINT``                     the checkpoint state (head item; large states spill the same way)
+``MARK#<name>``                     small run-scoped facts written by other parties than the step (the
+                                   approval task token, each person's decision), so they never race the
+                                   checkpoint
 ``OUTBOX``                         memory-write jobs the queue refused, kept for the redrive
                                    (``GSI1PK = OUTBOX``: every pending outbox in one query)
 ================================== ==============================================================
@@ -38,6 +41,7 @@ EVENT_PREFIX = "EVT#"
 REQUEST_PREFIX = "REQ#"
 CHECKPOINT_SK = "CHECKPOINT"
 OUTBOX_SK = "OUTBOX"
+MARK_PREFIX = "MARK#"
 OUTBOX_INDEX_PK = "OUTBOX"
 #: the longest text kept in one item; DynamoDB's item limit is 400 KB (keys and names included).
 CHUNK_CHARS = 300_000
@@ -143,6 +147,18 @@ class ItemRunStore:
             return None
         state: dict[str, Any] = json.loads(_blob_parts(head, items))
         return state
+
+    def put_mark(self, run_id: str, name: str, value: dict[str, Any], *, only_new: bool = False) -> bool:
+        item = {PK: run_pk(run_id), SK: f"{MARK_PREFIX}{name}", "data": _encode(value)}
+        try:
+            self._table.put(item, condition="not_exists" if only_new else None)
+        except Conflict:
+            return False
+        return True
+
+    def list_marks(self, run_id: str, prefix: str = "") -> dict[str, dict[str, Any]]:
+        items = query_all(self._table, run_pk(run_id), sk_prefix=f"{MARK_PREFIX}{prefix}")
+        return {str(item[SK]).removeprefix(MARK_PREFIX): json.loads(str(item["data"])) for item in items}
 
     # ------------------------------------------------------------------------------------- spill
     def put_outbox(self, run_id: str, jobs: Sequence[dict[str, Any]], *, at: str) -> None:

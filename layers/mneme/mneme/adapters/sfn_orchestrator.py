@@ -11,6 +11,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from mneme.errors import OrchestratorUnavailable
 from mneme.observability import traced
 
+_ALREADY_DONE = frozenset({"TaskTimedOut", "TaskDoesNotExist", "InvalidToken"})
 _NAME = re.compile(r"[^A-Za-z0-9_-]")
 
 
@@ -46,5 +47,9 @@ class StepFunctionsOrchestrator:
     def resume(self, task_token: str, output: dict[str, Any]) -> None:
         try:
             self._client.send_task_success(taskToken=task_token, output=json.dumps(output))
-        except (ClientError, BotoCoreError) as exc:
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") in _ALREADY_DONE:
+                return  # the other side of the race resumed it first, or the wait ended: nothing to do
+            raise OrchestratorUnavailable(f"the waiting run could not be resumed: {exc}") from exc
+        except BotoCoreError as exc:
             raise OrchestratorUnavailable(f"the waiting run could not be resumed: {exc}") from exc

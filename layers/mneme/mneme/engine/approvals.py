@@ -1,17 +1,26 @@
-"""Tool approval (SPEC §7): the state machine's callback token, the owner's decisions, and run failure."""
+"""Tool approval (SPEC §7): the state machine's callback token, the owner's decisions, and run failure.
+
+The token (stored by the state machine's wait state) and each decision (sent by the run's owner) are
+separate run-scoped marks, never a rewrite of the checkpoint: whichever of the two arrives last sees
+the other and resumes the run, so an answer given while the token is being stored is never lost.
+"""
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal
 
 from mneme.engine.deps import Deps
 from mneme.engine.recorder import Recorder
-from mneme.engine.state import LoopState
-from mneme.errors import AuditWriteFailed, Conflict, NotFound
+from mneme.engine.state import LoopState, PendingCall
+from mneme.errors import Conflict, NotFound
+from mneme.models.audit import AuditRecord
 from mneme.models.run import Run, RunStatus
 from mneme.models.user import Caller
 
 Decision = Literal["once", "always", "deny"]
+TOKEN_MARK = "token"
+DECISION_MARK = "decision#"
 
 
 def _load(deps: Deps, run_id: str) -> tuple[Run, LoopState]:
@@ -22,17 +31,43 @@ def _load(deps: Deps, run_id: str) -> tuple[Run, LoopState]:
     return run, LoopState.model_validate(raw)
 
 
-def _all_decided(state: LoopState) -> bool:
-    return all(p.decision is not None for p in state.pending if p.kind == "approval")
+def _approvals(state: LoopState) -> list[PendingCall]:
+    return [p for p in state.pending if p.kind == "approval"]
+
+
+def decisions(deps: Deps, run_id: str) -> dict[str, Decision]:
+    """The owner's answers so far, by call id."""
+    marks = deps.runs.list_marks(run_id, DECISION_MARK)
+    return {name.removeprefix(DECISION_MARK): value["decision"] for name, value in marks.items()}
+
+
+def apply_decisions(deps: Deps, run_id: str, state: LoopState) -> None:
+    """Copy the answers into the pending calls of a resumed step."""
+    if any(p.decision is None for p in _approvals(state)):
+        answered = decisions(deps, run_id)
+        for pending in _approvals(state):
+            pending.decision = pending.decision or answered.get(pending.call_id)
+
+
+def _resume_if_ready(deps: Deps, run_id: str, state: LoopState, *, token: str | None = None) -> bool:
+    answered = decisions(deps, run_id)
+    if any(p.call_id not in answered for p in _approvals(state)):
+        return False
+    token = token or deps.runs.list_marks(run_id, TOKEN_MARK).get(TOKEN_MARK, {}).get("token")
+    if not token:
+        return False
+    deps.orchestrator.resume(token, {"run_id": run_id})
+    return True
 
 
 def store_task_token(deps: Deps, run_id: str, task_token: str) -> dict[str, Any]:
     """The state machine waits for a person: keep its token; resume at once if everything is decided."""
     run, state = _load(deps, run_id)
-    state.task_token = task_token
-    deps.runs.save_checkpoint(run_id, state.model_dump(mode="json"))
-    if _all_decided(state) or run.status.finished:
+    deps.runs.put_mark(run_id, TOKEN_MARK, {"token": task_token})
+    if run.status.finished:
         deps.orchestrator.resume(task_token, {"run_id": run_id})
+    else:
+        _resume_if_ready(deps, run_id, state, token=task_token)
     return {"run_id": run_id, "status": run.status.value}
 
 
@@ -44,26 +79,21 @@ def decide(deps: Deps, caller: Caller, run_id: str, call_id: str, decision: Deci
     run, state = _load(deps, run_id)
     if run.status is not RunStatus.WAITING_APPROVAL:
         raise Conflict(f"run {run_id!r} is {run.status.value}, not waiting for an approval")
-    pending = next((p for p in state.pending if p.kind == "approval" and p.call_id == call_id), None)
+    pending = next((p for p in _approvals(state) if p.call_id == call_id), None)
     if pending is None:
         raise NotFound(f"no pending tool call {call_id!r} on run {run_id!r}", field="call_id")
-    if pending.decision is not None:
-        raise Conflict(f"tool call {call_id!r} was already answered ({pending.decision})", field="call_id")
-    pending.decision = decision
-    if decision == "always":  # not asked again in this run: settle the other pending calls of that tool
-        for other in state.pending:
-            if other.kind == "approval" and other.tool == pending.tool and other.decision is None:
-                other.decision = "once"
-    recorder = Recorder(deps, run, state)
-    try:
-        recorder.audit("approval", [None], call_id=call_id, tool=pending.tool, decision=decision)
-    except AuditWriteFailed as exc:
-        raise AuditWriteFailed("the approval could not be audited; answer again") from exc
-    deps.runs.save_checkpoint(run_id, state.model_dump(mode="json"))
-    recorder.flush()
-    remaining = [p.call_id for p in state.pending if p.kind == "approval" and p.decision is None]
-    if not remaining and state.task_token:
-        deps.orchestrator.resume(state.task_token, {"run_id": run_id})
+    if pending.decision is not None or not deps.runs.put_mark(
+        run_id, DECISION_MARK + call_id, {"decision": decision}, only_new=True
+    ):
+        raise Conflict(f"tool call {call_id!r} was already answered", field="call_id")
+    if decision == "always":  # not asked again in this run: the other pending calls of that tool too
+        for other in _approvals(state):
+            if other.tool == pending.tool and other.call_id != call_id:
+                deps.runs.put_mark(run_id, DECISION_MARK + other.call_id, {"decision": "once"}, only_new=True)
+    deps.audit.append([_approval_record(deps, run, call_id, pending.tool, decision)])
+    _resume_if_ready(deps, run_id, state)
+    answered = decisions(deps, run_id)
+    remaining = [p.call_id for p in _approvals(state) if p.call_id not in answered]
     return {
         "run_id": run_id,
         "status": run.status.value,
@@ -71,6 +101,20 @@ def decide(deps: Deps, caller: Caller, run_id: str, call_id: str, decision: Deci
         "decision": decision,
         "pending": remaining,
     }
+
+
+def _approval_record(deps: Deps, run: Run, call_id: str, tool: str, decision: Decision) -> AuditRecord:
+    return AuditRecord(
+        at=deps.clock.now(),
+        action="approval",
+        user_id=run.user_id,
+        run_id=run.run_id,
+        root_run_id=run.root_run_id,
+        agent_id=run.agent_id,
+        task_id=run.task_id,
+        depth=run.depth,
+        detail={"call_id": call_id, "tool": tool, "decision": decision},
+    )
 
 
 def mark_failed(deps: Deps, run_id: str, error: Any) -> dict[str, Any]:
@@ -85,10 +129,7 @@ def mark_failed(deps: Deps, run_id: str, error: Any) -> dict[str, Any]:
         run.status, run.error, run.updated_at = RunStatus.FAILED, reason, deps.clock.now()
         recorder.event("error", message=reason)
         recorder.event(
-            "completed",
-            status=run.status.value,
-            usage=run.usage.model_dump(),
-            tree_usage=run.tree_usage.model_dump(),
+            "completed", status=run.status.value, usage=run.usage.model_dump(), tree_usage=run.tree_usage.model_dump()
         )
         run = deps.runs.update_run(run)
         deps.runs.save_checkpoint(run_id, state.model_dump(mode="json"))
@@ -100,8 +141,6 @@ def _reason(error: Any) -> str:
     if isinstance(error, dict):
         name, cause = error.get("Error", "Error"), error.get("Cause", "")
         try:
-            import json
-
             parsed = json.loads(cause) if isinstance(cause, str) and cause.startswith("{") else None
         except ValueError:
             parsed = None

@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from mneme import observability
 from mneme.delegation import effective_approval
+from mneme.engine import approvals
 from mneme.engine.config_load import load_run_config
 from mneme.engine.deps import Deps
 from mneme.engine.finish import fail
@@ -135,6 +136,7 @@ def step(
     state = LoopState.model_validate(raw) if raw else LoopState(user_text=run.input)
     if delegation_refused:
         state.extra["delegation_refused"] = True
+    approvals.apply_decisions(deps, run_id, state)
     try:
         config = load_run_config(deps.config, run.user_id, run.agent_id, run.task_id)
     except MnemeError as exc:

@@ -53,7 +53,6 @@ class LoopState(BaseModel):
     event_seq: int = 0
     request_seq: int = 0
     audit_seq: int = 0
-    task_token: str | None = None
     extra: dict[str, Any] = Field(default_factory=dict)
 
     @property
