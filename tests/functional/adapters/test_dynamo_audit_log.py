@@ -166,3 +166,21 @@ def test_dynamo_client_failure_raises_audit_write_failed(dynamo: Backend) -> Non
     backend.client.meta.events.register("before-call.dynamodb.PutItem", boom)
     with pytest.raises(AuditWriteFailed):
         log.append([_rec(1)])
+
+
+def test_several_records_are_one_round_trip(dynamo: Backend) -> None:
+    # Given the two read records of one auto-inject
+    log = ItemAuditLog(dynamo.audit)
+    dynamo.calls.clear()
+    # When they are appended
+    log.append([_rec(1), _rec(2)])
+    # Then one transaction wrote both
+    assert dynamo.calls == ["TransactWriteItems"]
+    assert len(log.query("alice").records) == 2
+
+
+def test_a_retried_append_with_record_ids_stores_each_record_once(log: ItemAuditLog) -> None:
+    records = [_rec(1, record_id="0001aaaaaaaa"), _rec(2, record_id="0002bbbbbbbb")]
+    log.append(records)
+    log.append(records)
+    assert len(log.query("alice").records) == 2

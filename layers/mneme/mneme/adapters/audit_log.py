@@ -22,13 +22,15 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from mneme.adapters.items import PK, SK, Item, ItemTable, query_all
+from mneme.adapters.items import PK, SK, Item, ItemTable, Put, query_all
 from mneme.errors import AuditWriteFailed, Conflict, InvalidInput
 from mneme.models import AuditRecord
 from mneme.ports import AuditPage
 
 BY_ROOT_RUN = "ByRootRun"
 MAX_LIMIT = 500
+#: DynamoDB's TransactWriteItems limit
+MAX_TRANSACTION = 100
 #: items evaluated per query when filters are given (DynamoDB's Limit counts items before the filter).
 FILTERED_SCAN = 200
 _OPTIONAL = ("namespace", "run_id", "root_run_id", "agent_id", "task_id")
@@ -100,15 +102,29 @@ class ItemAuditLog:
         self._table = table
 
     def append(self, records: Sequence[AuditRecord]) -> None:
-        for seq, record in enumerate(records):
+        """One round trip for several records (a transaction of conditional puts); when it meets records
+        a retried step already stored, they are written one by one and the stored ones skipped."""
+        items = [audit_item(record, seq) for seq, record in enumerate(records)]
+        if len(items) > 1 and len(items) <= MAX_TRANSACTION:
             try:
-                self._table.put(audit_item(record, seq), condition="not_exists")
+                self._table.transact([Put(item, condition="not_exists") for item in items])
+                return
             except Conflict:
-                if record.record_id is None:  # a random key never collides: something else is wrong
-                    raise AuditWriteFailed("audit record key collision") from None
-                # a retried step writing the same record again: it is stored already, once
+                pass  # some already exist: below, one by one
             except Exception as exc:
-                raise AuditWriteFailed(f"audit record could not be written: {exc}") from exc
+                raise AuditWriteFailed(f"audit records could not be written: {exc}") from exc
+        for record, item in zip(records, items, strict=True):
+            self._put_one(record, item)
+
+    def _put_one(self, record: AuditRecord, item: Item) -> None:
+        try:
+            self._table.put(item, condition="not_exists")
+        except Conflict:
+            if record.record_id is None:  # a random key never collides: something else is wrong
+                raise AuditWriteFailed("audit record key collision") from None
+            # a retried step writing the same record again: it is stored already, once
+        except Exception as exc:
+            raise AuditWriteFailed(f"audit record could not be written: {exc}") from exc
 
     def query(
         self,
