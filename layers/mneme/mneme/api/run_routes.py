@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
-from dataclasses import replace
 from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler.openapi.params import Header
 
-from mneme import observability
 from mneme.api.bodies import ApprovalBody
 from mneme.api.context import caller_of, deps_of, new_router
 from mneme.api.responses import json_response
@@ -64,14 +61,12 @@ def create_run(
     if body.chat_id is None:
         body = body.model_copy(update={"chat_id": f"chat-{key}"})
     try:
-        result = start_run(replace(deps, ids=_first_then(run_id, deps.ids)), caller, body)
+        result = start_run(deps, caller, body, run_id=run_id)
     except Conflict:  # a concurrent retry with the same key created the run first
         existing = deps.runs.get_run(run_id)
         if existing is None:
             raise
         return _answer(_same_request(existing, body))
-    if result.run.run_id != run_id:  # the engine took its ids in another order: the key would not hold
-        observability.logger().warning("idempotency key not applied", run_id=result.run.run_id)
     return _answer(result.run)
 
 
@@ -82,20 +77,6 @@ def _same_request(run: Run, body: RunRequest) -> Run:
             "this Idempotency-Key was used for another request (agent or input differ)", field="Idempotency-Key"
         )
     return run
-
-
-def _first_then(first: str, then: Callable[[], str]) -> Callable[[], str]:
-    """An id source whose first id is the idempotent run id; the following ones come from ``then``."""
-    used = False
-
-    def ids() -> str:
-        nonlocal used
-        if not used:
-            used = True
-            return first
-        return then()
-
-    return ids
 
 
 @router.get("/v1/runs/<run_id>", responses=answers(200, RunView))

@@ -71,8 +71,9 @@ def _auto_inject(session: RunSession) -> None:
     if not access.allowed and not access.denied:
         return
     try:
+        vector = session.query_vector.result() if session.query_vector is not None else None
         hits = memory_ops.search(
-            session.memory, session.records, access, state.user_text, session.ranking, via="auto_inject"
+            session.memory, session.records, access, state.user_text, session.ranking, via="auto_inject", vector=vector
         )
     except MemoryUnavailable as exc:
         session.recorder.warning(f"memory unavailable, the run continues without it: {exc.message}")

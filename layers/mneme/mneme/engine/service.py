@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from mneme import observability
 from mneme.delegation import effective_approval
-from mneme.engine import approvals
+from mneme.engine import approvals, parallel
 from mneme.engine.config_load import load_run_config
 from mneme.engine.deps import Deps
 from mneme.engine.finish import fail
@@ -53,13 +53,21 @@ class StepResult:
         }
 
 
-def start_run(deps: Deps, caller: Caller, request: RunRequest, *, event_triggered: bool = False) -> StepResult:
-    """Create a run and drive it on the fast path; hand it to the state machine when it must wait."""
+def start_run(
+    deps: Deps, caller: Caller, request: RunRequest, *, event_triggered: bool = False, run_id: str | None = None
+) -> StepResult:
+    """Create a run and drive it on the fast path; hand it to the state machine when it must wait.
+
+    Independent calls overlap: the query is embedded and the chat read while the config loads, and the
+    run record is written while memory is searched (``run_id``: a caller-chosen id, e.g. idempotent).
+    """
     request.check_size()
+    vector = parallel.submit(_embed, deps, request.input) if deps.memory and deps.embedder else None
+    stored_chat = parallel.submit(deps.chats.get_chat, caller.user_id, request.chat_id) if request.chat_id else None
     config = load_run_config(deps.config, caller.user_id, request.agent_id, request.task_id)
-    chat = _chat(deps, caller, request)
+    chat = _chat(deps, caller, request, stored_chat.result() if stored_chat else None)
     now = deps.clock.now()
-    run_id = deps.ids()
+    run_id = run_id or deps.ids()
     run = Run(
         run_id=run_id,
         user_id=caller.user_id,
@@ -78,7 +86,7 @@ def start_run(deps: Deps, caller: Caller, request: RunRequest, *, event_triggere
         created_at=now,
         updated_at=now,
     )
-    deps.runs.create_run(run)
+    created = parallel.submit(deps.runs.create_run, run)
     state = LoopState(user_text=request.input, is_admin=caller.is_admin, event_triggered=event_triggered)
     session = RunSession(
         deps,
@@ -88,6 +96,7 @@ def start_run(deps: Deps, caller: Caller, request: RunRequest, *, event_triggere
         Recorder(deps, run, state),
         deadline=deps.monotonic() + deps.settings.fast_path_budget_seconds,
     )
+    session.query_vector = vector
     memory = request.memory
     try:
         prepare(
@@ -97,15 +106,20 @@ def start_run(deps: Deps, caller: Caller, request: RunRequest, *, event_triggere
             top_k=memory.top_k if memory else None,
         )
     except MnemeError as exc:
+        created.result()
         return _conclude(session, _failed(session, exc), hand_off=False)
+    created.result()  # a Conflict (the id exists: an idempotent retry) surfaces before the model is called
     return _drive(session, hand_off=True)
 
 
-def _chat(deps: Deps, caller: Caller, request: RunRequest) -> Chat:
-    if request.chat_id:
-        existing = deps.chats.get_chat(caller.user_id, request.chat_id)
-        if existing is not None:
-            return existing
+def _embed(deps: Deps, text: str) -> list[float]:
+    assert deps.embedder is not None
+    return deps.embedder.embed([text])[0]
+
+
+def _chat(deps: Deps, caller: Caller, request: RunRequest, existing: Chat | None) -> Chat:
+    if existing is not None:
+        return existing
     now = deps.clock.now()
     chat = Chat(
         chat_id=request.chat_id or deps.ids(),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +25,7 @@ class RunSession:
     recorder: Recorder
     deadline: float | None = None  # monotonic time after which the fast path hands off
     children: list[dict[str, Any]] = field(default_factory=list)
+    query_vector: Future[list[float]] | None = None  # the user text, embedded while the config loaded
 
     @property
     def scope(self) -> MemoryScope:
