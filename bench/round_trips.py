@@ -1,0 +1,356 @@
+"""Measure 3 — round trips: every AWS API call of a fast-path run and of one delegation hop.
+
+Real boto3 clients against moto (DynamoDB tables from template.yaml, the SQS memory queue, Step Functions
+executing the real ASL) with mneme's AWS adapters; fakes for the model (Bedrock Converse), the embedder
+(Bedrock InvokeModel) and the memory store (OpenSearch k-NN search), each counted as the AWS call it stands
+for. botocore ``before-call`` / ``after-call`` hooks record each call with its interval; every call (and
+every fake) is given the same simulated network latency, so calls that the code runs concurrently overlap
+and count as one sequential step on the critical path. Step Functions state transitions come from
+``get_execution_history``.
+
+Run: ``.venv/bin/python bench/round_trips.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import ROOT, header, use_repo_paths, verdict
+
+use_repo_paths()
+os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")  # keep the run's INFO lines and EMF metrics off the report
+os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
+
+LATENCY = 0.02  # simulated seconds per round trip
+REGION = "us-east-1"
+TABLES = {"MainTable": "mneme-main", "AuditTable": "mneme-audit", "IdempotencyTable": "mneme-idempotency"}
+LONG_INPUT = "Please remember that our quarterly planning meeting moved to Thursday afternoons from now on, thanks."
+
+
+@dataclass
+class Call:
+    label: str
+    start: float
+    end: float = 0.0
+    invocation: str = ""
+    origin: str = field(default_factory=lambda: _origin())  # noqa: PLW0108 - _origin is defined below
+
+
+def _origin() -> str:
+    """Which mneme code made the call: the innermost store method and the engine function above it."""
+    frame = sys._getframe(2)
+    store = engine = ""
+    while frame is not None:
+        path, name = frame.f_code.co_filename, frame.f_code.co_name
+        if "/mneme/" in path and "/bench/" not in path:
+            module = Path(path).stem
+            if not store and "/adapters/" in path and module not in ("dynamo_items", "items"):
+                store = f"{module}.{name}"
+            elif not engine and ("/engine/" in path or "/memory/" in path):
+                engine = f"{module}.{name}"
+        frame = frame.f_back  # type: ignore[assignment]
+    return " ← ".join(part for part in (store, engine) if part)
+
+
+@dataclass
+class Recorder:
+    calls: list[Call] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    local: threading.local = field(default_factory=threading.local)
+
+    @contextmanager
+    def call(self, label: str) -> Iterator[None]:
+        record = Call(label, time.perf_counter(), invocation=getattr(self.local, "invocation", ""))
+        time.sleep(LATENCY)
+        try:
+            yield
+        finally:
+            record.end = time.perf_counter()
+            with self.lock:
+                self.calls.append(record)
+
+    def hook(self, client: Any) -> Any:
+        service = client.meta.service_model.endpoint_prefix
+        pending: dict[int, Call] = {}
+
+        def before(model: Any, **_: Any) -> None:
+            pending[threading.get_ident()] = Call(
+                f"{service}:{model.name}", time.perf_counter(), invocation=getattr(self.local, "invocation", "")
+            )
+            time.sleep(LATENCY)
+
+        def after(**_: Any) -> None:
+            record = pending.pop(threading.get_ident(), None)
+            if record is not None:
+                record.end = time.perf_counter()
+                with self.lock:
+                    self.calls.append(record)
+
+        client.meta.events.register("before-call", before)
+        client.meta.events.register("after-call", after)
+        client.meta.events.register("after-call-error", after)
+        return client
+
+    def take(self) -> list[Call]:
+        with self.lock:
+            out, self.calls = sorted(self.calls, key=lambda c: c.start), []
+        return out
+
+
+def steps(calls: list[Call]) -> int:
+    """Sequential steps: calls whose intervals overlap run concurrently and count once."""
+    count, horizon = 0, -1.0
+    for call in sorted(calls, key=lambda c: c.start):
+        if call.start >= horizon:
+            count += 1
+        horizon = max(horizon, call.end)
+    return count
+
+
+class Counted:
+    """Wraps a fake port: each listed method counts as the AWS call it stands for."""
+
+    def __init__(self, inner: Any, recorder: Recorder, labels: dict[str, str]) -> None:
+        self._inner, self._recorder, self._labels = inner, recorder, labels
+
+    def __getattr__(self, name: str) -> Any:
+        target = getattr(self._inner, name)
+        label = self._labels.get(name)
+        if label is None or not callable(target):
+            return target
+
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
+            with self._recorder.call(label):
+                return target(*args, **kwargs)
+
+        return wrapped
+
+
+def build(recorder: Recorder, sfn_arn: str = "", model: Any = None) -> tuple[Any, Any]:
+    import boto3
+    from tests.fakes.embedder import HashingEmbedder
+    from tests.fakes.memory_store import InMemoryMemoryStore
+    from tests.fakes.ports import FakeToolInvoker, FixedModels
+    from tests.support.sam_template import create_tables
+
+    from mneme.adapters.audit_log import ItemAuditLog
+    from mneme.adapters.chat_store import ItemChatStore
+    from mneme.adapters.config_store import ItemConfigStore
+    from mneme.adapters.dynamo_items import DynamoItemTable
+    from mneme.adapters.items import AUDIT_SCHEMA, MAIN_SCHEMA
+    from mneme.adapters.offline_model import OfflineModel
+    from mneme.adapters.run_store import ItemRunStore
+    from mneme.adapters.sfn_orchestrator import StepFunctionsOrchestrator
+    from mneme.adapters.sqs_queue import SqsMemoryQueue
+    from mneme.clock import SystemClock
+    from mneme.engine.deps import Deps
+    from mneme.settings import Settings
+
+    dynamodb = boto3.client("dynamodb", region_name=REGION)
+    create_tables(dynamodb, TABLES)
+    sqs = boto3.client("sqs", region_name=REGION)
+    queue_url = sqs.create_queue(QueueName="mneme-memory")["QueueUrl"]
+    sfn = boto3.client("stepfunctions", region_name=REGION)
+    for client in (dynamodb, sqs, sfn):
+        recorder.hook(client)
+    settings = Settings.model_validate(
+        {
+            "MNEME_MODE": "aws",
+            "MNEME_TABLE": TABLES["MainTable"],
+            "MNEME_AUDIT_TABLE": TABLES["AuditTable"],
+            "MNEME_MEMORY_QUEUE_URL": queue_url,
+            "MNEME_STATE_MACHINE_ARN": sfn_arn,
+        }
+    )
+    clock = SystemClock()
+    main = DynamoItemTable(dynamodb, settings.table_name, MAIN_SCHEMA)
+    store, embedder = InMemoryMemoryStore(), HashingEmbedder()
+    deps = Deps(
+        settings=settings,
+        config=ItemConfigStore(main),
+        chats=ItemChatStore(main, clock),
+        runs=ItemRunStore(main),
+        audit=ItemAuditLog(DynamoItemTable(dynamodb, settings.audit_table_name, AUDIT_SCHEMA)),
+        models=FixedModels(Counted(model or OfflineModel(), recorder, {"converse": "bedrock-runtime:Converse"})),
+        queue=SqsMemoryQueue(sqs, queue_url),
+        orchestrator=StepFunctionsOrchestrator(sfn, sfn_arn),
+        tools=FakeToolInvoker(),
+        clock=clock,
+        memory=Counted(store, recorder, {"search": "aoss:knn-search (_search)", "put": "aoss:_bulk"}),
+        embedder=Counted(embedder, recorder, {"embed": "bedrock-runtime:InvokeModel (embedding)"}),
+    )
+    return deps, (store, embedder)
+
+
+def seed(deps: Any, fakes: tuple[Any, Any], agents: dict[str, dict[str, Any]]) -> None:
+    from mneme.engine.memory_ops import new_document
+    from mneme.models.agent import Agent
+
+    for agent_id, fields in agents.items():
+        deps.config.put_agent(Agent(agent_id=agent_id, owner="alice", label=agent_id.title(), **fields))
+    store, embedder = fakes
+    texts = [
+        "Our quarterly planning meeting is on Thursday afternoons.",
+        "Alice prefers green tea over coffee.",
+        "The project deadline is the end of the month.",
+        "Planning meetings take place in room 4.",
+        "Alice's manager is Bob.",
+    ]
+    docs = [
+        new_document(f"m{i}", "vector.agent.alice.memory", "alice", text, clock=deps.clock)
+        for i, text in enumerate(texts)
+    ]
+    store.put(list(zip(docs, embedder.embed(texts), strict=True)))
+
+
+def http_event(body: dict[str, Any]) -> dict[str, Any]:
+    event: dict[str, Any] = json.loads((ROOT / "events" / "http-post-run.json").read_text())
+    event["headers"].pop("idempotency-key", None)
+    event["body"] = json.dumps(body)
+    return event
+
+
+def report(title: str, calls: list[Call], *, by_invocation: bool = False) -> tuple[int, int]:
+    sequential = steps(calls)
+    print(f"  {title}: {len(calls)} calls, {sequential} sequential steps on the critical path")
+    counts = Counter(c.label for c in calls)
+    for label, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        print(f"    {count:3d} × {label}")
+    print("    in order (✓ = sequential step; ∥ = overlaps the previous call):")
+    horizon = -1.0
+    for call in calls:
+        mark = "✓" if call.start >= horizon else "∥"
+        horizon = max(horizon, call.end)
+        where = f"  [{call.invocation}]" if by_invocation and call.invocation else ""
+        origin = f"  ({call.origin})" if call.origin else ""
+        print(f"      {mark} {call.label:<42}{origin}{where}")
+    return len(calls), sequential
+
+
+def fast_path() -> dict[str, int]:
+    from moto import mock_aws
+
+    from mneme.runtime import Runtime
+
+    with mock_aws():
+        recorder = Recorder()
+        deps, fakes = build(recorder)
+        seed(deps, fakes, {"master": {"memory_policy": {"allow_write": True}, "model": {"provider": "offline"}}})
+        runtime = Runtime(deps)
+        recorder.take()  # seeding is not part of the run
+        first = runtime.handle(http_event({"agent_id": "master", "input": LONG_INPUT}))
+        assert first["statusCode"] == 200, first
+        calls1 = recorder.take()
+        chat_id = json.loads(first["body"])["chat_id"]
+        second = runtime.handle(http_event({"agent_id": "master", "input": LONG_INPUT, "chat_id": chat_id}))
+        assert second["statusCode"] == 200, second
+        calls2 = recorder.take()
+    total1, seq1 = report("fast path, new chat (POST /v1/runs, auto-inject + auto-write)", calls1)
+    total2, seq2 = report("fast path, second turn of the chat", calls2)
+    for name, total, seq in (("new chat", total1, seq1), ("second turn", total2, seq2)):
+        print(
+            f"  goal ≤ 8 calls and ≤ 5 sequential — {name}: {total} calls → {verdict(total <= 8)}; "
+            f"{seq} sequential → {verdict(seq <= 5)}"
+        )
+    print("  Step Functions state transitions on the fast path: 0 (no StartExecution call above)")
+    return {"fast_total": total1, "fast_sequential": seq1, "turn2_total": total2, "turn2_sequential": seq2}
+
+
+def delegation_hop() -> dict[str, int]:  # noqa: PLR0915 - one scenario, read top to bottom
+    import boto3
+    from moto import mock_aws
+
+    from mneme.runtime import Runtime
+    from mneme_local import sfn_emulation
+
+    with mock_aws(config=sfn_emulation.MOTO_CONFIG):  # type: ignore[call-overload]
+        sfn_emulation.install()
+        iam = boto3.client("iam", region_name=REGION)
+        role = iam.create_role(RoleName="mneme", AssumeRolePolicyDocument="{}")["Role"]["Arn"]
+        lam = boto3.client("lambda", region_name=REGION)
+        fn = lam.create_function(
+            FunctionName="mneme-run",
+            Runtime="python3.13",
+            Role=role,
+            Handler="app.lambda_handler",
+            Code={"ZipFile": b"not used: the handler runs in-process"},
+        )
+        definition = (ROOT / "statemachine" / "agent-run.asl.json").read_text()
+        definition = definition.replace("${RunFunctionArn}", fn["FunctionArn"])
+        sfn_plain = boto3.client("stepfunctions", region_name=REGION)
+        arn = sfn_plain.create_state_machine(name="agent-run", definition=definition, roleArn=role)["stateMachineArn"]
+        recorder = Recorder()
+        deps, fakes = build(recorder, sfn_arn=arn)
+        seed(
+            deps,
+            fakes,
+            {
+                "master": {"tools": ["delegate-to-agent"], "delegates": ["b"], "model": {"provider": "offline"}},
+                "b": {"model": {"provider": "offline"}},
+            },
+        )
+        runtime = Runtime(deps)
+
+        def handler(event: dict[str, Any], _ctx: Any) -> Any:
+            recorder.local.invocation = f"step {event.get('action')} {str(event.get('run_id'))[:8]}"
+            try:
+                return runtime.handle(event)
+            finally:
+                recorder.local.invocation = ""
+
+        sfn_emulation.HANDLERS["mneme-run"] = handler
+        recorder.take()
+        recorder.local.invocation = "API POST /v1/runs"
+        answer = runtime.handle(http_event({"agent_id": "master", "input": "/delegate b :: say hello"}))
+        recorder.local.invocation = ""
+        assert answer["statusCode"] == 202, answer
+        run_id = json.loads(answer["body"])["run_id"]
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            running = sfn_plain.list_executions(stateMachineArn=arn, statusFilter="RUNNING")["executions"]
+            run = deps.runs.get_run(run_id)
+            if not running and run is not None and run.status.finished:
+                break
+            time.sleep(0.05)
+        calls = [c for c in recorder.take() if c.invocation]  # polling above is not part of the run
+        executions = sfn_plain.list_executions(stateMachineArn=arn)["executions"]
+        transitions: list[tuple[str, int, int, list[str]]] = []
+        for execution in executions:
+            events = sfn_plain.get_execution_history(executionArn=execution["executionArn"], maxResults=1000)["events"]
+            entered = [e for e in events if e["type"].endswith("StateEntered")]
+            names = [e["stateEnteredEventDetails"]["name"] for e in entered]
+            transitions.append((str(execution["status"]), len(entered), len(events), names))
+        run = deps.runs.get_run(run_id)
+        assert run is not None and run.status.value == "succeeded", run
+    total, sequential = report("one delegation hop (master → b), all invocations", calls, by_invocation=True)
+    print("  Step Functions executions (status, states entered, history events, states):")
+    for status, n_entered, n_events, states in transitions:
+        print(f"    {status:<10}{n_entered:3d} states entered, {n_events:3d} events: {' → '.join(states)}")
+    all_entered = sum(t[1] for t in transitions)
+    per_hop = all_entered - 3  # a run without delegation enters Step → Route → Done: 3 states
+    print(
+        f"  state transitions: {all_entered} in all; caused by the hop (child execution + the parent's extra "
+        f"states) {per_hop} → goal ≤ 6: {verdict(per_hop <= 6)}"
+    )
+    return {"hop_total": total, "hop_sequential": sequential, "hop_transitions": per_hop}
+
+
+def main() -> dict[str, int]:
+    header(f"round trips (moto + botocore hooks; {LATENCY * 1000:.0f} ms simulated latency per call)")
+    return {**fast_path(), **delegation_hop()}
+
+
+if __name__ == "__main__":
+    main()
