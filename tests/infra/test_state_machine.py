@@ -69,13 +69,16 @@ def test_the_machine_is_a_standard_workflow_with_a_fixed_name_logging_and_tracin
 
 
 def test_the_depth_guard_stops_at_the_package_limit_before_any_child_starts() -> None:
-    states = _all_states()
-    guard = states["DepthGuard"]
-    (choice,) = guard["Choices"]
-    assert choice["Variable"] == "$.depth"
-    assert choice["NumericGreaterThanEquals"] == MAX_DELEGATION_DEPTH
-    assert guard["Default"] == "Delegate"
-    assert states["Route"]["Choices"][1] == {"Variable": "$.outcome", "StringEquals": "delegate", "Next": "DepthGuard"}
+    choices = _all_states()["Route"]["Choices"]
+    delegate_at = next(i for i, c in enumerate(choices) if c.get("Next") == "Delegate")
+    guard_at = next(i for i, c in enumerate(choices) if c.get("Next") == "RefuseDelegation")
+    # the guard is checked first: at the limit a delegation is refused, never started
+    assert guard_at < delegate_at
+    assert choices[guard_at]["And"] == [
+        {"Variable": "$.outcome", "StringEquals": "delegate"},
+        {"Variable": "$.depth", "NumericGreaterThanEquals": MAX_DELEGATION_DEPTH},
+    ]
+    assert choices[delegate_at] == {"Variable": "$.outcome", "StringEquals": "delegate", "Next": "Delegate"}
 
 
 def test_children_are_nested_executions_of_this_same_machine() -> None:
