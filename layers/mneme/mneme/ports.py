@@ -235,6 +235,19 @@ class RunStore(Protocol):
         with its version incremented."""
         ...
 
+    def commit(
+        self,
+        run: Run,
+        *,
+        create: bool = False,
+        events: Sequence[RunEvent] = (),
+        requests: Sequence[tuple[int, dict[str, Any]]] = (),
+        checkpoint: dict[str, Any] | None = None,
+    ) -> Run:
+        """End a step in one round trip: the run (created, or updated if its version is unchanged —
+        Conflict otherwise), its events, recorded requests and checkpoint. Returns the stored run."""
+        ...
+
     def append_events(self, run_id: str, events: Sequence[RunEvent]) -> None: ...
     def list_events(self, run_id: str) -> list[RunEvent]: ...
 

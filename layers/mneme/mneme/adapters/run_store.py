@@ -32,7 +32,7 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from mneme.adapters.items import PK, SK, AttrEquals, Item, ItemTable, query_all
+from mneme.adapters.items import PK, SK, AttrEquals, Item, ItemTable, Put, query_all
 from mneme.errors import Conflict, NotFound, StoreUnavailable
 from mneme.models import Run, RunEvent
 
@@ -45,6 +45,9 @@ MARK_PREFIX = "MARK#"
 OUTBOX_INDEX_PK = "OUTBOX"
 #: the longest text kept in one item; DynamoDB's item limit is 400 KB (keys and names included).
 CHUNK_CHARS = 300_000
+#: DynamoDB transactions: at most 100 items and 4 MB
+MAX_TRANSACTION = 100
+MAX_TRANSACTION_CHARS = 3_500_000
 
 _REQUEST_HEAD = re.compile(r"^REQ#\d{6}$")
 
@@ -115,6 +118,43 @@ class ItemRunStore:
             if self._table.get(run_pk(run.run_id), RUN_SK) is None:
                 raise NotFound(f"run {run.run_id!r} not found", field="run_id") from None
             raise Conflict(f"run {run.run_id!r} changed since version {run.version}") from None
+        return updated
+
+    def commit(
+        self,
+        run: Run,
+        *,
+        create: bool = False,
+        events: Sequence[RunEvent] = (),
+        requests: Sequence[tuple[int, dict[str, Any]]] = (),
+        checkpoint: dict[str, Any] | None = None,
+    ) -> Run:
+        """The end of a step in one round trip: the run (created, or updated on its version), its new
+        events, recorded requests and checkpoint, as one transaction. Blobs too large for one item are
+        chunked first; what does not fit one transaction is written before it, the run item always last."""
+        pk = run_pk(run.run_id)
+        updated = run if create else run.model_copy(update={"version": run.version + 1})
+        items: list[Item] = [{PK: pk, SK: event_sk(e.seq), "data": e.model_dump_json()} for e in events]
+        blobs = [(request_sk(seq), _encode(request)) for seq, request in requests]
+        if checkpoint is not None:
+            blobs.append((CHECKPOINT_SK, _encode(checkpoint)))
+        for sk, text in blobs:
+            if len(text) > self._chunk:
+                self._write_blob(pk, sk, text)
+            else:
+                items.append({PK: pk, SK: sk, "chunks": 0, "data": text})
+        run_put = Put(_run_item(updated), "not_exists" if create else AttrEquals("version", run.version))
+        size = sum(len(str(item.get("data", ""))) for item in items)
+        if len(items) >= MAX_TRANSACTION or size > MAX_TRANSACTION_CHARS:
+            self._table.put_many(items)
+            items = []
+        try:
+            self._table.transact([*(Put(item) for item in items), run_put])
+        except Conflict:
+            exists = self._table.get(pk, RUN_SK) is not None
+            if create or exists:
+                raise Conflict(f"run {run.run_id!r} {'exists' if create else 'changed'}") from None
+            raise NotFound(f"run {run.run_id!r} not found", field="run_id") from None
         return updated
 
     # ------------------------------------------------------------------------------------- events

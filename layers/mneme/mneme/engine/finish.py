@@ -1,30 +1,36 @@
-"""The end of a run: success stores the turn in the chat and queues auto-write; failure writes nothing."""
+"""The end of a run: success stores the turn in the chat and queues auto-write; failure writes nothing.
+
+The chat and queue writes are returned as *after-writes*: the step's end runs them in parallel with the
+run's own commit (one sequential round trip for all three). Their outcome is already in the events (the
+jobs are queued, or kept in the run's outbox for the redrive); a failure adds a warning event afterwards.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, replace
 
 from mneme.engine.session import RunSession
 from mneme.errors import Conflict, MnemeError, QueueUnavailable
 from mneme.memory.autowrite import plan_auto_write
-from mneme.models.chat import ChatMessage, TextMessage
+from mneme.models.chat import Chat, ChatMessage, TextMessage
 from mneme.models.run import RunStatus
 from mneme.ports import MemoryWriteJob
+
+#: a write to run after the decision, in parallel with the run's commit; it answers warnings
+AfterWrite = Callable[[], list[str]]
 
 
 def succeed(session: RunSession, output: str) -> None:
     run, state = session.run, session.state
     run.status, run.output, run.error = RunStatus.SUCCEEDED, output, None
     if run.depth == 0 and run.chat_id:
-        _store_turn(
-            session,
-            [
-                TextMessage(role="user", text=state.user_text, run_id=run.run_id, at=state.started_at),
-                *state.turns,
-                TextMessage(role="assistant", text=output, run_id=run.run_id, at=session.deps.clock.now()),
-            ],
-        )
+        turn: list[ChatMessage] = [
+            TextMessage(role="user", text=state.user_text, run_id=run.run_id, at=state.started_at),
+            *state.turns,
+            TextMessage(role="assistant", text=output, run_id=run.run_id, at=session.deps.clock.now()),
+        ]
+        session.after_writes.append(lambda: _store_turn(session, turn))
     plan = plan_auto_write(
         state.policy,
         session.scope,
@@ -39,18 +45,12 @@ def succeed(session: RunSession, output: str) -> None:
     tree = {"root_run_id": run.root_run_id, "depth": run.depth}  # the writer audits into the delegation tree
     jobs = [replace(job, metadata={**job.metadata, **tree}) for job in plan.jobs]
     if jobs:
-        try:
-            session.deps.queue.enqueue(jobs)
-            session.recorder.event(
-                "memory_write_queued", count=len(jobs), sources=[job.metadata.get("source") for job in jobs]
-            )
-        except QueueUnavailable as exc:
-            _keep_for_redrive(session, jobs, exc)
+        session.recorder.event(
+            "memory_write_queued", count=len(jobs), sources=[job.metadata.get("source") for job in jobs]
+        )
+        session.after_writes.append(lambda: _enqueue(session, jobs))
     session.recorder.event(
-        "completed",
-        status=run.status.value,
-        usage=run.usage.model_dump(),
-        tree_usage=run.tree_usage.model_dump(),
+        "completed", status=run.status.value, usage=run.usage.model_dump(), tree_usage=run.tree_usage.model_dump()
     )
 
 
@@ -60,41 +60,49 @@ def fail(session: RunSession, error: str) -> None:
     run.status, run.error = RunStatus.FAILED, error
     session.recorder.event("error", message=error)
     session.recorder.event(
-        "completed",
-        status=run.status.value,
-        usage=run.usage.model_dump(),
-        tree_usage=run.tree_usage.model_dump(),
+        "completed", status=run.status.value, usage=run.usage.model_dump(), tree_usage=run.tree_usage.model_dump()
     )
 
 
-def _store_turn(session: RunSession, messages: list[ChatMessage]) -> None:
-    """Append the run's messages once: a retried step finds them stored and does nothing."""
-    chats, run = session.deps.chats, session.run
-    expected = session.state.chat_message_count
-    for _ in range(3):
-        try:
-            chats.append_messages(run.user_id, run.chat_id or "", messages, expected_count=expected)
-            return
-        except Conflict:
-            chat = chats.get_chat(run.user_id, run.chat_id or "")
-            if chat is None or any(m.run_id == run.run_id for m in chat.messages[expected:]):
-                return
-            expected = len(chat.messages)
-    session.recorder.warning("the chat changed concurrently; this turn was not stored in it")
+def _store_turn(session: RunSession, messages: list[ChatMessage]) -> list[str]:
+    """Store the run's messages once (a retried step finds them stored); a new chat is created with them."""
+    chats, run, state = session.deps.chats, session.run, session.state
+    try:
+        if state.new_chat is not None:
+            try:
+                chats.create_chat(Chat.model_validate({**state.new_chat, "messages": messages}))
+                return []
+            except Conflict:
+                pass  # created meanwhile (by a retried step or another run): append below
+        expected = state.chat_message_count
+        for _ in range(3):
+            try:
+                chats.append_messages(run.user_id, run.chat_id or "", messages, expected_count=expected)
+                return []
+            except Conflict:
+                chat = chats.get_chat(run.user_id, run.chat_id or "")
+                if chat is None or any(m.run_id == run.run_id for m in chat.messages[expected:]):
+                    return []
+                expected = len(chat.messages)
+        return ["the chat changed concurrently; this turn was not stored in it"]
+    except MnemeError as exc:
+        return [f"this turn was not stored in the chat: {exc.message}"]
 
 
-def _keep_for_redrive(session: RunSession, jobs: Sequence[MemoryWriteJob], exc: QueueUnavailable) -> None:
+def _enqueue(session: RunSession, jobs: Sequence[MemoryWriteJob]) -> list[str]:
+    try:
+        session.deps.queue.enqueue(jobs)
+    except QueueUnavailable as exc:
+        return _keep_for_redrive(session, jobs, exc)
+    return []
+
+
+def _keep_for_redrive(session: RunSession, jobs: Sequence[MemoryWriteJob], exc: QueueUnavailable) -> list[str]:
     """The queue refused the jobs: keep them in the run's outbox; the redrive queues them later."""
     run = session.run
     at = session.deps.clock.now().isoformat()
     try:
         session.deps.runs.put_outbox(run.run_id, [asdict(job) for job in jobs], at=at)
     except MnemeError as store_error:
-        session.recorder.warning(
-            f"memory writes lost: the queue ({exc.message}) and the outbox ({store_error.message}) both failed",
-            count=len(jobs),
-        )
-        return
-    session.recorder.warning(
-        f"memory writes kept for the redrive: the queue refused them ({exc.message})", count=len(jobs)
-    )
+        return [f"memory writes lost: the queue ({exc.message}) and the outbox ({store_error.message}) both failed"]
+    return [f"memory writes kept for the redrive: the queue refused them ({exc.message})"]

@@ -79,6 +79,12 @@ class Recorder:
         if records:
             self._deps.audit.append(records)
 
+    def take(self) -> tuple[list[RunEvent], list[tuple[int, dict[str, Any]]]]:
+        """The buffered events and requests, for the step's commit (the buffers are emptied)."""
+        events, requests = self._events, self._requests
+        self._events, self._requests = [], []
+        return events, requests
+
     def pending_events(self) -> list[RunEvent]:
         """Events not yet written (the preview reads its warnings here and never writes them)."""
         return list(self._events)

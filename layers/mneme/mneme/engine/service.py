@@ -22,7 +22,6 @@ from mneme.engine.requests import RunRequest
 from mneme.engine.session import RunSession
 from mneme.engine.state import LoopState, Outcome
 from mneme.errors import (
-    Conflict,
     MnemeError,
     ModelThrottled,
     NotFound,
@@ -58,15 +57,19 @@ def start_run(
 ) -> StepResult:
     """Create a run and drive it on the fast path; hand it to the state machine when it must wait.
 
-    Independent calls overlap: the query is embedded and the chat read while the config loads, and the
-    run record is written while memory is searched (``run_id``: a caller-chosen id, e.g. idempotent).
+    Independent calls overlap: the query is embedded and the chat read while the config loads. A new
+    chat and the run item are written by the step's end, together with the turn (no empty chat, no run
+    item for a request that failed validation); with a caller-chosen ``run_id`` (idempotent requests) the
+    run item is created first, while memory is searched, so a duplicate is refused before the model runs.
     """
     request.check_size()
     vector = parallel.submit(_embed, deps, request.input) if deps.memory and deps.embedder else None
     stored_chat = parallel.submit(deps.chats.get_chat, caller.user_id, request.chat_id) if request.chat_id else None
     config = load_run_config(deps.config, caller.user_id, request.agent_id, request.task_id)
-    chat = _chat(deps, caller, request, stored_chat.result() if stored_chat else None)
+    existing = stored_chat.result() if stored_chat else None
+    chat = existing or _new_chat(deps, caller, request)
     now = deps.clock.now()
+    idempotent = run_id is not None
     run_id = run_id or deps.ids()
     run = Run(
         run_id=run_id,
@@ -86,8 +89,14 @@ def start_run(
         created_at=now,
         updated_at=now,
     )
-    created = parallel.submit(deps.runs.create_run, run)
-    state = LoopState(user_text=request.input, is_admin=caller.is_admin, event_triggered=event_triggered)
+    created = parallel.submit(deps.runs.create_run, run) if idempotent else None
+    state = LoopState(
+        user_text=request.input,
+        is_admin=caller.is_admin,
+        event_triggered=event_triggered,
+        new_chat=None if existing else chat.model_dump(mode="json", exclude={"messages"}),
+        persisted=created is not None,
+    )
     session = RunSession(
         deps,
         run,
@@ -106,9 +115,11 @@ def start_run(
             top_k=memory.top_k if memory else None,
         )
     except MnemeError as exc:
-        created.result()
+        if created is not None:
+            created.result()
         return _conclude(session, _failed(session, exc), hand_off=False)
-    created.result()  # a Conflict (the id exists: an idempotent retry) surfaces before the model is called
+    if created is not None:
+        created.result()  # a Conflict (the id exists: an idempotent retry) surfaces before the model is called
     return _drive(session, hand_off=True)
 
 
@@ -117,11 +128,10 @@ def _embed(deps: Deps, text: str) -> list[float]:
     return deps.embedder.embed([text])[0]
 
 
-def _chat(deps: Deps, caller: Caller, request: RunRequest, existing: Chat | None) -> Chat:
-    if existing is not None:
-        return existing
+def _new_chat(deps: Deps, caller: Caller, request: RunRequest) -> Chat:
+    """A chat for this run; stored with the run's first turn (see finish._store_turn)."""
     now = deps.clock.now()
-    chat = Chat(
+    return Chat(
         chat_id=request.chat_id or deps.ids(),
         user_id=caller.user_id,
         project_id=request.project_id,
@@ -130,11 +140,6 @@ def _chat(deps: Deps, caller: Caller, request: RunRequest, existing: Chat | None
         created_at=now,
         updated_at=now,
     )
-    try:
-        deps.chats.create_chat(chat)
-    except Conflict:  # created concurrently by another run of the same chat
-        return deps.chats.get_chat(caller.user_id, chat.chat_id) or chat
-    return chat
 
 
 def step(
@@ -199,13 +204,19 @@ def _drive(session: RunSession, *, hand_off: bool) -> StepResult:
 
 
 def _conclude(session: RunSession, outcome: Outcome, *, hand_off: bool) -> StepResult:
-    deps, run = session.deps, session.run
-    if outcome != "done":
-        deps.runs.save_checkpoint(run.run_id, session.state.model_dump(mode="json"))
+    """End the step: the run, its events, requests and checkpoint in one commit, beside the chat and queue
+    writes of a successful run (one sequential round trip); then hand a waiting run to the state machine."""
+    deps, run, state = session.deps, session.run, session.state
+    writes = [parallel.submit(write) for write in session.after_writes]
+    create, state.persisted = not state.persisted, True
     run.updated_at = deps.clock.now()
-    session.run = run = deps.runs.update_run(run)
-    session.recorder.run = run
     observability.report_step(run, outcome, session.recorder.pending_events())
+    events, requests = session.recorder.take()
+    checkpoint = state.model_dump(mode="json") if outcome != "done" else None
+    session.run = run = deps.runs.commit(run, create=create, events=events, requests=requests, checkpoint=checkpoint)
+    session.recorder.run = run
+    for warning in (message for write in writes for message in write.result()):
+        session.recorder.warning(warning)
     session.recorder.flush()
     if hand_off and outcome != "done":
         deps.orchestrator.start(run.run_id, depth=run.depth)

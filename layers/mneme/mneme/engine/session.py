@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,6 +27,7 @@ class RunSession:
     deadline: float | None = None  # monotonic time after which the fast path hands off
     children: list[dict[str, Any]] = field(default_factory=list)
     query_vector: Future[list[float]] | None = None  # the user text, embedded while the config loaded
+    after_writes: list[Callable[[], list[str]]] = field(default_factory=list)  # run beside the commit
 
     @property
     def scope(self) -> MemoryScope:

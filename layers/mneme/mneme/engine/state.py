@@ -40,6 +40,8 @@ class LoopState(BaseModel):
     history: list[ChatMessage] = []  # what the model sees before the current message (after the summary)
     reattached_skills: list[str] = []
     chat_message_count: int = 0  # stored chat messages when the run started (masters)
+    new_chat: dict[str, Any] | None = None  # a chat that does not exist yet: created with the run's turn
+    persisted: bool = True  # False until the fast path's first commit creates the run item
     hits: list[MemoryHit] = []  # auto-injected hits, shown in the suffix of every call of the run
     policy: ResolvedPolicy = ResolvedPolicy()
     turns: list[ChatMessage] = []  # this run's own messages after the user message
