@@ -156,6 +156,7 @@ class LocalHandler(BaseHTTPRequestHandler):
 class LocalHTTPServer(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+    request_queue_size = 128  # the listen backlog: bursts of clients wait instead of being reset
 
     def __init__(self, port: int, key: bytes, handle_event: Any, *, quiet: bool = False) -> None:
         self.key = key

@@ -7,6 +7,7 @@ are the ``ErrorEquals`` names of the ASL's Retry / Catch.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -20,6 +21,9 @@ class Runtime:
     def __init__(self, deps: Deps) -> None:
         self.deps = deps
         self._app: Any = None
+        # Powertools keeps the current HTTP event in a class attribute: HTTP events are served one at a time
+        # (Lambda does so anyway; the threaded local server must too). Steps and SQS batches need no lock.
+        self._http = threading.Lock()
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str]) -> Runtime:
@@ -47,7 +51,8 @@ class Runtime:
         if "requestContext" in event and "http" in (event.get("requestContext") or {}):
             from mneme.api.entry import handle_http
 
-            return handle_http(self.app, self.deps, dict(event), context)
+            with self._http:
+                return handle_http(self.app, self.deps, dict(event), context)
         if event.get("detail-type") == RUN_REQUESTED:
             return self.run_requested(event.get("detail") or {})
         records = event.get("Records")

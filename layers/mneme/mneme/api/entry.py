@@ -1,12 +1,15 @@
-"""HTTP entry: authenticate from the JWT claims, guard the body size, resolve the route."""
+"""HTTP entry: authenticate from the JWT claims, guard the body (size, text), resolve the route."""
 
 from __future__ import annotations
 
+import base64
+import binascii
+import json
 from typing import Any
 
 from mneme.api.app import MAX_BODY_BYTES, PUBLIC_PATHS
 from mneme.api.auth import caller_from_event
-from mneme.errors import MnemeError, PayloadTooLarge
+from mneme.errors import InvalidInput, MnemeError, PayloadTooLarge
 
 
 def handle_http(app: Any, deps: Any, event: dict[str, Any], context: Any) -> dict[str, Any]:
@@ -14,13 +17,8 @@ def handle_http(app: Any, deps: Any, event: dict[str, Any], context: Any) -> dic
     try:
         if path not in PUBLIC_PATHS:
             caller_from_event(event)  # 401 before anything else, even before body validation
-        body = event.get("body") or ""
-        size = len(body) * 3 // 4 if event.get("isBase64Encoded") else len(body.encode("utf-8"))
-        if size > MAX_BODY_BYTES:
-            raise PayloadTooLarge(f"the body is larger than {MAX_BODY_BYTES} bytes", field="body")
+        event = _text_body(event)
     except MnemeError as exc:
-        import json
-
         return {
             "statusCode": exc.status,
             "headers": {"Content-Type": "application/json"},
@@ -33,3 +31,27 @@ def handle_http(app: Any, deps: Any, event: dict[str, Any], context: Any) -> dic
     finally:
         app.clear_context()
     return result
+
+
+def _text_body(event: dict[str, Any]) -> dict[str, Any]:
+    """Bodies are JSON text: a binary (base64) body is decoded here, and one that is not UTF-8 is a 400."""
+    body = event.get("body") or ""
+    raw = body.encode("utf-8") if not event.get("isBase64Encoded") else _b64(body)
+    if len(raw) > MAX_BODY_BYTES:
+        raise PayloadTooLarge(f"the body is larger than {MAX_BODY_BYTES} bytes", field="body")
+    if not event.get("isBase64Encoded"):
+        return event
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidInput("the body is not UTF-8 text (JSON is expected)", field="body") from None
+    return {**event, "body": text, "isBase64Encoded": False}
+
+
+def _b64(body: str) -> bytes:
+    if len(body) * 3 // 4 > MAX_BODY_BYTES:
+        raise PayloadTooLarge(f"the body is larger than {MAX_BODY_BYTES} bytes", field="body")
+    try:
+        return base64.b64decode(body, validate=True)
+    except (binascii.Error, ValueError):
+        raise InvalidInput("the body is not valid base64", field="body") from None

@@ -12,8 +12,8 @@ from mneme.api.responses import json_response, no_content
 from mneme.api.views import DocumentsView, SearchView, answers
 from mneme.engine import memory_ops
 from mneme.engine.deps import Deps
-from mneme.errors import NotFound
-from mneme.memory.access import MemoryWriteForbidden, http_search_access, http_write_access
+from mneme.errors import InvalidInput, NotFound
+from mneme.memory.access import MemoryWriteForbidden, denials_of, http_search_access, http_write_access
 from mneme.memory.namespaces import can_write
 from mneme.models.audit import AuditRecord
 from mneme.models.policy import ResolvedPolicy
@@ -47,7 +47,11 @@ def _records(deps: Deps, caller: Caller) -> memory_ops.RecordFactory:
 @router.post("/v1/memory/search", responses=answers(200, SearchView))
 def search(body: SearchBody) -> dict[str, Any]:
     deps, caller = deps_of(router), caller_of(router)
-    access = http_search_access(caller.user_id, body.namespaces)
+    try:
+        access = http_search_access(caller.user_id, body.namespaces)
+    except InvalidInput as exc:
+        memory_ops.audit_denials(_ports(deps), _records(deps, caller), denials_of(exc), via="http")
+        raise
     defaults = ResolvedPolicy()
     ranking = memory_ops.Ranking(body.top_k, defaults.min_score, defaults.relative_cutoff)
     hits = memory_ops.search(_ports(deps), _records(deps, caller), access, body.query, ranking, via="http")

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, replace
 
 from mneme.engine.session import RunSession
-from mneme.errors import Conflict, MnemeError, QueueUnavailable
+from mneme.errors import Conflict, MnemeError, NotFound, QueueUnavailable, StoreUnavailable, Throttled
 from mneme.memory.autowrite import plan_auto_write
 from mneme.models.chat import Chat, ChatMessage, TextMessage
 from mneme.models.run import RunStatus
@@ -42,7 +42,9 @@ def succeed(session: RunSession, output: str) -> None:
     )
     for warning in plan.warnings:
         session.recorder.warning(warning)
-    tree = {"root_run_id": run.root_run_id, "depth": run.depth}  # the writer audits into the delegation tree
+    # the writer audits each job into the delegation tree, at the time it was queued (the same on redelivery)
+    queued_at = (session.recorder.base_time or session.deps.clock.now()).isoformat()
+    tree = {"root_run_id": run.root_run_id, "depth": run.depth, "queued_at": queued_at}
     jobs = [replace(job, metadata={**job.metadata, **tree}) for job in plan.jobs]
     if jobs:
         session.recorder.event(
@@ -67,23 +69,24 @@ def fail(session: RunSession, error: str) -> None:
 def _store_turn(session: RunSession, messages: list[ChatMessage]) -> list[str]:
     """Store the run's messages once (a retried step finds them stored); a new chat is created with them."""
     chats, run, state = session.deps.chats, session.run, session.state
+    create, expected = state.new_chat is not None, state.chat_message_count
     try:
-        if state.new_chat is not None:
-            try:
-                chats.create_chat(Chat.model_validate({**state.new_chat, "messages": messages}))
-                return []
-            except Conflict:
-                pass  # created meanwhile (by a retried step or another run): append below
-        expected = state.chat_message_count
         for _ in range(3):
             try:
-                chats.append_messages(run.user_id, run.chat_id or "", messages, expected_count=expected)
+                if create and state.new_chat is not None:
+                    chats.create_chat(Chat.model_validate({**state.new_chat, "messages": messages}))
+                else:
+                    chats.append_messages(run.user_id, run.chat_id or "", messages, expected_count=expected)
                 return []
-            except Conflict:
+            except Conflict:  # the chat exists (created meanwhile), or it grew: append after what is there
                 chat = chats.get_chat(run.user_id, run.chat_id or "")
-                if chat is None or any(m.run_id == run.run_id for m in chat.messages[expected:]):
-                    return []
-                expected = len(chat.messages)
+                if chat is not None and any(m.run_id == run.run_id for m in chat.messages[expected:]):
+                    return []  # stored by an earlier attempt of this step
+                create, expected = chat is None, len(chat.messages) if chat else 0
+            except NotFound:  # the chat is gone: create it with this turn
+                create, expected = state.new_chat is not None, 0
+            except (Throttled, StoreUnavailable):  # transient (after the client's own retries): try again
+                continue
         return ["the chat changed concurrently; this turn was not stored in it"]
     except MnemeError as exc:
         return [f"this turn was not stored in the chat: {exc.message}"]

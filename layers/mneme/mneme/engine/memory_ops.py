@@ -57,6 +57,11 @@ def denial_records(records: RecordFactory, denied: Sequence[Denial], via: str) -
     return out
 
 
+def audit_denials(ports: MemoryPorts, records: RecordFactory, denied: Sequence[Denial], *, via: str) -> None:
+    """Audit the namespaces a refused request tried (the refusal itself is answered by the caller)."""
+    _append(ports.audit, denial_records(records, denied, via))
+
+
 def search(
     ports: MemoryPorts,
     records: RecordFactory,

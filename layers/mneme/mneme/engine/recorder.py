@@ -28,6 +28,11 @@ class Recorder:
         self._events: list[RunEvent] = []
         self._requests: list[tuple[int, dict[str, Any]]] = []
 
+    @property
+    def base_time(self) -> datetime | None:
+        """The state machine's entered time of this step (None on the fast path)."""
+        return self._base_time
+
     def event(self, type_: EventType, **data: Any) -> RunEvent:
         self._state.event_seq += 1
         event = RunEvent(seq=self._state.event_seq, type=type_, at=self._deps.clock.now(), data=data)

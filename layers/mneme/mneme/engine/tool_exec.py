@@ -13,7 +13,7 @@ from mneme.engine import memory_ops
 from mneme.engine.session import RunSession
 from mneme.engine.tool_args import validate_arguments
 from mneme.errors import AuditWriteFailed, MnemeError, ToolError
-from mneme.memory.access import MemoryToolDenied, tool_search_access, tool_write_access
+from mneme.memory.access import MemoryToolDenied, denials_of, tool_search_access, tool_write_access
 from mneme.memory.ranking import k_for
 from mneme.models.chat import ToolCallMessage, ToolResultMessage
 from mneme.skills import activate_skill, skill_name_argument
@@ -94,7 +94,11 @@ def _external(session: RunSession, function_arn: str, call: ToolCallMessage, arg
 
 
 def _memory_search(session: RunSession, args: dict[str, Any]) -> str:
-    access = tool_search_access(session.state.policy, session.scope, args.get("namespaces") or None)
+    try:
+        access = tool_search_access(session.state.policy, session.scope, args.get("namespaces") or None)
+    except ToolError as exc:
+        memory_ops.audit_denials(session.memory, session.records, denials_of(exc), via="tool")
+        raise
     if access.empty:
         memory_ops.search(session.memory, session.records, access, "", session.ranking, via="tool")
         return access.message or "No authorized namespace was found."

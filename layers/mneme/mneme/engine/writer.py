@@ -6,9 +6,11 @@ redelivered message never duplicates a memory. Only the items that failed are re
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from mneme.engine import memory_ops
@@ -93,10 +95,11 @@ def _one_by_one(
 
 
 def _audit(ports: WriterPorts, jobs: list[MemoryWriteJob]) -> None:
+    """One ``write`` record per job, keyed by the job: a redelivered job rewrites the same record."""
     now = ports.clock.now()
     records = [
         AuditRecord(
-            at=now,
+            at=_queued_at(job) or now,
             action="write",
             user_id=str(job.metadata.get("user_id") or job.owner_user_id),
             namespace=job.namespace,
@@ -106,8 +109,18 @@ def _audit(ports: WriterPorts, jobs: list[MemoryWriteJob]) -> None:
             depth=int(job.metadata.get("depth") or 0),
             task_id=job.metadata.get("task_id"),
             detail={"via": "auto_write", "source": job.metadata.get("source"), "job_id": job.job_id},
+            record_id=hashlib.sha256(job.job_id.encode()).hexdigest()[:12] if _queued_at(job) else None,
         )
         for job in jobs
     ]
     if records:
         ports.audit.append(records)
+
+
+def _queued_at(job: MemoryWriteJob) -> datetime | None:
+    """When the run queued the job (its audit time, the same for every delivery)."""
+    value = job.metadata.get("queued_at")
+    try:
+        return datetime.fromisoformat(value) if isinstance(value, str) else None
+    except ValueError:
+        return None

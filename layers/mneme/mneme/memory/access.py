@@ -7,11 +7,12 @@ write or raise an error that carries its :class:`Denial`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from mneme.errors import Forbidden, InvalidInput, ToolError
+from mneme.errors import Forbidden, InvalidInput, MnemeError, ToolError
 from mneme.memory.namespaces import (
     NamespaceError,
     can_write,
@@ -131,12 +132,10 @@ def tool_search_access(
         allowed, refused = split_readable(granted, scope.user_id)
         denied = _denials(refused, "security_filter")
     else:
+        resolved, unusable = _resolve_all(requested, lambda item: resolve_tool_namespace(item, values))
         allowed = []
         denied_list: list[Denial] = []
-        for item in dict.fromkeys(requested):
-            namespace = resolve_tool_namespace(item, values)
-            if namespace in allowed or any(d.namespace == namespace for d in denied_list):
-                continue
+        for namespace in resolved:
             if not any(covers(grant, namespace) for grant in granted):
                 denied_list.append(Denial(namespace, "not_granted"))
             elif not is_readable(namespace, scope.user_id):
@@ -144,6 +143,8 @@ def tool_search_access(
             else:
                 allowed.append(namespace)
         denied = tuple(denied_list)
+        if unusable is not None:  # the call fails, but what it tried on others' namespaces is audited
+            raise _with_denials(unusable, denied)
     message = None if allowed else NO_AUTHORIZED_NAMESPACE
     return ReadAccess(tuple(allowed), denied, tuple(warnings), message)
 
@@ -155,13 +156,45 @@ def http_search_access(user_id: str, requested: Sequence[str] | None = None) -> 
     security filter only. ``${user_id}`` in a requested namespace is the caller's id; any other template
     or an invalid namespace is :class:`InvalidInput` (field ``namespaces``).
     """
+    unusable = None
     if not requested:
         candidates = own_namespaces(user_id)
     else:
-        candidates = [_resolve_http(item, user_id, "namespaces") for item in requested]
+        candidates, unusable = _resolve_all(requested, lambda item: _resolve_http(item, user_id, "namespaces"))
     allowed, denied = split_readable(candidates, user_id)
+    if unusable is not None:  # the request fails, but what it tried on others' namespaces is audited
+        raise _with_denials(unusable, _denials(denied, "security_filter"))
     message = None if allowed else NO_AUTHORIZED_NAMESPACE
     return ReadAccess(tuple(allowed), _denials(denied, "security_filter"), (), message)
+
+
+DENIED = "denied"  #: the key of ``MnemeError.details`` holding the denials of a refused search
+
+
+def denials_of(error: MnemeError) -> tuple[Denial, ...]:
+    """The namespaces a refused search tried that were denied (to audit before answering the error)."""
+    denied = error.details.get(DENIED, ())
+    return tuple(denied) if isinstance(denied, tuple) else ()
+
+
+def _with_denials(error: MnemeError, denied: tuple[Denial, ...]) -> MnemeError:
+    error.details[DENIED] = denied
+    return error
+
+
+def _resolve_all(requested: Sequence[str], resolve_one: Callable[[str], str]) -> tuple[list[str], MnemeError | None]:
+    """Every usable requested namespace, in order, once; and the first unusable one's error."""
+    resolved: list[str] = []
+    unusable: MnemeError | None = None
+    for item in dict.fromkeys(requested):
+        try:
+            namespace = resolve_one(item)
+        except (ToolError, InvalidInput) as exc:
+            unusable = unusable or exc
+            continue
+        if namespace not in resolved:
+            resolved.append(namespace)
+    return resolved, unusable
 
 
 # ----------------------------------------------------------------------------------------------- writes
