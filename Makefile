@@ -83,3 +83,8 @@ bench: $(VENV)/.stamp ## benchmarks (not part of `make test`): figures for docs/
 	$(PY) bench/run_all.py 2>&1 | tee /tmp/mneme-bench.txt
 
 .PHONY: bench
+
+reliability: $(VENV)/.stamp ## the reliability tier with its figures (isolation, bad input, faults, idempotency, load)
+	$(PY) -m pytest tests/reliability -q -rxX
+
+.PHONY: reliability
