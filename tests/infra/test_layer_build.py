@@ -68,3 +68,4 @@ def test_the_layer_is_built_by_its_makefile() -> None:
     assert layer["Metadata"]["BuildMethod"] == "makefile"
     makefile = (ROOT / layer["Properties"]["ContentUri"] / "Makefile").read_text()
     assert "build-MnemeLayer:" in makefile and "prune_babel.py" in makefile and "--no-deps" in makefile
+    assert "compileall" in makefile and "unchecked-hash" in makefile  # bytecode for 3.13, never stale
