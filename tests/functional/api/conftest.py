@@ -165,3 +165,17 @@ RUN_KEYS = {
 USAGE_KEYS = {"input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"}
 HIT_KEYS = {"id", "namespace", "content", "similarity", "relevance", "created_at", "metadata"}
 AUDIT_KEYS = {"at", "action", "namespace", "user_id", "run_id", "root_run_id", "agent_id", "task_id", "depth", "detail"}
+
+
+@pytest.fixture
+def master(world: World) -> None:
+    """A master agent that may search memory and delegate to a helper."""
+    add_agent(world, "helper", label="Helper")
+    add_agent(
+        world,
+        "master",
+        label="Master",
+        tools=["memory-search", "delegate-to-agent"],
+        delegates=["helper"],
+        memory_policy={"tool_read_namespaces": ["vector.user.${user_id}.*"]},
+    )

@@ -2,51 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-from tests.functional.api.conftest import Api, add_agent, main_items, stored_runs
+from tests.functional.api.conftest import Api, main_items, stored_runs
+from tests.functional.api.run_support import events_of, start, step_event
 from tests.support.deps import World
-
-
-@pytest.fixture
-def master(world: World) -> None:
-    add_agent(world, "helper", label="Helper")
-    add_agent(
-        world,
-        "master",
-        label="Master",
-        tools=["memory-search", "delegate-to-agent"],
-        delegates=["helper"],
-        memory_policy={"tool_read_namespaces": ["vector.user.${user_id}.*"]},
-    )
-
-
-def _start(api: Api, text: str, **fields: Any) -> dict[str, Any]:
-    reply = api.post("/v1/runs", {"agent_id": "master", "input": text, **fields})
-    assert reply.status in (200, 202), reply.text
-    body: dict[str, Any] = reply.body
-    return body
-
-
-def _events(api: Api, run_id: str, **options: Any) -> list[dict[str, Any]]:
-    reply = api.get(f"/v1/runs/{run_id}/events", **options)
-    assert reply.status == 200
-    events: list[dict[str, Any]] = reply.body["events"]
-    return events
-
-
-def _step(api: Api, run_id: str, depth: int = 0) -> dict[str, Any]:
-    event = {"action": "step", "run_id": run_id, "depth": depth, "delegation_refused": False, "execution_id": "x"}
-    result: dict[str, Any] = api.runtime.handle(event)
-    return result
 
 
 # ------------------------------------------------------------------------------------------ approvals
 def _waiting(api: Api) -> tuple[str, str]:
-    run_id = _start(api, "/search cats", tool_approval="prompt")["run_id"]
-    requested = next(e for e in _events(api, run_id) if e["type"] == "approval_requested")
+    run_id = start(api, "/search cats", tool_approval="prompt")["run_id"]
+    requested = next(e for e in events_of(api, run_id) if e["type"] == "approval_requested")
     return run_id, str(requested["calls"][0]["call_id"])
 
 
@@ -69,7 +35,7 @@ def test_approving_the_pending_call_resumes_the_state_machine(api: Api, world: W
 def test_an_approved_call_runs_at_the_next_step(api: Api) -> None:
     run_id, call_id = _waiting(api)
     api.post(f"/v1/runs/{run_id}/approvals", {"call_id": call_id, "decision": "once"})
-    _step(api, run_id)
+    step_event(api, run_id)
     run = api.get(f"/v1/runs/{run_id}").body
     assert run["status"] == "succeeded"
     assert "memory-search:" in run["output"]
@@ -79,8 +45,8 @@ def test_an_approved_call_runs_at_the_next_step(api: Api) -> None:
 def test_a_denied_call_is_a_tool_error(api: Api) -> None:
     run_id, call_id = _waiting(api)
     api.post(f"/v1/runs/{run_id}/approvals", {"call_id": call_id, "decision": "deny"})
-    _step(api, run_id)
-    errors = [e for e in _events(api, run_id) if e["type"] == "tool_call" and e["status"] == "error"]
+    step_event(api, run_id)
+    errors = [e for e in events_of(api, run_id) if e["type"] == "tool_call" and e["status"] == "error"]
     assert [e["call_id"] for e in errors] == [call_id]
     assert errors[0]["error"]
     assert api.get(f"/v1/runs/{run_id}").body["status"] == "succeeded"
@@ -118,7 +84,7 @@ def test_an_invalid_decision_is_400(api: Api) -> None:
 
 @pytest.mark.usefixtures("master")
 def test_approving_a_finished_run_is_409(api: Api) -> None:
-    run_id = _start(api, "hello")["run_id"]
+    run_id = start(api, "hello")["run_id"]
     reply = api.post(f"/v1/runs/{run_id}/approvals", {"call_id": "call-1", "decision": "once"})
     assert reply.status in (404, 409)
     assert reply.body["error"] in ("not_found", "conflict")

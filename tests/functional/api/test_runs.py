@@ -2,45 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from tests.functional.api.conftest import RUN_KEYS, USAGE_KEYS, Api, add_agent, stored_runs
+from tests.functional.api.run_support import events_of, start, step_event
 from tests.support.deps import World
-
-
-@pytest.fixture
-def master(world: World) -> None:
-    add_agent(world, "helper", label="Helper")
-    add_agent(
-        world,
-        "master",
-        label="Master",
-        tools=["memory-search", "delegate-to-agent"],
-        delegates=["helper"],
-        memory_policy={"tool_read_namespaces": ["vector.user.${user_id}.*"]},
-    )
-
-
-def _start(api: Api, text: str, **fields: Any) -> dict[str, Any]:
-    reply = api.post("/v1/runs", {"agent_id": "master", "input": text, **fields})
-    assert reply.status in (200, 202), reply.text
-    body: dict[str, Any] = reply.body
-    return body
-
-
-def _events(api: Api, run_id: str, **options: Any) -> list[dict[str, Any]]:
-    reply = api.get(f"/v1/runs/{run_id}/events", **options)
-    assert reply.status == 200
-    events: list[dict[str, Any]] = reply.body["events"]
-    return events
-
-
-def _step(api: Api, run_id: str, depth: int = 0) -> dict[str, Any]:
-    event = {"action": "step", "run_id": run_id, "depth": depth, "delegation_refused": False, "execution_id": "x"}
-    result: dict[str, Any] = api.runtime.handle(event)
-    return result
 
 
 # ------------------------------------------------------------------------------------------ POST /v1/runs
@@ -66,7 +32,7 @@ def test_a_run_that_needs_nothing_else_answers_200_with_the_finished_run(api: Ap
 
 @pytest.mark.usefixtures("master")
 def test_a_finished_run_stores_the_turn_in_its_chat(api: Api, world: World) -> None:
-    run = _start(api, "hello")
+    run = start(api, "hello")
     chat = world.deps.chats.get_chat("alice", run["chat_id"])
     assert chat is not None
     assert [m.role for m in chat.messages] == ["user", "assistant"]
@@ -92,7 +58,7 @@ def test_a_tool_call_in_prompt_mode_waits_for_approval_with_202(api: Api, world:
     assert reply.status == 202
     assert reply.body["status"] == "waiting_approval"
     assert world.orchestrator.started == [(reply.body["run_id"], 0)]
-    requested = [e for e in _events(api, reply.body["run_id"]) if e["type"] == "approval_requested"]
+    requested = [e for e in events_of(api, reply.body["run_id"]) if e["type"] == "approval_requested"]
     assert len(requested) == 1
     assert requested[0]["calls"] == [
         {"call_id": requested[0]["calls"][0]["call_id"], "tool": "memory-search", "arguments": {"query": "cats"}}
@@ -102,7 +68,7 @@ def test_a_tool_call_in_prompt_mode_waits_for_approval_with_202(api: Api, world:
 @pytest.mark.usefixtures("master")
 def test_a_user_id_in_the_run_body_is_ignored(api: Api, world: World) -> None:
     # When alice's body claims to be bob
-    run = _start(api, "hello", user_id="bob")
+    run = start(api, "hello", user_id="bob")
     # Then the run is alice's: she reads it, bob does not
     stored = world.deps.runs.get_run(run["run_id"])
     assert stored is not None and stored.user_id == "alice"
@@ -175,7 +141,7 @@ def test_idempotency_keys_are_per_user(api: Api, world: World) -> None:
 # ------------------------------------------------------------------------------------------ reads
 @pytest.mark.usefixtures("master")
 def test_get_run_answers_the_run(api: Api) -> None:
-    run = _start(api, "hello")
+    run = start(api, "hello")
     reply = api.get(f"/v1/runs/{run['run_id']}")
     assert reply.status == 200
     assert set(reply.body) >= RUN_KEYS
@@ -188,7 +154,7 @@ def test_get_run_answers_the_run(api: Api) -> None:
 
 @pytest.mark.usefixtures("master")
 def test_another_users_run_is_404_on_every_run_route(api: Api) -> None:
-    run_id = _start(api, "hello")["run_id"]
+    run_id = start(api, "hello")["run_id"]
     for path in (f"/v1/runs/{run_id}", f"/v1/runs/{run_id}/events", f"/v1/runs/{run_id}/context"):
         reply = api.get(path, user="bob")
         assert (reply.status, reply.body["error"]) == (404, "not_found"), path
@@ -200,8 +166,8 @@ def test_an_unknown_run_is_404(api: Api) -> None:
 
 @pytest.mark.usefixtures("master")
 def test_run_events_are_in_order_with_their_fields(api: Api) -> None:
-    run_id = _start(api, "hello")["run_id"]
-    events = _events(api, run_id)
+    run_id = start(api, "hello")["run_id"]
+    events = events_of(api, run_id)
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
     assert all({"seq", "type", "at"} <= set(e) for e in events)
     assert events[0]["type"] == "run_started"
@@ -212,15 +178,15 @@ def test_run_events_are_in_order_with_their_fields(api: Api) -> None:
 
 @pytest.mark.usefixtures("master")
 def test_a_tool_call_event_has_call_id_tool_and_status(api: Api) -> None:
-    run_id = _start(api, "/search cats")["run_id"]
-    calls = [e for e in _events(api, run_id) if e["type"] == "tool_call"]
+    run_id = start(api, "/search cats")["run_id"]
+    calls = [e for e in events_of(api, run_id) if e["type"] == "tool_call"]
     assert [(e["tool"], e["status"]) for e in calls] == [("memory-search", "requested"), ("memory-search", "success")]
     assert calls[0]["call_id"] == calls[1]["call_id"]
 
 
 @pytest.mark.usefixtures("master")
 def test_run_context_answers_the_exact_model_requests(api: Api) -> None:
-    run_id = _start(api, "/search cats")["run_id"]
+    run_id = start(api, "/search cats")["run_id"]
     reply = api.get(f"/v1/runs/{run_id}/context")
     assert reply.status == 200
     requests = reply.body["requests"]
@@ -233,10 +199,10 @@ def test_run_context_answers_the_exact_model_requests(api: Api) -> None:
 @pytest.mark.usefixtures("master")
 def test_a_delegation_tree_is_visible_on_the_parent_and_child(api: Api) -> None:
     # Given a handed-off delegation stepped by the state machine to its end
-    run_id = _start(api, "/delegate helper :: summarise")["run_id"]
-    child_id = _step(api, run_id)["children"][0]["run_id"]
-    _step(api, child_id, depth=1)
-    assert _step(api, run_id)["outcome"] == "done"
+    run_id = start(api, "/delegate helper :: summarise")["run_id"]
+    child_id = step_event(api, run_id)["children"][0]["run_id"]
+    step_event(api, child_id, depth=1)
+    assert step_event(api, run_id)["outcome"] == "done"
     # When alice reads both runs
     parent = api.get(f"/v1/runs/{run_id}").body
     child = api.get(f"/v1/runs/{child_id}").body
@@ -244,5 +210,5 @@ def test_a_delegation_tree_is_visible_on_the_parent_and_child(api: Api) -> None:
     assert (parent["status"], parent["children"]) == ("succeeded", [child_id])
     assert "offline: summarise" in parent["output"]
     assert (child["parent_run_id"], child["root_run_id"], child["depth"]) == (run_id, run_id, 1)
-    started = next(e for e in _events(api, run_id) if e["type"] == "delegation_started")
+    started = next(e for e in events_of(api, run_id) if e["type"] == "delegation_started")
     assert (started["child_run_id"], started["agent_id"], started["depth"]) == (child_id, "helper", 1)
