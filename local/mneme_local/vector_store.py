@@ -11,6 +11,8 @@
   rejects it).
 * One connection (WAL mode) shared by every thread under a lock; writes in ``BEGIN IMMEDIATE``
   transactions. State survives reopening the file. Needs numpy (requirements/dev.in).
+* Search keeps each searched namespace's live vectors in memory (a block), so a query reads no BLOBs;
+  every write drops the blocks, and so does a commit by another connection (``PRAGMA data_version``).
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from datetime import UTC, datetime, timedelta
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -29,63 +32,16 @@ import numpy as np
 
 from mneme.errors import MemoryUnavailable, NotFound
 from mneme.models.memory import MemoryCandidate, MemoryDocument
+from mneme_local.vector_rows import COLUMNS, LIVE, SCHEMA, micros, namespace_sql, row_document
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_COLUMNS = (
-    "id, namespace, owner_user_id, content, content_hash, tags, metadata, derived_from, "
-    "created_at, updated_at, expires_at, deleted, superseded"
-)
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS memory (
-    id TEXT PRIMARY KEY, namespace TEXT NOT NULL, owner_user_id TEXT NOT NULL, content TEXT NOT NULL,
-    content_hash TEXT NOT NULL, tags TEXT NOT NULL, metadata TEXT NOT NULL, derived_from TEXT NOT NULL,
-    created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, expires_at INTEGER,
-    deleted INTEGER NOT NULL, superseded INTEGER NOT NULL, vector BLOB NOT NULL);
-CREATE INDEX IF NOT EXISTS memory_namespace ON memory (namespace, content_hash);
-CREATE TABLE IF NOT EXISTS memory_derived (
-    source_id TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (source_id, id)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS memory_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-"""
-_LIVE = "deleted = 0 AND superseded = 0 AND (expires_at IS NULL OR expires_at > ?)"
+_NEVER = np.iinfo(np.int64).max
 
 
-def _micros(moment: datetime | None) -> int | None:
-    """Microseconds since the epoch (a naive time is taken as UTC): exact, and ordered in SQL."""
-    if moment is None:
-        return None
-    return ((moment if moment.tzinfo else moment.replace(tzinfo=UTC)) - _EPOCH) // timedelta(microseconds=1)
-
-
-def _moment(micros: int | None) -> datetime | None:
-    return None if micros is None else _EPOCH + timedelta(microseconds=micros)
-
-
-def _row_document(row: Sequence[Any]) -> MemoryDocument:
-    return MemoryDocument(
-        id=row[0],
-        namespace=row[1],
-        owner_user_id=row[2],
-        content=row[3],
-        content_hash=row[4],
-        tags=json.loads(row[5]),
-        metadata=json.loads(row[6]),
-        derived_from=json.loads(row[7]),
-        created_at=_moment(row[8]),
-        updated_at=_moment(row[9]),
-        expires_at=_moment(row[10]),
-        deleted=bool(row[11]),
-        superseded=bool(row[12]),
-    )
-
-
-def namespace_sql(patterns: Sequence[str]) -> tuple[str, list[str]]:
-    """The SQL condition (and its parameters) selecting namespaces matched by one of ``patterns``."""
-    exact = sorted({p for p in patterns if not p.endswith(".*")})
-    prefixes = sorted({p[:-1] for p in patterns if p.endswith(".*")})
-    parts = [f"namespace IN ({', '.join('?' * len(exact))})"] if exact else []
-    parts += ["(namespace >= ? AND namespace < ?)"] * len(prefixes)
-    params = exact + [bound for prefix in prefixes for bound in (prefix, prefix + "\uffff")]
-    return "(" + " OR ".join(parts) + ")", params
+@dataclass
+class _Block:
+    ids: list[str]
+    matrix: np.ndarray[Any, Any]
+    expires: np.ndarray[Any, Any]
 
 
 class EmbeddedVectorStore:
@@ -98,9 +54,11 @@ class EmbeddedVectorStore:
         self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None, timeout=10)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
+        self._db.executescript(SCHEMA)
         found = self._db.execute("SELECT value FROM memory_meta WHERE key = 'dimension'").fetchone()
         self._dimension: int | None = int(found[0]) if found else None
+        self._blocks: dict[str, _Block] = {}  # namespace -> its live vectors (search reads no BLOBs)
+        self._data_version = self._db.execute("PRAGMA data_version").fetchone()[0]
 
     def close(self) -> None:
         with self._lock:
@@ -116,6 +74,7 @@ class EmbeddedVectorStore:
                 self._db.execute("ROLLBACK")
                 raise
             self._db.execute("COMMIT")
+            self._blocks.clear()  # a write changed vectors, flags or expiry: rebuild on the next search
 
     def _blob(self, vector: Sequence[float]) -> bytes:
         array = np.asarray(vector, dtype=np.float32)
@@ -139,22 +98,50 @@ class EmbeddedVectorStore:
             query = np.asarray(vector, dtype=np.float32)
             if query.shape != (self._dimension,):
                 raise MemoryUnavailable(f"query dimension {query.size} does not match {self._dimension}")
-            rows = self._db.execute(
-                f"SELECT id, vector FROM memory WHERE {where} AND {_LIVE}", (*params, _micros(now))
-            ).fetchall()
-            if not rows:
+            self._drop_stale_blocks()
+            names = [row[0] for row in self._db.execute(f"SELECT DISTINCT namespace FROM memory WHERE {where}", params)]
+            blocks = [block for block in map(self._block, names) if block.ids]
+            if not blocks:
                 return []
+            ids = [doc_id for block in blocks for doc_id in block.ids]
+            scores = np.concatenate([block.matrix @ query for block in blocks])
+            expires = np.concatenate([block.expires for block in blocks])
+            live = np.flatnonzero(expires > (micros(now) or 0))  # the expiry filter, before the top-k
+            if not live.size:
+                return []
+            top = live[np.argpartition(-scores[live], k - 1)[:k]] if k < live.size else live
+            order = sorted(top.tolist(), key=lambda i: (-float(scores[i]), ids[i]))
+            docs = self._fetch([ids[i] for i in order])
+        return [MemoryCandidate(document=docs[ids[i]], similarity=float(scores[i])) for i in order]
+
+    def _block(self, namespace: str) -> _Block:
+        """The live (not deleted, not superseded) vectors of one namespace, kept in memory until a write."""
+        block = self._blocks.get(namespace)
+        if block is None:
+            rows = self._db.execute(
+                "SELECT id, vector, expires_at FROM memory WHERE namespace = ? AND deleted = 0 AND superseded = 0",
+                (namespace,),
+            ).fetchall()
             matrix = np.frombuffer(b"".join(row[1] for row in rows), dtype=np.float32)
-            scores = matrix.reshape(len(rows), self._dimension) @ query
-            top = np.argpartition(-scores, k - 1)[:k] if k < len(rows) else np.arange(len(rows))
-            order = sorted(top.tolist(), key=lambda i: (-float(scores[i]), rows[i][0]))
-            docs = self._fetch([rows[i][0] for i in order])
-        return [MemoryCandidate(document=docs[rows[i][0]], similarity=float(scores[i])) for i in order]
+            block = _Block(
+                ids=[row[0] for row in rows],
+                matrix=matrix.reshape(len(rows), self._dimension or 0),
+                expires=np.array([_NEVER if row[2] is None else row[2] for row in rows], dtype=np.int64),
+            )
+            self._blocks[namespace] = block
+        return block
+
+    def _drop_stale_blocks(self) -> None:
+        """Another connection (another process on the same file) committed: forget every cached block."""
+        version = self._db.execute("PRAGMA data_version").fetchone()[0]
+        if version != self._data_version:
+            self._blocks.clear()
+            self._data_version = version
 
     def _fetch(self, ids: Sequence[str]) -> dict[str, MemoryDocument]:
         marks = ", ".join("?" * len(ids))
-        rows = self._db.execute(f"SELECT {_COLUMNS} FROM memory WHERE id IN ({marks})", tuple(ids))
-        return {row[0]: _row_document(row) for row in rows}
+        rows = self._db.execute(f"SELECT {COLUMNS} FROM memory WHERE id IN ({marks})", tuple(ids))
+        return {row[0]: row_document(row) for row in rows}
 
     def put(self, items: Sequence[tuple[MemoryDocument, Sequence[float]]]) -> list[str]:
         ids: list[str] = []
@@ -162,15 +149,15 @@ class EmbeddedVectorStore:
             for doc, vector in items:
                 blob = self._blob(vector)
                 existing = db.execute(
-                    f"SELECT {_COLUMNS} FROM memory WHERE namespace = ? AND content_hash = ? AND {_LIVE}"
+                    f"SELECT {COLUMNS} FROM memory WHERE namespace = ? AND content_hash = ? AND {LIVE}"
                     " ORDER BY created_at, id LIMIT 1",
-                    (doc.namespace, doc.content_hash, _micros(doc.updated_at)),
+                    (doc.namespace, doc.content_hash, micros(doc.updated_at)),
                 ).fetchone()
                 if existing is None:
                     self._insert(db, doc, blob)
                     ids.append(doc.id)
                     continue
-                old = _row_document(existing)  # identical content: refresh in place
+                old = row_document(existing)  # identical content: refresh in place
                 tags = list(dict.fromkeys([*old.tags, *doc.tags]))
                 derived = list(dict.fromkeys([*old.derived_from, *doc.derived_from]))
                 db.execute(
@@ -178,8 +165,8 @@ class EmbeddedVectorStore:
                     (
                         json.dumps(tags),
                         json.dumps(derived),
-                        _micros(doc.updated_at),
-                        _micros(doc.expires_at),
+                        micros(doc.updated_at),
+                        micros(doc.expires_at),
                         old.id,
                     ),
                 )
@@ -190,7 +177,7 @@ class EmbeddedVectorStore:
     @staticmethod
     def _insert(db: sqlite3.Connection, doc: MemoryDocument, blob: bytes) -> None:
         db.execute(
-            f"INSERT OR REPLACE INTO memory ({_COLUMNS}, vector) VALUES ({', '.join('?' * 14)})",
+            f"INSERT OR REPLACE INTO memory ({COLUMNS}, vector) VALUES ({', '.join('?' * 14)})",
             (
                 doc.id,
                 doc.namespace,
@@ -200,9 +187,9 @@ class EmbeddedVectorStore:
                 json.dumps(doc.tags),
                 json.dumps(doc.metadata),
                 json.dumps(doc.derived_from),
-                _micros(doc.created_at),
-                _micros(doc.updated_at),
-                _micros(doc.expires_at),
+                micros(doc.created_at),
+                micros(doc.updated_at),
+                micros(doc.expires_at),
                 int(doc.deleted),
                 int(doc.superseded),
                 blob,
@@ -212,12 +199,12 @@ class EmbeddedVectorStore:
 
     def _find(self, db: sqlite3.Connection, doc_id: str, namespace: str) -> MemoryDocument:
         row = db.execute(
-            f"SELECT {_COLUMNS} FROM memory WHERE id = ? AND namespace = ? AND deleted = 0",
+            f"SELECT {COLUMNS} FROM memory WHERE id = ? AND namespace = ? AND deleted = 0",
             (doc_id, namespace),
         ).fetchone()
         if row is None:
             raise NotFound(f"memory entry {doc_id!r} not found in {namespace!r}")
-        return _row_document(row)
+        return row_document(row)
 
     def get(self, doc_id: str, namespace: str) -> MemoryDocument | None:
         with self._lock:
@@ -228,8 +215,8 @@ class EmbeddedVectorStore:
 
     def find(self, doc_id: str) -> MemoryDocument | None:
         with self._lock:
-            row = self._db.execute(f"SELECT {_COLUMNS} FROM memory WHERE id = ? AND deleted = 0", (doc_id,)).fetchone()
-        return _row_document(row) if row is not None else None
+            row = self._db.execute(f"SELECT {COLUMNS} FROM memory WHERE id = ? AND deleted = 0", (doc_id,)).fetchone()
+        return row_document(row) if row is not None else None
 
     def update(
         self,
@@ -251,7 +238,7 @@ class EmbeddedVectorStore:
             doc = doc.model_copy(update=change)
             db.execute(
                 "UPDATE memory SET content = ?, content_hash = ?, tags = ?, updated_at = ? WHERE id = ?",
-                (doc.content, doc.content_hash, json.dumps(doc.tags), _micros(now), doc_id),
+                (doc.content, doc.content_hash, json.dumps(doc.tags), micros(now), doc_id),
             )
             if vector is not None:
                 db.execute("UPDATE memory SET vector = ? WHERE id = ?", (self._blob(vector), doc_id))
@@ -276,6 +263,6 @@ class EmbeddedVectorStore:
                 marked += frontier
             db.executemany(
                 "UPDATE memory SET deleted = 1, updated_at = ? WHERE id = ?",
-                [(_micros(now), i) for i in marked],
+                [(micros(now), i) for i in marked],
             )
         return marked

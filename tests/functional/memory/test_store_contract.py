@@ -298,3 +298,15 @@ def test_embedded_store_is_thread_safe(tmp_path):
         thread.join()
     assert errors == []
     assert len(store.search(unit(1), ["vector.user.*"], 1000, now=NOW)) == 160
+
+
+def test_the_embedded_store_sees_what_another_connection_wrote_after_a_search(tmp_path) -> None:
+    # Given two stores on one file, the first having searched (its vectors are cached in memory)
+    path = tmp_path / "memory.sqlite3"
+    first, second = EmbeddedVectorStore(path), EmbeddedVectorStore(path)
+    first.put([(doc("old entry", doc_id="a"), unit(1))])
+    assert ids_of(first.search(unit(1), ["vector.user.alice.*"], 5, now=NOW)) == ["a"]
+    # When the other connection writes a closer entry
+    second.put([(doc("new entry", doc_id="b"), unit(1, 0.01))])
+    # Then the first store finds it on its next search
+    assert set(ids_of(first.search(unit(1), ["vector.user.alice.*"], 5, now=NOW))) == {"a", "b"}

@@ -1,0 +1,67 @@
+"""The rows of the embedded vector store: schema, time encoding, row to document, namespace filters."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from mneme.models.memory import MemoryDocument
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+COLUMNS = (
+    "id, namespace, owner_user_id, content, content_hash, tags, metadata, derived_from, "
+    "created_at, updated_at, expires_at, deleted, superseded"
+)
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS memory (
+    id TEXT PRIMARY KEY, namespace TEXT NOT NULL, owner_user_id TEXT NOT NULL, content TEXT NOT NULL,
+    content_hash TEXT NOT NULL, tags TEXT NOT NULL, metadata TEXT NOT NULL, derived_from TEXT NOT NULL,
+    created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, expires_at INTEGER,
+    deleted INTEGER NOT NULL, superseded INTEGER NOT NULL, vector BLOB NOT NULL);
+CREATE INDEX IF NOT EXISTS memory_namespace ON memory (namespace, content_hash);
+CREATE TABLE IF NOT EXISTS memory_derived (
+    source_id TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (source_id, id)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS memory_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+LIVE = "deleted = 0 AND superseded = 0 AND (expires_at IS NULL OR expires_at > ?)"
+
+
+def micros(moment: datetime | None) -> int | None:
+    """Microseconds since the epoch (a naive time is taken as UTC): exact, and ordered in SQL."""
+    if moment is None:
+        return None
+    return ((moment if moment.tzinfo else moment.replace(tzinfo=UTC)) - EPOCH) // timedelta(microseconds=1)
+
+
+def moment(micros: int | None) -> datetime | None:
+    return None if micros is None else EPOCH + timedelta(microseconds=micros)
+
+
+def row_document(row: Sequence[Any]) -> MemoryDocument:
+    return MemoryDocument(
+        id=row[0],
+        namespace=row[1],
+        owner_user_id=row[2],
+        content=row[3],
+        content_hash=row[4],
+        tags=json.loads(row[5]),
+        metadata=json.loads(row[6]),
+        derived_from=json.loads(row[7]),
+        created_at=moment(row[8]),
+        updated_at=moment(row[9]),
+        expires_at=moment(row[10]),
+        deleted=bool(row[11]),
+        superseded=bool(row[12]),
+    )
+
+
+def namespace_sql(patterns: Sequence[str]) -> tuple[str, list[str]]:
+    """The SQL condition (and its parameters) selecting namespaces matched by one of ``patterns``."""
+    exact = sorted({p for p in patterns if not p.endswith(".*")})
+    prefixes = sorted({p[:-1] for p in patterns if p.endswith(".*")})
+    parts = [f"namespace IN ({', '.join('?' * len(exact))})"] if exact else []
+    parts += ["(namespace >= ? AND namespace < ?)"] * len(prefixes)
+    params = exact + [bound for prefix in prefixes for bound in (prefix, prefix + "\uffff")]
+    return "(" + " OR ".join(parts) + ")", params
