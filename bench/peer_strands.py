@@ -46,7 +46,7 @@ def user_text(turn: int) -> str:
 
 # ------------------------------------------------------------------------------------------- mneme
 def mneme_conversation() -> float:
-    from tests.fakes.model import ScriptedModel, text_response, tool_use_response
+    from tests.fakes.model import text_response, tool_use_response
     from tests.functional.engine.conftest import run
     from tests.support.deps import make_world
 
@@ -66,8 +66,18 @@ def mneme_conversation() -> float:
             ("delegate-to-agent", {"agent": "specialist", "input": "What about green tea?"}, ids[-1])
         )
 
+    class StubModel:
+        """Like the Strands stub: answers at once and records nothing (ScriptedModel deep-copies every
+        request for tests, which is the fake's cost, not the framework's)."""
+
+        calls = 0
+
+        def converse(self, request: dict[str, Any]) -> Any:
+            StubModel.calls += 1
+            return reply(request)
+
     ids: list[str] = []
-    model = ScriptedModel(default=reply)
+    model = StubModel()
     world = make_world(model, memory=False)
     world.deps.config.put_agent(
         Agent(agent_id="master", owner="alice", label="Master", tools=["delegate-to-agent"], delegates=["specialist"])

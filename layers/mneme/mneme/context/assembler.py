@@ -198,6 +198,9 @@ def _place_cache_points(request: dict[str, Any], packed: Packed, caps: CacheCapa
 
 
 def _size(value: Any) -> int:
+    """Characters of a block: its text, or its JSON (tool blocks, specs)."""
+    if isinstance(value, dict) and isinstance(value.get("text"), str) and len(value) == 1:
+        return len(value["text"])
     return len(json.dumps(value, ensure_ascii=False))
 
 

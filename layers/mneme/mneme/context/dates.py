@@ -6,7 +6,7 @@ starts should only pay for it when a date is actually formatted.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, tzinfo
+from datetime import UTC, date, datetime, tzinfo
 from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -47,9 +47,13 @@ def local_datetime(now: datetime, timezone: str) -> datetime:
 
 def long_date(now: datetime, language: str, timezone: str) -> str:
     """The long localized date, e.g. ``Monday, November 30, 2026`` / ``Montag, 30. November 2026``."""
+    return _formatted_day(local_datetime(now, timezone).date(), language)
+
+
+@lru_cache(maxsize=1024)
+def _formatted_day(day: date, language: str) -> str:
     from babel.dates import format_date
 
-    day = local_datetime(now, timezone).date()
     text: str = format_date(day, format="full", locale=babel_locale(language))
     return text
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import lru_cache
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -39,7 +40,8 @@ class ToolDefinition:
     input_schema: Mapping[str, Any]
 
     def spec(self) -> dict[str, Any]:
-        return tool_spec(self.name, self.description, self.input_schema)
+        """The canonical spec, built once (shared and read-only: requests only add entries to their lists)."""
+        return _internal_spec(self.name, self.description, json.dumps(dict(self.input_schema)))
 
 
 def _object(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
@@ -143,6 +145,11 @@ _DEFINITIONS = (
 
 #: every internal tool by name (``activate_skill`` included), read-only
 INTERNAL_TOOL_SPECS: Mapping[str, ToolDefinition] = MappingProxyType({d.name: d for d in _DEFINITIONS})
+
+
+@lru_cache(maxsize=64)
+def _internal_spec(name: str, description: str, schema_json: str) -> dict[str, Any]:
+    return tool_spec(name, description, json.loads(schema_json))
 
 
 def tool_spec(name: str, description: str, input_schema: Mapping[str, Any]) -> dict[str, Any]:
