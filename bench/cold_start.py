@@ -53,7 +53,7 @@ VARIANTS = {
     "init": INIT,
     "first request": FIRST_REQUEST,
 }
-TABLES = {"MainTable": "mneme-bench", "AuditTable": "mneme-bench-audit", "IdempotencyTable": "mneme-bench-idem"}
+TABLES = {"MainTable": "mneme-bench", "AuditTable": "mneme-bench-audit"}
 
 
 def _event() -> dict[str, Any]:
@@ -104,7 +104,6 @@ def child_env(endpoint: str) -> dict[str, str]:
         MNEME_MODE="aws",
         MNEME_TABLE=TABLES["MainTable"],
         MNEME_AUDIT_TABLE=TABLES["AuditTable"],
-        MNEME_IDEMPOTENCY_TABLE=TABLES["IdempotencyTable"],
         MNEME_MODEL_PROVIDER="offline",
         POWERTOOLS_METRICS_NAMESPACE="mneme",
         BENCH_EVENT=json.dumps(_event()),

@@ -35,7 +35,7 @@ os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
 
 LATENCY = 0.02  # simulated seconds per round trip
 REGION = "us-east-1"
-TABLES = {"MainTable": "mneme-main", "AuditTable": "mneme-audit", "IdempotencyTable": "mneme-idempotency"}
+TABLES = {"MainTable": "mneme-main", "AuditTable": "mneme-audit"}
 LONG_INPUT = "Please remember that our quarterly planning meeting moved to Thursday afternoons from now on, thanks."
 
 

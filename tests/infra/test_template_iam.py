@@ -146,7 +146,6 @@ def test_policy_templates_are_scoped_to_this_stacks_tables_and_queue() -> None:
     assert sorted(policy_templates("RunFunction"), key=str) == sorted(
         [
             ("DynamoDBCrudPolicy", {"TableName": {"Ref": "MainTable"}}),
-            ("DynamoDBCrudPolicy", {"TableName": {"Ref": "IdempotencyTable"}}),
             ("SQSSendMessagePolicy", {"QueueName": {"Fn::GetAtt": ["MemoryQueue", "QueueName"]}}),
         ],
         key=str,

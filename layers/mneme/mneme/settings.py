@@ -29,7 +29,6 @@ class Settings(BaseModel):
     # DynamoDB
     table_name: str = Field("mneme", alias="MNEME_TABLE")
     audit_table_name: str = Field("mneme-audit", alias="MNEME_AUDIT_TABLE")
-    idempotency_table_name: str = Field("mneme-idempotency", alias="MNEME_IDEMPOTENCY_TABLE")
 
     # queues and orchestration
     memory_queue_url: str = Field("", alias="MNEME_MEMORY_QUEUE_URL")
