@@ -147,26 +147,6 @@ def main_items(world: World) -> dict[Any, Any]:
     return dict(table._items)
 
 
-ERROR_KEYS = {"error", "message"}
-RUN_KEYS = {
-    "run_id",
-    "status",
-    "agent_id",
-    "task_id",
-    "chat_id",
-    "depth",
-    "parent_run_id",
-    "root_run_id",
-    "output",
-    "error",
-    "usage",
-    "children",
-}
-USAGE_KEYS = {"input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"}
-HIT_KEYS = {"id", "namespace", "content", "similarity", "relevance", "created_at", "metadata"}
-AUDIT_KEYS = {"at", "action", "namespace", "user_id", "run_id", "root_run_id", "agent_id", "task_id", "depth", "detail"}
-
-
 @pytest.fixture
 def master(world: World) -> None:
     """A master agent that may search memory and delegate to a helper."""

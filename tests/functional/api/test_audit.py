@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.functional.api.conftest import AUDIT_KEYS, Api, add_agent
+from tests.functional.api.conftest import Api, add_agent
 from tests.support.deps import World
+from tests.support.shapes import AUDIT_KEYS
 
 
 def _write(api: Api, world: World, namespace: str, content: str, user: str = "alice") -> None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from tests.functional.api.conftest import ERROR_KEYS, Api, add_agent, stored_runs
+from tests.functional.api.conftest import Api, add_agent, stored_runs
+from tests.support.shapes import ERROR_KEYS
 
 
 def test_a_request_without_claims_is_401_before_anything_else(api: Api) -> None:

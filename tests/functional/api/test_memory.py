@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from mneme.adapters.offline_model import OfflineModel
-from tests.functional.api.conftest import AUDIT_KEYS, HIT_KEYS, Api
+from tests.functional.api.conftest import Api
 from tests.support.deps import World, make_world
+from tests.support.shapes import AUDIT_KEYS, HIT_KEYS
 
 
 def _write(api: Api, namespace: str, content: str, **options: object) -> str:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.functional.api.conftest import RUN_KEYS, USAGE_KEYS, Api, add_agent, stored_runs
+from tests.functional.api.conftest import Api, add_agent, stored_runs
 from tests.functional.api.run_support import events_of, start, step_event
 from tests.support.deps import World
+from tests.support.shapes import RUN_KEYS, USAGE_KEYS
 
 
 # ------------------------------------------------------------------------------------------ POST /v1/runs

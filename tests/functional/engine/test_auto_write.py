@@ -47,6 +47,7 @@ def test_metadata_names_agent_task_chat_user_session_and_run(world) -> None:
         "run_id": result.run.run_id,
         "root_run_id": result.run.run_id,
         "depth": 0,
+        "queued_at": world.clock.now().isoformat(),
     }
 
 

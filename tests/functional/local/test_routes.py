@@ -8,26 +8,9 @@ from typing import Any
 import pytest
 
 from tests.functional.local.support import Client, LocalServer
+from tests.support.shapes import AUDIT_KEYS, HIT_KEYS, RUN_KEYS, USAGE_KEYS
 
 pytestmark = pytest.mark.slow
-
-RUN_KEYS = {
-    "run_id",
-    "status",
-    "agent_id",
-    "task_id",
-    "chat_id",
-    "depth",
-    "parent_run_id",
-    "root_run_id",
-    "output",
-    "error",
-    "usage",
-    "children",
-}
-USAGE_KEYS = {"input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"}
-AUDIT_KEYS = {"at", "action", "namespace", "user_id", "run_id", "root_run_id", "agent_id", "task_id", "depth", "detail"}
-HIT_KEYS = {"id", "namespace", "content", "similarity", "relevance", "created_at", "metadata"}
 
 
 def _wait_status(client: Client, run_id: str, status: str, timeout: float = 30.0) -> dict[str, Any]:
