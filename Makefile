@@ -15,13 +15,13 @@ help: ## list the targets
 
 $(VENV)/.stamp: requirements/dev.txt requirements/nodeps.txt layers/mneme/requirements.txt
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet -r requirements/dev.txt
-	$(PY) -m pip install --quiet --no-deps -r requirements/nodeps.txt
+	$(PY) -m pip install -qq -r requirements/dev.txt
+	$(PY) -m pip install -qq --no-deps -r requirements/nodeps.txt
 	touch $@
 
 $(SAM_VENV)/.stamp: requirements/sam.txt
 	$(PYTHON) -m venv $(SAM_VENV)
-	$(SAM_VENV)/bin/pip install --quiet -r requirements/sam.txt
+	$(SAM_VENV)/bin/pip install -qq -r requirements/sam.txt
 	touch $@
 
 node_modules/.stamp: package.json package-lock.json
@@ -79,7 +79,7 @@ clean: ## remove the environments and caches
 .PHONY: help setup lint types unit functional infra pytest validate test run token demo fmt clean
 
 bench: $(VENV)/.stamp ## benchmarks (not part of `make test`): figures for docs/performance.md
-	$(PY) -m pip install --quiet -r requirements/bench.txt
+	$(PY) -m pip install -qq -r requirements/bench.txt
 	$(PY) bench/run_all.py 2>&1 | tee /tmp/mneme-bench.txt
 
 .PHONY: bench
