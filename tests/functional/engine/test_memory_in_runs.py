@@ -115,3 +115,9 @@ def test_memory_down_means_the_run_continues_without_memory_and_warns(world) -> 
     assert result.run.status.value == "succeeded"
     warnings = [e for e in world.deps.runs.list_events(result.run.run_id) if e.type == "warning"]
     assert any("memory unavailable" in e.data["message"] for e in warnings)
+
+
+def test_a_run_with_memory_disabled_embeds_nothing(world) -> None:
+    add_agent(world)
+    run(world, "no memory for this one", memory={"enabled": False})
+    assert world.embedder.calls == [] and world.memory.searches == []

@@ -63,7 +63,8 @@ def start_run(
     run item is created first, while memory is searched, so a duplicate is refused before the model runs.
     """
     request.check_size()
-    vector = parallel.submit(_embed, deps, request.input) if deps.memory and deps.embedder else None
+    memory_off = request.memory is not None and request.memory.enabled is False
+    vector = parallel.submit(_embed, deps, request.input) if deps.memory and deps.embedder and not memory_off else None
     stored_chat = parallel.submit(deps.chats.get_chat, caller.user_id, request.chat_id) if request.chat_id else None
     config = load_run_config(deps.config, caller.user_id, request.agent_id, request.task_id)
     existing = stored_chat.result() if stored_chat else None
