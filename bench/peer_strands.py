@@ -119,7 +119,7 @@ def strands_conversation() -> float:
             return {}
 
         def structured_output(self, *args: Any, **kwargs: Any) -> Any:
-            raise NotImplementedError
+            raise TypeError("the benchmark's stub model answers scripted turns only, no structured output")
 
         async def stream(
             self, messages: Any, tool_specs: Any = None, system_prompt: Any = None, **_: Any

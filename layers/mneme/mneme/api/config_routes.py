@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, TypeVar
 
 from mneme.api.bodies import AgentBody, SkillBody, TaskBody, dump
 from mneme.api.context import caller_of, deps_of, new_router
@@ -16,6 +16,7 @@ from mneme.models.user import Caller, UserSettings
 from mneme.ports import ConfigStore
 
 router = new_router()
+T = TypeVar("T")
 _SLUG = re.compile(SLUG_PATTERN)
 
 
@@ -31,6 +32,12 @@ def _owner(caller: Caller, is_global: bool) -> str:
     if is_global and not caller.is_admin:
         raise Forbidden("only admins create global resources", field="global")
     return GLOBAL_OWNER if is_global else caller.user_id
+
+
+def _own_then_global(own: list[T], shared: list[T], key: str) -> list[T]:
+    """The caller's own items and the global ones they do not shadow (same id), sorted by id."""
+    taken = {getattr(item, key) for item in own}
+    return sorted(own + [item for item in shared if getattr(item, key) not in taken], key=lambda i: getattr(i, key))
 
 
 def visible_agent(config: ConfigStore, caller: Caller, agent_id: str) -> Agent:
@@ -65,9 +72,8 @@ def put_settings(body: UserSettings) -> dict[str, Any]:
 def list_agents() -> dict[str, Any]:
     caller = caller_of(router)
     config = deps_of(router).config
-    own = config.list_agents(caller.user_id)
-    shared = [a for a in config.list_agents(GLOBAL_OWNER) if a.agent_id not in {o.agent_id for o in own}]
-    return {"agents": [_agent_api(a) for a in sorted(own + shared, key=lambda a: a.agent_id)]}
+    agents = _own_then_global(config.list_agents(caller.user_id), config.list_agents(GLOBAL_OWNER), "agent_id")
+    return {"agents": [_agent_api(a) for a in agents]}
 
 
 @router.get("/v1/agents/<agent_id>")
@@ -171,9 +177,8 @@ def _skill_api(skill: Skill) -> dict[str, Any]:
 def list_skills() -> dict[str, Any]:
     caller = caller_of(router)
     config = deps_of(router).config
-    own = config.list_skills(caller.user_id)
-    shared = [s for s in config.list_skills(GLOBAL_OWNER) if s.name not in {o.name for o in own}]
-    return {"skills": [_skill_api(s) for s in sorted(own + shared, key=lambda s: s.name)]}
+    skills = _own_then_global(config.list_skills(caller.user_id), config.list_skills(GLOBAL_OWNER), "name")
+    return {"skills": [_skill_api(s) for s in skills]}
 
 
 @router.get("/v1/skills/<name>")

@@ -49,8 +49,9 @@ def apply_decisions(deps: Deps, run_id: str, state: LoopState) -> None:
             pending.decision = pending.decision or answered.get(pending.call_id)
 
 
-def _resume_if_ready(deps: Deps, run_id: str, state: LoopState, *, token: str | None = None) -> bool:
-    answered = decisions(deps, run_id)
+def _resume_if_ready(
+    deps: Deps, run_id: str, state: LoopState, answered: dict[str, Decision], *, token: str | None = None
+) -> bool:
     if any(p.call_id not in answered for p in _approvals(state)):
         return False
     token = token or deps.runs.list_marks(run_id, TOKEN_MARK).get(TOKEN_MARK, {}).get("token")
@@ -67,7 +68,7 @@ def store_task_token(deps: Deps, run_id: str, task_token: str) -> dict[str, Any]
     if run.status.finished:
         deps.orchestrator.resume(task_token, {"run_id": run_id})
     else:
-        _resume_if_ready(deps, run_id, state, token=task_token)
+        _resume_if_ready(deps, run_id, state, decisions(deps, run_id), token=task_token)
     return {"run_id": run_id, "status": run.status.value}
 
 
@@ -91,8 +92,8 @@ def decide(deps: Deps, caller: Caller, run_id: str, call_id: str, decision: Deci
             if other.tool == pending.tool and other.call_id != call_id:
                 deps.runs.put_mark(run_id, DECISION_MARK + other.call_id, {"decision": "once"}, only_new=True)
     deps.audit.append([_approval_record(deps, run, call_id, pending.tool, decision)])
-    _resume_if_ready(deps, run_id, state)
     answered = decisions(deps, run_id)
+    _resume_if_ready(deps, run_id, state, answered)
     remaining = [p.call_id for p in _approvals(state) if p.call_id not in answered]
     return {
         "run_id": run_id,
