@@ -9,8 +9,8 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from mneme.errors import MemoryUnavailable, NotFound
-from mneme.memory.namespaces import matches
 from mneme.models.memory import MemoryCandidate, MemoryDocument
+from mneme.namespace_grammar import matches
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -20,10 +20,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mneme.adapters.audit_log import encode_cursor
-from mneme.memory.namespaces import NamespaceError, resolve, validate_pattern
 from mneme.memory.policy import resolve_patterns
 from mneme.models.agent import Agent
 from mneme.models.run import RunStatus
+from mneme.namespace_grammar import NamespaceError, resolve, validate_pattern
 from tests.reliability.figures import Figures
 from tests.reliability.strategies import NAMESPACE, NAMESPACE_LISTS, TEMPLATE_VALUES, id_variants
 from tests.reliability.world import ALICE, TOPIC, TwoUsers, own_or_global, seeded

@@ -12,7 +12,8 @@ import pytest
 
 from mneme.adapters.opensearch_memory import OpenSearchMemoryStore
 from mneme.errors import MemoryUnavailable, NotFound
-from mneme.memory.namespaces import matches, own_namespaces
+from mneme.memory.namespaces import own_namespaces
+from mneme.namespace_grammar import matches
 from mneme.ports import MemoryStore
 from mneme_local.vector_store import EmbeddedVectorStore
 from tests.fakes.memory_store import InMemoryMemoryStore

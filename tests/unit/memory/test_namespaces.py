@@ -4,17 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from mneme.memory.namespaces import (
-    NamespaceError,
-    can_write,
-    is_readable,
-    matches,
-    own_namespaces,
-    parse,
-    resolve,
-    split_readable,
-    validate_pattern,
-)
+from mneme.memory.namespaces import can_write, is_readable, own_namespaces, split_readable
+from mneme.namespace_grammar import NamespaceError, matches, parse, resolve, validate_pattern
 
 VALUES = {"user_id": "alice", "chat_id": "c1", "project_id": "p-1", "agent_id": "helper"}
 

@@ -8,16 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mneme.memory.access import covers
-from mneme.memory.namespaces import (
-    NamespaceError,
-    can_write,
-    is_readable,
-    matches,
-    own_namespaces,
-    parse,
-    resolve,
-    split_readable,
-)
+from mneme.memory.namespaces import can_write, is_readable, own_namespaces, split_readable
+from mneme.namespace_grammar import NamespaceError, matches, parse, resolve
 
 VALID_SEGMENT = re.compile(r"[a-z0-9][a-z0-9-]*")  # checked with fullmatch, independent of the module
 PROFILE = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -14,10 +14,10 @@ from typing import Any
 
 from mneme.errors import AuditWriteFailed, MemoryUnavailable, NotFound
 from mneme.memory.access import Denial, ReadAccess
-from mneme.memory.namespaces import matches
 from mneme.memory.ranking import k_for, rank
 from mneme.models.audit import AuditAction, AuditRecord
 from mneme.models.memory import MemoryDocument, MemoryHit
+from mneme.namespace_grammar import matches
 from mneme.ports import AuditLog, Clock, Embedder, MemoryStore
 
 RecordFactory = Callable[..., list[AuditRecord]]

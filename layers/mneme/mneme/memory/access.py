@@ -13,16 +13,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from mneme.errors import Forbidden, InvalidInput, MnemeError, ToolError
-from mneme.memory.namespaces import (
-    NamespaceError,
-    can_write,
-    is_readable,
-    own_namespaces,
-    parse,
-    resolve,
-    split_readable,
-)
+from mneme.memory.namespaces import can_write, is_readable, own_namespaces, split_readable
 from mneme.memory.policy import resolve_patterns, resolve_tool_namespace
+from mneme.namespace_grammar import NamespaceError, parse, resolve
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from mneme.limits import AUTO_WRITE_MIN_INPUT_CHARS
-from mneme.memory.namespaces import NamespaceError, can_write, parse, resolve
+from mneme.memory.namespaces import can_write
 from mneme.models.run import RunStatus
+from mneme.namespace_grammar import NamespaceError, parse, resolve
 from mneme.ports import MemoryWriteJob
 
 if TYPE_CHECKING:

@@ -1,128 +1,13 @@
-"""Namespace patterns: validation, strict template resolution, wildcard matching and the security filter.
-
-A namespace is ``vector.<scope>.<...>`` with scopes ``agent.<user_id>``, ``user.<user_id>`` (the id is the
-*owning user*) and ``global``; every segment matches ``[a-z0-9][a-z0-9-]*``. A pattern may end in ``.*``
-(prefix match); ``*`` anywhere else is invalid.
-"""
+"""The security filter (RLS, SPEC §5.2) over the namespace grammar: who may read and write which namespace."""
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from mneme.namespace_grammar import NamespaceError, parse
+
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
-
-SEGMENT = re.compile(r"^[a-z0-9][a-z0-9-]*\Z")  # \Z, not $: "$" would accept a trailing newline
-TEMPLATE_NAMES = frozenset({"user_id", "chat_id", "project_id", "agent_id", "task_id", "session_id"})
-KNOWN_CLASSES = frozenset({"memory", "preferences", "howto", "temp", "drafts", "ideas"})
-_TEMPLATE = re.compile(r"\$\{([^}]*)\}|\{([^}]*)\}")
-_MAX_LENGTH = 512
-OWNED_SCOPES = ("agent", "user")
-
-
-class NamespaceError(ValueError):
-    """A namespace or pattern is invalid, or a template could not be resolved strictly."""
-
-
-@dataclass(frozen=True)
-class ParsedNamespace:
-    """A syntactically valid, fully resolved namespace or pattern."""
-
-    text: str
-    scope: str  # "agent" | "user" | "global"
-    owner: str | None  # the owning user id for agent/user scopes
-    wildcard: bool  # ends with ".*"
-
-    @property
-    def prefix(self) -> str:
-        """The literal part of a wildcard pattern, with its trailing dot (``vector.global.``)."""
-        return self.text[:-1] if self.wildcard else self.text
-
-
-def parse(text: str) -> ParsedNamespace:
-    """Parse a resolved namespace or pattern; raise :class:`NamespaceError` naming what is wrong."""
-    if not isinstance(text, str) or not text:
-        raise NamespaceError("namespace is empty")
-    if len(text) > _MAX_LENGTH:
-        raise NamespaceError(f"namespace is longer than {_MAX_LENGTH} characters")
-    segments = text.split(".")
-    wildcard = segments[-1] == "*"
-    body = segments[:-1] if wildcard else segments
-    if any(seg == "*" or "*" in seg for seg in body):
-        raise NamespaceError(f"{text!r}: '*' is only allowed as the last segment ('.*')")
-    for seg in body:
-        if not SEGMENT.match(seg):
-            raise NamespaceError(f"{text!r}: segment {seg!r} must match [a-z0-9][a-z0-9-]*")
-    if len(body) < 2 or body[0] != "vector":
-        raise NamespaceError(f"{text!r}: a namespace starts with 'vector.<scope>' (agent, user or global)")
-    scope = body[1]
-    if scope == "global":
-        if len(body) < 3 and not wildcard:
-            raise NamespaceError(f"{text!r}: name a class after 'vector.global', e.g. vector.global.howto")
-        return ParsedNamespace(text, scope, None, wildcard)
-    if scope not in OWNED_SCOPES:
-        raise NamespaceError(f"{text!r}: unknown scope {scope!r} (agent, user or global)")
-    if len(body) < 3:
-        raise NamespaceError(f"{text!r}: the {scope} scope needs the owning user id, e.g. vector.{scope}.${{user_id}}")
-    if len(body) < 4 and not wildcard:
-        raise NamespaceError(f"{text!r}: name a class after the user id, e.g. vector.{scope}.<id>.memory")
-    return ParsedNamespace(text, scope, body[2], wildcard)
-
-
-def template_names(pattern: str) -> list[str]:
-    """The template variable names used in a pattern (``${x}`` or ``{x}``), in order."""
-    return [m.group(1) if m.group(1) is not None else m.group(2) for m in _TEMPLATE.finditer(pattern)]
-
-
-def resolve(pattern: str, values: Mapping[str, str | None]) -> str:
-    """Resolve ``${name}`` / ``{name}`` strictly and return a valid namespace or pattern.
-
-    A value that is missing, empty or not a valid segment makes the pattern unusable
-    (:class:`NamespaceError`); so does an unknown template name or an invalid result.
-    """
-
-    def substitute(match: re.Match[str]) -> str:
-        name = match.group(1) if match.group(1) is not None else match.group(2)
-        if name not in TEMPLATE_NAMES:
-            raise NamespaceError(f"{pattern!r}: unknown template variable {name!r}")
-        value = values.get(name)
-        if not value or not SEGMENT.match(value):
-            raise NamespaceError(f"{pattern!r}: {name} {value!r} is not a valid namespace segment")
-        return value
-
-    resolved = _TEMPLATE.sub(substitute, pattern)
-    parse(resolved)
-    return resolved
-
-
-def validate_pattern(pattern: str) -> str | None:
-    """Validate a pattern as saved in a policy (templates unresolved).
-
-    Raises :class:`NamespaceError` naming the pattern when it is invalid; returns a hint when its class
-    suffix is not one of :data:`KNOWN_CLASSES`, else ``None``.
-    """
-    placeholders = {name: "x0" for name in TEMPLATE_NAMES}
-    for name in template_names(pattern):
-        if name not in TEMPLATE_NAMES:
-            raise NamespaceError(f"{pattern!r}: unknown template variable {name!r}")
-    parsed = parse(_TEMPLATE.sub(lambda m: placeholders[m.group(1) or m.group(2)], pattern))
-    if parsed.wildcard:
-        return None
-    last = pattern.rsplit(".", 1)[-1]
-    if template_names(last) or last in KNOWN_CLASSES:
-        return None
-    if parsed.scope != "global" and pattern.count(".") < 3:
-        return None
-    return f"{pattern!r}: unusual class {last!r} (usual: {', '.join(sorted(KNOWN_CLASSES))})"
-
-
-def matches(pattern: str, namespace: str) -> bool:
-    """Does a resolved pattern cover a concrete namespace? ``.*`` matches every sub-namespace."""
-    if pattern.endswith(".*"):
-        return namespace.startswith(pattern[:-1]) and len(namespace) > len(pattern) - 1
-    return pattern == namespace
+    from collections.abc import Iterable
 
 
 def is_readable(pattern: str, user_id: str) -> bool:

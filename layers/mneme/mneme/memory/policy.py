@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from mneme.errors import InvalidInput, ToolError
 from mneme.limits import TOP_K_MAX, TOP_K_MIN
-from mneme.memory.namespaces import NamespaceError, resolve
 from mneme.models.policy import MemoryPolicy, ResolvedPolicy
+from mneme.namespace_grammar import NamespaceError, resolve
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping

@@ -10,8 +10,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from mneme.memory.namespaces import matches
 from mneme.models.memory import MemoryHit
+from mneme.namespace_grammar import matches
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

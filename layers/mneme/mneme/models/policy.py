@@ -11,7 +11,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
-from mneme.memory.namespaces import NamespaceError, validate_pattern
+from mneme.namespace_grammar import NamespaceError, validate_pattern
 
 Pattern = Annotated[str, StringConstraints(min_length=1, max_length=512)]
 PatternList = Annotated[list[Pattern], Field(max_length=32)]
