@@ -145,15 +145,12 @@ def build(recorder: Recorder, sfn_arn: str = "", model: Any = None) -> tuple[Any
     from tests.fakes.ports import FakeToolInvoker, FixedModels
     from tests.support.sam_template import create_tables
 
-    from mneme.adapters.audit_log import ItemAuditLog
-    from mneme.adapters.chat_store import ItemChatStore
-    from mneme.adapters.config_store import ItemConfigStore
     from mneme.adapters.dynamo_items import DynamoItemTable
     from mneme.adapters.items import AUDIT_SCHEMA, MAIN_SCHEMA
     from mneme.adapters.offline_model import OfflineModel
-    from mneme.adapters.run_store import ItemRunStore
     from mneme.adapters.sfn_orchestrator import StepFunctionsOrchestrator
     from mneme.adapters.sqs_queue import SqsMemoryQueue
+    from mneme.adapters.stores import stores_over
     from mneme.clock import SystemClock
     from mneme.engine.deps import Deps
     from mneme.settings import Settings
@@ -179,10 +176,7 @@ def build(recorder: Recorder, sfn_arn: str = "", model: Any = None) -> tuple[Any
     store, embedder = InMemoryMemoryStore(), HashingEmbedder()
     deps = Deps(
         settings=settings,
-        config=ItemConfigStore(main),
-        chats=ItemChatStore(main, clock),
-        runs=ItemRunStore(main),
-        audit=ItemAuditLog(DynamoItemTable(dynamodb, settings.audit_table_name, AUDIT_SCHEMA)),
+        **stores_over(main, DynamoItemTable(dynamodb, settings.audit_table_name, AUDIT_SCHEMA), clock).ports(),
         models=FixedModels(Counted(model or OfflineModel(), recorder, {"converse": "bedrock-runtime:Converse"})),
         queue=SqsMemoryQueue(sqs, queue_url),
         orchestrator=StepFunctionsOrchestrator(sfn, sfn_arn),

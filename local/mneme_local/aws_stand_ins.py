@@ -4,7 +4,7 @@ moto runs in-process as a ``ThreadedMotoServer`` on a free loopback port (not ``
 every boto3 client of the process, real Bedrock included). The ``agent-run`` machine is created from the
 **real ASL file**; its ``${RunFunctionArn}`` is a moto Lambda function whose invocations call
 :meth:`Runtime.handle` in-process (``sfn_emulation.HANDLERS``). The memory queue (with a dead-letter queue)
-is drained by a background thread of :class:`LocalMneme` that feeds the runtime's SQS path.
+is drained by a background thread of :class:`mneme_local.stack.LocalMneme` that feeds the runtime's SQS path.
 """
 
 from __future__ import annotations
@@ -14,16 +14,9 @@ import json
 import logging
 import os
 import socket
-import threading
 import zipfile
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from mneme.engine.deps import Deps
-    from mneme.runtime import Runtime
-    from mneme_local.compose import LocalOptions
+from typing import Any
 
 # not "mneme…": Powertools filters every logger whose name contains its service name off the root handlers
 log = logging.getLogger("local_mode")
@@ -49,89 +42,6 @@ def _lambda_zip() -> bytes:
     with zipfile.ZipFile(buffer, "w") as archive:
         archive.writestr("app.py", "def lambda_handler(event, context):\n    return event\n")
     return buffer.getvalue()
-
-
-@dataclass
-class LocalMneme:
-    """The running local stack: the deps, the runtime, moto and the queue drainer."""
-
-    options: LocalOptions
-    deps: Deps
-    runtime: Runtime
-    moto_url: str
-    _moto: Any
-    _sqs: Any
-    _closers: list[Any] = field(default_factory=list)
-    _stop: threading.Event = field(default_factory=threading.Event)
-    _drainer: threading.Thread | None = None
-    resumed: list[str] = field(default_factory=list)
-    interrupted: list[str] = field(default_factory=list)
-
-    # ------------------------------------------------------------------------------ memory queue
-    def start_drainer(self) -> None:
-        self._drainer = threading.Thread(target=self._drain_loop, name="mneme-memory-writer", daemon=True)
-        self._drainer.start()
-
-    def _drain_loop(self) -> None:
-        while not self._stop.is_set():
-            try:
-                self.drain_once(wait_seconds=1)
-            except Exception:  # keep draining; the message stays queued and is retried
-                log.exception("the local memory writer failed")
-                self._stop.wait(1.0)
-
-    def drain_once(self, *, wait_seconds: int = 0) -> int:
-        """Receive one batch from the memory queue and hand it to the runtime's SQS path; answer its size."""
-        url = self.deps.settings.memory_queue_url
-        response = self._sqs.receive_message(
-            QueueUrl=url, MaxNumberOfMessages=10, WaitTimeSeconds=wait_seconds, AttributeNames=["All"]
-        )
-        messages = response.get("Messages") or []
-        if not messages:
-            return 0
-        records = [
-            {
-                "messageId": m["MessageId"],
-                "receiptHandle": m["ReceiptHandle"],
-                "body": m["Body"],
-                "attributes": m.get("Attributes") or {},
-                "messageAttributes": {},
-                "md5OfBody": m.get("MD5OfBody", ""),
-                "eventSource": "aws:sqs",
-                "eventSourceARN": f"arn:aws:sqs:{self.deps.settings.region}:123456789012:{QUEUE_NAME}",
-                "awsRegion": self.deps.settings.region,
-            }
-            for m in messages
-        ]
-        result = self.runtime.handle({"Records": records})
-        failed = {f.get("itemIdentifier") for f in (result or {}).get("batchItemFailures", [])}
-        done = [m for m in messages if m["MessageId"] not in failed]
-        if done:
-            self._sqs.delete_message_batch(
-                QueueUrl=url,
-                Entries=[{"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]} for i, m in enumerate(done)],
-            )
-        if failed:
-            log.warning("%d memory writes failed; they are retried (then dead-lettered)", len(failed))
-        return len(messages)
-
-    # ------------------------------------------------------------------------------ lifecycle
-    def close(self) -> None:
-        self._stop.set()
-        if self._drainer is not None:
-            self._drainer.join(timeout=5)
-        try:  # a last drain: memory writes still queued are not lost with moto's in-memory queue
-            for _ in range(20):
-                if not self.drain_once():
-                    break
-        except Exception:
-            log.exception("the last drain of the memory queue failed")
-        self._moto.stop()
-        for closer in reversed(self._closers):
-            try:
-                closer()
-            except Exception:  # pragma: no cover - best effort on shutdown
-                log.exception("closing a local store failed")
 
 
 def start_moto() -> tuple[Any, str]:

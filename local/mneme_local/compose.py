@@ -16,67 +16,22 @@ from __future__ import annotations
 
 import logging
 import os
-import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from mneme.engine.deps import Deps
-from mneme.errors import ModelUnavailable, ToolError
+from mneme.errors import ToolError
 from mneme.models.agent import ModelSpec
-from mneme.ports import ModelClient
 from mneme.runtime import Runtime
 from mneme.settings import Settings
-from mneme_local.aws_stand_ins import FUNCTION_NAME, LocalMneme, create_aws_stand_ins, free_port, start_moto
-from mneme_local.recovery import recover, unfinished_runs
-from mneme_local.token import DEFAULT_DATA_DIR
-
-__all__ = [
-    "LocalMneme",
-    "LocalModels",
-    "LocalOptions",
-    "LocalSetupError",
-    "LocalToolInvoker",
-    "build_local",
-    "free_port",
-    "local_settings",
-    "recover",
-    "unfinished_runs",
-]
+from mneme_local.aws_stand_ins import FUNCTION_NAME, create_aws_stand_ins, start_moto
+from mneme_local.stack import LocalMneme, LocalOptions, LocalSetupError, Provider
 
 # not "mneme…": Powertools filters every logger whose name contains its service name off the root handlers
 log = logging.getLogger("local_mode")
 
 LOCAL_EMBEDDING_DIMENSION = 384
-
-
-class LocalSetupError(Exception):
-    """The local server cannot start as configured (the message says what to change)."""
-
-
-Provider = Literal["offline", "bedrock"]
-
-
-@dataclass(frozen=True)
-class LocalOptions:
-    data_dir: Path
-    model_provider: Provider = "offline"
-    embedding_provider: Literal["local", "bedrock"] = "local"
-
-    @classmethod
-    def from_env(cls, environ: Mapping[str, str]) -> LocalOptions:
-        model = environ.get("MNEME_MODEL_PROVIDER", "offline") or "offline"
-        embedding = environ.get("MNEME_EMBEDDING_PROVIDER", "local") or "local"
-        if model not in ("offline", "bedrock"):
-            raise LocalSetupError(f"MNEME_MODEL_PROVIDER must be 'offline' or 'bedrock', not {model!r}")
-        if embedding not in ("local", "bedrock"):
-            raise LocalSetupError(f"MNEME_EMBEDDING_PROVIDER must be 'local' or 'bedrock', not {embedding!r}")
-        return cls(
-            data_dir=Path(environ.get("MNEME_DATA_DIR") or DEFAULT_DATA_DIR),
-            model_provider=model,  # type: ignore[arg-type]
-            embedding_provider=embedding,  # type: ignore[arg-type]
-        )
 
 
 def local_settings(options: LocalOptions, environ: Mapping[str, str]) -> Settings:
@@ -94,38 +49,12 @@ def local_settings(options: LocalOptions, environ: Mapping[str, str]) -> Setting
     return Settings.from_env(values)
 
 
-class LocalModels:
-    """Model clients by provider. Offline mode answers every provider with the offline model (warned once);
-    Bedrock mode sends ``bedrock`` agents to real Bedrock and keeps ``offline`` agents offline."""
-
-    def __init__(self, bedrock_client: Any | None) -> None:
-        self._bedrock = bedrock_client
-        self._cache: dict[str, ModelClient] = {}
-        self._lock = threading.Lock()
-
-    def client_for(self, spec: ModelSpec) -> ModelClient:
-        with self._lock:
-            if spec.provider not in self._cache:
-                self._cache[spec.provider] = self._create(spec.provider)
-            return self._cache[spec.provider]
-
-    def _create(self, provider: str) -> ModelClient:
-        from mneme.adapters.offline_model import OfflineModel
-
-        if provider == "offline":
-            return OfflineModel()
-        if self._bedrock is None:
-            log.warning(
-                "agents with model provider %r are answered by the offline model "
-                "(set MNEME_MODEL_PROVIDER=bedrock, with AWS credentials, to call Bedrock)",
-                provider,
-            )
-            return OfflineModel()
-        if provider == "bedrock":
-            from mneme.adapters.bedrock_model import BedrockModel
-
-            return BedrockModel(self._bedrock)
-        raise ModelUnavailable(f"the model provider {provider!r} is not available here")
+def _warn_offline(provider: str) -> None:
+    log.warning(
+        "agents with model provider %r are answered by the offline model "
+        "(set MNEME_MODEL_PROVIDER=bedrock, with AWS credentials, to call Bedrock)",
+        provider,
+    )
 
 
 class LocalToolInvoker:
@@ -169,13 +98,11 @@ def build_local(
     environ: Mapping[str, str] | None = None,
 ) -> LocalMneme:
     """Build (and start) the local stack. Call :meth:`LocalMneme.close` to stop it."""
-    from mneme.adapters.audit_log import ItemAuditLog
-    from mneme.adapters.chat_store import ItemChatStore
-    from mneme.adapters.config_store import ItemConfigStore
+    from mneme.adapters.model_registry import ModelClients
     from mneme.adapters.model_summarizer import ModelSummarizer
-    from mneme.adapters.run_store import ItemRunStore
     from mneme.adapters.sfn_orchestrator import StepFunctionsOrchestrator
     from mneme.adapters.sqs_queue import SqsMemoryQueue
+    from mneme.adapters.stores import stores_over
     from mneme.clock import SystemClock
     from mneme_local import sfn_emulation
     from mneme_local.sqlite_items import open_local_tables
@@ -203,7 +130,11 @@ def build_local(
     settings = settings.model_copy(update={"state_machine_arn": machine_arn, "memory_queue_url": queue_url})
 
     clock = SystemClock()
-    models = LocalModels(bedrock if options.model_provider == "bedrock" else None)
+    models = ModelClients(
+        (lambda: bedrock) if options.model_provider == "bedrock" else None,
+        offline_fallback=True,
+        on_fallback=_warn_offline,
+    )
     if options.embedding_provider == "bedrock":
         from mneme.adapters.bedrock_embeddings import BedrockEmbedder
 
@@ -219,10 +150,7 @@ def build_local(
         embedder = LocalEmbedder()
     deps = Deps(
         settings=settings,
-        config=ItemConfigStore(main),
-        chats=ItemChatStore(main, clock),
-        runs=ItemRunStore(main),
-        audit=ItemAuditLog(audit),
+        **stores_over(main, audit, clock).ports(),
         models=models,
         queue=SqsMemoryQueue(sqs, queue_url),
         orchestrator=StepFunctionsOrchestrator(sfn, machine_arn),

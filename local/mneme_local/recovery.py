@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from mneme.engine.deps import Deps
-    from mneme_local.aws_stand_ins import LocalMneme
+    from mneme_local.stack import LocalMneme
 
 _UNFINISHED = ("queued", "running", "waiting_approval")
 

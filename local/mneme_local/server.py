@@ -167,7 +167,9 @@ class LocalHTTPServer(ThreadingHTTPServer):
 
 def main() -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
-    from mneme_local.compose import LocalSetupError, build_local, recover
+    from mneme_local.compose import build_local
+    from mneme_local.recovery import recover
+    from mneme_local.stack import LocalSetupError
 
     try:
         port = int(os.environ.get("MNEME_PORT") or DEFAULT_PORT)

@@ -6,11 +6,8 @@ import itertools
 from dataclasses import dataclass
 from typing import Any
 
-from mneme.adapters.audit_log import ItemAuditLog
-from mneme.adapters.chat_store import ItemChatStore
-from mneme.adapters.config_store import ItemConfigStore
 from mneme.adapters.items import AUDIT_SCHEMA, MAIN_SCHEMA
-from mneme.adapters.run_store import ItemRunStore
+from mneme.adapters.stores import stores_over
 from mneme.engine.deps import Deps
 from mneme.ports import ModelClient
 from mneme.settings import Settings
@@ -44,10 +41,7 @@ def make_world(model: ModelClient, *, memory: bool = True, tools: Any = None, **
     queue, orchestrator, invoker = FakeQueue(), FakeOrchestrator(), FakeToolInvoker(tools)
     deps = Deps(
         settings=Settings.model_validate({"MNEME_MODE": "local", **settings}),
-        config=ItemConfigStore(main),
-        chats=ItemChatStore(main, clock),
-        runs=ItemRunStore(main),
-        audit=ItemAuditLog(MemoryItemTable(AUDIT_SCHEMA)),
+        **stores_over(main, MemoryItemTable(AUDIT_SCHEMA), clock).ports(),
         models=FixedModels(model),
         queue=queue,
         orchestrator=orchestrator,

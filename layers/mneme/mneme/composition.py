@@ -6,34 +6,7 @@ from typing import Any
 
 from mneme.engine.deps import Deps
 from mneme.models.agent import ModelSpec
-from mneme.ports import ModelClient
 from mneme.settings import Settings
-
-
-class ModelClients:
-    """Model clients by provider, created on first use and reused for the container's life."""
-
-    def __init__(self, bedrock: Any | None) -> None:
-        self._bedrock_client = bedrock
-        self._cache: dict[str, ModelClient] = {}
-
-    def client_for(self, spec: ModelSpec) -> ModelClient:
-        if spec.provider not in self._cache:
-            self._cache[spec.provider] = self._create(spec.provider)
-        return self._cache[spec.provider]
-
-    def _create(self, provider: str) -> ModelClient:
-        if provider == "offline":
-            from mneme.adapters.offline_model import OfflineModel
-
-            return OfflineModel()
-        if provider == "bedrock" and self._bedrock_client is not None:
-            from mneme.adapters.bedrock_model import BedrockModel
-
-            return BedrockModel(self._bedrock_client())
-        from mneme.errors import ModelUnavailable
-
-        raise ModelUnavailable(f"the model provider {provider!r} is not available here")
 
 
 class LazyClient:
@@ -61,22 +34,21 @@ def build_aws(settings: Settings, session: Any | None = None) -> Deps:
     """Deps over real AWS services (DynamoDB, SQS, Step Functions, Lambda, Bedrock, OpenSearch)."""
     import boto3
 
-    from mneme.adapters.audit_log import ItemAuditLog
     from mneme.adapters.bedrock_model import bedrock_client_config
-    from mneme.adapters.chat_store import ItemChatStore
-    from mneme.adapters.config_store import ItemConfigStore
     from mneme.adapters.dynamo_items import DynamoItemTable
     from mneme.adapters.items import AUDIT_SCHEMA, MAIN_SCHEMA
     from mneme.adapters.lambda_tools import LambdaToolInvoker
-    from mneme.adapters.run_store import ItemRunStore
+    from mneme.adapters.model_registry import ModelClients
     from mneme.adapters.sfn_orchestrator import StepFunctionsOrchestrator
     from mneme.adapters.sqs_queue import SqsMemoryQueue
+    from mneme.adapters.stores import stores_over
     from mneme.clock import SystemClock
 
     boto = session or boto3.Session(region_name=settings.region)
     retries = bedrock_client_config(max_attempts=3)
     dynamodb = boto.client("dynamodb", config=retries)
     main = DynamoItemTable(dynamodb, settings.table_name, MAIN_SCHEMA)
+    audit = DynamoItemTable(dynamodb, settings.audit_table_name, AUDIT_SCHEMA)
     clock = SystemClock()
     bedrock: list[Any] = []
 
@@ -87,10 +59,7 @@ def build_aws(settings: Settings, session: Any | None = None) -> Deps:
 
     deps = Deps(
         settings=settings,
-        config=ItemConfigStore(main),
-        chats=ItemChatStore(main, clock),
-        runs=ItemRunStore(main),
-        audit=ItemAuditLog(DynamoItemTable(dynamodb, settings.audit_table_name, AUDIT_SCHEMA)),
+        **stores_over(main, audit, clock).ports(),
         models=ModelClients(bedrock_client),
         queue=SqsMemoryQueue(LazyClient(boto, "sqs", retries), settings.memory_queue_url),
         orchestrator=StepFunctionsOrchestrator(LazyClient(boto, "stepfunctions", retries), settings.state_machine_arn),

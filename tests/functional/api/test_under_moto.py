@@ -13,14 +13,11 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from mneme.adapters.audit_log import ItemAuditLog
-from mneme.adapters.chat_store import ItemChatStore
-from mneme.adapters.config_store import ItemConfigStore
 from mneme.adapters.dynamo_items import DynamoItemTable
 from mneme.adapters.items import AUDIT_SCHEMA, MAIN_SCHEMA
 from mneme.adapters.offline_model import OfflineModel
-from mneme.adapters.run_store import ItemRunStore
 from mneme.adapters.sqs_queue import SqsMemoryQueue, job_from_body
+from mneme.adapters.stores import stores_over
 from tests.functional.api.conftest import Api, add_agent
 from tests.support.deps import World, make_world
 from tests.support.sam_template import create_tables
@@ -57,10 +54,7 @@ def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[World, Any, str]]:
         main = DynamoItemTable(dynamodb, "main", MAIN_SCHEMA)
         world.deps = replace(
             world.deps,
-            config=ItemConfigStore(main),
-            chats=ItemChatStore(main, world.clock),
-            runs=ItemRunStore(main),
-            audit=ItemAuditLog(DynamoItemTable(dynamodb, "audit", AUDIT_SCHEMA)),
+            **stores_over(main, DynamoItemTable(dynamodb, "audit", AUDIT_SCHEMA), world.clock).ports(),
             queue=SqsMemoryQueue(sqs, queue_url),
         )
         yield world, sqs, queue_url

@@ -13,7 +13,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from mneme_local.compose import free_port
+from mneme_local.aws_stand_ins import free_port
 
 REPO = Path(__file__).resolve().parents[3]
 PYTHONPATH = os.pathsep.join(str(REPO / p) for p in ("layers/mneme", "local", "functions/run"))
