@@ -171,7 +171,7 @@ class RunConfig:
     settings: UserSettings  # the defaults when the user saved none
     agent: Agent  # the user's own agent, else the global one of that id
     task: Task | None  # the named task, else the agent's default task (None when it has none)
-    skills: list[Skill]  # the agent's skills that exist, in the agent's order
+    skills: dict[str, Skill]  # the agent's skills that exist, by name, in the agent's order
 
 
 class ConfigStore(Protocol):
@@ -195,10 +195,22 @@ class ConfigStore(Protocol):
     def put_skill(self, skill: Skill) -> None: ...
     def delete_skill(self, owner: str, name: str) -> bool: ...
 
+    def find_agent(self, user_id: str, agent_id: str) -> Agent | None:
+        """The user's own agent of that id, else the global one (the one visibility rule)."""
+        ...
+
+    def visible_agents(self, user_id: str) -> list[Agent]:
+        """The user's agents and the global ones they do not shadow, sorted by id."""
+        ...
+
+    def find_skill(self, user_id: str, name: str) -> Skill | None: ...
+    def visible_skills(self, user_id: str) -> list[Skill]: ...
+
     def load_run_config(self, user_id: str, agent_id: str, task_id: str | None) -> RunConfig:
         """Settings, agent (own, else global), task and skills in one batch read (a second one only for
-        the skills / default task the agent names). Raise NotFound (field ``agent_id`` / ``task_id``)
-        when the agent, or a task named explicitly, does not exist."""
+        the skills / default task the agent names). Without a task id the agent's ``default_task_id``
+        applies, else its only task when it has exactly one. Raise NotFound (field ``agent_id`` /
+        ``task_id``) when the agent, or a task named explicitly, does not exist."""
         ...
 
 

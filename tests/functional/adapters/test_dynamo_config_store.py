@@ -122,7 +122,7 @@ def test_load_run_config(store: ItemConfigStore, backend: Backend) -> None:
     config = store.load_run_config("alice", "helper", None)
     assert config.settings.name == "Alice"
     assert config.task is not None and config.task.task_id == "daily"
-    assert [(s.name, s.content) for s in config.skills] == [("writing", "own"), ("search", "do it")]
+    assert [(s.name, s.content) for s in config.skills.values()] == [("writing", "own"), ("search", "do it")]
     assert store.load_run_config("alice", "helper", "other").task.context_prompt == "other"  # type: ignore[union-attr]
     with pytest.raises(NotFound) as err:
         store.load_run_config("alice", "helper", "nope")
@@ -137,7 +137,7 @@ def test_load_run_config_is_one_batch_get(store: ItemConfigStore, backend: Backe
     backend.calls.clear()
     config = store.load_run_config("alice", "helper", "daily")
     assert config.settings == UserSettings()
-    assert config.task is not None and config.skills == []
+    assert config.task is not None and config.skills == {}
     if backend.name == "dynamo":
         assert backend.calls == ["BatchGetItem"]
 
@@ -150,4 +150,4 @@ def test_global_agent_uses_global_tasks_and_skills(store: ItemConfigStore) -> No
     store.put_skill(_skill("bob", "writing", "bob's"))
     config = store.load_run_config("bob", "helper", "t")
     assert config.task is not None and config.task.context_prompt == "global"
-    assert [s.content for s in config.skills] == ["global"]
+    assert [s.content for s in config.skills.values()] == ["global"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from mneme.engine.state import LoopState
 from mneme.models.chat import SystemMessage, TextMessage
 from mneme.models.run import RunStatus
@@ -97,3 +99,35 @@ def test_a_sub_agents_auto_write_is_audited_in_its_delegation_tree(world) -> Non
     write_batch(WriterPorts(world.memory, world.embedder, world.deps.audit, world.clock), records)
     writes = [r for r in world.deps.audit.by_root_run(root.run_id) if r.action == "write"]
     assert [(r.run_id, r.depth) for r in writes] == [(root.children[0], 1)]
+
+
+def test_a_child_delegated_to_an_agent_with_exactly_one_task_runs_that_task(world) -> None:
+    # Given a writer that names no default task but has exactly one
+    from mneme.engine.service import step
+    from tests.functional.engine.conftest import add_task
+
+    add_agent(world, "master", tools=["delegate-to-agent"], delegates=["writer"])
+    writer = add_agent(world, "writer")
+    add_task(world, writer, "draft", context_prompt="You draft texts.")
+    # When the master delegates to it without naming a task
+    result = run(world, "/delegate writer :: Draft a haiku")
+    child = step(world.deps, result.run.children[0]).run
+    # Then the child runs the only task, and its task context reached the model
+    assert child.task_id == "draft"
+    first_request = world.deps.runs.list_requests(child.run_id)[0]
+    assert first_request["system"][0]["text"].startswith("You draft texts.")
+
+
+def test_a_child_of_an_agent_with_two_tasks_and_no_default_runs_without_a_task(world) -> None:
+    from mneme.engine.service import step
+    from tests.functional.engine.conftest import add_task
+
+    add_agent(world, "master", tools=["delegate-to-agent"], delegates=["writer"])
+    writer = add_agent(world, "writer")
+    add_task(world, writer, "draft", context_prompt="You draft texts.")
+    add_task(world, writer, "edit", context_prompt="You edit texts.")
+    result = run(world, "/delegate writer :: Draft a haiku")
+    child = step(world.deps, result.run.children[0]).run
+    assert child.task_id is None
+    first_request = world.deps.runs.list_requests(child.run_id)[0]
+    assert "You draft texts." not in json.dumps(first_request) and "You edit texts." not in json.dumps(first_request)

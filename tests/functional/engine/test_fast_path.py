@@ -42,3 +42,13 @@ def test_the_exact_model_request_is_recorded(world) -> None:
     requests = world.deps.runs.list_requests(result.run.run_id)
     assert len(requests) == 1
     assert requests[0]["messages"][-1]["content"][-1]["text"].startswith("hi\n")
+
+
+def test_a_run_of_an_agent_with_exactly_one_task_and_no_default_uses_that_task(world) -> None:
+    from tests.functional.engine.conftest import add_task
+
+    agent = add_agent(world, "solo")
+    add_task(world, agent, "only", context_prompt="You are the only task.")
+    result = run(world, "hello", agent_id="solo")
+    assert result.run.task_id == "only"
+    assert world.deps.runs.list_requests(result.run.run_id)[0]["system"][0]["text"] == "You are the only task."

@@ -18,7 +18,7 @@ for readability. See ``docs/data-model.md``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from pydantic import BaseModel
@@ -30,6 +30,8 @@ from mneme.models.common import GLOBAL_OWNER
 from mneme.ports import RunConfig
 
 M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
+K = TypeVar("K")
 
 SETTINGS_SK = "SETTINGS"
 
@@ -60,6 +62,26 @@ def _item(key: Key, model: BaseModel, **attrs: str) -> Item:
 
 def _model(cls: type[M], item: Item | None) -> M | None:
     return cls.model_validate_json(item["data"]) if item is not None else None
+
+
+def visibility_order(user_id: str) -> list[str]:
+    """Whose resources a user sees, in precedence order: their own, then the global ones."""
+    return list(dict.fromkeys([user_id, GLOBAL_OWNER]))
+
+
+def first_visible(owners: Sequence[K], lookup: Callable[[K], T | None]) -> T | None:
+    """The one "own, else global" rule: the first owner (in :func:`visibility_order`) that has it."""
+    for owner in owners:
+        found = lookup(owner)
+        if found is not None:
+            return found
+    return None
+
+
+def own_then_global(own: list[M], shared: list[M], key: str) -> list[M]:
+    """A listing: the caller's own items and the global ones they do not shadow (same id), sorted by id."""
+    taken = {getattr(item, key) for item in own}
+    return sorted(own + [item for item in shared if getattr(item, key) not in taken], key=lambda i: getattr(i, key))
 
 
 def _owner(value: str) -> str:
@@ -125,18 +147,33 @@ class ItemConfigStore:
     def delete_skill(self, owner: str, name: str) -> bool:
         return self._table.delete(*skill_key(owner, name))
 
+    # ------------------------------------------------------------------------------------- visibility
+    def find_agent(self, user_id: str, agent_id: str) -> Agent | None:
+        return self.get_agent(user_id, agent_id) or self.get_agent(GLOBAL_OWNER, agent_id)
+
+    def visible_agents(self, user_id: str) -> list[Agent]:
+        return own_then_global(self.list_agents(user_id), self.list_agents(GLOBAL_OWNER), "agent_id")
+
+    def find_skill(self, user_id: str, name: str) -> Skill | None:
+        found = self.get_skills(user_id, [name]) or self.get_skills(GLOBAL_OWNER, [name])
+        return found[0] if found else None
+
+    def visible_skills(self, user_id: str) -> list[Skill]:
+        return own_then_global(self.list_skills(user_id), self.list_skills(GLOBAL_OWNER), "name")
+
     # ------------------------------------------------------------------------------------- runs
     def load_run_config(self, user_id: str, agent_id: str, task_id: str | None) -> RunConfig:
         """Round trip 1 (one BatchGetItem): settings, the own and the global agent, and — when named —
         the task under both owners. Round trip 2 (only when needed): the agent's skills (agent owner
-        first, then global) and its default task. Nothing else is read."""
-        owners = list(dict.fromkeys([user_id, GLOBAL_OWNER]))
+        first, then global) and its default task. An agent that names no default task and is run without
+        one uses its only task, when it has exactly one (one query, only then). Nothing else is read."""
+        owners = visibility_order(user_id)
         first: list[Key] = [settings_key(user_id), *(agent_key(o, agent_id) for o in owners)]
         if task_id is not None:
             first += [task_key(o, agent_id, task_id) for o in owners]
         items = {(i[PK], i[SK]): i for i in self._table.batch_get(first)}
 
-        agent = next((a for o in owners if (a := _model(Agent, items.get(agent_key(o, agent_id))))), None)
+        agent = first_visible(owners, lambda o: _model(Agent, items.get(agent_key(o, agent_id))))
         if agent is None:
             raise NotFound(f"agent {agent_id!r} not found", field="agent_id")
         owner = agent.owner or user_id
@@ -147,23 +184,29 @@ class ItemConfigStore:
             if task is None:
                 raise NotFound(f"task {task_id!r} of agent {agent_id!r} not found", field="task_id")
 
-        skill_owners = list(dict.fromkeys([owner, GLOBAL_OWNER]))
+        skill_owners = visibility_order(owner)
         second = [skill_key(o, name) for name in agent.skills for o in skill_owners]
         default_key = task_key(owner, agent_id, agent.default_task_id) if agent.default_task_id else None
         if task_id is None and default_key is not None:
             second.append(default_key)
-        if not second:
-            return RunConfig(settings=settings, agent=agent, task=task, skills=[])
-        found = self._table.batch_get(second)
+        found = self._table.batch_get(second) if second else []
         by_key = self._skills_by_key(found)
-        skills = [
-            skill
-            for name in agent.skills
-            if (skill := next((by_key[k] for o in skill_owners if (k := skill_key(o, name)) in by_key), None))
-        ]
+        skills: dict[str, Skill] = {}
+        for name in agent.skills:
+            keys = [skill_key(o, name) for o in skill_owners]
+            skill = first_visible(keys, by_key.get)
+            if skill is not None:
+                skills.setdefault(name, skill)
         if task_id is None and default_key is not None:
             task = _model(Task, next((i for i in found if (i[PK], i[SK]) == default_key), None))
+        elif task_id is None:
+            task = self._sole_task(owner, agent_id)
         return RunConfig(settings=settings, agent=agent, task=task, skills=skills)
+
+    def _sole_task(self, owner: str, agent_id: str) -> Task | None:
+        """The agent's task when it has exactly one (SPEC §2: it is then the default)."""
+        page = self._table.query(owner_pk(owner), sk_prefix=f"TASK#{agent_id}#", limit=2)
+        return _model(Task, page.items[0]) if len(page.items) == 1 else None
 
     # ------------------------------------------------------------------------------------- helpers
     def _list(self, cls: type[M], owner: str, prefix: str) -> list[M]:

@@ -34,15 +34,9 @@ def _owner(caller: Caller, is_global: bool) -> str:
     return GLOBAL_OWNER if is_global else caller.user_id
 
 
-def _own_then_global(own: list[T], shared: list[T], key: str) -> list[T]:
-    """The caller's own items and the global ones they do not shadow (same id), sorted by id."""
-    taken = {getattr(item, key) for item in own}
-    return sorted(own + [item for item in shared if getattr(item, key) not in taken], key=lambda i: getattr(i, key))
-
-
 def visible_agent(config: ConfigStore, caller: Caller, agent_id: str) -> Agent:
     """The caller's own agent, else a global one; anything else is a 404 (never a 403)."""
-    agent = config.get_agent(caller.user_id, agent_id) or config.get_agent(GLOBAL_OWNER, agent_id)
+    agent = config.find_agent(caller.user_id, agent_id)
     if agent is None:
         raise NotFound(f"no agent {agent_id!r}")
     return agent
@@ -72,7 +66,7 @@ def put_settings(body: UserSettings) -> dict[str, Any]:
 def list_agents() -> dict[str, Any]:
     caller = caller_of(router)
     config = deps_of(router).config
-    agents = _own_then_global(config.list_agents(caller.user_id), config.list_agents(GLOBAL_OWNER), "agent_id")
+    agents = config.visible_agents(caller.user_id)
     return {"agents": [_agent_api(a) for a in agents]}
 
 
@@ -177,7 +171,7 @@ def _skill_api(skill: Skill) -> dict[str, Any]:
 def list_skills() -> dict[str, Any]:
     caller = caller_of(router)
     config = deps_of(router).config
-    skills = _own_then_global(config.list_skills(caller.user_id), config.list_skills(GLOBAL_OWNER), "name")
+    skills = config.visible_skills(caller.user_id)
     return {"skills": [_skill_api(s) for s in skills]}
 
 
@@ -186,10 +180,10 @@ def get_skill(name: str) -> dict[str, Any]:
     caller = caller_of(router)
     config = deps_of(router).config
     _slug(name, "name", for_write=False)
-    found = config.get_skills(caller.user_id, [name]) or config.get_skills(GLOBAL_OWNER, [name])
-    if not found:
+    skill = config.find_skill(caller.user_id, name)
+    if skill is None:
         raise NotFound(f"no skill {name!r}")
-    return _skill_api(found[0])
+    return _skill_api(skill)
 
 
 @router.put("/v1/skills/<name>")

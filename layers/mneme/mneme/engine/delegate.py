@@ -12,7 +12,6 @@ from mneme.engine.session import RunSession
 from mneme.engine.state import LoopState, PendingCall
 from mneme.errors import AuditWriteFailed, DelegationRefused
 from mneme.models.chat import ChatMessage, TextMessage, ToolCallMessage, ToolResultMessage
-from mneme.models.common import GLOBAL_OWNER
 from mneme.models.run import Run, RunStatus
 
 
@@ -35,8 +34,9 @@ def start_delegation(session: RunSession, call: ToolCallMessage) -> PendingCall 
     run, config = session.run, session.deps.config
     reference = str(call.arguments.get("agent", ""))
     try:
-        candidates = config.list_agents(run.user_id) + config.list_agents(GLOBAL_OWNER)
-        target = resolve_target(reference, caller=session.config.agent, candidates=candidates, depth=run.depth)
+        target = resolve_target(
+            reference, caller=session.config.agent, candidates=config.visible_agents(run.user_id), depth=run.depth
+        )
     except DelegationRefused as exc:
         _audit(
             session,

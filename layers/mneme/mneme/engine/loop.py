@@ -35,7 +35,7 @@ def context_input(session: RunSession) -> ContextInput:
         task_context=config.task.context_prompt if config.task else "",
         depth=run.depth,
         agent_label=agent.label,
-        skills=[config.skills[name] for name in agent.skills if name in config.skills],
+        skills=list(config.skills.values()),
         reattached_skill_blocks=state.reattached_skills,
         enabled_tools=enabled_tools(session),
         external_tools=agent.external_tools,

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from mneme.context.assembler import assemble
-from mneme.engine.config_load import load_run_config
 from mneme.engine.deps import Deps
 from mneme.engine.loop import context_input
 from mneme.engine.prepare import prepare
@@ -22,7 +21,7 @@ _NEVER = 10**12  # thresholds no chat reaches: the preview shows the stored summ
 
 def preview(deps: Deps, caller: Caller, request: RunRequest) -> dict[str, Any]:
     request.check_size()
-    config = load_run_config(deps.config, caller.user_id, request.agent_id, request.task_id)
+    config = deps.config.load_run_config(caller.user_id, request.agent_id, request.task_id)
     chat = deps.chats.get_chat(caller.user_id, request.chat_id) if request.chat_id else None
     now = deps.clock.now()
     run = Run(

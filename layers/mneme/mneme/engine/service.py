@@ -12,7 +12,6 @@ from typing import Any, Literal
 from mneme import observability
 from mneme.delegation import effective_approval
 from mneme.engine import approvals, parallel
-from mneme.engine.config_load import load_run_config
 from mneme.engine.deps import Deps
 from mneme.engine.finish import fail
 from mneme.engine.loop import advance
@@ -66,7 +65,7 @@ def start_run(
     memory_off = request.memory is not None and request.memory.enabled is False
     vector = parallel.submit(_embed, deps, request.input) if deps.memory and deps.embedder and not memory_off else None
     stored_chat = parallel.submit(deps.chats.get_chat, caller.user_id, request.chat_id) if request.chat_id else None
-    config = load_run_config(deps.config, caller.user_id, request.agent_id, request.task_id)
+    config = deps.config.load_run_config(caller.user_id, request.agent_id, request.task_id)
     existing = stored_chat.result() if stored_chat else None
     chat = existing or _new_chat(deps, caller, request)
     now = deps.clock.now()
@@ -158,7 +157,7 @@ def step(
         state.extra["delegation_refused"] = True
     approvals.apply_decisions(deps, run_id, state)
     try:
-        config = load_run_config(deps.config, run.user_id, run.agent_id, run.task_id)
+        config = deps.config.load_run_config(run.user_id, run.agent_id, run.task_id)
     except MnemeError as exc:
         session = RunSession(deps, run, state, _placeholder_config(run), Recorder(deps, run, state))
         return _conclude(session, _failed(session, exc), hand_off=False)
@@ -178,9 +177,9 @@ def step(
 
 
 def _placeholder_config(run: Run) -> Any:
-    from mneme.engine.config_load import RunConfig
     from mneme.models.agent import Agent
     from mneme.models.user import UserSettings
+    from mneme.ports import RunConfig
 
     return RunConfig(UserSettings(), Agent(agent_id=run.agent_id, label=run.agent_id), None, {})
 

@@ -7,7 +7,6 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
-from mneme.engine.config_load import RunConfig
 from mneme.engine.deps import Deps
 from mneme.engine.memory_ops import MemoryPorts, Ranking
 from mneme.engine.recorder import Recorder
@@ -15,6 +14,7 @@ from mneme.engine.state import LoopState
 from mneme.memory.policy import MemoryScope
 from mneme.models.audit import AuditRecord
 from mneme.models.run import Run
+from mneme.ports import RunConfig
 
 
 @dataclass
