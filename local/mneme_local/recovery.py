@@ -11,45 +11,23 @@ is marked ``failed`` ("interrupted"). Memory-write messages still in the queue a
 
 from __future__ import annotations
 
-import json
-import sqlite3
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from mneme.engine.deps import Deps
     from mneme_local.stack import LocalMneme
 
-_UNFINISHED = ("queued", "running", "waiting_approval")
-
-
-def unfinished_runs(data_dir: Path) -> list[dict[str, Any]]:
-    """The run items (key attributes) left ``queued`` / ``running`` / ``waiting_approval`` in the store."""
-    path = data_dir / "mneme.sqlite3"
-    if not path.exists():
-        return []
-    marks = ", ".join("?" for _ in _UNFINISHED)
-    with sqlite3.connect(str(path), timeout=10) as db:
-        try:
-            rows = db.execute(
-                f"SELECT body FROM main WHERE sk = 'RUN' AND json_extract(body, '$.status') IN ({marks})",
-                _UNFINISHED,
-            ).fetchall()
-        except sqlite3.OperationalError:  # no table yet
-            return []
-    return [json.loads(row[0]) for row in rows]
-
 
 def recover(stack: LocalMneme) -> None:
     """Resume the root runs an earlier server left unfinished; fail the orphaned children (see module doc)."""
     deps = stack.deps
-    unfinished = {str(item["PK"]).removeprefix("RUN#"): item for item in unfinished_runs(stack.options.data_dir)}
+    unfinished = {run.run_id: run for run in deps.runs.list_unfinished()}
     alive: dict[str, bool] = {}
 
     def is_alive(run_id: str, seen: frozenset[str] = frozenset()) -> bool:
         """A root is resumed; a child lives on when its parent lives on and still waits for it."""
         if run_id not in alive:
-            parent = unfinished[run_id].get("parent_run_id")
+            parent = unfinished[run_id].parent_run_id
             alive[run_id] = not parent or (
                 parent in unfinished
                 and parent not in seen
@@ -58,7 +36,7 @@ def recover(stack: LocalMneme) -> None:
             )
         return alive[run_id]
 
-    for run_id, item in unfinished.items():
+    for run_id, run in unfinished.items():
         if not is_alive(run_id):
             stack.runtime.handle(
                 {
@@ -68,13 +46,13 @@ def recover(stack: LocalMneme) -> None:
                 }
             )
             stack.interrupted.append(run_id)
-        elif not item.get("parent_run_id"):
-            run = deps.runs.get_run(run_id)
-            if run is not None:
-                deps.orchestrator.start(run_id, depth=run.depth)
-                stack.resumed.append(run_id)
+        elif not run.parent_run_id:
+            deps.orchestrator.start(run_id, depth=run.depth)
+            stack.resumed.append(run_id)
 
 
 def _waits_for(deps: Deps, parent_run_id: str, child_run_id: str) -> bool:
-    checkpoint = deps.runs.load_checkpoint(parent_run_id) or {}
-    return any(p.get("child_run_id") == child_run_id for p in checkpoint.get("pending") or [])
+    from mneme.engine.state import load_state
+
+    checkpoint = deps.runs.load_checkpoint(parent_run_id)
+    return checkpoint is not None and child_run_id in load_state(checkpoint).waiting_children

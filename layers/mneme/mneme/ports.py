@@ -242,6 +242,11 @@ class RunStore(Protocol):
 
     def get_run(self, run_id: str) -> Run | None: ...
 
+    def list_unfinished(self) -> list[Run]:
+        """Every run not yet final (queued / running / waiting_approval), oldest first; read from an
+        index, so a run that finished a moment ago may still appear — re-read before acting."""
+        ...
+
     def update_run(self, run: Run) -> Run:
         """Write ``run`` if the stored version equals ``run.version`` (Conflict otherwise); returns the run
         with its version incremented."""

@@ -125,3 +125,20 @@ def test_run_items_do_not_leak_into_each_other(store: ItemRunStore) -> None:
     store.save_checkpoint("r1", {"x": 1})
     assert store.list_events("r10") == [] and store.list_requests("r10") == []
     assert store.load_checkpoint("r10") is None
+
+
+def test_list_unfinished_lists_each_run_until_it_is_final(store: ItemRunStore) -> None:
+    # Given runs in every state, created through every write path
+    store.create_run(_run("queued", status=RunStatus.QUEUED))
+    waiting = store.commit(_run("waiting", status=RunStatus.WAITING_APPROVAL), create=True)
+    running = store.commit(_run("running", status=RunStatus.RUNNING), create=True)
+    store.create_run(_run("done", status=RunStatus.SUCCEEDED))
+    # Then exactly the unfinished ones are listed
+    assert sorted(r.run_id for r in store.list_unfinished()) == ["queued", "running", "waiting"]
+    # When two of them end (by a commit and by an update)
+    store.commit(running.model_copy(update={"status": RunStatus.FAILED}))
+    store.update_run(waiting.model_copy(update={"status": RunStatus.CANCELLED}))
+    # Then they leave the listing, and the listing carries versions that a conditional write accepts
+    (queued,) = store.list_unfinished()
+    assert queued.run_id == "queued"
+    store.update_run(queued.model_copy(update={"status": RunStatus.RUNNING}))

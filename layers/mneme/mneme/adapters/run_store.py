@@ -18,6 +18,11 @@ ownership through ``run.user_id``):
                                    (``GSI1PK = OUTBOX``: every pending outbox in one query)
 ================================== ==============================================================
 
+**Unfinished runs.** A run item that is not final carries ``GSI1PK = ACTIVE#<shard>`` (one of
+``ACTIVE_SHARDS`` partitions, by a hash of the run id, so no single index partition takes every run's
+writes) and ``GSI1SK = <created_at>#<run_id>``; a final run's item has neither (a sparse index). Local
+recovery and the sweeper read every unfinished run from these few partitions, never by a scan.
+
 **Spill.** A DynamoDB item holds at most 400 KB. Requests and checkpoints are stored as ASCII JSON text;
 text up to ``CHUNK_CHARS`` (300,000 characters = bytes) stays in the head item's ``data``; longer text is
 cut into chunk items written first, and the head item (``chunks`` = count, ``blob`` = a fresh id) is
@@ -26,6 +31,7 @@ written last, so a reader never sees half a blob. Chunks of a replaced blob are 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import uuid
@@ -43,6 +49,8 @@ CHECKPOINT_SK = "CHECKPOINT"
 OUTBOX_SK = "OUTBOX"
 MARK_PREFIX = "MARK#"
 OUTBOX_INDEX_PK = "OUTBOX"
+ACTIVE_INDEX_PREFIX = "ACTIVE#"
+ACTIVE_SHARDS = 4
 #: the longest text kept in one item; DynamoDB's item limit is 400 KB (keys and names included).
 CHUNK_CHARS = 300_000
 #: DynamoDB transactions: at most 100 items and 4 MB
@@ -76,7 +84,15 @@ def _run_item(run: Run) -> Item:
     }
     if run.parent_run_id:
         item["parent_run_id"] = run.parent_run_id
+    if not run.status.finished:
+        item["GSI1PK"] = active_shard(run.run_id)
+        item["GSI1SK"] = f"{run.created_at.isoformat()}#{run.run_id}"
     return item
+
+
+def active_shard(run_id: str) -> str:
+    """The index partition that lists a run while it is unfinished."""
+    return f"{ACTIVE_INDEX_PREFIX}{int(hashlib.sha256(run_id.encode()).hexdigest()[:8], 16) % ACTIVE_SHARDS}"
 
 
 def _encode(value: Any) -> str:
@@ -156,6 +172,19 @@ class ItemRunStore:
                 raise Conflict(f"run {run.run_id!r} {'exists' if create else 'changed'}") from None
             raise NotFound(f"run {run.run_id!r} not found", field="run_id") from None
         return updated
+
+    def list_unfinished(self) -> list[Run]:
+        """Every run that is not final (queued, running, waiting), oldest first, from the sparse index.
+
+        The index is eventually consistent on DynamoDB: a run finished a moment ago may still be listed
+        (callers re-read it with :meth:`get_run` before acting on it)."""
+        items = [
+            item
+            for shard in range(ACTIVE_SHARDS)
+            for item in query_all(self._table, f"{ACTIVE_INDEX_PREFIX}{shard}", index="GSI1")
+        ]
+        runs = [Run.model_validate_json(i["data"]).model_copy(update={"version": int(i["version"])}) for i in items]
+        return sorted((run for run in runs if not run.status.finished), key=lambda run: (run.created_at, run.run_id))
 
     # ------------------------------------------------------------------------------------- events
     def append_events(self, run_id: str, events: Sequence[RunEvent]) -> None:

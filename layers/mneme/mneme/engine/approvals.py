@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from mneme.engine.deps import Deps
 from mneme.engine.recorder import Recorder
-from mneme.engine.state import LoopState, PendingCall
+from mneme.engine.state import LoopState, PendingCall, load_state
 from mneme.errors import Conflict, NotFound
 from mneme.models.audit import AuditRecord
 from mneme.models.run import Run, RunStatus
@@ -28,7 +28,7 @@ def _load(deps: Deps, run_id: str) -> tuple[Run, LoopState]:
     raw = deps.runs.load_checkpoint(run_id) if run is not None else None
     if run is None or raw is None:
         raise NotFound(f"no run {run_id!r}")
-    return run, LoopState.model_validate(raw)
+    return run, load_state(raw)
 
 
 def _approvals(state: LoopState) -> list[PendingCall]:
@@ -124,7 +124,8 @@ def mark_failed(deps: Deps, run_id: str, error: Any) -> dict[str, Any]:
     if run is None:
         raise NotFound(f"no run {run_id!r}")
     if not run.status.finished:
-        state = LoopState.model_validate(deps.runs.load_checkpoint(run_id) or {"user_text": run.input})
+        raw = deps.runs.load_checkpoint(run_id)
+        state = load_state(raw) if raw else LoopState(user_text=run.input)
         recorder = Recorder(deps, run, state)
         reason = _reason(error)
         run.status, run.error, run.updated_at = RunStatus.FAILED, reason, deps.clock.now()

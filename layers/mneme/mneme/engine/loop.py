@@ -61,7 +61,7 @@ def enabled_tools(session: RunSession) -> list[str]:
 
 def advance(session: RunSession) -> Outcome:
     """Run the loop until the run is done or must wait."""
-    state, run = session.state, session.run
+    run = session.run
     run.status = RunStatus.RUNNING
     while True:
         outcome = _resolve_pending(session)
@@ -81,7 +81,6 @@ def advance(session: RunSession) -> Outcome:
             tools=list(assembled.offered_tools),
         )
         response = session.deps.models.client_for(session.config.agent.model).converse(assembled.request)
-        state.model_calls += 1
         run.usage = run.usage + response.usage
         run.tree_usage = run.tree_usage + response.usage
         session.recorder.event(
@@ -162,51 +161,70 @@ def _ready(session: RunSession, result: ToolResultMessage) -> None:
 
 
 def _resolve_pending(session: RunSession) -> Outcome | None:
-    """Settle decided approvals and finished children; answer an outcome while something still waits."""
+    """Settle what the run waited for, in three passes (no recursion): collect finished children, apply
+    the people's decisions, then report what still waits (an outcome) or hand the turn's results on."""
+    _collect_children(session)
+    for approved in _apply_decisions(session):
+        _run_call(session, approved)
+    return _report_waiting(session)
+
+
+def _collect_children(session: RunSession) -> None:
+    """Every delegation whose child is final (or lost, or refused by the state machine) becomes a result."""
     state = session.state
-    refused = bool(state.extra.pop("delegation_refused", False))
+    refused, state.delegation_refused = state.delegation_refused, False
     still: list[PendingCall] = []
-    for pending in list(state.pending):
-        if pending.kind == "delegation":
-            child = session.deps.runs.get_run(pending.child_run_id or "")
-            if refused or child is None or child.status.finished:
-                _ready(session, delegate.collect(session, pending, child, refused_by_state_machine=refused))
-            else:
-                still.append(pending)
-        elif pending.decision is None:
+    for pending in state.pending:
+        if pending.kind != "delegation":
             still.append(pending)
-        elif pending.decision == "deny":
-            call = ToolCallMessage(call_id=pending.call_id, tool=pending.tool, arguments=pending.arguments)
-            _ready(session, _error(session, call, "a person denied this tool call"))
+            continue
+        child = session.deps.runs.get_run(pending.child_run_id or "")
+        if refused or child is None or child.status.finished:
+            _ready(session, delegate.collect(session, pending, child, refused_by_state_machine=refused))
         else:
-            if pending.decision == "always" and pending.tool not in state.always_allowed:
-                state.always_allowed.append(pending.tool)
-            state.pending = [p for p in state.pending if p is not pending]
-            _run_call(
-                session,
-                ToolCallMessage(
-                    call_id=pending.call_id,
-                    tool=pending.tool,
-                    arguments=pending.arguments,
-                    run_id=session.run.run_id,
-                ),
-            )
-            return _resolve_pending(session)
+            still.append(pending)
     state.pending = still
-    if any(p.kind == "approval" for p in still):
+
+
+def _apply_decisions(session: RunSession) -> list[ToolCallMessage]:
+    """Decided approvals leave the pending list: a denial becomes a tool error, an approval a call to run."""
+    state = session.state
+    approved: list[ToolCallMessage] = []
+    still: list[PendingCall] = []
+    for pending in state.pending:
+        if pending.kind != "approval" or pending.decision is None:
+            still.append(pending)
+            continue
+        call = ToolCallMessage(
+            call_id=pending.call_id, tool=pending.tool, arguments=pending.arguments, run_id=session.run.run_id
+        )
+        if pending.decision == "deny":
+            _ready(session, _error(session, call, "a person denied this tool call"))
+            continue
+        if pending.decision == "always" and pending.tool not in state.always_allowed:
+            state.always_allowed.append(pending.tool)
+        approved.append(call)
+    state.pending = still
+    return approved
+
+
+def _report_waiting(session: RunSession) -> Outcome | None:
+    """An outcome while approvals or children wait; else the turn's results join the conversation."""
+    state = session.state
+    approvals = state.waiting_approvals
+    if approvals:
         session.run.status = RunStatus.WAITING_APPROVAL
-        reported: list[str] = state.extra.setdefault("approval_reported", [])
-        waiting: list[dict[str, Any]] = [
+        waiting = [
             {"call_id": p.call_id, "tool": p.tool, "arguments": p.arguments}
-            for p in still
-            if p.kind == "approval" and p.call_id not in reported
+            for p in approvals
+            if p.call_id not in state.approval_reported
         ]
         if waiting:
-            reported += [call["call_id"] for call in waiting]
+            state.approval_reported += [p.call_id for p in approvals if p.call_id not in state.approval_reported]
             session.recorder.event("approval_requested", calls=waiting)
         return "await_approval"
-    if still:
-        session.children = [{"run_id": p.child_run_id, "depth": session.run.depth + 1} for p in still]
+    if state.waiting_children:
+        session.children = [{"run_id": child, "depth": session.run.depth + 1} for child in state.waiting_children]
         return "delegate"
     if state.call_order:
         state.turns += [state.ready.pop(call_id) for call_id in state.call_order if call_id in state.ready]

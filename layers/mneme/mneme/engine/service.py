@@ -19,7 +19,7 @@ from mneme.engine.prepare import prepare
 from mneme.engine.recorder import Recorder
 from mneme.engine.requests import RunRequest
 from mneme.engine.session import RunSession
-from mneme.engine.state import LoopState, Outcome
+from mneme.engine.state import LoopState, Outcome, load_state
 from mneme.errors import (
     MnemeError,
     ModelThrottled,
@@ -152,9 +152,8 @@ def step(
     if run.status.finished:
         return StepResult(run, "done", [])
     raw = deps.runs.load_checkpoint(run_id)
-    state = LoopState.model_validate(raw) if raw else LoopState(user_text=run.input)
-    if delegation_refused:
-        state.extra["delegation_refused"] = True
+    state = load_state(raw) if raw else LoopState(user_text=run.input)
+    state.delegation_refused = delegation_refused
     approvals.apply_decisions(deps, run_id, state)
     try:
         config = deps.config.load_run_config(run.user_id, run.agent_id, run.task_id)

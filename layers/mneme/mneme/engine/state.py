@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, model_validator
 
 from mneme.models.chat import ChatMessage, ToolResultMessage
 from mneme.models.memory import MemoryHit
@@ -29,9 +29,14 @@ class PendingCall(BaseModel):
     decision: Literal["once", "always", "deny"] | None = None
 
 
-class LoopState(BaseModel):
-    """Everything the loop needs to resume."""
+#: the layout of :class:`LoopState` written today; :func:`load_state` reads this one and every older one
+CHECKPOINT_VERSION = 2
 
+
+class LoopState(BaseModel):
+    """Everything the loop needs to resume (the checkpoint, versioned by ``checkpoint_version``)."""
+
+    checkpoint_version: int = CHECKPOINT_VERSION
     initialized: bool = False  # False for a child created by its parent: its first step prepares it
     started_at: datetime | None = None  # the date/time shown in the suffix, fixed for the whole run
     user_text: str  # the raw input (the delegation input for a sub-agent), never the suffix
@@ -47,16 +52,48 @@ class LoopState(BaseModel):
     turns: list[ChatMessage] = []  # this run's own messages after the user message
     tool_calls: int = 0
     call_counts: dict[str, int] = {}
-    model_calls: int = 0
     call_order: list[str] = []  # the tool calls of the current assistant turn, in order
     ready: dict[str, ToolResultMessage] = {}  # results of the current turn not yet appended
     pending: list[PendingCall] = []
+    approval_reported: list[str] = []  # pending calls already listed in an approval_requested event
+    delegation_refused: bool = False  # the state machine's depth guard refused this step's children
     always_allowed: list[str] = []
     event_seq: int = 0
     request_seq: int = 0
     audit_seq: int = 0
-    extra: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _upgrade(cls, data: Any) -> Any:
+        """Older checkpoints: version 1 kept two flags in an untyped ``extra`` dict (and a model-call
+        counter nothing read). A checkpoint from a newer release is refused, not misread."""
+        if not isinstance(data, dict):
+            return data
+        version = data.get("checkpoint_version", 1)
+        if not isinstance(version, int) or version > CHECKPOINT_VERSION:
+            raise ValueError(f"checkpoint version {version!r} is newer than this release reads ({CHECKPOINT_VERSION})")
+        if version == 1:
+            extra = data.get("extra") or {}
+            data = {k: v for k, v in data.items() if k not in ("extra", "model_calls")}
+            data["approval_reported"] = list(extra.get("approval_reported") or [])
+            data["delegation_refused"] = bool(extra.get("delegation_refused"))
+            data["checkpoint_version"] = CHECKPOINT_VERSION
+        return data
 
     @property
     def hit_ids(self) -> list[str]:
         return [hit.id for hit in self.hits]
+
+    @property
+    def waiting_children(self) -> list[str]:
+        """The child runs this run waits for."""
+        return [p.child_run_id for p in self.pending if p.kind == "delegation" and p.child_run_id]
+
+    @property
+    def waiting_approvals(self) -> list[PendingCall]:
+        return [p for p in self.pending if p.kind == "approval"]
+
+
+def load_state(raw: dict[str, Any]) -> LoopState:
+    """A stored checkpoint of any version as today's :class:`LoopState`."""
+    return LoopState.model_validate(raw)
