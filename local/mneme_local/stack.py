@@ -104,7 +104,9 @@ class LocalMneme:
             }
             for m in messages
         ]
-        result = self.runtime.handle({"Records": records})
+        from mneme.engine.writer import WriterPorts, write_batch
+
+        result = write_batch(WriterPorts.of(self.deps), records)
         failed = {f.get("itemIdentifier") for f in (result or {}).get("batchItemFailures", [])}
         done = [m for m in messages if m["MessageId"] not in failed]
         if done:

@@ -14,9 +14,10 @@ import pytest
 
 from mneme.adapters.offline_model import OfflineModel
 from mneme.engine import memory_ops
-from mneme.engine.requests import RunRequest
 from mneme.engine.service import start_run
+from mneme.engine.writer import WriterPorts, write_batch
 from mneme.models.agent import Agent, Task
+from mneme.models.requests import RunRequest
 from mneme.models.user import Caller
 from mneme.runtime import Runtime
 from tests.fakes.model import ScriptedModel, tool_use_response
@@ -197,8 +198,8 @@ def test_the_sqs_event_writes_the_memory_entry() -> None:
     world = _offline()
     event = load_event("sqs-memory-write.json")
     assert event["Records"][0]["eventSource"] == "aws:sqs"
-    # When it is processed
-    answer = Runtime(world.deps).handle(event)
+    # When the writer processes it
+    answer = write_batch(WriterPorts.of(world.deps), event["Records"])
     # Then nothing failed, the entry is indexed under its job id, and the write audited
     assert answer == {"batchItemFailures": []}
     document = world.memory.documents["run-0001-output"]

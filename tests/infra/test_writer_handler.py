@@ -1,4 +1,4 @@
-"""functions/writer/app.py: a thin, lazy entry point over mneme.runtime.Runtime."""
+"""functions/writer/app.py: a thin, lazy entry point over the writer's own ports (not the run function's)."""
 
 from __future__ import annotations
 
@@ -24,13 +24,8 @@ def _load() -> ModuleType:
     return module
 
 
-class _FakeRuntime:
-    def __init__(self) -> None:
-        self.events: list[Any] = []
-
-    def handle(self, event: Any, context: Any = None) -> Any:
-        self.events.append((event, context))
-        return {"batchItemFailures": [{"itemIdentifier": "m-2"}]}
+class _FakePorts:
+    """Stands in for the writer's ports: ``write_batch`` is replaced, so only identity matters."""
 
 
 def _sqs_event() -> dict[str, Any]:
@@ -57,27 +52,60 @@ def test_importing_the_handler_loads_nothing_of_mneme() -> None:
     assert result.stdout.strip() == ""
 
 
-def test_the_handler_builds_one_runtime_from_the_environment_and_returns_its_answer(
+def test_the_handler_builds_the_writer_ports_once_and_answers_the_batch_result(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # Given the runtime factory replaced by a fake
-    from mneme import runtime as runtime_module
+    # Given the writer composition and the batch writer replaced by fakes
+    from mneme import composition
+    from mneme.engine import writer as writer_module
 
     built: list[Any] = []
-    fake = _FakeRuntime()
+    ports = _FakePorts()
+    batches: list[Any] = []
 
-    def from_env(environ: Any) -> _FakeRuntime:
-        built.append(environ)
-        return fake
+    def build_writer(settings: Any) -> _FakePorts:
+        built.append(settings)
+        return ports
 
-    monkeypatch.setattr(runtime_module.Runtime, "from_env", staticmethod(from_env))
+    def write_batch(given: Any, records: Any) -> dict[str, Any]:
+        batches.append((given, records))
+        return {"batchItemFailures": [{"itemIdentifier": "m-2"}]}
+
+    monkeypatch.setattr(composition, "build_writer", build_writer)
+    monkeypatch.setattr(writer_module, "write_batch", write_batch)
     writer = _load()
     # When two batches arrive in one container
     first = writer.lambda_handler(_sqs_event(), "ctx")
     second = writer.lambda_handler(_sqs_event(), "ctx")
-    # Then the runtime is built once, from os.environ, and its partial-failure answer is returned as is
-    import os
+    # Then the ports are built once (from validated settings), and the partial-failure answer is returned as is
+    from mneme.settings import Settings
 
-    assert built == [os.environ]
+    assert len(built) == 1 and isinstance(built[0], Settings)
     assert first == second == {"batchItemFailures": [{"itemIdentifier": "m-2"}]}
-    assert fake.events == [(_sqs_event(), "ctx"), (_sqs_event(), "ctx")]
+    assert batches == [(ports, _sqs_event()["Records"])] * 2
+
+
+def test_the_writer_composition_creates_no_run_function_clients() -> None:
+    # Given a session that records the clients created
+    from mneme.composition import build_writer
+    from mneme.settings import Settings
+
+    class Session:
+        def __init__(self) -> None:
+            self.services: list[str] = []
+
+        def client(self, service: str, **_: Any) -> Any:
+            self.services.append(service)
+            return object()
+
+        def get_credentials(self) -> Any:
+            from botocore.credentials import Credentials
+
+            return Credentials("key", "secret")
+
+    session = Session()
+    settings = Settings.model_validate({"MNEME_AUDIT_TABLE": "audit", "MNEME_OPENSEARCH_ENDPOINT": "https://x.aoss"})
+    ports = build_writer(settings, session)
+    # Then only DynamoDB (the audit table) and Bedrock (embeddings) clients exist: no SQS, Step Functions, Lambda
+    assert sorted(session.services) == ["bedrock-runtime", "dynamodb"]
+    assert ports.store is not None and ports.embedder is not None

@@ -7,8 +7,8 @@ from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
+from mneme.engine.writer import WriterPorts, write_batch
 from mneme.errors import MnemeError
-from mneme.runtime import Runtime
 from tests.support.deps import World
 
 WRITES = ("put", "update", "transact", "put_many", "delete", "delete_many")
@@ -78,7 +78,6 @@ def sqs_records(jobs: list[Any], start: int = 0) -> list[dict[str, Any]]:
 def drain(world: World, *, max_receives: int = 5) -> tuple[int, list[Any]]:
     """Deliver the fake queue's jobs to the writer like SQS: failed messages are received again, and after
     ``max_receives`` they move to the dead-letter queue. Answers (deliveries, dead-lettered jobs)."""
-    runtime = Runtime(world.deps)
     pending = list(world.queue.jobs)
     world.queue.jobs.clear()
     deliveries = 0
@@ -88,7 +87,7 @@ def drain(world: World, *, max_receives: int = 5) -> tuple[int, list[Any]]:
             break
         records = sqs_records(pending)
         deliveries += len(records)
-        result = runtime.handle({"Records": records})
+        result = write_batch(WriterPorts.of(world.deps), records)
         failed = {f["itemIdentifier"] for f in result["batchItemFailures"]}
         pending = [job for job, record in zip(pending, records, strict=True) if record["messageId"] in failed]
     dead += pending

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from mneme.engine.deps import Deps
+from mneme.engine.writer import WriterPorts
 from mneme.models.agent import ModelSpec
 from mneme.settings import Settings
 
@@ -67,29 +68,53 @@ def build_aws(settings: Settings, session: Any | None = None) -> Deps:
         clock=clock,
     )
     if settings.opensearch_endpoint:
-        from mneme.adapters.bedrock_embeddings import BedrockEmbedder
-        from mneme.adapters.opensearch_memory import OpenSearchMemoryStore, opensearch_client
-
-        deps.memory = OpenSearchMemoryStore(
-            opensearch_client(
-                settings.opensearch_endpoint,
-                settings.region,
-                settings.opensearch_service,
-                boto.get_credentials(),
-            ),
-            index=settings.opensearch_index,
-            dimension=settings.embedding_dimension,
-            service=settings.opensearch_service,
-        )
-        deps.embedder = BedrockEmbedder(
-            bedrock_client(),
-            model_id=settings.embedding_model_id,
-            dimension=settings.embedding_dimension,
-            normalize=settings.embedding_normalize,
-        )
+        deps.memory, deps.embedder = _memory(settings, boto, bedrock_client())
     if settings.summary_model_id:
         from mneme.adapters.model_summarizer import ModelSummarizer
 
         summary_spec = ModelSpec(provider=settings.model_provider, model_id=settings.summary_model_id)
         deps.summarizer = ModelSummarizer(deps.models.client_for(summary_spec), settings.summary_model_id)
     return deps
+
+
+def _memory(settings: Settings, boto: Any, bedrock: Any) -> tuple[Any, Any]:
+    """The OpenSearch memory store and the Bedrock embedder (both need ``opensearch_endpoint``)."""
+    from mneme.adapters.bedrock_embeddings import BedrockEmbedder
+    from mneme.adapters.opensearch_memory import OpenSearchMemoryStore, opensearch_client
+
+    store = OpenSearchMemoryStore(
+        opensearch_client(
+            settings.opensearch_endpoint, settings.region, settings.opensearch_service, boto.get_credentials()
+        ),
+        index=settings.opensearch_index,
+        dimension=settings.embedding_dimension,
+        service=settings.opensearch_service,
+    )
+    embedder = BedrockEmbedder(
+        bedrock,
+        model_id=settings.embedding_model_id,
+        dimension=settings.embedding_dimension,
+        normalize=settings.embedding_normalize,
+    )
+    return store, embedder
+
+
+def build_writer(settings: Settings, session: Any | None = None) -> WriterPorts:
+    """The memory writer's ports only: the memory store and embedder, and the audit table (the writer
+    reads no configuration, chats or runs, and needs neither SQS, Step Functions nor Lambda clients)."""
+    import boto3
+
+    from mneme.adapters.audit_log import ItemAuditLog
+    from mneme.adapters.bedrock_model import bedrock_client_config
+    from mneme.adapters.dynamo_items import DynamoItemTable
+    from mneme.adapters.items import AUDIT_SCHEMA
+    from mneme.clock import SystemClock
+
+    boto = session or boto3.Session(region_name=settings.region)
+    dynamodb = boto.client("dynamodb", config=bedrock_client_config(max_attempts=3))
+    audit = ItemAuditLog(DynamoItemTable(dynamodb, settings.audit_table_name, AUDIT_SCHEMA))
+    store, embedder = None, None
+    if settings.opensearch_endpoint:
+        bedrock = boto.client("bedrock-runtime", config=bedrock_client_config(max_attempts=4))
+        store, embedder = _memory(settings, boto, bedrock)
+    return WriterPorts(store, embedder, audit, SystemClock())

@@ -1,4 +1,4 @@
-"""The run function's dispatcher: every entry point (HTTP, EventBridge, SQS, state machine steps).
+"""The run function's dispatcher: every entry point (HTTP, EventBridge, the state machine's steps, the redrive).
 
 The Lambda handler builds one :class:`Runtime` per container (settings validated at cold start, clients
 created once) and hands it each event. Errors raised to the state machine keep their class names, which
@@ -55,12 +55,6 @@ class Runtime:
                 return handle_http(self.app, self.deps, dict(event), context)
         if event.get("detail-type") == RUN_REQUESTED:
             return self.run_requested(event.get("detail") or {})
-        records = event.get("Records")
-        if isinstance(records, list) and records and records[0].get("eventSource") == "aws:sqs":
-            from mneme.engine.writer import WriterPorts, write_batch
-
-            deps = self.deps
-            return write_batch(WriterPorts(deps.memory, deps.embedder, deps.audit, deps.clock), records)
         action = event.get("action")
         if action in ("step", "await_approval", "fail"):
             return self.state_machine(str(action), event)
@@ -70,15 +64,15 @@ class Runtime:
             return redrive_outbox(self.deps).to_dict()
         from mneme.errors import InvalidInput
 
-        raise InvalidInput("unknown event: not an HTTP request, a mneme.RunRequested event, SQS or a step")
+        raise InvalidInput("unknown event: not an HTTP request, a mneme.RunRequested event, a step or a redrive")
 
     def run_requested(self, detail: Mapping[str, Any]) -> dict[str, Any]:
         """EventBridge ``mneme.RunRequested``: a run exactly like the API's, with no person to ask."""
         from pydantic import ValidationError
 
-        from mneme.engine.requests import RunRequest
         from mneme.engine.service import start_run
         from mneme.errors import InvalidInput, MnemeError
+        from mneme.models.requests import RunRequest
         from mneme.models.user import Caller
 
         try:

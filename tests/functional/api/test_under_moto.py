@@ -18,6 +18,7 @@ from mneme.adapters.items import AUDIT_SCHEMA, MAIN_SCHEMA
 from mneme.adapters.offline_model import OfflineModel
 from mneme.adapters.sqs_queue import SqsMemoryQueue, job_from_body
 from mneme.adapters.stores import stores_over
+from mneme.engine.writer import WriterPorts, write_batch
 from tests.functional.api.conftest import Api, add_agent
 from tests.support.deps import World, make_world
 from tests.support.sam_template import create_tables
@@ -98,5 +99,7 @@ def test_the_memory_writer_consumes_the_sqs_messages(aws) -> None:
     api.post("/v1/runs", {"agent_id": "master", "input": LONG})
     messages = sqs.receive_message(QueueUrl=queue_url, MaxNumberOfMessages=10)["Messages"]
     event = {"Records": [{"messageId": m["MessageId"], "body": m["Body"], "eventSource": "aws:sqs"} for m in messages]}
-    assert api.runtime.handle(json.loads(json.dumps(event))) == {"batchItemFailures": []}
+    assert write_batch(WriterPorts.of(world.deps), json.loads(json.dumps(event))["Records"]) == {
+        "batchItemFailures": []
+    }
     assert len(world.memory.documents) == 2
