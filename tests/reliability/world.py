@@ -14,10 +14,10 @@ from typing import Any
 
 from mneme.adapters.offline_model import OfflineModel
 from mneme.engine.memory_ops import new_document
-from mneme.engine.requests import RunRequest
 from mneme.engine.service import StepResult, start_run, step
 from mneme.models.agent import Agent
 from mneme.models.audit import AuditRecord
+from mneme.models.requests import RunRequest
 from mneme.models.run import RunStatus
 from mneme.models.user import Caller
 from mneme.ports import AuditLog, ModelResponse

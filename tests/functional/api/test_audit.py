@@ -100,3 +100,29 @@ def test_audit_of_another_users_run_is_404(api: Api, world: World) -> None:
 
 def test_audit_of_an_unknown_run_is_404(api: Api) -> None:
     assert api.get("/v1/audit", query={"run_id": "no-such-run"}).status == 404
+
+
+def test_a_runs_tree_audit_answers_every_record_of_its_delegation_tree(api: Api, world: World) -> None:
+    # Given a master that delegated to a child, whose step has run
+    from mneme.engine.service import step
+
+    add_agent(world, "master", tools=["delegate-to-agent"], delegates=["writer"])
+    add_agent(world, "writer")
+    run_id = api.post("/v1/runs", {"agent_id": "master", "input": "/delegate writer :: a haiku"}).body["run_id"]
+    child = world.deps.runs.get_run(run_id).children[0]  # type: ignore[union-attr]
+    step(world.deps, child)
+    # When alice reads the child's tree audit
+    reply = api.get(f"/v1/runs/{child}/audit")
+    # Then it is the whole tree's trail, from the root, oldest first
+    assert reply.status == 200
+    records = reply.body["records"]
+    assert all(set(r) >= AUDIT_KEYS for r in records)
+    assert {r["root_run_id"] for r in records} == {run_id}
+    assert [r["detail"]["outcome"] for r in records if r["action"] == "delegation"] == ["started"]
+
+
+def test_another_users_tree_audit_is_not_found(api: Api, world: World) -> None:
+    add_agent(world, "master")
+    run_id = api.post("/v1/runs", {"agent_id": "master", "input": "hello"}).body["run_id"]
+    assert api.get(f"/v1/runs/{run_id}/audit", user="bob").status == 404
+    assert api.get("/v1/runs/nope/audit").status == 404

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from aws_lambda_powertools.event_handler.api_gateway import Router
 
 from mneme.api.auth import caller_from_event
@@ -24,9 +22,3 @@ def deps_of(router: Router) -> Deps:
 
 def caller_of(router: Router) -> Caller:
     return caller_from_event(router.current_event.raw_event)
-
-
-def query_param(router: Router, name: str) -> str | None:
-    params: dict[str, Any] = router.current_event.query_string_parameters or {}
-    value = params.get(name)
-    return value if isinstance(value, str) and value != "" else None

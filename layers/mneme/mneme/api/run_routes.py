@@ -1,37 +1,28 @@
-"""Runs (SPEC §10): start, read, events, recorded requests, approvals, and the context preview."""
+"""Runs (SPEC §10): start, read, events, recorded requests, approvals, the tree's audit, and the preview."""
 
 from __future__ import annotations
 
-import hashlib
 from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler.openapi.params import Header
 
-from mneme.api.bodies import ApprovalBody
 from mneme.api.context import caller_of, deps_of, new_router
-from mneme.api.responses import json_response
-from mneme.api.views import EventsView, PreviewView, RequestsView, RunAcceptedView, RunView, answers
-from mneme.engine import approvals
+from mneme.api.presenters import audit_view, run_answer
+from mneme.api.views import (
+    AuditTreeView,
+    EventsView,
+    PreviewView,
+    RequestsView,
+    RunAcceptedView,
+    RunView,
+    answers,
+)
+from mneme.engine import approvals, runs_read
 from mneme.engine.preview import preview
-from mneme.engine.requests import RunRequest
-from mneme.engine.service import start_run
-from mneme.errors import Conflict, NotFound
-from mneme.models.run import Run
+from mneme.engine.submit import submit_run
+from mneme.models.requests import ApprovalBody, RunRequest
 
 router = new_router()
-
-
-def _own_run(run_id: str) -> Run:
-    run = deps_of(router).runs.get_run(run_id)
-    if run is None or run.user_id != caller_of(router).user_id:
-        raise NotFound(f"no run {run_id!r}")
-    return run
-
-
-def _answer(run: Run) -> Any:
-    if run.status.finished:
-        return json_response(200, run.to_api())
-    return json_response(202, {"run_id": run.run_id, "status": run.status.value})
 
 
 @router.post(
@@ -45,55 +36,30 @@ def create_run(
     body: RunRequest,
     idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key", max_length=256)] = None,
 ) -> Any:
-    """Start a run: 200 with the finished run, or 202 with ``{run_id, status}`` when it continues.
-
-    With an ``Idempotency-Key`` the run id (and, when the body names no chat, the chat id) is derived from
-    the caller and the key, so a retry answers the run the first request started instead of a new one.
-    """
-    deps, caller = deps_of(router), caller_of(router)
-    if not idempotency_key:
-        return _answer(start_run(deps, caller, body).run)
-    key = hashlib.sha256(f"{caller.user_id}\x00{idempotency_key}".encode()).hexdigest()[:32]
-    run_id = f"run-{key}"
-    existing = deps.runs.get_run(run_id)
-    if existing is not None:
-        return _answer(_same_request(existing, body))
-    if body.chat_id is None:
-        body = body.model_copy(update={"chat_id": f"chat-{key}"})
-    try:
-        result = start_run(deps, caller, body, run_id=run_id)
-    except Conflict:  # a concurrent retry with the same key created the run first
-        existing = deps.runs.get_run(run_id)
-        if existing is None:
-            raise
-        return _answer(_same_request(existing, body))
-    return _answer(result.run)
-
-
-def _same_request(run: Run, body: RunRequest) -> Run:
-    """A retry must repeat the request: the same key with another agent or input is a 409."""
-    if (run.agent_id, run.input) != (body.agent_id, body.input):
-        raise Conflict(
-            "this Idempotency-Key was used for another request (agent or input differ)", field="Idempotency-Key"
-        )
-    return run
+    """Start a run: 200 with the finished run, or 202 with ``{run_id, status}`` when it continues. A repeated
+    ``Idempotency-Key`` answers the run the first request started."""
+    return run_answer(submit_run(deps_of(router), caller_of(router), body, idempotency_key))
 
 
 @router.get("/v1/runs/<run_id>", responses=answers(200, RunView))
 def get_run(run_id: str) -> dict[str, Any]:
-    return _own_run(run_id).to_api()
+    return runs_read.own_run(deps_of(router), caller_of(router), run_id).to_api()
 
 
 @router.get("/v1/runs/<run_id>/events", responses=answers(200, EventsView))
 def get_events(run_id: str) -> dict[str, Any]:
-    _own_run(run_id)
-    return {"events": [event.to_api() for event in deps_of(router).runs.list_events(run_id)]}
+    return {"events": [e.to_api() for e in runs_read.run_events(deps_of(router), caller_of(router), run_id)]}
 
 
 @router.get("/v1/runs/<run_id>/context", responses=answers(200, RequestsView))
 def get_context(run_id: str) -> dict[str, Any]:
-    _own_run(run_id)
-    return {"requests": deps_of(router).runs.list_requests(run_id)}
+    return {"requests": runs_read.run_requests(deps_of(router), caller_of(router), run_id)}
+
+
+@router.get("/v1/runs/<run_id>/audit", responses=answers(200, AuditTreeView))
+def get_tree_audit(run_id: str) -> dict[str, Any]:
+    """Every audit record of the run's delegation tree (from its root run), oldest first."""
+    return {"records": [audit_view(r) for r in runs_read.tree_audit(deps_of(router), caller_of(router), run_id)]}
 
 
 @router.post("/v1/runs/<run_id>/approvals")

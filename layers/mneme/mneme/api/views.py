@@ -106,6 +106,10 @@ class AuditPageView(_View):
     cursor: str | None
 
 
+class AuditTreeView(_View):
+    records: list[AuditRecordView]
+
+
 def answers(status: int, view: type[BaseModel], description: str = "OK") -> dict[int, Any]:
     """A ``responses=`` entry of a route: ``status`` answers ``view`` as JSON."""
     return {status: {"description": description, "content": {JSON: {"model": view}}}}

@@ -10,11 +10,11 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
+from mneme.engine.audit import AuditScope, AuditTrail
 from mneme.engine.deps import Deps
 from mneme.engine.recorder import Recorder
 from mneme.engine.state import LoopState, PendingCall, load_state
 from mneme.errors import Conflict, NotFound
-from mneme.models.audit import AuditRecord
 from mneme.models.run import Run, RunStatus
 from mneme.models.user import Caller
 
@@ -91,7 +91,8 @@ def decide(deps: Deps, caller: Caller, run_id: str, call_id: str, decision: Deci
         for other in _approvals(state):
             if other.tool == pending.tool and other.call_id != call_id:
                 deps.runs.put_mark(run_id, DECISION_MARK + other.call_id, {"decision": "once"}, only_new=True)
-    deps.audit.append([_approval_record(deps, run, call_id, pending.tool, decision)])
+    trail = AuditTrail(AuditScope.of_run(run), key=f"{run_id}#approval#{call_id}", clock=deps.clock)
+    trail.write(deps.audit, "approval", [None], call_id=call_id, tool=pending.tool, decision=decision)
     answered = decisions(deps, run_id)
     _resume_if_ready(deps, run_id, state, answered)
     remaining = [p.call_id for p in _approvals(state) if p.call_id not in answered]
@@ -102,20 +103,6 @@ def decide(deps: Deps, caller: Caller, run_id: str, call_id: str, decision: Deci
         "decision": decision,
         "pending": remaining,
     }
-
-
-def _approval_record(deps: Deps, run: Run, call_id: str, tool: str, decision: Decision) -> AuditRecord:
-    return AuditRecord(
-        at=deps.clock.now(),
-        action="approval",
-        user_id=run.user_id,
-        run_id=run.run_id,
-        root_run_id=run.root_run_id,
-        agent_id=run.agent_id,
-        task_id=run.task_id,
-        depth=run.depth,
-        detail={"call_id": call_id, "tool": tool, "decision": decision},
-    )
 
 
 def mark_failed(deps: Deps, run_id: str, error: Any) -> dict[str, Any]:

@@ -10,9 +10,9 @@ from mneme.engine.deps import Deps
 from mneme.engine.loop import context_input
 from mneme.engine.prepare import prepare
 from mneme.engine.recorder import Recorder
-from mneme.engine.requests import RunRequest
 from mneme.engine.session import RunSession
 from mneme.engine.state import LoopState
+from mneme.models.requests import RunRequest
 from mneme.models.run import Run, RunStatus
 from mneme.models.user import Caller
 

@@ -6,11 +6,10 @@ audit records are written at once, because a memory read may only be used after 
 
 from __future__ import annotations
 
-import hashlib
-import json
 from datetime import datetime
 from typing import Any
 
+from mneme.engine.audit import AuditScope, AuditTrail
 from mneme.engine.deps import Deps
 from mneme.engine.state import LoopState
 from mneme.models.audit import AuditAction, AuditRecord
@@ -48,35 +47,17 @@ class Recorder:
         return self._state.request_seq
 
     def audit_records(self, action: AuditAction, namespaces: list[str | None], **detail: Any) -> list[AuditRecord]:
-        now = self._base_time or self._deps.clock.now()
-        run = self.run
-        records: list[AuditRecord] = []
-        for namespace in namespaces:
-            self._state.audit_seq += 1
-            identity = json.dumps(
-                [run.run_id, self._state.audit_seq, action, namespace, detail], sort_keys=True, default=str
-            )
-            records.append(self._record(now, action, namespace, detail, identity))
-        return records
+        """Records of this run; numbered by the checkpointed ``audit_seq``, timed by the step's entered time,
+        so a retried step builds the same records (see :mod:`mneme.engine.audit`)."""
+        return self._trail().records(action, namespaces, **detail)
 
-    def _record(
-        self, now: datetime, action: AuditAction, namespace: str | None, detail: dict[str, Any], identity: str
-    ) -> AuditRecord:
-        run = self.run
-        digest = hashlib.sha256(identity.encode()).hexdigest()[:8]
-        return AuditRecord(
-            at=now,
-            action=action,
-            user_id=run.user_id,
-            namespace=namespace,
-            run_id=run.run_id,
-            root_run_id=run.root_run_id,
-            agent_id=run.agent_id,
-            task_id=run.task_id,
-            depth=run.depth,
-            detail=dict(detail),
-            record_id=f"{self._state.audit_seq % 10_000:04d}{digest}",
-        )
+    def _trail(self) -> AuditTrail:
+        def next_seq() -> int:
+            self._state.audit_seq += 1
+            return self._state.audit_seq
+
+        scope = AuditScope.of_run(self.run)
+        return AuditTrail(scope, key=self.run.run_id, clock=self._deps.clock, at=self._base_time, seq=next_seq)
 
     def audit(self, action: AuditAction, namespaces: list[str | None], **detail: Any) -> None:
         """Write audit records now; raises AuditWriteFailed (callers fail closed)."""

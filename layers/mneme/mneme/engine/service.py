@@ -17,7 +17,6 @@ from mneme.engine.finish import fail
 from mneme.engine.loop import advance
 from mneme.engine.prepare import prepare
 from mneme.engine.recorder import Recorder
-from mneme.engine.requests import RunRequest
 from mneme.engine.session import RunSession
 from mneme.engine.state import LoopState, Outcome, load_state
 from mneme.errors import (
@@ -28,6 +27,7 @@ from mneme.errors import (
     Throttled,
 )
 from mneme.models.chat import Chat
+from mneme.models.requests import RunRequest
 from mneme.models.run import Run, RunStatus
 from mneme.models.user import Caller
 

@@ -6,7 +6,6 @@ redelivered message never duplicates a memory. Only the items that failed are re
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -14,8 +13,9 @@ from datetime import datetime
 from typing import Any
 
 from mneme.engine import memory_ops
+from mneme.engine.audit import AuditScope, AuditTrail
+from mneme.engine.deps import Deps
 from mneme.errors import MnemeError
-from mneme.models.audit import AuditRecord
 from mneme.ports import AuditLog, Clock, Embedder, MemoryStore, MemoryWriteJob
 
 
@@ -25,6 +25,11 @@ class WriterPorts:
     embedder: Embedder | None
     audit: AuditLog
     clock: Clock
+
+    @classmethod
+    def of(cls, deps: Deps) -> WriterPorts:
+        """The writer's ports out of a full composition (local mode drains its queue in-process)."""
+        return cls(deps.memory, deps.embedder, deps.audit, deps.clock)
 
 
 def parse_job(body: str) -> MemoryWriteJob:
@@ -95,24 +100,23 @@ def _one_by_one(
 
 
 def _audit(ports: WriterPorts, jobs: list[MemoryWriteJob]) -> None:
-    """One ``write`` record per job, keyed by the job: a redelivered job rewrites the same record."""
-    now = ports.clock.now()
-    records = [
-        AuditRecord(
-            at=_queued_at(job) or now,
-            action="write",
-            user_id=str(job.metadata.get("user_id") or job.owner_user_id),
-            namespace=job.namespace,
-            run_id=job.metadata.get("run_id"),
-            root_run_id=job.metadata.get("root_run_id"),
-            agent_id=job.metadata.get("agent_id"),
-            depth=int(job.metadata.get("depth") or 0),
-            task_id=job.metadata.get("task_id"),
-            detail={"via": "auto_write", "source": job.metadata.get("source"), "job_id": job.job_id},
-            record_id=hashlib.sha256(job.job_id.encode()).hexdigest()[:12] if _queued_at(job) else None,
+    """One ``write`` record per job, keyed by the job and timed when the run queued it: a redelivered job
+    builds the same record, stored once."""
+    records = []
+    for job in jobs:
+        meta = job.metadata
+        scope = AuditScope(
+            user_id=str(meta.get("user_id") or job.owner_user_id),
+            run_id=meta.get("run_id"),
+            root_run_id=meta.get("root_run_id"),
+            agent_id=meta.get("agent_id"),
+            task_id=meta.get("task_id"),
+            depth=int(meta.get("depth") or 0),
         )
-        for job in jobs
-    ]
+        trail = AuditTrail(scope, key=job.job_id, clock=ports.clock, at=_queued_at(job))
+        records += trail.records(
+            "write", [job.namespace], via="auto_write", source=meta.get("source"), job_id=job.job_id
+        )
     if records:
         ports.audit.append(records)
 

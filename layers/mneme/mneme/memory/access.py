@@ -270,6 +270,12 @@ def http_write_access(namespace: str, user_id: str, *, is_admin: bool) -> str:
     raise MemoryWriteForbidden(f"namespace {target!r} belongs to another user", Denial(target, "security_filter"))
 
 
+def http_delete_allowed(namespace: str, user_id: str, *, is_admin: bool) -> bool:
+    """May ``DELETE /v1/memory/documents/{id}`` remove an entry of ``namespace``? The same rule as a write:
+    own scopes, global for admins. When not, the entry is answered as not found (never a 403)."""
+    return can_write(namespace, user_id, is_admin=is_admin)
+
+
 def _resolve_http(namespace: str, user_id: str, field_name: str) -> str:
     try:
         return resolve(namespace, {"user_id": user_id})

@@ -1,0 +1,66 @@
+"""How the engine's answers become JSON bodies (SPEC §10 shapes): the "response" part of every route."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from mneme.api.responses import json_response
+from mneme.memory.access import ReadAccess
+from mneme.models.agent import Agent, Skill, Task
+from mneme.models.audit import AuditRecord
+from mneme.models.chat import Chat
+from mneme.models.common import GLOBAL_OWNER
+from mneme.models.memory import MemoryHit
+from mneme.models.run import Run
+from mneme.models.user import Caller, UserSettings
+
+
+def dump(model: BaseModel, **extra: Any) -> dict[str, Any]:
+    return {**model.model_dump(mode="json", exclude_none=False), **extra}
+
+
+def settings_view(settings: UserSettings, caller: Caller) -> dict[str, Any]:
+    return {**settings.model_dump(mode="json"), "user_id": caller.user_id}
+
+
+def agent_view(agent: Agent, warnings: list[str] | None = None) -> dict[str, Any]:
+    extra: dict[str, Any] = {"global": agent.owner == GLOBAL_OWNER}
+    if warnings is not None:
+        extra["warnings"] = warnings
+    return dump(agent, **extra)
+
+
+def task_view(task: Task, warnings: list[str] | None = None) -> dict[str, Any]:
+    return dump(task, **({"warnings": warnings} if warnings is not None else {}))
+
+
+def skill_view(skill: Skill) -> dict[str, Any]:
+    return dump(skill, **{"global": skill.owner == GLOBAL_OWNER})
+
+
+def chat_view(chat: Chat, *, messages: bool) -> dict[str, Any]:
+    body = chat.model_dump(mode="json", exclude={"messages"})
+    if messages:
+        body["messages"] = [m.model_dump(mode="json") for m in chat.messages]
+    return body
+
+
+def run_answer(run: Run) -> Any:
+    """``POST /v1/runs``: 200 with the finished run, else 202 with ``{run_id, status}``."""
+    if run.status.finished:
+        return json_response(200, run.to_api())
+    return json_response(202, {"run_id": run.run_id, "status": run.status.value})
+
+
+def audit_view(record: AuditRecord) -> dict[str, Any]:
+    return record.model_dump(mode="json", exclude={"record_id"})
+
+
+def search_view(hits: list[MemoryHit], access: ReadAccess) -> dict[str, Any]:
+    return {
+        "hits": [hit.model_dump(mode="json") for hit in hits],
+        "namespaces": list(access.allowed),
+        **({"message": access.message} if access.message else {}),
+    }

@@ -1,0 +1,159 @@
+"""Configuration use cases (SPEC §2, §10): settings, agents, tasks and skills — the caller's own, plus the
+global ones (admin-made) to read. Another user's resource is a 404, never a 403."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+from mneme.context.variables import task_context_warnings
+from mneme.engine.deps import Deps
+from mneme.errors import Conflict, Forbidden, InvalidInput, NotFound
+from mneme.models.agent import Agent, Skill, Task
+from mneme.models.common import GLOBAL_OWNER, SLUG_PATTERN
+from mneme.models.requests import AgentBody, SkillBody, TaskBody
+from mneme.models.user import Caller, UserSettings
+
+T = TypeVar("T")
+_SLUG = re.compile(SLUG_PATTERN)
+
+
+@dataclass(frozen=True)
+class Saved(Generic[T]):
+    """A resource as stored, with the warnings and hints its save produced (the save still succeeded)."""
+
+    item: T
+    warnings: list[str] = field(default_factory=list)
+
+
+def _slug(value: str, field_name: str, *, for_write: bool) -> str:
+    if not _SLUG.match(value):
+        if for_write:
+            raise InvalidInput(f"{field_name} must be lowercase letters, digits and hyphens (≤ 64)", field=field_name)
+        raise NotFound(f"no {'skill' if field_name == 'name' else field_name.removesuffix('_id')} {value!r}")
+    return value
+
+
+def _owner(caller: Caller, is_global: bool) -> str:
+    if is_global and not caller.is_admin:
+        raise Forbidden("only admins create global resources", field="global")
+    return GLOBAL_OWNER if is_global else caller.user_id
+
+
+# ------------------------------------------------------------------------------------------ settings
+def get_settings(deps: Deps, caller: Caller) -> UserSettings:
+    return deps.config.get_settings(caller.user_id) or UserSettings()
+
+
+def put_settings(deps: Deps, caller: Caller, settings: UserSettings) -> UserSettings:
+    deps.config.put_settings(caller.user_id, settings)
+    return settings
+
+
+# ------------------------------------------------------------------------------------------ agents
+def visible_agent(deps: Deps, caller: Caller, agent_id: str) -> Agent:
+    """The caller's own agent, else a global one; anything else is a 404."""
+    agent = deps.config.find_agent(caller.user_id, _slug(agent_id, "agent_id", for_write=False))
+    if agent is None:
+        raise NotFound(f"no agent {agent_id!r}")
+    return agent
+
+
+def list_agents(deps: Deps, caller: Caller) -> list[Agent]:
+    return deps.config.visible_agents(caller.user_id)
+
+
+def put_agent(deps: Deps, caller: Caller, agent_id: str, body: AgentBody) -> Saved[Agent]:
+    config = deps.config
+    agent = Agent(
+        agent_id=_slug(agent_id, "agent_id", for_write=True),
+        owner=_owner(caller, body.is_global),
+        **body.model_dump(exclude={"is_global"}),
+    )
+    for other in config.list_agents(agent.owner):
+        if other.agent_id != agent.agent_id and other.label.casefold() == agent.label.casefold():
+            raise Conflict(f"label {agent.label!r} is already used by agent {other.agent_id!r}", field="label")
+    warnings = body.memory_policy.hints()
+    missing = set(agent.skills) - {s.name for s in config.get_skills(agent.owner, agent.skills)}
+    if agent.owner != GLOBAL_OWNER:
+        missing -= {s.name for s in config.get_skills(GLOBAL_OWNER, sorted(missing))}
+    warnings += [f"skill {name!r} does not exist yet" for name in sorted(missing)]
+    config.put_agent(agent)
+    return Saved(agent, warnings)
+
+
+def delete_agent(deps: Deps, caller: Caller, agent_id: str) -> None:
+    """The caller's own agent; an admin may delete a global one."""
+    config = deps.config
+    _slug(agent_id, "agent_id", for_write=False)
+    if not config.delete_agent(caller.user_id, agent_id) and not (
+        caller.is_admin and config.delete_agent(GLOBAL_OWNER, agent_id)
+    ):
+        raise NotFound(f"no agent {agent_id!r}")
+
+
+# ------------------------------------------------------------------------------------------ tasks
+def list_tasks(deps: Deps, caller: Caller, agent_id: str) -> list[Task]:
+    agent = visible_agent(deps, caller, agent_id)
+    return deps.config.list_tasks(agent.owner, agent.agent_id)
+
+
+def get_task(deps: Deps, caller: Caller, agent_id: str, task_id: str) -> Saved[Task]:
+    agent = visible_agent(deps, caller, agent_id)
+    task = deps.config.get_task(agent.owner, agent.agent_id, _slug(task_id, "task_id", for_write=False))
+    if task is None:
+        raise NotFound(f"no task {task_id!r} on agent {agent_id!r}")
+    return Saved(task, task_context_warnings(task.context_prompt))
+
+
+def put_task(deps: Deps, caller: Caller, agent_id: str, task_id: str, body: TaskBody) -> Saved[Task]:
+    agent = visible_agent(deps, caller, agent_id)
+    if agent.owner == GLOBAL_OWNER and not caller.is_admin:
+        raise Forbidden("only admins change the tasks of a global agent")
+    task = Task(
+        task_id=_slug(task_id, "task_id", for_write=True),
+        agent_id=agent.agent_id,
+        owner=agent.owner,
+        **body.model_dump(),
+    )
+    deps.config.put_task(task)
+    return Saved(task, task_context_warnings(task.context_prompt) + body.memory_policy.hints())
+
+
+def delete_task(deps: Deps, caller: Caller, agent_id: str, task_id: str) -> None:
+    agent = visible_agent(deps, caller, agent_id)
+    allowed = agent.owner != GLOBAL_OWNER or caller.is_admin
+    if not allowed or not deps.config.delete_task(agent.owner, agent.agent_id, task_id):
+        raise NotFound(f"no task {task_id!r} on agent {agent_id!r}")
+
+
+# ------------------------------------------------------------------------------------------ skills
+def list_skills(deps: Deps, caller: Caller) -> list[Skill]:
+    return deps.config.visible_skills(caller.user_id)
+
+
+def get_skill(deps: Deps, caller: Caller, name: str) -> Skill:
+    skill = deps.config.find_skill(caller.user_id, _slug(name, "name", for_write=False))
+    if skill is None:
+        raise NotFound(f"no skill {name!r}")
+    return skill
+
+
+def put_skill(deps: Deps, caller: Caller, name: str, body: SkillBody) -> Skill:
+    skill = Skill(
+        name=_slug(name, "name", for_write=True),
+        owner=_owner(caller, body.is_global),
+        **body.model_dump(exclude={"is_global"}),
+    )
+    deps.config.put_skill(skill)
+    return skill
+
+
+def delete_skill(deps: Deps, caller: Caller, name: str) -> None:
+    config = deps.config
+    _slug(name, "name", for_write=False)
+    if not config.delete_skill(caller.user_id, name) and not (
+        caller.is_admin and config.delete_skill(GLOBAL_OWNER, name)
+    ):
+        raise NotFound(f"no skill {name!r}")

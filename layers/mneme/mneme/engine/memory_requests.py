@@ -1,0 +1,122 @@
+"""Memory over the HTTP API (SPEC §5, §10): search, write and soft-delete entries — the caller's own
+scopes, or global — through the same security filter and audit as the runs' memory paths."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from mneme.engine import memory_ops
+from mneme.engine.audit import AuditTrail, request_trail
+from mneme.engine.deps import Deps
+from mneme.errors import InvalidInput, NotFound
+from mneme.memory.access import (
+    MemoryWriteForbidden,
+    ReadAccess,
+    denials_of,
+    http_delete_allowed,
+    http_search_access,
+    http_write_access,
+)
+from mneme.models.memory import MemoryHit
+from mneme.models.policy import ResolvedPolicy
+from mneme.models.user import Caller
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    hits: list[MemoryHit]
+    access: ReadAccess
+
+
+def _ports(deps: Deps) -> memory_ops.MemoryPorts:
+    return memory_ops.MemoryPorts(
+        store=deps.memory,
+        embedder=deps.embedder,
+        audit=deps.audit,
+        clock=deps.clock,
+        rules=deps.settings.namespace_rules,
+        recency_decay=deps.settings.recency_decay,
+    )
+
+
+def _trail(deps: Deps, caller: Caller) -> AuditTrail:
+    return request_trail(caller.user_id, deps.clock)
+
+
+def search_memory(
+    deps: Deps,
+    caller: Caller,
+    query: str,
+    namespaces: Sequence[str] | None,
+    top_k: int,
+) -> SearchResult:
+    """Without namespaces: the caller's own scopes and global; with them, the security filter decides.
+    Every denied namespace is audited, also when the request is refused for another one."""
+    ports, trail = _ports(deps), _trail(deps, caller)
+    try:
+        access = http_search_access(caller.user_id, namespaces)
+    except InvalidInput as exc:
+        memory_ops.audit_denials(ports, trail.records, denials_of(exc), via="http")
+        raise
+    defaults = ResolvedPolicy()
+    ranking = memory_ops.Ranking(top_k, defaults.min_score, defaults.relative_cutoff)
+    hits = memory_ops.search(ports, trail.records, access, query, ranking, via="http")
+    return SearchResult(hits, access)
+
+
+def write_memory(
+    deps: Deps,
+    caller: Caller,
+    namespace: str,
+    content: str,
+    *,
+    tags: Sequence[str] = (),
+    ttl_seconds: int | None = None,
+) -> tuple[list[str], str]:
+    """Write one entry into a namespace the caller may write; answers its ids and the resolved namespace."""
+    ports, trail = _ports(deps), _trail(deps, caller)
+    try:
+        target = http_write_access(namespace, caller.user_id, is_admin=caller.is_admin)
+    except MemoryWriteForbidden as exc:
+        trail.write(deps.audit, "denied", [exc.denial.namespace], via="http", reason=exc.denial.reason)
+        raise
+    owner = "" if target.startswith("vector.global.") else caller.user_id
+    document = memory_ops.new_document(
+        deps.ids(),
+        target,
+        owner,
+        content,
+        clock=deps.clock,
+        tags=tags,
+        metadata={"source": "http", "user_id": caller.user_id},
+        ttl_seconds=ttl_seconds,
+    )
+    ids = memory_ops.audited_write(
+        ports, trail.records, "write", target, lambda: memory_ops.write_documents(ports, [document]), via="http"
+    )
+    return ids, target
+
+
+def delete_memory(deps: Deps, caller: Caller, doc_id: str, namespace: str | None = None) -> list[str]:
+    """Soft-delete an entry (and, by cascade, the entries derived from it); answers every id marked.
+    An entry the caller may not delete is answered as not found."""
+    ports, trail = _ports(deps), _trail(deps, caller)
+    store, _ = ports.require()
+    document = store.get(doc_id, namespace) if namespace else store.find(doc_id)
+    if (
+        document is None
+        or document.deleted
+        or not http_delete_allowed(document.namespace, caller.user_id, is_admin=caller.is_admin)
+    ):
+        raise NotFound(f"no memory entry {doc_id!r}")
+    deleted: list[str] = memory_ops.audited_write(
+        ports,
+        trail.records,
+        "delete",
+        document.namespace,
+        lambda: store.soft_delete(doc_id, document.namespace, now=deps.clock.now()),
+        via="http",
+        id=doc_id,
+    )
+    return deleted
