@@ -88,3 +88,8 @@ reliability: $(VENV)/.stamp ## the reliability tier with its figures (isolation,
 	$(PY) -m pytest tests/reliability -q -rxX
 
 .PHONY: reliability
+
+mutations: $(VENV)/.stamp ## mutants of the loop limits, read lists, ranking and auto-write rules must each fail the tests
+	$(PY) -m tests.mutations.check
+
+.PHONY: mutations

@@ -1,0 +1,233 @@
+"""Mutation check for the test gaps of issue 19: every mutant below must be killed by the tests named for it.
+
+    .venv/bin/python -m tests.mutations.check [--list] [NAME ...]      (or: make mutations)
+
+The repository is copied to a temporary directory (the working tree is never modified). Each mutant is a text
+patch of one source file of the copy; the named test files run against the patched copy, then the file is
+restored. A mutant counts as killed only when pytest exits 1 (tests failed, not a collection error) and **each**
+named test file has a failing test — so every level a rule is pinned at (the pure function, a run through the
+engine, the HTTP handler) has to notice it. Before any mutant, the same tests must pass on the unpatched copy.
+
+Exit status 0: the baseline passed and every mutant was killed. 1: a mutant survived, a patch no longer applies
+(the source moved: update the mutant here), or the baseline failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = "layers/mneme/mneme"
+SKIP = shutil.ignore_patterns(
+    ".git", ".venv", ".venv-sam", "node_modules", ".aws-sam", ".mypy_cache", ".ruff_cache", ".hypothesis", "__pycache__"
+)
+
+LIMITS = ("tests/functional/engine/test_run_limits.py", "tests/functional/api/test_run_limits.py")
+READ_LISTS = ("tests/functional/engine/test_read_lists_never_mixed.py",)
+RANKING = ("tests/unit/memory/test_ranking_on_relevance.py", "tests/functional/engine/test_ranking_in_runs.py")
+AUTO_WRITE = (
+    "tests/unit/memory/test_autowrite_padding.py",
+    "tests/functional/engine/test_auto_write_threshold.py",
+    "tests/functional/api/test_auto_write_threshold.py",
+)
+
+
+@dataclass(frozen=True)
+class Mutant:
+    name: str
+    path: str  # below the package
+    old: str  # must occur exactly once in the file
+    new: str
+    tests: tuple[str, ...]
+
+
+MUTANTS = (
+    # 9. SPEC §8: 50 tool calls per run; the same call repeated more than 3 times aborts the loop
+    Mutant("call-budget-removed", "engine/loop.py", "state.tool_calls > MAX_TOOL_CALLS_PER_RUN", "False", LIMITS),
+    Mutant(
+        "call-budget-off-by-one",
+        "engine/loop.py",
+        "state.tool_calls > MAX_TOOL_CALLS_PER_RUN",
+        "state.tool_calls >= MAX_TOOL_CALLS_PER_RUN",
+        LIMITS,
+    ),
+    Mutant(
+        "repeat-limit-removed",
+        "engine/loop.py",
+        "state.call_counts[signature] > MAX_IDENTICAL_TOOL_CALLS",
+        "False",
+        LIMITS,
+    ),
+    Mutant(
+        "repeat-limit-off-by-one",
+        "engine/loop.py",
+        "state.call_counts[signature] > MAX_IDENTICAL_TOOL_CALLS",
+        "state.call_counts[signature] >= MAX_IDENTICAL_TOOL_CALLS",
+        LIMITS,
+    ),
+    # 10. SPEC §5.1: the two read lists are never mixed (in the access decision, or where the engine calls it)
+    Mutant(
+        "auto-inject-reads-tool-list",
+        "memory/access.py",
+        "resolve_patterns(policy.read_namespaces, scope.template_values())",
+        "resolve_patterns([*policy.read_namespaces, *policy.tool_read_namespaces], scope.template_values())",
+        READ_LISTS,
+    ),
+    Mutant(
+        "engine-auto-inject-reads-tool-list",
+        "engine/prepare.py",
+        "auto_inject_access(state.policy, session.scope)",
+        "auto_inject_access(state.policy.model_copy(update={'read_namespaces': "
+        "(*state.policy.read_namespaces, *state.policy.tool_read_namespaces)}), session.scope)",
+        READ_LISTS,
+    ),
+    Mutant(
+        "tool-search-falls-back-on-read-list",
+        "memory/access.py",
+        "resolve_patterns(policy.tool_read_namespaces, values)",
+        "resolve_patterns(policy.tool_read_namespaces or policy.read_namespaces, values)",
+        READ_LISTS,
+    ),
+    Mutant(
+        "engine-tool-search-falls-back-on-read-list",
+        "engine/tool_exec.py",
+        "tool_search_access(session.state.policy, session.scope,",
+        "tool_search_access(session.state.policy.model_copy(update={'tool_read_namespaces': "
+        "session.state.policy.tool_read_namespaces or session.state.policy.read_namespaces}), session.scope,",
+        READ_LISTS,
+    ),
+    # 11. SPEC §5.3: min_score and the relative cutoff apply to relevance, not to similarity
+    Mutant(
+        "min-score-on-similarity",
+        "memory/ranking.py",
+        "if score < min_score:",
+        "if candidate.similarity < min_score:",
+        RANKING,
+    ),
+    Mutant(
+        "cutoff-on-similarity",
+        "memory/ranking.py",
+        "floor = unique[0].relevance * relative_cutoff\n"
+        "        unique = [hit for hit in unique if hit.relevance >= floor]",
+        "floor = unique[0].similarity * relative_cutoff\n"
+        "        unique = [hit for hit in unique if hit.similarity >= floor]",
+        RANKING,
+    ),
+    Mutant(
+        "cutoff-floor-from-similarity",
+        "memory/ranking.py",
+        "floor = unique[0].relevance * relative_cutoff",
+        "floor = unique[0].similarity * relative_cutoff",
+        RANKING,
+    ),
+    Mutant(
+        "cutoff-compares-similarity",
+        "memory/ranking.py",
+        "if hit.relevance >= floor",
+        "if hit.similarity >= floor",
+        RANKING,
+    ),
+    # 12. SPEC §5.5: the input threshold of 80 characters, surrounding whitespace not counted
+    Mutant(
+        "auto-write-counts-padding",
+        "memory/autowrite.py",
+        "if len(text_in) >= AUTO_WRITE_MIN_INPUT_CHARS:",
+        "if len(user_input) >= AUTO_WRITE_MIN_INPUT_CHARS:",
+        AUTO_WRITE,
+    ),
+    Mutant(
+        "auto-write-ignores-inner-spaces",
+        "memory/autowrite.py",
+        "if len(text_in) >= AUTO_WRITE_MIN_INPUT_CHARS:",
+        'if len("".join(text_in.split())) >= AUTO_WRITE_MIN_INPUT_CHARS:',
+        AUTO_WRITE,
+    ),
+)
+
+_FAILED = re.compile(r"^FAILED (\S+?)::(\S+)")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    code: int
+    failed: dict[str, list[str]]  # test file -> failing test names
+    tail: str
+
+
+def pytest_in(copy: Path, tests: tuple[str, ...]) -> Outcome:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"PYTHONDONTWRITEBYTECODE": "1"}
+    command = [sys.executable, "-m", "pytest", "-q", "-rf", "-p", "no:cacheprovider", *tests]
+    done = subprocess.run(command, cwd=copy, env=env, capture_output=True, text=True, timeout=600, check=False)
+    failed: dict[str, list[str]] = {}
+    for line in done.stdout.splitlines():
+        if match := _FAILED.match(line):
+            failed.setdefault(match.group(1), []).append(match.group(2).split(" ")[0])
+    return Outcome(done.returncode, failed, "\n".join(done.stdout.splitlines()[-3:] + done.stderr.splitlines()[-3:]))
+
+
+def check(copy: Path, mutant: Mutant) -> tuple[bool, str]:
+    """Apply, test, restore. Returns (killed, what to print)."""
+    source = copy / PACKAGE / mutant.path
+    original = source.read_text()
+    found = original.count(mutant.old)
+    if found != 1:
+        return False, f"STALE    the patch matches {found} times in {mutant.path} (update this mutant)"
+    source.write_text(original.replace(mutant.old, mutant.new))
+    try:
+        outcome = pytest_in(copy, mutant.tests)
+    finally:
+        source.write_text(original)
+    silent = [test for test in mutant.tests if test not in outcome.failed]
+    if outcome.code != 1:
+        state = "SURVIVED" if outcome.code == 0 else f"ERROR    pytest exit {outcome.code}:\n{outcome.tail}"
+        return False, state
+    if silent:
+        return False, "SURVIVED in " + ", ".join(silent)
+    killers = "; ".join(f"{test.removeprefix('tests/')}::{names[0]}" for test, names in outcome.failed.items())
+    return True, f"killed   ({sum(map(len, outcome.failed.values()))} failing, e.g. {killers})"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("names", nargs="*", help="mutants to check (default: all)")
+    parser.add_argument("--list", action="store_true", help="list the mutants and exit")
+    args = parser.parse_args(argv)
+    if args.list:
+        for mutant in MUTANTS:
+            print(f"{mutant.name:45} {mutant.path}")
+        return 0
+    unknown = set(args.names) - {m.name for m in MUTANTS}
+    if unknown:
+        parser.error(f"unknown mutants: {', '.join(sorted(unknown))}")
+    chosen = [m for m in MUTANTS if not args.names or m.name in args.names]
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="mneme-mutants-") as scratch:
+        copy = Path(scratch) / "repo"
+        shutil.copytree(ROOT, copy, ignore=SKIP)
+        tests = tuple(dict.fromkeys(test for m in chosen for test in m.tests))
+        baseline = pytest_in(copy, tests)
+        if baseline.code != 0:
+            print(f"baseline failed (pytest exit {baseline.code}): the tests must pass unmutated\n{baseline.tail}")
+            return 1
+        print(f"baseline: {len(tests)} test files pass unmutated")
+        results = []
+        for mutant in chosen:
+            killed, line = check(copy, mutant)
+            results.append(killed)
+            print(f"{mutant.name:45} {line}", flush=True)
+    survived = results.count(False)
+    print(f"{len(results) - survived}/{len(results)} mutants killed in {time.monotonic() - started:.0f} s")
+    return 1 if survived else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
