@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from itertools import groupby
 
 import pytest
 from pydantic import ValidationError
@@ -184,17 +183,25 @@ def test_delegation_input_is_the_last_user_text_merged_with_a_preceding_user_tur
         user("please mail Bob"),
         ToolCallMessage(call_id="d1", tool="delegate-to-agent", arguments={}),
     ]
-    # When the sub-run starts
+    # When the sub-run's first request is assembled from what the child receives
+    from mneme.context.assembler import ContextInput, assemble
+    from mneme.models.agent import ModelSpec
+
     context = sub_run_context(parent_run(), history, agent_id="email", input="Write Bob a reply")
-    messages = context.starting_messages()
-    # Then packing consecutive same-role messages gives one last user turn ending with the input
-    packed = [(role, [getattr(m, "text", "") for m in group]) for role, group in groupby(messages, _role)]
-    assert context.input == "Write Bob a reply"
-    assert packed[-1] == ("user", ["please mail Bob", "Write Bob a reply"])
-
-
-def _role(message: ChatMessage) -> str:
-    return "user" if message.role in ("user", "tool_result") else "assistant"
+    request = assemble(
+        ContextInput(
+            model=ModelSpec(),
+            now=datetime(2026, 11, 30, 9, 5, tzinfo=UTC),
+            user_text=context.input,
+            depth=context.depth,
+            history=context.history,
+        )
+    ).request
+    # Then the two user turns meet as one user message whose last text block is the input (with its suffix)
+    last = request["messages"][-1]
+    texts = [block["text"] for block in last["content"] if "text" in block]
+    assert last["role"] == "user" and [m["role"] for m in request["messages"]] == ["user", "assistant", "user"]
+    assert texts[0] == "please mail Bob" and texts[-1].startswith("Write Bob a reply")
 
 
 def test_sub_run_carries_ids_approval_and_next_depth() -> None:

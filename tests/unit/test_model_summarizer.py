@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from mneme.adapters.model_summarizer import MAX_SUMMARY_CHARS, SUMMARY_INSTRUCTION, ModelSummarizer
+from mneme.adapters.model_summarizer import SUMMARY_INSTRUCTION, ModelSummarizer
 from mneme.adapters.offline_model import OfflineModel
 from mneme.errors import ModelUnavailable
+from mneme.limits import SUMMARY_MAX_CHARS
 from mneme.models.chat import ChatMessage, TextMessage, ToolCallMessage, ToolResultMessage
 from tests.fakes.model import ScriptedModel, text_response
 
@@ -53,8 +54,8 @@ def test_message_lines_are_quoted_so_no_line_is_a_directive() -> None:
 
 
 def test_summary_is_capped() -> None:
-    model = ScriptedModel(["x" * (MAX_SUMMARY_CHARS + 500)])
-    assert len(ModelSummarizer(model, "m").summarize(None, MESSAGES)) == MAX_SUMMARY_CHARS
+    model = ScriptedModel(["x" * (SUMMARY_MAX_CHARS + 500)])
+    assert len(ModelSummarizer(model, "m").summarize(None, MESSAGES)) == SUMMARY_MAX_CHARS
 
 
 def test_empty_reply_and_model_errors_raise() -> None:

@@ -32,13 +32,10 @@ from mneme.models import (
     ChatMessage,
     Run,
     SystemMessage,
-    TextMessage,
     ToolCallMessage,
     ToolResultMessage,
 )
 from mneme.models.run import ToolApproval
-
-DELEGATE_TOOL = "delegate-to-agent"
 
 
 # --------------------------------------------------------------------------------------------- approval
@@ -156,11 +153,6 @@ class SubRunContext(BaseModel):
     depth: int = Field(ge=1)  # the limit is enforced by check_depth (and the state machine), not by parsing
     parent_run_id: str
     root_run_id: str
-
-    def starting_messages(self) -> list[ChatMessage]:
-        """The sub-run's conversation: the inherited history, then the delegation input as a user message
-        (packed together with a preceding user message into one turn, the input last)."""
-        return [*self.history, TextMessage(role="user", text=self.input)]
 
 
 def inherited_history(parent_history: Iterable[ChatMessage]) -> list[ChatMessage]:

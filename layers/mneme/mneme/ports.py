@@ -1,7 +1,7 @@
 """The ports: every external system mneme talks to, as a small Protocol.
 
 Each port has an AWS adapter (``mneme.adapters``), an embedded local adapter (``mneme_local``) and an
-in-memory fake (``mneme.fakes``). The core only ever sees these Protocols.
+in-memory fake (``tests/fakes``, never shipped). The core only ever sees these Protocols.
 """
 
 from __future__ import annotations

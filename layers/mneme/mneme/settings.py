@@ -13,6 +13,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from mneme.errors import MnemeError
+from mneme.limits import FAST_PATH_BUDGET_SECONDS, SUMMARY_TRIGGER_MESSAGES, SUMMARY_TRIGGER_TOKENS
 from mneme.models.memory import NamespaceRule
 
 
@@ -48,9 +49,15 @@ class Settings(BaseModel):
     embedding_normalize: bool = Field(True, alias="MNEME_EMBEDDING_NORMALIZE")
 
     # behaviour
-    fast_path_budget_seconds: Annotated[float, Field(gt=0, le=28)] = Field(20.0, alias="MNEME_FAST_PATH_BUDGET_SECONDS")
-    summary_trigger_tokens: Annotated[int, Field(ge=100)] = Field(8000, alias="MNEME_SUMMARY_TRIGGER_TOKENS")
-    summary_trigger_messages: Annotated[int, Field(ge=2)] = Field(40, alias="MNEME_SUMMARY_TRIGGER_MESSAGES")
+    fast_path_budget_seconds: Annotated[float, Field(gt=0, le=28)] = Field(
+        FAST_PATH_BUDGET_SECONDS, alias="MNEME_FAST_PATH_BUDGET_SECONDS"
+    )
+    summary_trigger_tokens: Annotated[int, Field(ge=100)] = Field(
+        SUMMARY_TRIGGER_TOKENS, alias="MNEME_SUMMARY_TRIGGER_TOKENS"
+    )
+    summary_trigger_messages: Annotated[int, Field(ge=2)] = Field(
+        SUMMARY_TRIGGER_MESSAGES, alias="MNEME_SUMMARY_TRIGGER_MESSAGES"
+    )
     recency_decay: Annotated[float, Field(ge=0, le=10)] = Field(0.05, alias="MNEME_RECENCY_DECAY")
     namespace_rules: tuple[NamespaceRule, ...] = Field((), alias="MNEME_NAMESPACE_RULES")
 

@@ -229,3 +229,17 @@ def test_an_agent_naming_a_missing_skill_is_saved_with_a_warning(api: Api) -> No
 def test_seeded_agents_are_listed(api: Api, world) -> None:
     add_agent(world, "seeded")
     assert [a["agent_id"] for a in api.get("/v1/agents").body["agents"]] == ["seeded"]
+
+
+def test_an_agent_with_the_openai_compatible_provider_is_refused_with_a_clear_400(api) -> None:
+    reply = api.put(
+        "/v1/agents/gpt", {"label": "GPT", "model": {"provider": "openai-compatible", "model_id": "gpt-4.1"}}
+    )
+    assert reply.status == 400
+    assert reply.body["field"] == "model" and "openai-compatible" in reply.body["message"]
+    assert api.get("/v1/agents/gpt").status == 404
+
+
+def test_an_agent_with_an_available_provider_is_saved(api) -> None:
+    reply = api.put("/v1/agents/claude", {"label": "Claude", "model": {"provider": "bedrock", "model_id": "m"}})
+    assert reply.status == 200 and reply.body["model"]["provider"] == "bedrock"

@@ -16,9 +16,9 @@ from moto import mock_aws
 from mneme.adapters.dynamo_items import DynamoItemTable
 from mneme.adapters.items import AUDIT_SCHEMA, MAIN_SCHEMA
 from mneme.adapters.offline_model import OfflineModel
-from mneme.adapters.sqs_queue import SqsMemoryQueue, job_from_body
+from mneme.adapters.sqs_queue import SqsMemoryQueue
 from mneme.adapters.stores import stores_over
-from mneme.engine.writer import WriterPorts, write_batch
+from mneme.engine.writer import WriterPorts, parse_job, write_batch
 from tests.functional.api.conftest import Api, add_agent
 from tests.support.deps import World, make_world
 from tests.support.sam_template import create_tables
@@ -80,7 +80,7 @@ def test_a_run_through_the_handler_is_stored_in_dynamodb_and_queues_its_memories
     assert records and all(set(r) >= AUDIT_KEYS and r["user_id"] == "alice" for r in records)
     # And its two memory-write jobs are in the SQS queue
     messages = sqs.receive_message(QueueUrl=queue_url, MaxNumberOfMessages=10)["Messages"]
-    sources = sorted(job_from_body(m["Body"]).metadata["source"] for m in messages)
+    sources = sorted(parse_job(m["Body"]).metadata["source"] for m in messages)
     assert sources == ["run_input", "run_output"]
 
 

@@ -134,4 +134,4 @@ def test_block_sizes_and_cache_points_are_reported() -> None:
     }
     assert assembled.block_sizes["reattached_skills"] == 0
     assert assembled.block_sizes["memory"] > 0
-    assert assembled.event_fields() == {"block_sizes": assembled.block_sizes, "cache_points": 3}
+    assert assembled.cache_points == 3

@@ -12,6 +12,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from mneme.errors import ModelUnavailable
+from mneme.limits import SUMMARY_MAX_CHARS
 from mneme.models.chat import SystemMessage, TextMessage, ToolCallMessage, ToolResultMessage
 
 if TYPE_CHECKING:
@@ -20,7 +21,6 @@ if TYPE_CHECKING:
     from mneme.models.chat import ChatMessage
     from mneme.ports import ModelClient
 
-MAX_SUMMARY_CHARS = 8_000
 MAX_MESSAGE_CHARS = 4_000
 DEFAULT_MAX_TOKENS = 2_048
 
@@ -28,7 +28,7 @@ SUMMARY_INSTRUCTION = (
     "You compress the history of a conversation between a user and an AI assistant. Write a concise "
     "summary that keeps every fact, decision, open question, user preference, name, number and tool "
     "result the assistant needs to continue the conversation; merge the previous summary in. Write "
-    "plain prose or short bullet points, at most 8000 characters, and output only the summary."
+    f"plain prose or short bullet points, at most {SUMMARY_MAX_CHARS} characters, and output only the summary."
 )
 
 
@@ -54,7 +54,7 @@ class ModelSummarizer:
         summary = response.text.strip()
         if not summary:
             raise ModelUnavailable(f"the summary model {self._model_id!r} returned no text")
-        return summary[:MAX_SUMMARY_CHARS]
+        return summary[:SUMMARY_MAX_CHARS]
 
 
 def render(previous_summary: str | None, messages: Sequence[ChatMessage]) -> str:

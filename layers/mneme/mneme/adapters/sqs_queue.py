@@ -20,11 +20,6 @@ def job_body(job: MemoryWriteJob) -> str:
     return json.dumps(asdict(job), separators=(",", ":"), default=str)
 
 
-def job_from_body(body: str) -> MemoryWriteJob:
-    data: dict[str, Any] = json.loads(body)
-    return MemoryWriteJob(**data)
-
-
 class SqsMemoryQueue:
     def __init__(self, client: Any, queue_url: str) -> None:
         self._client = client

@@ -65,10 +65,6 @@ class ContextInput:
     memory_hits: Sequence[MemoryHit] = ()  # auto-inject hits, in ranking order
     memory_instructions: Sequence[str] = ()  # optional namespace-rule instructions for the hits
 
-    @property
-    def is_subagent(self) -> bool:
-        return self.depth > 0
-
 
 @dataclass(frozen=True)
 class AssembledContext:
@@ -78,10 +74,6 @@ class AssembledContext:
     cache_points: int
     offered_tools: tuple[str, ...]  # the tools the model may call in this request
     user_message: str  # the current user message as sent (text + volatile suffix)
-
-    def event_fields(self) -> dict[str, Any]:
-        """The type-specific fields of the ``context_built`` run event."""
-        return {"block_sizes": dict(self.block_sizes), "cache_points": self.cache_points}
 
 
 def assemble(ctx: ContextInput) -> AssembledContext:

@@ -59,10 +59,6 @@ class Packed:
     current_block: int
     tool_names: tuple[str, ...]  # names of the tools used by the kept toolUse blocks, sorted
 
-    @property
-    def has_tool_blocks(self) -> bool:
-        return bool(self.tool_names)
-
 
 def _role(item: _Item) -> str:
     if isinstance(item, ToolCallMessage):

@@ -7,7 +7,7 @@ jobs are queued, or kept in the run's outbox for the redrive); a failure adds a 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, replace
 
 from mneme.engine.session import RunSession
@@ -16,9 +16,6 @@ from mneme.memory.autowrite import plan_auto_write
 from mneme.models.chat import Chat, ChatMessage, TextMessage
 from mneme.models.run import RunStatus
 from mneme.ports import MemoryWriteJob
-
-#: a write to run after the decision, in parallel with the run's commit; it answers warnings
-AfterWrite = Callable[[], list[str]]
 
 
 def succeed(session: RunSession, output: str) -> None:

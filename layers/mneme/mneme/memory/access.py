@@ -57,10 +57,6 @@ class ReadAccess:
         """Nothing may be searched (return an empty result with :attr:`message`)."""
         return not self.allowed
 
-    @property
-    def denied_namespaces(self) -> list[str]:
-        return [d.namespace for d in self.denied]
-
 
 class MemoryToolDenied(ToolError):
     """A memory tool call refused by the policy or the security filter; audit :attr:`denial`."""

@@ -8,16 +8,6 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 AuditAction = Literal["read", "write", "update", "delete", "denied", "delegation", "delegation_refused", "approval"]
-AUDIT_ACTIONS: tuple[str, ...] = (
-    "read",
-    "write",
-    "update",
-    "delete",
-    "denied",
-    "delegation",
-    "delegation_refused",
-    "approval",
-)
 
 
 class AuditRecord(BaseModel):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
 from mneme.errors import PayloadTooLarge
 from mneme.limits import MAX_RUN_INPUT_CHARS
@@ -21,6 +21,9 @@ from mneme.models.agent import (
 from mneme.models.common import Identifier, Label, LongText, ShortText, Slug, TopK
 from mneme.models.policy import MemoryPolicy
 from mneme.models.run import ToolApproval
+
+#: the model providers an agent may be saved with (SPEC §2 also names ``openai-compatible``, not built yet)
+AVAILABLE_PROVIDERS = frozenset({"bedrock", "offline"})
 
 
 class MemoryOverride(BaseModel):
@@ -74,6 +77,14 @@ class AgentBody(_Body):
     tool_approval_default: ToolApprovalMode = "granted"
     default_task_id: Slug | None = None
     is_global: bool = Field(False, alias="global", description="admins only: a global agent usable by all")
+
+    @field_validator("model")
+    @classmethod
+    def _provider_available(cls, model: ModelSpec) -> ModelSpec:
+        if model.provider not in AVAILABLE_PROVIDERS:
+            available = ", ".join(sorted(AVAILABLE_PROVIDERS))
+            raise ValueError(f"model provider {model.provider!r} is not available in this release (use {available})")
+        return model
 
 
 class TaskBody(_Body):
