@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from mneme.limits import CHARS_PER_TOKEN, SUMMARY_MAX_CHARS, SUMMARY_TRIGGER_MESSAGES, SUMMARY_TRIGGER_TOKENS
 from mneme.models import ChatMessage, Skill, TextMessage, ToolCallMessage, ToolResultMessage
@@ -55,6 +55,7 @@ class CompressedHistory:
     new_covers: int = 0
     changed: bool = False
     warning: str | None = None
+    covered_skills: list[str] = field(default_factory=list)  # skills activated in the covered part
 
 
 def message_chars(message: ChatMessage) -> int:
@@ -134,62 +135,65 @@ def compress(
     covers: int,
     summarizer: Summarizer,
     skills: Mapping[str, Skill],
+    first_seq: int = 0,
+    covered_skills: Sequence[str] | None = None,
     trigger_tokens: int = SUMMARY_TRIGGER_TOKENS,
     trigger_messages: int = SUMMARY_TRIGGER_MESSAGES,
     max_summary_chars: int = SUMMARY_MAX_CHARS,
 ) -> CompressedHistory:
-    """The model's view of ``history`` (the chat's stored messages, oldest first, covered ones included).
+    """The model's view of ``history``: the chat's stored messages from position ``first_seq`` on (the whole
+    chat when 0), oldest first.
 
     ``summary`` / ``covers`` are the stored rolling summary and the count of messages it replaces (a
-    ``covers`` without summary text is ignored; it is clamped to the history length). ``skills`` are the
-    agent's assigned skills by name, used to re-attach skills activated in the covered part.
+    ``covers`` without summary text is ignored; it is clamped to the chat's length). ``covered_skills`` are
+    the skills activated in the covered messages the caller did not load (the messages before
+    ``first_seq``, which must not be after ``covers``); ``skills`` are the agent's assigned skills by name,
+    used to re-attach the skills activated in the covered part. ``new_covers`` counts from the chat's start.
     """
     if not summary:
         summary, covers = None, 0
-    covers = _clamp(covers, len(history))
-    current = _view(history, summary, covers, skills)
-    if not needs_compression(history, covers, trigger_tokens=trigger_tokens, trigger_messages=trigger_messages):
+    local = _clamp(covers - first_seq, len(history))
+    if covers and covers < first_seq:
+        raise ValueError(f"the history starts at message {first_seq}, after the {covers} the summary covers")
+    known = [*(covered_skills or []), *activated_skill_names(history[:local])]
+    current = _view(history, summary, local, first_seq, known, skills)
+    if not needs_compression(history, local, trigger_tokens=trigger_tokens, trigger_messages=trigger_messages):
         return current
-    cut = find_cut(history, covers)
-    if cut <= covers:
+    cut = find_cut(history, local)
+    if cut <= local:
         return current
     try:
-        new_summary = cap_summary(summarizer.summarize(summary, list(history[covers:cut])), max_summary_chars)
+        new_summary = cap_summary(summarizer.summarize(summary, list(history[local:cut])), max_summary_chars)
     except Exception as exc:  # a failed summary never fails the run
         return _with_warning(current, f"rolling summary failed, history kept unchanged: {type(exc).__name__}: {exc}")
     if not new_summary:
         return _with_warning(current, "rolling summary failed, history kept unchanged: empty summary")
-    view = _view(history, new_summary, cut, skills)
-    return CompressedHistory(
-        messages=view.messages,
-        reattached_skill_blocks=view.reattached_skill_blocks,
-        new_summary=new_summary,
-        new_covers=cut,
-        changed=True,
-    )
+    view = _view(history, new_summary, cut, first_seq, [*known, *activated_skill_names(history[local:cut])], skills)
+    return replace(view, changed=True)
 
 
 def _view(
-    history: Sequence[ChatMessage], summary: str | None, covers: int, skills: Mapping[str, Skill]
+    history: Sequence[ChatMessage],
+    summary: str | None,
+    local_covers: int,
+    first_seq: int,
+    covered_skills: Sequence[str],
+    skills: Mapping[str, Skill],
 ) -> CompressedHistory:
-    if summary is None or covers == 0:
+    if summary is None or local_covers + first_seq == 0:
         return CompressedHistory(messages=list(history), new_summary=summary, new_covers=0)
+    names = list(dict.fromkeys(covered_skills))
     return CompressedHistory(
-        messages=[*summary_messages(summary), *history[covers:]],
-        reattached_skill_blocks=reattach_blocks(activated_skill_names(history[:covers]), skills),
+        messages=[*summary_messages(summary), *history[local_covers:]],
+        reattached_skill_blocks=reattach_blocks(names, skills),
         new_summary=summary,
-        new_covers=covers,
+        new_covers=first_seq + local_covers,
+        covered_skills=names,
     )
 
 
 def _with_warning(view: CompressedHistory, warning: str) -> CompressedHistory:
-    return CompressedHistory(
-        messages=view.messages,
-        reattached_skill_blocks=view.reattached_skill_blocks,
-        new_summary=view.new_summary,
-        new_covers=view.new_covers,
-        warning=warning,
-    )
+    return replace(view, warning=warning)
 
 
 def _clamp(covers: int, length: int) -> int:

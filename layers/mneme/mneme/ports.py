@@ -215,7 +215,15 @@ class ConfigStore(Protocol):
 
 
 class ChatStore(Protocol):
-    def get_chat(self, user_id: str, chat_id: str) -> Chat | None: ...
+    def get_chat(self, user_id: str, chat_id: str) -> Chat | None:
+        """The chat with every message."""
+        ...
+
+    def get_chat_tail(self, user_id: str, chat_id: str, *, since: int | None = None) -> Chat | None:
+        """The chat with its messages from position ``since`` on (default: the first one its summary does
+        not cover); ``Chat.first_seq`` says where they start. Reads nothing before that position."""
+        ...
+
     def list_chats(self, user_id: str) -> list[Chat]:
         """The user's chats without their messages, newest first."""
         ...
@@ -231,7 +239,12 @@ class ChatStore(Protocol):
         never duplicates messages and two writers never interleave."""
         ...
 
-    def set_summary(self, user_id: str, chat_id: str, summary: str, covers: int) -> None: ...
+    def set_summary(
+        self, user_id: str, chat_id: str, summary: str, covers: int, covered_skills: Sequence[str] = ()
+    ) -> None:
+        """Store the rolling summary, the count of messages it covers and the skills activated in them."""
+        ...
+
     def delete_chat(self, user_id: str, chat_id: str) -> bool: ...
 
 

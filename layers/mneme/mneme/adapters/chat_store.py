@@ -8,6 +8,11 @@ One partition per chat, ``PK = USER#<user_id>#CHAT#<chat_id>``:
   chats list newest first from GSI1.
 * ``SK = MSG#<seq:010d>``: one message each (``data`` = the message as JSON), ``seq`` counting from 0.
 
+A run reads only what its model will see (:meth:`ItemChatStore.get_chat_tail`): the header and the messages
+the summary does not cover, newest first — one query for a short tail (the header sorts before every
+message, so it comes last in a descending page). The header records the skills activated in the covered
+part (``summary_skills``) so the covered messages never need reading.
+
 Appending is one transaction: the header's ``count`` must equal ``expected_count`` (it is raised by the
 number of messages) and every message item must not exist yet, so a retried append fails with Conflict
 instead of duplicating, and two writers can never interleave.
@@ -25,6 +30,7 @@ from pydantic import TypeAdapter
 from mneme.adapters.items import PK, SK, AttrEquals, Item, ItemTable, Put, Update, WriteOp, query_all
 from mneme.clock import SystemClock
 from mneme.errors import Conflict, NotFound
+from mneme.limits import SUMMARY_TRIGGER_MESSAGES
 from mneme.models import Chat, ChatMessage
 from mneme.ports import Clock
 
@@ -61,14 +67,25 @@ def _listing(user_id: str, chat_id: str, updated_at: datetime) -> dict[str, str]
     }
 
 
-def _header(item: Item, messages: list[Any]) -> Chat:
+def _header(item: Item, messages: list[Any], first_seq: int = 0) -> Chat:
     fields: dict[str, Any] = {
         "updated_at": item["updated_at"],
         "summary": item.get("summary"),
         "summary_covers": item.get("summary_covers", 0),
+        "summary_skills": item.get("summary_skills"),
         "messages": messages,
+        "first_seq": first_seq,
     }
     return Chat.model_validate({**json.loads(item["data"]), **fields})
+
+
+def _seq(item: Item) -> int:
+    return int(str(item[SK])[len(MSG_PREFIX) :])
+
+
+#: items per page of a tail read: past the message trigger a chat is summarized, so one page normally
+#: holds its whole uncovered tail (and, for a short chat, the header too)
+TAIL_PAGE = SUMMARY_TRIGGER_MESSAGES + 1
 
 
 class ItemChatStore:
@@ -88,6 +105,28 @@ class ItemChatStore:
             if i[SK].startswith(MSG_PREFIX) and int(i[SK][len(MSG_PREFIX) :]) < count
         ]
         return _header(header, messages)
+
+    def get_chat_tail(self, user_id: str, chat_id: str, *, since: int | None = None) -> Chat | None:
+        """The chat with only its messages from position ``since`` on — by default from the first message
+        its summary does not cover (all of them when it has no summary, or one stored before the covered
+        skills were recorded). ``first_seq`` says where ``messages`` start."""
+        pk = chat_pk(user_id, chat_id)
+        page = self._table.query(pk, forward=False, limit=TAIL_PAGE)
+        items = list(page.items)
+        header = next((i for i in items if i[SK] == HEADER_SK), None) or self._table.get(pk, HEADER_SK)
+        if header is None:
+            return None
+        count = int(header.get("count", 0))
+        covered = int(header.get("summary_covers", 0)) if header.get("summary") and "summary_skills" in header else 0
+        start = min(max(0, since if since is not None else covered), count)
+        messages = [i for i in items if str(i[SK]).startswith(MSG_PREFIX)]
+        ended = any(i[SK] == HEADER_SK for i in items)  # the header sorts first: nothing older is left
+        while not ended and page.last_key is not None and (not messages or _seq(messages[-1]) > start):
+            page = self._table.query(pk, forward=False, limit=TAIL_PAGE, start_key=page.last_key)
+            messages += [i for i in page.items if str(i[SK]).startswith(MSG_PREFIX)]
+            ended = any(i[SK] == HEADER_SK for i in page.items)
+        kept = sorted((i for i in messages if start <= _seq(i) < count), key=_seq)
+        return _header(header, [_MESSAGE.validate_json(i["data"]) for i in kept], first_seq=start)
 
     def list_chats(self, user_id: str) -> list[Chat]:
         """The user's chats without messages, most recently updated first (GSI1)."""
@@ -135,12 +174,14 @@ class ItemChatStore:
                 ) from None
             count += len(batch)
 
-    def set_summary(self, user_id: str, chat_id: str, summary: str, covers: int) -> None:
+    def set_summary(
+        self, user_id: str, chat_id: str, summary: str, covers: int, covered_skills: Sequence[str] = ()
+    ) -> None:
         try:
             self._table.update(
                 chat_pk(user_id, chat_id),
                 HEADER_SK,
-                {"summary": summary, "summary_covers": covers},
+                {"summary": summary, "summary_covers": covers, "summary_skills": list(covered_skills)},
                 condition="exists",
             )
         except Conflict:

@@ -76,10 +76,10 @@ def _store_turn(session: RunSession, messages: list[ChatMessage]) -> list[str]:
                     chats.append_messages(run.user_id, run.chat_id or "", messages, expected_count=expected)
                 return []
             except Conflict:  # the chat exists (created meanwhile), or it grew: append after what is there
-                chat = chats.get_chat(run.user_id, run.chat_id or "")
-                if chat is not None and any(m.run_id == run.run_id for m in chat.messages[expected:]):
+                chat = chats.get_chat_tail(run.user_id, run.chat_id or "", since=expected)
+                if chat is not None and any(m.run_id == run.run_id for m in chat.messages):
                     return []  # stored by an earlier attempt of this step
-                create, expected = chat is None, len(chat.messages) if chat else 0
+                create, expected = chat is None, chat.message_count if chat else 0
             except NotFound:  # the chat is gone: create it with this turn
                 create, expected = state.new_chat is not None, 0
             except (Throttled, StoreUnavailable):  # transient (after the client's own retries): try again

@@ -40,6 +40,8 @@ def _chat_history(session: RunSession, chat: Chat) -> None:
         chat.messages,
         summary=chat.summary,
         covers=chat.summary_covers,
+        first_seq=chat.first_seq,
+        covered_skills=chat.summary_skills,
         summarizer=session.deps.summarizer or _NoSummarizer(),
         skills=session.config.skills,
         trigger_tokens=settings.summary_trigger_tokens,
@@ -49,12 +51,14 @@ def _chat_history(session: RunSession, chat: Chat) -> None:
         session.recorder.warning(view.warning)
     if view.changed and view.new_summary is not None:
         try:
-            session.deps.chats.set_summary(chat.user_id, chat.chat_id, view.new_summary, view.new_covers)
+            session.deps.chats.set_summary(
+                chat.user_id, chat.chat_id, view.new_summary, view.new_covers, view.covered_skills
+            )
         except StoreUnavailable:
             session.recorder.warning("the new chat summary could not be stored; it is recomputed next time")
     state.history = list(view.messages)
     state.reattached_skills = list(view.reattached_skill_blocks)
-    state.chat_message_count = len(chat.messages)
+    state.chat_message_count = chat.message_count
 
 
 class _NoSummarizer:

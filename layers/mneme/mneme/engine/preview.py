@@ -22,7 +22,7 @@ _NEVER = 10**12  # thresholds no chat reaches: the preview shows the stored summ
 def preview(deps: Deps, caller: Caller, request: RunRequest) -> dict[str, Any]:
     request.check_size()
     config = deps.config.load_run_config(caller.user_id, request.agent_id, request.task_id)
-    chat = deps.chats.get_chat(caller.user_id, request.chat_id) if request.chat_id else None
+    chat = deps.chats.get_chat_tail(caller.user_id, request.chat_id) if request.chat_id else None
     now = deps.clock.now()
     run = Run(
         run_id=f"preview-{deps.ids()}",

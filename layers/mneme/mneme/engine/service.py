@@ -26,10 +26,12 @@ from mneme.errors import (
     StoreUnavailable,
     Throttled,
 )
+from mneme.memory.policy import apply_run_overrides, merge_policies
 from mneme.models.chat import Chat
 from mneme.models.requests import RunRequest
 from mneme.models.run import Run, RunStatus
 from mneme.models.user import Caller
+from mneme.ports import RunConfig
 
 #: errors the state machine retries (its Retry names them); anything else fails the run with its reason
 TRANSIENT: tuple[type[MnemeError], ...] = (ModelThrottled, StoreUnavailable, Throttled)
@@ -56,16 +58,18 @@ def start_run(
 ) -> StepResult:
     """Create a run and drive it on the fast path; hand it to the state machine when it must wait.
 
-    Independent calls overlap: the query is embedded and the chat read while the config loads. A new
+    Independent calls overlap: the chat's tail is read while the config loads, and the query is embedded
+    (only when the run's policy auto-injects memory) while the chat read and the run creation finish. A new
     chat and the run item are written by the step's end, together with the turn (no empty chat, no run
     item for a request that failed validation); with a caller-chosen ``run_id`` (idempotent requests) the
     run item is created first, while memory is searched, so a duplicate is refused before the model runs.
     """
     request.check_size()
-    memory_off = request.memory is not None and request.memory.enabled is False
-    vector = parallel.submit(_embed, deps, request.input) if deps.memory and deps.embedder and not memory_off else None
-    stored_chat = parallel.submit(deps.chats.get_chat, caller.user_id, request.chat_id) if request.chat_id else None
+    stored_chat = (
+        parallel.submit(deps.chats.get_chat_tail, caller.user_id, request.chat_id) if request.chat_id else None
+    )
     config = deps.config.load_run_config(caller.user_id, request.agent_id, request.task_id)
+    vector = parallel.submit(_embed, deps, request.input) if _auto_injects(deps, config, request) else None
     existing = stored_chat.result() if stored_chat else None
     chat = existing or _new_chat(deps, caller, request)
     now = deps.clock.now()
@@ -123,6 +127,19 @@ def start_run(
     return _drive(session, hand_off=True)
 
 
+def _auto_injects(deps: Deps, config: RunConfig, request: RunRequest) -> bool:
+    """Will this run search memory before its first model call? Only then is the query embedded early."""
+    if deps.memory is None or deps.embedder is None:
+        return False
+    memory = request.memory
+    policy = apply_run_overrides(
+        merge_policies(config.agent.memory_policy, config.task.memory_policy if config.task else None),
+        enabled=memory.enabled if memory else None,
+        top_k=memory.top_k if memory else None,
+    )
+    return policy.auto_read_enabled and bool(policy.read_namespaces)
+
+
 def _embed(deps: Deps, text: str) -> list[float]:
     assert deps.embedder is not None
     return deps.embedder.embed([text])[0]
@@ -178,7 +195,6 @@ def step(
 def _placeholder_config(run: Run) -> Any:
     from mneme.models.agent import Agent
     from mneme.models.user import UserSettings
-    from mneme.ports import RunConfig
 
     return RunConfig(UserSettings(), Agent(agent_id=run.agent_id, label=run.agent_id), None, {})
 

@@ -66,4 +66,13 @@ class Chat(BaseModel):
     updated_at: datetime
     summary: str | None = None
     summary_covers: int = 0  # how many of the oldest messages the summary replaces
+    #: the skills activated in the messages the summary covers (None: not recorded, by an older release)
+    summary_skills: list[str] | None = None
     messages: list[ChatMessage] = []
+    #: the position in the chat of ``messages[0]``: a tail read (``ChatStore.get_chat_tail``) starts later
+    first_seq: int = 0
+
+    @property
+    def message_count(self) -> int:
+        """The messages stored in the chat (a tail read always reaches its end)."""
+        return self.first_seq + len(self.messages)
