@@ -69,6 +69,11 @@ demo: ## walk through the API against a running `make run` (MNEME_PORT, MNEME_DA
 	@$(MAKE) --no-print-directory -s $(VENV)/.stamp >&2
 	@PYTHONPATH=layers/mneme:local:functions/run $(PY) -m mneme_local.demo
 
+event: ## send an EventBridge event to a running `make run`: make event FILE=events/eventbridge-run-requested.json
+	@$(MAKE) --no-print-directory -s $(VENV)/.stamp >&2
+	@test -n "$(FILE)" || { echo "usage: make event FILE=events/<event>.json" >&2; exit 2; }
+	@PYTHONPATH=layers/mneme:local:functions/run $(PY) -m mneme_local.send_event "$(FILE)"
+
 fmt: $(VENV)/.stamp ## format the code
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
@@ -76,7 +81,7 @@ fmt: $(VENV)/.stamp ## format the code
 clean: ## remove the environments and caches
 	rm -rf $(VENV) $(SAM_VENV) node_modules .aws-sam .mypy_cache .ruff_cache .hypothesis
 
-.PHONY: help setup lint types unit functional infra pytest validate test run token demo fmt clean
+.PHONY: help setup lint types unit functional infra pytest validate test run token demo event fmt clean
 
 bench: $(VENV)/.stamp ## benchmarks (not part of `make test`): figures for docs/performance.md
 	$(PY) -m pip install -qq -r requirements/bench.txt

@@ -53,6 +53,7 @@ SCOPED = {
 }
 NOT_A_NAME = {
     ("AWS::CloudWatch::Alarm", "MetricName"),
+    ("AWS::Events::Rule", "EventBusName"),
     ("AWS::Lambda::EventInvokeConfig", "FunctionName"),
     ("AWS::Lambda::EventSourceMapping", "FunctionName"),
     ("AWS::Lambda::Permission", "FunctionName"),
