@@ -177,6 +177,7 @@ def build_local(
     from mneme.adapters.sfn_orchestrator import StepFunctionsOrchestrator
     from mneme.adapters.sqs_queue import SqsMemoryQueue
     from mneme.clock import SystemClock
+    from mneme.composition import retention_of
     from mneme_local import sfn_emulation
     from mneme_local.sqlite_items import open_local_tables
     from mneme_local.vector_store import EmbeddedVectorStore
@@ -220,8 +221,8 @@ def build_local(
     deps = Deps(
         settings=settings,
         config=ItemConfigStore(main),
-        chats=ItemChatStore(main, clock),
-        runs=ItemRunStore(main),
+        chats=ItemChatStore(main, clock, retention=retention_of(settings)),
+        runs=ItemRunStore(main, retention=retention_of(settings), clock=clock),
         audit=ItemAuditLog(audit),
         models=models,
         queue=SqsMemoryQueue(sqs, queue_url),

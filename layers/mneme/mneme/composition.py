@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mneme.adapters.expiry import Retention
 from mneme.engine.deps import Deps
 from mneme.models.agent import ModelSpec
 from mneme.ports import ModelClient
@@ -57,6 +58,15 @@ class LazyClient:
         return getattr(self.client, name)
 
 
+def retention_of(settings: Settings) -> Retention:
+    """The stores' retention (the main table's TTL) from the settings; every composition root uses it."""
+    return Retention(
+        chats_days=settings.retention_days_chats,
+        runs_days=settings.retention_days_runs,
+        requests_days=settings.retention_days_requests,
+    )
+
+
 def build_aws(settings: Settings, session: Any | None = None) -> Deps:
     """Deps over real AWS services (DynamoDB, SQS, Step Functions, Lambda, Bedrock, OpenSearch)."""
     import boto3
@@ -85,11 +95,12 @@ def build_aws(settings: Settings, session: Any | None = None) -> Deps:
             bedrock.append(boto.client("bedrock-runtime", config=bedrock_client_config(max_attempts=4)))
         return bedrock[0]
 
+    retention = retention_of(settings)
     deps = Deps(
         settings=settings,
         config=ItemConfigStore(main),
-        chats=ItemChatStore(main, clock),
-        runs=ItemRunStore(main),
+        chats=ItemChatStore(main, clock, retention=retention),
+        runs=ItemRunStore(main, retention=retention, clock=clock),
         audit=ItemAuditLog(DynamoItemTable(dynamodb, settings.audit_table_name, AUDIT_SCHEMA)),
         models=ModelClients(bedrock_client),
         queue=SqsMemoryQueue(LazyClient(boto, "sqs", retries), settings.memory_queue_url),

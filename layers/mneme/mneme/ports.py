@@ -25,7 +25,7 @@ from mneme.models import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterator, Sequence
     from datetime import datetime
 
 
@@ -203,7 +203,16 @@ class ConfigStore(Protocol):
 
 
 class ChatStore(Protocol):
-    def get_chat(self, user_id: str, chat_id: str) -> Chat | None: ...
+    def get_chat(self, user_id: str, chat_id: str, *, messages: bool = True) -> Chat | None:
+        """The chat (None when absent or expired); ``messages=False`` reads the header alone."""
+        ...
+
+    def iter_messages(
+        self, user_id: str, chat_id: str, *, count: int, after: int | None = None
+    ) -> Iterator[tuple[int, ChatMessage]]:
+        """``(seq, message)`` of the first ``count`` messages after ``seq`` ``after``, read lazily (paging)."""
+        ...
+
     def list_chats(self, user_id: str) -> list[Chat]:
         """The user's chats without their messages, newest first."""
         ...
@@ -250,12 +259,18 @@ class RunStore(Protocol):
 
     def append_events(self, run_id: str, events: Sequence[RunEvent]) -> None: ...
     def list_events(self, run_id: str) -> list[RunEvent]: ...
+    def iter_events(self, run_id: str, *, after: int | None = None) -> Iterator[RunEvent]:
+        """The events with ``seq`` greater than ``after``, in order, read as they are consumed (paging)."""
+        ...
 
     def put_request(self, run_id: str, seq: int, request: dict[str, Any]) -> None:
         """Record the exact model request of call ``seq`` (large ones are chunked)."""
         ...
 
     def list_requests(self, run_id: str) -> list[dict[str, Any]]: ...
+    def iter_requests(self, run_id: str, *, after: int | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+        """``(seq, request)`` of the recorded requests after ``after``, in order, read lazily (paging)."""
+        ...
 
     def save_checkpoint(self, run_id: str, state: dict[str, Any]) -> None: ...
 

@@ -15,6 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from mneme.errors import MnemeError
 from mneme.models.memory import NamespaceRule
 
+RetentionDays = Annotated[int, Field(ge=0, le=36_500)]
+
 
 class SettingsError(MnemeError):
     """The function's configuration is invalid: raised at cold start, never mid-request."""
@@ -53,6 +55,11 @@ class Settings(BaseModel):
     summary_trigger_messages: Annotated[int, Field(ge=2)] = Field(40, alias="MNEME_SUMMARY_TRIGGER_MESSAGES")
     recency_decay: Annotated[float, Field(ge=0, le=10)] = Field(0.05, alias="MNEME_RECENCY_DECAY")
     namespace_rules: tuple[NamespaceRule, ...] = Field((), alias="MNEME_NAMESPACE_RULES")
+
+    # retention in days (DynamoDB TTL on the main table; 0 keeps the data forever)
+    retention_days_chats: RetentionDays = Field(0, alias="MNEME_RETENTION_DAYS_CHATS")
+    retention_days_runs: RetentionDays = Field(0, alias="MNEME_RETENTION_DAYS_RUNS")
+    retention_days_requests: RetentionDays = Field(0, alias="MNEME_RETENTION_DAYS_REQUESTS")
 
     @field_validator("namespace_rules", mode="before")
     @classmethod
