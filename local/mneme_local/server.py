@@ -8,6 +8,7 @@ same HTTP API **v2.0** event the Lambda receives (:mod:`mneme_local.gateway_even
 ``/v1/health`` and ``/v1/openapi.json`` need no token. ``POST /_local/events`` is the local stand-in of the
 event bus (:mod:`mneme_local.local_events`, ``make event``), not a route of the Lambda.
 It listens on ``127.0.0.1:$MNEME_PORT`` (8000) only.
+Like Lambda, it refuses a response document over 6 MB (API Gateway then answers 500).
 SIGINT / SIGTERM stop it gracefully: no new requests, the memory queue drained, the stores closed.
 """
 
@@ -25,6 +26,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
+from mneme.limits import LAMBDA_RESPONSE_BYTES
 from mneme_local.auth import AuthError, authenticate
 from mneme_local.gateway_event import HOST, build_event
 from mneme_local.local_events import LOCAL_EVENTS_PATH, deliver
@@ -35,6 +37,17 @@ log = logging.getLogger("local_mode.server")  # see compose.log
 DEFAULT_PORT = 8000
 PUBLIC_PATHS = frozenset({"/v1/health", "/v1/openapi.json"})
 MAX_REQUEST_BYTES = 10 * 1024 * 1024  # API Gateway's payload limit
+
+
+_TOO_LARGE = json.dumps({"message": "Internal Server Error"})  # what an HTTP API answers for a refused response
+
+
+def _lambda_response_bytes(result: Any) -> int:
+    """The size of the response document the Lambda runtime would return to API Gateway."""
+    try:
+        return len(json.dumps(result, default=str).encode("utf-8"))
+    except (TypeError, ValueError):
+        return 0
 
 
 def _error(status: int, code: str, message: str) -> dict[str, Any]:
@@ -94,6 +107,9 @@ class LocalHandler(BaseHTTPRequestHandler):
         except Exception as exc:  # the runtime crashed: API Gateway would answer 500 too
             log.exception("the run function failed on %s %s", self.command, self.path)
             result = _error(500, "internal_error", f"the run function failed: {type(exc).__name__}")
+        if _lambda_response_bytes(result) > LAMBDA_RESPONSE_BYTES:  # Lambda refuses it; API Gateway answers 500
+            log.error("the response to %s %s exceeds Lambda's 6 MB response limit", self.command, self.path)
+            result = {"statusCode": 500, "headers": {"Content-Type": "application/json"}, "body": _TOO_LARGE}
         status = self._write(result)
         elapsed = (time.monotonic() - started) * 1000
         if not self.server.quiet:

@@ -208,9 +208,9 @@ class ChatStore(Protocol):
         ...
 
     def iter_messages(
-        self, user_id: str, chat_id: str, *, count: int, after: int | None = None
+        self, user_id: str, chat_id: str, *, after: int | None = None
     ) -> Iterator[tuple[int, ChatMessage]]:
-        """``(seq, message)`` of the first ``count`` messages after ``seq`` ``after``, read lazily (paging)."""
+        """``(seq, message)`` of the chat's messages after ``seq`` ``after``, in order, read lazily (paging)."""
         ...
 
     def list_chats(self, user_id: str) -> list[Chat]:

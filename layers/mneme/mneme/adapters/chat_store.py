@@ -102,11 +102,15 @@ class ItemChatStore:
         return _header(header, stored)
 
     def iter_messages(
-        self, user_id: str, chat_id: str, *, count: int, after: int | None = None
+        self, user_id: str, chat_id: str, *, after: int | None = None
     ) -> Iterator[tuple[int, ChatMessage]]:
-        """``(seq, message)`` for the stored messages (``seq < count``, the header's count) after ``after``,
-        in order, read as they are consumed."""
+        """``(seq, message)`` of the stored messages (those the header counts) after ``after``, in order, read
+        as they are consumed; nothing when the chat is absent or expired."""
         pk = chat_pk(user_id, chat_id)
+        header = self._table.get(pk, HEADER_SK)
+        if header is None or self._expired(header):
+            return
+        count = int(header.get("count", 0))
         start: dict[str, str] | None = {PK: pk, SK: message_sk(after)} if after is not None else None
         while True:
             page = self._table.query(pk, sk_prefix=MSG_PREFIX, start_key=start, limit=_READ_PAGE)

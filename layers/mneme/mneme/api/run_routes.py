@@ -5,17 +5,18 @@ from __future__ import annotations
 import hashlib
 from typing import Annotated, Any
 
-from aws_lambda_powertools.event_handler.openapi.params import Header
+from aws_lambda_powertools.event_handler.openapi.params import Header, Query
 
 from mneme.api.bodies import ApprovalBody
 from mneme.api.context import caller_of, deps_of, new_router
 from mneme.api.responses import json_response
 from mneme.api.views import EventsView, PreviewView, RequestsView, RunAcceptedView, RunView, answers
-from mneme.engine import approvals
+from mneme.engine import approvals, reading
 from mneme.engine.preview import preview
 from mneme.engine.requests import RunRequest
 from mneme.engine.service import start_run
 from mneme.errors import Conflict, NotFound
+from mneme.limits import PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX
 from mneme.models.run import Run
 
 router = new_router()
@@ -85,15 +86,24 @@ def get_run(run_id: str) -> dict[str, Any]:
 
 
 @router.get("/v1/runs/<run_id>/events", responses=answers(200, EventsView))
-def get_events(run_id: str) -> dict[str, Any]:
-    _own_run(run_id)
-    return {"events": [event.to_api() for event in deps_of(router).runs.list_events(run_id)]}
+def get_events(
+    run_id: str,
+    limit: Annotated[int, Query(ge=1, le=PAGE_LIMIT_MAX)] = PAGE_LIMIT_DEFAULT,
+    cursor: Annotated[str | None, Query(max_length=12, description="the cursor of the previous page")] = None,
+    after: Annotated[int | None, Query(ge=0, description="the seq of the last event seen (= cursor)")] = None,
+) -> dict[str, Any]:
+    """The run's events in order, a page at a time (``cursor`` is null on the last page)."""
+    return reading.run_events(deps_of(router), caller_of(router), run_id, limit=limit, cursor=cursor, after=after)
 
 
 @router.get("/v1/runs/<run_id>/context", responses=answers(200, RequestsView))
-def get_context(run_id: str) -> dict[str, Any]:
-    _own_run(run_id)
-    return {"requests": deps_of(router).runs.list_requests(run_id)}
+def get_context(
+    run_id: str,
+    limit: Annotated[int, Query(ge=1, le=PAGE_LIMIT_MAX)] = PAGE_LIMIT_DEFAULT,
+    cursor: Annotated[str | None, Query(max_length=12, description="the cursor of the previous page")] = None,
+) -> dict[str, Any]:
+    """The exact model requests of the run, one per model call, a page at a time (below 6 MB each)."""
+    return reading.run_context(deps_of(router), caller_of(router), run_id, limit=limit, cursor=cursor)
 
 
 @router.post("/v1/runs/<run_id>/approvals")
