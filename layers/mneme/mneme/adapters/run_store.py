@@ -25,24 +25,22 @@ items. Reading events and requests is lazy (:meth:`ItemRunStore.iter_events`, ``
 of a run with megabytes of recorded requests reads only what the page holds, plus one entry to know
 whether more follow.
 
-**Spill.** A DynamoDB item holds at most 400 KB. Requests and checkpoints are stored as ASCII JSON text;
-text up to ``CHUNK_CHARS`` (300,000 characters = bytes) stays in the head item's ``data``; longer text is
-cut into chunk items written first, and the head item (``chunks`` = count, ``blob`` = a fresh id) is
-written last, so a reader never sees half a blob. Chunks of a replaced blob are deleted afterwards.
+**Spill.** Requests and checkpoints larger than one item holds are cut into chunk items under their head
+item (:mod:`mneme.adapters.spill`).
 """
 
 from __future__ import annotations
 
 import json
 import re
-import uuid
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 from mneme.adapters.expiry import Retention, expired, expiry, stamp
 from mneme.adapters.items import PK, SK, AttrEquals, Item, ItemTable, Put, query_all
+from mneme.adapters.spill import CHUNK_CHARS, blob_text, encode, write_blob
 from mneme.clock import SystemClock
-from mneme.errors import Conflict, NotFound, StoreUnavailable
+from mneme.errors import Conflict, NotFound
 from mneme.models import Run, RunEvent
 from mneme.ports import Clock
 
@@ -53,8 +51,6 @@ CHECKPOINT_SK = "CHECKPOINT"
 OUTBOX_SK = "OUTBOX"
 MARK_PREFIX = "MARK#"
 OUTBOX_INDEX_PK = "OUTBOX"
-#: the longest text kept in one item; DynamoDB's item limit is 400 KB (keys and names included).
-CHUNK_CHARS = 300_000
 #: DynamoDB transactions: at most 100 items and 4 MB
 MAX_TRANSACTION = 100
 MAX_TRANSACTION_CHARS = 3_500_000
@@ -89,22 +85,6 @@ def _run_item(run: Run, expires_at: int | None) -> Item:
     if run.parent_run_id:
         item["parent_run_id"] = run.parent_run_id
     return stamp(item, expires_at)
-
-
-def _encode(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=True, separators=(",", ":"))  # ASCII: characters == bytes
-
-
-def _blob_parts(head: Item, items: Sequence[Item]) -> str:
-    """The text of a blob from its head item and the chunk items under it."""
-    chunks = int(head.get("chunks", 0))
-    if not chunks:
-        return str(head["data"])
-    prefix = f"{head[SK]}#{head['blob']}#"
-    parts = sorted((i for i in items if str(i[SK]).startswith(prefix)), key=lambda i: str(i[SK]))
-    if len(parts) != chunks:
-        raise StoreUnavailable(f"stored blob {head[SK]} is incomplete: {len(parts)} of {chunks} chunks")
-    return "".join(str(p["data"]) for p in parts)
 
 
 class ItemRunStore:
@@ -172,9 +152,9 @@ class ItemRunStore:
         updated = run if create else run.model_copy(update={"version": run.version + 1})
         part, request_expiry = self._part_expiry(), self._request_expiry()
         items: list[Item] = [self._event_item(pk, e, part) for e in events]
-        blobs = [(request_sk(seq), _encode(request), request_expiry) for seq, request in requests]
+        blobs = [(request_sk(seq), encode(request), request_expiry) for seq, request in requests]
         if checkpoint is not None:
-            blobs.append((CHECKPOINT_SK, _encode(checkpoint), part))
+            blobs.append((CHECKPOINT_SK, encode(checkpoint), part))
         for sk, text, expires_at in blobs:
             if len(text) > self._chunk:
                 self._write_blob(pk, sk, text, expires_at)
@@ -218,7 +198,7 @@ class ItemRunStore:
 
     # ------------------------------------------------------------------------------------- requests
     def put_request(self, run_id: str, seq: int, request: dict[str, Any]) -> None:
-        self._write_blob(run_pk(run_id), request_sk(seq), _encode(request), self._request_expiry())
+        self._write_blob(run_pk(run_id), request_sk(seq), encode(request), self._request_expiry())
 
     def list_requests(self, run_id: str) -> list[dict[str, Any]]:
         return [request for _seq, request in self.iter_requests(run_id)]
@@ -251,18 +231,18 @@ class ItemRunStore:
 
     # ------------------------------------------------------------------------------------- checkpoint
     def save_checkpoint(self, run_id: str, state: dict[str, Any]) -> None:
-        self._write_blob(run_pk(run_id), CHECKPOINT_SK, _encode(state), self._part_expiry())
+        self._write_blob(run_pk(run_id), CHECKPOINT_SK, encode(state), self._part_expiry())
 
     def load_checkpoint(self, run_id: str) -> dict[str, Any] | None:
         items = self._live(query_all(self._table, run_pk(run_id), sk_prefix=CHECKPOINT_SK))
         head = next((i for i in items if i[SK] == CHECKPOINT_SK), None)
         if head is None:
             return None
-        state: dict[str, Any] = json.loads(_blob_parts(head, items))
+        state: dict[str, Any] = json.loads(blob_text(head, items))
         return state
 
     def put_mark(self, run_id: str, name: str, value: dict[str, Any], *, only_new: bool = False) -> bool:
-        item = stamp({PK: run_pk(run_id), SK: f"{MARK_PREFIX}{name}", "data": _encode(value)}, self._part_expiry())
+        item = stamp({PK: run_pk(run_id), SK: f"{MARK_PREFIX}{name}", "data": encode(value)}, self._part_expiry())
         try:
             self._table.put(item, condition="not_exists" if only_new else None)
         except Conflict:
@@ -281,7 +261,7 @@ class ItemRunStore:
                 SK: OUTBOX_SK,
                 "GSI1PK": OUTBOX_INDEX_PK,
                 "GSI1SK": f"{at}#{run_id}",
-                "data": _encode(list(jobs)),
+                "data": encode(list(jobs)),
             },
             condition=None,
         )
@@ -294,22 +274,10 @@ class ItemRunStore:
         self._table.delete(run_pk(run_id), OUTBOX_SK)
 
     def _write_blob(self, pk: str, sk: str, text: str, expires_at: int | None) -> None:
-        previous = self._table.get(pk, sk)
-        if len(text) <= self._chunk:
-            self._table.put(stamp({PK: pk, SK: sk, "chunks": 0, "data": text}, expires_at))
-        else:
-            blob = uuid.uuid4().hex[:12]
-            parts = [text[i : i + self._chunk] for i in range(0, len(text), self._chunk)]
-            self._table.put_many(
-                [stamp({PK: pk, SK: f"{sk}#{blob}#{n:04d}", "data": part}, expires_at) for n, part in enumerate(parts)]
-            )
-            self._table.put(stamp({PK: pk, SK: sk, "chunks": len(parts), "blob": blob}, expires_at))
-        if previous is not None and previous.get("chunks"):
-            stale = f"{sk}#{previous['blob']}#"
-            self._table.delete_many([(pk, f"{stale}{n:04d}") for n in range(int(previous["chunks"]))])
+        write_blob(self._table, pk, sk, text, chunk=self._chunk, expires_at=expires_at)
 
 
 def _request(head: Item, parts: Sequence[Item]) -> tuple[int, dict[str, Any]]:
     seq = int(str(head[SK]).removeprefix(REQUEST_PREFIX))
-    request: dict[str, Any] = json.loads(_blob_parts(head, parts))
+    request: dict[str, Any] = json.loads(blob_text(head, parts))
     return seq, request
