@@ -69,6 +69,11 @@ demo: ## walk through the API against a running `make run` (MNEME_PORT, MNEME_DA
 	@$(MAKE) --no-print-directory -s $(VENV)/.stamp >&2
 	@PYTHONPATH=layers/mneme:local:functions/run $(PY) -m mneme_local.demo
 
+event: ## send an EventBridge event to a running `make run`: make event FILE=events/eventbridge-run-requested.json
+	@$(MAKE) --no-print-directory -s $(VENV)/.stamp >&2
+	@test -n "$(FILE)" || { echo "usage: make event FILE=events/<event>.json" >&2; exit 2; }
+	@PYTHONPATH=layers/mneme:local:functions/run $(PY) -m mneme_local.send_event "$(FILE)"
+
 fmt: $(VENV)/.stamp ## format the code
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
@@ -76,7 +81,7 @@ fmt: $(VENV)/.stamp ## format the code
 clean: ## remove the environments and caches
 	rm -rf $(VENV) $(SAM_VENV) node_modules .aws-sam .mypy_cache .ruff_cache .hypothesis
 
-.PHONY: help setup lint types unit functional infra pytest validate test run token demo fmt clean
+.PHONY: help setup lint types unit functional infra pytest validate test run token demo event fmt clean
 
 bench: $(VENV)/.stamp ## benchmarks (not part of `make test`): figures for docs/performance.md
 	$(PY) -m pip install -qq -r requirements/bench.txt
@@ -93,3 +98,14 @@ mutations: $(VENV)/.stamp ## mutants of the loop limits, read lists, ranking and
 	$(PY) -m tests.mutations.check
 
 .PHONY: mutations
+e2e: $(VENV)/.stamp ## the opt-in suite against a deployed stack: make e2e STACK=mneme-dev [CREATE_USER=1] (or MNEME_E2E_URL + MNEME_E2E_TOKEN)
+	MNEME_E2E_STACK="$(STACK)" MNEME_E2E_CREATE_USER="$(if $(filter 1 yes true,$(CREATE_USER)),1,)" \
+	  $(PY) -m pytest tests/e2e -m e2e -q -rs
+
+sam-env: $(VENV)/.stamp ## write .aws-sam/env.json (sam local invoke --env-vars) for a deployed stack: make sam-env STACK=mneme-dev
+	@test -n "$(STACK)" || { echo "usage: make sam-env STACK=<stack>" >&2; exit 2; }
+	@mkdir -p .aws-sam
+	$(PY) -m tests.e2e.stack sam-env --stack "$(STACK)" > .aws-sam/env.json
+	@echo "wrote .aws-sam/env.json for $(STACK)"
+
+.PHONY: e2e sam-env

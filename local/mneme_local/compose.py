@@ -102,7 +102,7 @@ def build_local(
     from mneme.adapters.model_summarizer import ModelSummarizer
     from mneme.adapters.sfn_orchestrator import StepFunctionsOrchestrator
     from mneme.adapters.sqs_queue import SqsMemoryQueue
-    from mneme.adapters.stores import stores_over
+    from mneme.adapters.stores import retention_of, stores_over
     from mneme.clock import SystemClock
     from mneme_local import sfn_emulation
     from mneme_local.sqlite_items import open_local_tables
@@ -150,7 +150,7 @@ def build_local(
         embedder = LocalEmbedder()
     deps = Deps(
         settings=settings,
-        **stores_over(main, audit, clock).ports(),
+        **stores_over(main, audit, clock, retention_of(settings)).ports(),
         models=models,
         queue=SqsMemoryQueue(sqs, queue_url),
         orchestrator=StepFunctionsOrchestrator(sfn, machine_arn),

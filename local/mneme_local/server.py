@@ -5,7 +5,10 @@ It plays API Gateway (HTTP API with a JWT authorizer) in front of the run functi
 same HTTP API **v2.0** event the Lambda receives (:mod:`mneme_local.gateway_event`; claims in
 ``requestContext.authorizer.jwt.claims``, rendered as strings the way API Gateway does), hands it to
 :meth:`Runtime.handle` and writes the answer.
-``/v1/health`` and ``/v1/openapi.json`` need no token. It listens on ``127.0.0.1:$MNEME_PORT`` (8000) only.
+``/v1/health`` and ``/v1/openapi.json`` need no token. ``POST /_local/events`` is the local stand-in of the
+event bus (:mod:`mneme_local.local_events`, ``make event``), not a route of the Lambda.
+It listens on ``127.0.0.1:$MNEME_PORT`` (8000) only.
+Like Lambda, it refuses a response document over 6 MB (API Gateway then answers 500).
 SIGINT / SIGTERM stop it gracefully: no new requests, the memory queue drained, the stores closed.
 """
 
@@ -23,8 +26,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
+from mneme.limits import LAMBDA_RESPONSE_BYTES
 from mneme_local.auth import AuthError, authenticate
 from mneme_local.gateway_event import HOST, build_event
+from mneme_local.local_events import LOCAL_EVENTS_PATH, deliver
 from mneme_local.token import signing_key
 
 log = logging.getLogger("local_mode.server")  # see compose.log
@@ -32,6 +37,17 @@ log = logging.getLogger("local_mode.server")  # see compose.log
 DEFAULT_PORT = 8000
 PUBLIC_PATHS = frozenset({"/v1/health", "/v1/openapi.json"})
 MAX_REQUEST_BYTES = 10 * 1024 * 1024  # API Gateway's payload limit
+
+
+_TOO_LARGE = json.dumps({"message": "Internal Server Error"})  # what an HTTP API answers for a refused response
+
+
+def _lambda_response_bytes(result: Any) -> int:
+    """The size of the response document the Lambda runtime would return to API Gateway."""
+    try:
+        return len(json.dumps(result, default=str).encode("utf-8"))
+    except (TypeError, ValueError):
+        return 0
 
 
 def _error(status: int, code: str, message: str) -> dict[str, Any]:
@@ -91,6 +107,9 @@ class LocalHandler(BaseHTTPRequestHandler):
         except Exception as exc:  # the runtime crashed: API Gateway would answer 500 too
             log.exception("the run function failed on %s %s", self.command, self.path)
             result = _error(500, "internal_error", f"the run function failed: {type(exc).__name__}")
+        if _lambda_response_bytes(result) > LAMBDA_RESPONSE_BYTES:  # Lambda refuses it; API Gateway answers 500
+            log.error("the response to %s %s exceeds Lambda's 6 MB response limit", self.command, self.path)
+            result = {"statusCode": 500, "headers": {"Content-Type": "application/json"}, "body": _TOO_LARGE}
         status = self._write(result)
         elapsed = (time.monotonic() - started) * 1000
         if not self.server.quiet:
@@ -106,6 +125,15 @@ class LocalHandler(BaseHTTPRequestHandler):
             self.close_connection = True
             return _error(413, "payload_too_large", f"the request is larger than {MAX_REQUEST_BYTES} bytes")
         path = urlsplit(self.path).path
+        if path == LOCAL_EVENTS_PATH:  # the local stand-in of the event bus, not a route of the Lambda's API
+            return deliver(
+                self.server.handle_event,
+                self.server.key,
+                method=self.command,
+                authorization=self.headers.get("Authorization"),
+                body=body,
+                region=self.server.region,
+            )
         claims: dict[str, Any] | None = None
         if path not in PUBLIC_PATHS:
             try:
@@ -158,10 +186,13 @@ class LocalHTTPServer(ThreadingHTTPServer):
     allow_reuse_address = True
     request_queue_size = 128  # the listen backlog: bursts of clients wait instead of being reset
 
-    def __init__(self, port: int, key: bytes, handle_event: Any, *, quiet: bool = False) -> None:
+    def __init__(
+        self, port: int, key: bytes, handle_event: Any, *, quiet: bool = False, region: str = "us-east-1"
+    ) -> None:
         self.key = key
         self.handle_event = handle_event
         self.quiet = quiet
+        self.region = region
         super().__init__((HOST, port), LocalHandler)
 
 
@@ -183,7 +214,13 @@ def main() -> int:
         return 2
     key = signing_key(stack.options.data_dir)
     try:
-        httpd = LocalHTTPServer(port, key, stack.runtime.handle, quiet=os.environ.get("MNEME_QUIET") == "1")
+        httpd = LocalHTTPServer(
+            port,
+            key,
+            stack.runtime.handle,
+            quiet=os.environ.get("MNEME_QUIET") == "1",
+            region=stack.deps.settings.region,
+        )
     except OSError as exc:
         stack.close()
         sys.stderr.write(f"mneme local: cannot listen on {HOST}:{port}: {exc} (set MNEME_PORT)\n")

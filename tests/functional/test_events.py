@@ -239,6 +239,7 @@ def test_the_fail_event_marks_the_run_failed_with_the_reason() -> None:
 
 def test_every_event_file_is_covered() -> None:
     others = {
+        "env.json",  # sam local invoke --env-vars (not an event; tests/infra/test_sam_local.py checks it)
         "eventbridge-run-requested.json",
         "sqs-memory-write.json",
         "step.json",

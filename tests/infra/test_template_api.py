@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.support.sam_template import load_template, resources
+from tests.support.sam_template import load_template, resources, sub_text
 
 
 def _run_events() -> dict[str, dict[str, Any]]:
@@ -50,14 +50,49 @@ def test_every_v1_route_goes_to_the_run_function_with_payload_format_2() -> None
     assert routes[("GET", "/v1/openapi.json")]["Auth"] == {"Authorizer": "NONE"}
 
 
-def test_run_requested_events_on_the_default_bus_start_runs() -> None:
+def test_run_requested_events_come_from_the_stacks_own_bus() -> None:
     (rule,) = [e["Properties"] for e in _run_events().values() if e["Type"] == "EventBridgeRule"]
-    assert "EventBusName" not in rule  # the default bus
+    assert rule["EventBusName"] == {"Ref": "RunRequestBus"}  # never the default bus: events name their user
     assert rule["Pattern"] == {"source": [{"Ref": "RunRequestSource"}], "detail-type": ["mneme.RunRequested"]}
     assert rule["DeadLetterConfig"] == {"Arn": {"Fn::GetAtt": ["RunRequestDLQ", "Arn"]}}
     from mneme.runtime import RUN_REQUESTED
 
     assert rule["Pattern"]["detail-type"] == [RUN_REQUESTED]
+
+
+def _bus_policy(branch: int) -> list[dict[str, Any]]:
+    policy = resources("AWS::Events::EventBus")["RunRequestBus"]["Properties"]["Policy"]["Fn::If"]
+    assert policy[0] == "HasRunRequestPublishers"
+    statements: list[dict[str, Any]] = policy[branch]["Statement"]
+    bus_arn = "arn:${AWS::Partition}:events:${AWS::Region}:${AWS::AccountId}:event-bus/${AWS::StackName}-run-requests"
+    assert all(sub_text(s["Resource"]) == bus_arn for s in statements)
+    assert all(s["Action"] == "events:PutEvents" for s in statements)
+    return statements
+
+
+def test_named_publishers_are_the_only_principals_that_may_put_events() -> None:
+    allow, deny = _bus_policy(1)
+    assert (allow["Effect"], allow["Principal"]) == ("Allow", "*")
+    assert allow["Condition"] == {"ArnLike": {"aws:PrincipalArn": {"Ref": "RunRequestPublishers"}}}
+    assert (deny["Effect"], deny["Principal"]) == ("Deny", "*")
+    assert deny["Condition"] == {"ArnNotLike": {"aws:PrincipalArn": {"Ref": "RunRequestPublishers"}}}
+
+
+def test_without_named_publishers_only_this_accounts_principals_may_put_events() -> None:
+    (only,) = _bus_policy(2)
+    assert only["Effect"] == "Allow"
+    assert sub_text(only["Principal"]["AWS"]) == "arn:${AWS::Partition}:iam::${AWS::AccountId}:root"
+    bus = resources("AWS::Events::EventBus")["RunRequestBus"]["Properties"]
+    assert sub_text(bus["Name"]) == "${AWS::StackName}-run-requests"
+
+
+def test_a_failed_event_invocation_ends_in_the_dead_letter_queue_after_one_retry() -> None:
+    config = resources()["RunFunction"]["Properties"]["EventInvokeConfig"]
+    assert config["MaximumRetryAttempts"] == 1
+    assert config["DestinationConfig"]["OnFailure"] == {
+        "Type": "SQS",
+        "Destination": {"Fn::GetAtt": ["RunRequestDLQ", "Arn"]},
+    }
 
 
 def test_the_run_function_outlives_the_api_timeout_for_state_machine_steps() -> None:

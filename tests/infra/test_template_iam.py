@@ -44,6 +44,10 @@ STAR_ONLY = {
     "logs:PutResourcePolicy",
     "logs:DescribeResourcePolicies",
     "logs:DescribeLogGroups",
+    # AWS Marketplace subscriptions (no resource types; Subscribe alone has a condition key, used below)
+    "aws-marketplace:Subscribe",
+    "aws-marketplace:Unsubscribe",
+    "aws-marketplace:ViewSubscriptions",
 }
 
 # Sid -> (actions, resources as written; Fn::Sub shown by its template string)
@@ -67,6 +71,8 @@ EXPECTED: dict[str, dict[str, tuple[set[str], list[Any]]]] = {
             MODEL_ACTIONS,
             ["arn:${AWS::Partition}:bedrock:*::foundation-model/*"],
         ),
+        "SubscribeToNamedModels": ({"aws-marketplace:Subscribe"}, ["*"]),
+        "ModelSubscriptions": ({"aws-marketplace:Unsubscribe", "aws-marketplace:ViewSubscriptions"}, ["*"]),
         "InvokeExternalTools": (
             {"lambda:InvokeFunction"},
             ["arn:${AWS::Partition}:lambda:${AWS::Region}:${AWS::AccountId}:function:${ToolFunctionNamePrefix}*"],
@@ -187,3 +193,27 @@ def test_the_data_access_policy_names_exactly_the_two_function_roles() -> None:
         "WriterRoleArn": {"Fn::GetAtt": ["WriterFunctionRole", "Arn"]},
     }
     assert load_template()["Globals"]["Function"].get("Policies") is None
+
+
+def test_the_run_function_subscribes_only_to_the_named_marketplace_models() -> None:
+    # aws-marketplace:ProductId is the one condition key AWS documents, and only for Subscribe
+    (statement,) = [s for s in policy_statements("RunFunction") if s["Sid"] == "SubscribeToNamedModels"]
+    assert statement["Condition"] == {
+        "ForAnyValue:StringEquals": {"aws-marketplace:ProductId": {"Ref": "MarketplaceProductIds"}}
+    }
+    (others,) = [s for s in policy_statements("RunFunction") if s["Sid"] == "ModelSubscriptions"]
+    assert "aws-marketplace:Subscribe" not in _actions(others)
+
+
+def test_marketplace_permissions_exist_only_with_product_ids_and_only_for_the_run_function() -> None:
+    policies = resources()["RunFunction"]["Properties"]["Policies"]
+    inline = [p for p in policies if isinstance(p, dict) and "Statement" in p]
+    wrapped = [s["Fn::If"] for p in inline for s in p["Statement"] if isinstance(s, dict) and "Fn::If" in s]
+    marketplace = [w for w in wrapped if w[1].get("Sid") in ("SubscribeToNamedModels", "ModelSubscriptions")]
+    assert [(w[0], w[2]) for w in marketplace] == [("HasMarketplaceProducts", {"Ref": "AWS::NoValue"})] * 2
+    assert load_template()["Conditions"]["HasMarketplaceProducts"] == {
+        "Fn::Not": [{"Fn::Equals": [{"Fn::Join": ["", {"Ref": "MarketplaceProductIds"}]}, ""]}]
+    }
+    for owner in POLICY_OWNERS:
+        if owner != "RunFunction":
+            assert not any(a.startswith("aws-marketplace:") for s in policy_statements(owner) for a in _actions(s))

@@ -18,3 +18,10 @@ def test_invalid_settings_fail_at_cold_start_with_the_field_named() -> None:
 def test_namespace_rules_come_from_json() -> None:
     settings = Settings.from_env({"MNEME_NAMESPACE_RULES": '[{"pattern": "vector.global.*", "bonus": 0.2}]'})
     assert settings.namespace_rules[0].bonus == 0.2
+
+
+def test_retention_is_days_from_zero_forever_to_a_hundred_years() -> None:
+    settings = Settings.from_env({"MNEME_RETENTION_DAYS_CHATS": "30", "MNEME_RETENTION_DAYS_REQUESTS": "0"})
+    assert (settings.retention_days_chats, settings.retention_days_runs, settings.retention_days_requests) == (30, 0, 0)
+    with pytest.raises(SettingsError, match="MNEME_RETENTION_DAYS_RUNS"):
+        Settings.from_env({"MNEME_RETENTION_DAYS_RUNS": "-1"})

@@ -42,7 +42,7 @@ def build_aws(settings: Settings, session: Any | None = None) -> Deps:
     from mneme.adapters.model_registry import ModelClients
     from mneme.adapters.sfn_orchestrator import StepFunctionsOrchestrator
     from mneme.adapters.sqs_queue import SqsMemoryQueue
-    from mneme.adapters.stores import stores_over
+    from mneme.adapters.stores import retention_of, stores_over
     from mneme.clock import SystemClock
 
     boto = session or boto3.Session(region_name=settings.region)
@@ -58,9 +58,10 @@ def build_aws(settings: Settings, session: Any | None = None) -> Deps:
             bedrock.append(boto.client("bedrock-runtime", config=bedrock_client_config(max_attempts=4)))
         return bedrock[0]
 
+    retention = retention_of(settings)
     deps = Deps(
         settings=settings,
-        **stores_over(main, audit, clock).ports(),
+        **stores_over(main, audit, clock, retention).ports(),
         models=ModelClients(bedrock_client),
         queue=SqsMemoryQueue(LazyClient(boto, "sqs", retries), settings.memory_queue_url),
         orchestrator=StepFunctionsOrchestrator(LazyClient(boto, "stepfunctions", retries), settings.state_machine_arn),

@@ -34,6 +34,14 @@ class InvalidInput(MnemeError):
     status, code = 400, "invalid_input"
 
 
+class EventRejected(InvalidInput):
+    """An event that can never start a run (no user, unknown agent, invalid detail). Raised, not swallowed:
+    the asynchronous invocation fails, is retried once and lands in the dead-letter destination with this
+    name and message, where an operator sees why."""
+
+    code = "event_rejected"
+
+
 class Unauthorized(MnemeError):
     status, code = 401, "unauthorized"
 

@@ -18,3 +18,11 @@ FAST_PATH_BUDGET_SECONDS: Final = 20.0
 AUTO_WRITE_MIN_INPUT_CHARS: Final = 80
 MAX_CACHE_POINTS: Final = 4
 SKILL_DESCRIPTION_MAX: Final = 1024
+
+# HTTP responses: a synchronous Lambda response (the whole JSON document API Gateway receives) is at most
+# 6 MB; a page of a GET response stops before its items would take more than MAX_RESPONSE_BYTES of it, which
+# leaves the rest for the envelope, the headers and the page's other fields (engine/pages.py).
+LAMBDA_RESPONSE_BYTES: Final = 6 * 1024 * 1024
+MAX_RESPONSE_BYTES: Final = 5_000_000
+PAGE_LIMIT_DEFAULT: Final = 100
+PAGE_LIMIT_MAX: Final = 1000

@@ -25,7 +25,7 @@ from mneme.models import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterator, Sequence
     from datetime import datetime
 
 
@@ -215,13 +215,19 @@ class ConfigStore(Protocol):
 
 
 class ChatStore(Protocol):
-    def get_chat(self, user_id: str, chat_id: str) -> Chat | None:
-        """The chat with every message."""
+    def get_chat(self, user_id: str, chat_id: str, *, messages: bool = True) -> Chat | None:
+        """The chat (None when absent or expired); ``messages=False`` reads the header alone."""
         ...
 
     def get_chat_tail(self, user_id: str, chat_id: str, *, since: int | None = None) -> Chat | None:
         """The chat with its messages from position ``since`` on (default: the first one its summary does
         not cover); ``Chat.first_seq`` says where they start. Reads nothing before that position."""
+        ...
+
+    def iter_messages(
+        self, user_id: str, chat_id: str, *, after: int | None = None
+    ) -> Iterator[tuple[int, ChatMessage]]:
+        """``(seq, message)`` of the chat's messages after ``seq`` ``after``, in order, read lazily (paging)."""
         ...
 
     def list_chats(self, user_id: str) -> list[Chat]:
@@ -280,12 +286,18 @@ class RunStore(Protocol):
 
     def append_events(self, run_id: str, events: Sequence[RunEvent]) -> None: ...
     def list_events(self, run_id: str) -> list[RunEvent]: ...
+    def iter_events(self, run_id: str, *, after: int | None = None) -> Iterator[RunEvent]:
+        """The events with ``seq`` greater than ``after``, in order, read as they are consumed (paging)."""
+        ...
 
     def put_request(self, run_id: str, seq: int, request: dict[str, Any]) -> None:
         """Record the exact model request of call ``seq`` (large ones are chunked)."""
         ...
 
     def list_requests(self, run_id: str) -> list[dict[str, Any]]: ...
+    def iter_requests(self, run_id: str, *, after: int | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+        """``(seq, request)`` of the recorded requests after ``after``, in order, read lazily (paging)."""
+        ...
 
     def save_checkpoint(self, run_id: str, state: dict[str, Any]) -> None: ...
 

@@ -54,7 +54,7 @@ class Runtime:
             with self._http:
                 return handle_http(self.app, self.deps, dict(event), context)
         if event.get("detail-type") == RUN_REQUESTED:
-            return self.run_requested(event.get("detail") or {})
+            return self.run_requested(event)
         action = event.get("action")
         if action in ("step", "await_approval", "fail"):
             return self.state_machine(str(action), event)
@@ -66,31 +66,19 @@ class Runtime:
 
         raise InvalidInput("unknown event: not an HTTP request, a mneme.RunRequested event, a step or a redrive")
 
-    def run_requested(self, detail: Mapping[str, Any]) -> dict[str, Any]:
-        """EventBridge ``mneme.RunRequested``: a run exactly like the API's, with no person to ask."""
-        from pydantic import ValidationError
-
-        from mneme.engine.service import start_run
-        from mneme.errors import InvalidInput, MnemeError
-        from mneme.models.requests import RunRequest
-        from mneme.models.user import Caller
+    def run_requested(self, event: Mapping[str, Any]) -> dict[str, Any]:
+        """EventBridge ``mneme.RunRequested``: a run exactly like the API's, once per event (see engine.events).
+        A rejected event raises EventRejected: Lambda retries it once, then sends it to the DLQ."""
+        from mneme.engine.events import start_requested_run
+        from mneme.errors import EventRejected
 
         try:
-            caller = Caller(user_id=str(detail.get("user_id") or ""))
-            if not caller.user_id.strip():
-                raise InvalidInput("the event names no user_id", field="user_id")
-            request = RunRequest.model_validate(dict(detail))
-            result = start_run(self.deps, caller, request, event_triggered=True)
-        except (ValidationError, InvalidInput) as exc:  # a bad event is not retried: it would fail again
-            observability.logger().warning("rejected RunRequested event", error=str(exc))
-            return {"status": "rejected", "error": str(exc)}
-        except MnemeError as exc:
-            if exc.status in (404, 413):
-                observability.logger().warning("rejected RunRequested event", error=exc.message)
-                return {"status": "rejected", "error": exc.message}
+            answer = start_requested_run(self.deps, event)
+        except EventRejected as exc:
+            observability.logger().warning("rejected RunRequested event", event_id=event.get("id"), error=exc.message)
             raise
-        observability.bind(run_id=result.run.run_id, user_id=caller.user_id)
-        return {"run_id": result.run.run_id, "status": result.run.status.value}
+        observability.bind(run_id=answer["run_id"], event_id=answer["event_id"])
+        return answer
 
     def state_machine(self, action: str, event: Mapping[str, Any]) -> dict[str, Any]:
         from mneme.engine import approvals, service

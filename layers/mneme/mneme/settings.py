@@ -16,6 +16,8 @@ from mneme.errors import MnemeError
 from mneme.limits import FAST_PATH_BUDGET_SECONDS, SUMMARY_TRIGGER_MESSAGES, SUMMARY_TRIGGER_TOKENS
 from mneme.models.memory import NamespaceRule
 
+RetentionDays = Annotated[int, Field(ge=0, le=36_500)]
+
 
 class SettingsError(MnemeError):
     """The function's configuration is invalid: raised at cold start, never mid-request."""
@@ -60,6 +62,11 @@ class Settings(BaseModel):
     )
     recency_decay: Annotated[float, Field(ge=0, le=10)] = Field(0.05, alias="MNEME_RECENCY_DECAY")
     namespace_rules: tuple[NamespaceRule, ...] = Field((), alias="MNEME_NAMESPACE_RULES")
+
+    # retention in days (DynamoDB TTL on the main table; 0 keeps the data forever)
+    retention_days_chats: RetentionDays = Field(0, alias="MNEME_RETENTION_DAYS_CHATS")
+    retention_days_runs: RetentionDays = Field(0, alias="MNEME_RETENTION_DAYS_RUNS")
+    retention_days_requests: RetentionDays = Field(0, alias="MNEME_RETENTION_DAYS_REQUESTS")
 
     @field_validator("namespace_rules", mode="before")
     @classmethod

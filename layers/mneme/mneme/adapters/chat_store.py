@@ -12,6 +12,9 @@ A run reads only what its model will see (:meth:`ItemChatStore.get_chat_tail`): 
 the summary does not cover, newest first — one query for a short tail (the header sorts before every
 message, so it comes last in a descending page). The header records the skills activated in the covered
 part (``summary_skills``) so the covered messages never need reading.
+With a chat retention set (:mod:`mneme.adapters.expiry`) the header carries the TTL attribute from the
+chat's creation and each message from when it is written; an expired header hides the whole chat.
+Messages can be read lazily, after a given ``seq`` (:meth:`ItemChatStore.iter_messages`), for paging.
 
 Appending is one transaction: the header's ``count`` must equal ``expected_count`` (it is raised by the
 number of messages) and every message item must not exist yet, so a retried append fails with Conflict
@@ -21,12 +24,13 @@ instead of duplicating, and two writers can never interleave.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
 from pydantic import TypeAdapter
 
+from mneme.adapters.expiry import Retention, expired, expiry, stamp
 from mneme.adapters.items import PK, SK, AttrEquals, Item, ItemTable, Put, Update, WriteOp, query_all
 from mneme.clock import SystemClock
 from mneme.errors import Conflict, NotFound
@@ -38,6 +42,8 @@ HEADER_SK = "CHAT"
 MSG_PREFIX = "MSG#"
 #: a DynamoDB transaction holds at most 100 writes: the header update + 99 messages.
 MAX_MESSAGES_PER_TRANSACTION = 99
+#: items read per query while iterating messages lazily
+_READ_PAGE = 50
 
 _MESSAGE = TypeAdapter[ChatMessage](ChatMessage)
 _HEADER_FIELDS = {"chat_id", "user_id", "project_id", "agent_id", "title", "created_at"}
@@ -89,22 +95,50 @@ TAIL_PAGE = SUMMARY_TRIGGER_MESSAGES + 1
 
 
 class ItemChatStore:
-    def __init__(self, table: ItemTable, clock: Clock | None = None) -> None:
+    def __init__(self, table: ItemTable, clock: Clock | None = None, *, retention: Retention | None = None) -> None:
         self._table = table
         self._clock = clock or SystemClock()
+        self._days = (retention or Retention()).chats_days
 
-    def get_chat(self, user_id: str, chat_id: str) -> Chat | None:
+    def get_chat(self, user_id: str, chat_id: str, *, messages: bool = True) -> Chat | None:
+        """The chat with its messages (``messages=False``: the header alone, one GetItem)."""
+        if not messages:
+            item = self._table.get(chat_pk(user_id, chat_id), HEADER_SK)
+            return None if item is None or self._expired(item) else _header(item, [])
         items = query_all(self._table, chat_pk(user_id, chat_id))
         header = next((i for i in items if i[SK] == HEADER_SK), None)
-        if header is None:
+        if header is None or self._expired(header):
             return None
         count = int(header.get("count", 0))
-        messages = [
+        stored = [
             _MESSAGE.validate_json(i["data"])
             for i in items
             if i[SK].startswith(MSG_PREFIX) and int(i[SK][len(MSG_PREFIX) :]) < count
         ]
-        return _header(header, messages)
+        return _header(header, stored)
+
+    def iter_messages(
+        self, user_id: str, chat_id: str, *, after: int | None = None
+    ) -> Iterator[tuple[int, ChatMessage]]:
+        """``(seq, message)`` of the stored messages (those the header counts) after ``after``, in order, read
+        as they are consumed; nothing when the chat is absent or expired."""
+        pk = chat_pk(user_id, chat_id)
+        header = self._table.get(pk, HEADER_SK)
+        if header is None or self._expired(header):
+            return
+        count = int(header.get("count", 0))
+        start: dict[str, str] | None = {PK: pk, SK: message_sk(after)} if after is not None else None
+        while True:
+            page = self._table.query(pk, sk_prefix=MSG_PREFIX, start_key=start, limit=_READ_PAGE)
+            for item in page.items:
+                seq = int(item[SK][len(MSG_PREFIX) :])
+                if seq >= count:
+                    return
+                if not self._expired(item):
+                    yield seq, _MESSAGE.validate_json(item["data"])
+            if page.last_key is None:
+                return
+            start = page.last_key
 
     def get_chat_tail(self, user_id: str, chat_id: str, *, since: int | None = None) -> Chat | None:
         """The chat with only its messages from position ``since`` on — by default from the first message
@@ -114,7 +148,7 @@ class ItemChatStore:
         page = self._table.query(pk, forward=False, limit=TAIL_PAGE)
         items = list(page.items)
         header = next((i for i in items if i[SK] == HEADER_SK), None) or self._table.get(pk, HEADER_SK)
-        if header is None:
+        if header is None or self._expired(header):
             return None
         count = int(header.get("count", 0))
         covered = int(header.get("summary_covers", 0)) if header.get("summary") and "summary_skills" in header else 0
@@ -125,13 +159,19 @@ class ItemChatStore:
             page = self._table.query(pk, forward=False, limit=TAIL_PAGE, start_key=page.last_key)
             messages += [i for i in page.items if str(i[SK]).startswith(MSG_PREFIX)]
             ended = any(i[SK] == HEADER_SK for i in page.items)
-        kept = sorted((i for i in messages if start <= _seq(i) < count), key=_seq)
+        kept = sorted((i for i in messages if start <= _seq(i) < count and not self._expired(i)), key=_seq)
         return _header(header, [_MESSAGE.validate_json(i["data"]) for i in kept], first_seq=start)
 
     def list_chats(self, user_id: str) -> list[Chat]:
         """The user's chats without messages, most recently updated first (GSI1)."""
         items = query_all(self._table, chats_gsi_pk(user_id), index="GSI1", forward=False)
-        return [_header(item, []) for item in items]
+        return [_header(item, []) for item in items if not self._expired(item)]
+
+    def _expired(self, item: Item) -> bool:
+        return expired(item, self._clock.now())
+
+    def _expiry_now(self) -> int | None:
+        return expiry(self._clock.now(), self._days)
 
     def create_chat(self, chat: Chat) -> None:
         pk = chat_pk(chat.user_id, chat.chat_id)
@@ -143,6 +183,7 @@ class ItemChatStore:
             "summary_covers": chat.summary_covers,
             **_listing(chat.user_id, chat.chat_id, chat.updated_at),
         }
+        stamp(header, expiry(chat.created_at, self._days))
         if chat.summary is not None:
             header["summary"] = chat.summary
         first = list(chat.messages[:MAX_MESSAGES_PER_TRANSACTION])
@@ -195,9 +236,12 @@ class ItemChatStore:
         self._table.delete_many([(pk, i[SK]) for i in items if i[SK] != HEADER_SK])
         return self._table.delete(pk, HEADER_SK)
 
-    @staticmethod
-    def _message_puts(pk: str, first_seq: int, messages: Sequence[ChatMessage]) -> list[WriteOp]:
+    def _message_puts(self, pk: str, first_seq: int, messages: Sequence[ChatMessage]) -> list[WriteOp]:
+        expires_at = self._expiry_now()
         return [
-            Put({PK: pk, SK: message_sk(first_seq + i), "data": _MESSAGE.dump_json(m).decode()}, "not_exists")
+            Put(
+                stamp({PK: pk, SK: message_sk(first_seq + i), "data": _MESSAGE.dump_json(m).decode()}, expires_at),
+                "not_exists",
+            )
             for i, m in enumerate(messages)
         ]

@@ -23,10 +23,15 @@ ownership through ``run.user_id``):
 writes) and ``GSI1SK = <created_at>#<run_id>``; a final run's item has neither (a sparse index). Local
 recovery and the sweeper read every unfinished run from these few partitions, never by a scan.
 
-**Spill.** A DynamoDB item holds at most 400 KB. Requests and checkpoints are stored as ASCII JSON text;
-text up to ``CHUNK_CHARS`` (300,000 characters = bytes) stays in the head item's ``data``; longer text is
-cut into chunk items written first, and the head item (``chunks`` = count, ``blob`` = a fresh id) is
-written last, so a reader never sees half a blob. Chunks of a replaced blob are deleted afterwards.
+**Retention** (:mod:`mneme.adapters.expiry`): with a retention set, every item but the outbox carries the TTL
+attribute — the run item ``retention_days_runs`` after the run's creation, the items under it from when they
+are written (recorded requests by ``retention_days_requests`` when that is shorter) — and reads skip expired
+items. Reading events and requests is lazy (:meth:`ItemRunStore.iter_events`, ``iter_requests``): a page
+of a run with megabytes of recorded requests reads only what the page holds, plus one entry to know
+whether more follow.
+
+**Spill.** Requests and checkpoints larger than one item holds are cut into chunk items under their head
+item (:mod:`mneme.adapters.spill`).
 """
 
 from __future__ import annotations
@@ -34,13 +39,16 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
+from mneme.adapters.expiry import Retention, expired, expiry, stamp
 from mneme.adapters.items import PK, SK, AttrEquals, Item, ItemTable, Put, query_all
-from mneme.errors import Conflict, NotFound, StoreUnavailable
+from mneme.adapters.spill import CHUNK_CHARS, blob_text, encode, write_blob
+from mneme.clock import SystemClock
+from mneme.errors import Conflict, NotFound
 from mneme.models import Run, RunEvent
+from mneme.ports import Clock
 
 RUN_SK = "RUN"
 EVENT_PREFIX = "EVT#"
@@ -51,13 +59,13 @@ MARK_PREFIX = "MARK#"
 OUTBOX_INDEX_PK = "OUTBOX"
 ACTIVE_INDEX_PREFIX = "ACTIVE#"
 ACTIVE_SHARDS = 4
-#: the longest text kept in one item; DynamoDB's item limit is 400 KB (keys and names included).
-CHUNK_CHARS = 300_000
 #: DynamoDB transactions: at most 100 items and 4 MB
 MAX_TRANSACTION = 100
 MAX_TRANSACTION_CHARS = 3_500_000
 
 _REQUEST_HEAD = re.compile(r"^REQ#\d{6}$")
+#: items read per query while iterating lazily (a request head and its chunks may span pages)
+_READ_PAGE = 25
 
 
 def run_pk(run_id: str) -> str:
@@ -72,7 +80,7 @@ def request_sk(seq: int) -> str:
     return f"{REQUEST_PREFIX}{seq:06d}"
 
 
-def _run_item(run: Run) -> Item:
+def _run_item(run: Run, expires_at: int | None) -> Item:
     item: Item = {
         PK: run_pk(run.run_id),
         SK: RUN_SK,
@@ -87,7 +95,7 @@ def _run_item(run: Run) -> Item:
     if not run.status.finished:
         item["GSI1PK"] = active_shard(run.run_id)
         item["GSI1SK"] = f"{run.created_at.isoformat()}#{run.run_id}"
-    return item
+    return stamp(item, expires_at)
 
 
 def active_shard(run_id: str) -> str:
@@ -95,41 +103,49 @@ def active_shard(run_id: str) -> str:
     return f"{ACTIVE_INDEX_PREFIX}{int(hashlib.sha256(run_id.encode()).hexdigest()[:8], 16) % ACTIVE_SHARDS}"
 
 
-def _encode(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=True, separators=(",", ":"))  # ASCII: characters == bytes
-
-
-def _blob_parts(head: Item, items: Sequence[Item]) -> str:
-    """The text of a blob from its head item and the chunk items under it."""
-    chunks = int(head.get("chunks", 0))
-    if not chunks:
-        return str(head["data"])
-    prefix = f"{head[SK]}#{head['blob']}#"
-    parts = sorted((i for i in items if str(i[SK]).startswith(prefix)), key=lambda i: str(i[SK]))
-    if len(parts) != chunks:
-        raise StoreUnavailable(f"stored blob {head[SK]} is incomplete: {len(parts)} of {chunks} chunks")
-    return "".join(str(p["data"]) for p in parts)
-
-
 class ItemRunStore:
-    def __init__(self, table: ItemTable, *, chunk_chars: int = CHUNK_CHARS) -> None:
+    def __init__(
+        self,
+        table: ItemTable,
+        *,
+        chunk_chars: int = CHUNK_CHARS,
+        retention: Retention | None = None,
+        clock: Clock | None = None,
+    ) -> None:
         self._table = table
         self._chunk = chunk_chars
+        self._retention = retention or Retention()
+        self._clock = clock or SystemClock()
+
+    # ------------------------------------------------------------------------------------- expiry
+    def _run_expiry(self, run: Run) -> int | None:
+        return expiry(run.created_at, self._retention.runs_days)
+
+    def _part_expiry(self) -> int | None:
+        """Events, checkpoint, marks: stamped when written (never before their run's creation)."""
+        return expiry(self._clock.now(), self._retention.runs_days)
+
+    def _request_expiry(self) -> int | None:
+        return expiry(self._clock.now(), self._retention.effective_requests_days)
+
+    def _live(self, items: Sequence[Item]) -> list[Item]:
+        now = self._clock.now()
+        return [item for item in items if not expired(item, now)]
 
     # ------------------------------------------------------------------------------------- runs
     def create_run(self, run: Run) -> None:
-        self._table.put(_run_item(run), condition="not_exists")
+        self._table.put(_run_item(run, self._run_expiry(run)), condition="not_exists")
 
     def get_run(self, run_id: str) -> Run | None:
         item = self._table.get(run_pk(run_id), RUN_SK)
-        if item is None:
+        if item is None or expired(item, self._clock.now()):
             return None
         return Run.model_validate_json(item["data"]).model_copy(update={"version": int(item["version"])})
 
     def update_run(self, run: Run) -> Run:
         updated = run.model_copy(update={"version": run.version + 1})
         try:
-            self._table.put(_run_item(updated), condition=AttrEquals("version", run.version))
+            self._table.put(_run_item(updated, self._run_expiry(updated)), condition=AttrEquals("version", run.version))
         except Conflict:
             if self._table.get(run_pk(run.run_id), RUN_SK) is None:
                 raise NotFound(f"run {run.run_id!r} not found", field="run_id") from None
@@ -150,16 +166,20 @@ class ItemRunStore:
         chunked first; what does not fit one transaction is written before it, the run item always last."""
         pk = run_pk(run.run_id)
         updated = run if create else run.model_copy(update={"version": run.version + 1})
-        items: list[Item] = [{PK: pk, SK: event_sk(e.seq), "data": e.model_dump_json()} for e in events]
-        blobs = [(request_sk(seq), _encode(request)) for seq, request in requests]
+        part, request_expiry = self._part_expiry(), self._request_expiry()
+        items: list[Item] = [self._event_item(pk, e, part) for e in events]
+        blobs = [(request_sk(seq), encode(request), request_expiry) for seq, request in requests]
         if checkpoint is not None:
-            blobs.append((CHECKPOINT_SK, _encode(checkpoint)))
-        for sk, text in blobs:
+            blobs.append((CHECKPOINT_SK, encode(checkpoint), part))
+        for sk, text, expires_at in blobs:
             if len(text) > self._chunk:
-                self._write_blob(pk, sk, text)
+                self._write_blob(pk, sk, text, expires_at)
             else:
-                items.append({PK: pk, SK: sk, "chunks": 0, "data": text})
-        run_put = Put(_run_item(updated), "not_exists" if create else AttrEquals("version", run.version))
+                items.append(stamp({PK: pk, SK: sk, "chunks": 0, "data": text}, expires_at))
+        run_put = Put(
+            _run_item(updated, self._run_expiry(updated)),
+            "not_exists" if create else AttrEquals("version", run.version),
+        )
         size = sum(len(str(item.get("data", ""))) for item in items)
         if len(items) >= MAX_TRANSACTION or size > MAX_TRANSACTION_CHARS:
             self._table.put_many(items)
@@ -187,38 +207,71 @@ class ItemRunStore:
         return sorted((run for run in runs if not run.status.finished), key=lambda run: (run.created_at, run.run_id))
 
     # ------------------------------------------------------------------------------------- events
+    @staticmethod
+    def _event_item(pk: str, event: RunEvent, expires_at: int | None) -> Item:
+        return stamp({PK: pk, SK: event_sk(event.seq), "data": event.model_dump_json()}, expires_at)
+
     def append_events(self, run_id: str, events: Sequence[RunEvent]) -> None:
         """Events are keyed by their ``seq``: a retried append rewrites the same items."""
-        pk = run_pk(run_id)
-        self._table.put_many([{PK: pk, SK: event_sk(e.seq), "data": e.model_dump_json()} for e in events])
+        pk, part = run_pk(run_id), self._part_expiry()
+        self._table.put_many([self._event_item(pk, e, part) for e in events])
 
     def list_events(self, run_id: str) -> list[RunEvent]:
-        items = query_all(self._table, run_pk(run_id), sk_prefix=EVENT_PREFIX)
-        return [RunEvent.model_validate_json(i["data"]) for i in items]
+        return list(self.iter_events(run_id))
+
+    def iter_events(self, run_id: str, *, after: int | None = None) -> Iterator[RunEvent]:
+        """The run's events with ``seq`` greater than ``after``, in order, read as they are consumed."""
+        start = event_sk(after) if after is not None else None
+        for item in self._read(run_pk(run_id), EVENT_PREFIX, start):
+            yield RunEvent.model_validate_json(item["data"])
 
     # ------------------------------------------------------------------------------------- requests
     def put_request(self, run_id: str, seq: int, request: dict[str, Any]) -> None:
-        self._write_blob(run_pk(run_id), request_sk(seq), _encode(request))
+        self._write_blob(run_pk(run_id), request_sk(seq), encode(request), self._request_expiry())
 
     def list_requests(self, run_id: str) -> list[dict[str, Any]]:
-        items = query_all(self._table, run_pk(run_id), sk_prefix=REQUEST_PREFIX)
-        heads = [i for i in items if _REQUEST_HEAD.match(str(i[SK]))]
-        return [json.loads(_blob_parts(head, items)) for head in heads]
+        return [request for _seq, request in self.iter_requests(run_id)]
+
+    def iter_requests(self, run_id: str, *, after: int | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+        """``(seq, request)`` of the recorded requests with ``seq`` greater than ``after``, in order, each
+        assembled from its head and chunks as it is consumed."""
+        start = f"{request_sk(after)}#~" if after is not None else None  # past the chunks of ``after``
+        head: Item | None = None
+        parts: list[Item] = []
+        for item in self._read(run_pk(run_id), REQUEST_PREFIX, start):
+            if _REQUEST_HEAD.match(str(item[SK])):
+                if head is not None:
+                    yield _request(head, parts)
+                head, parts = item, []
+            elif head is not None:
+                parts.append(item)
+        if head is not None:
+            yield _request(head, parts)
+
+    def _read(self, pk: str, prefix: str, start_sk: str | None) -> Iterator[Item]:
+        """The live items of ``pk`` under ``prefix`` after ``start_sk``, one query page at a time."""
+        start: dict[str, str] | None = {PK: pk, SK: start_sk} if start_sk else None
+        while True:
+            page = self._table.query(pk, sk_prefix=prefix, start_key=start, limit=_READ_PAGE)
+            yield from self._live(page.items)
+            if page.last_key is None:
+                return
+            start = page.last_key
 
     # ------------------------------------------------------------------------------------- checkpoint
     def save_checkpoint(self, run_id: str, state: dict[str, Any]) -> None:
-        self._write_blob(run_pk(run_id), CHECKPOINT_SK, _encode(state))
+        self._write_blob(run_pk(run_id), CHECKPOINT_SK, encode(state), self._part_expiry())
 
     def load_checkpoint(self, run_id: str) -> dict[str, Any] | None:
-        items = query_all(self._table, run_pk(run_id), sk_prefix=CHECKPOINT_SK)
+        items = self._live(query_all(self._table, run_pk(run_id), sk_prefix=CHECKPOINT_SK))
         head = next((i for i in items if i[SK] == CHECKPOINT_SK), None)
         if head is None:
             return None
-        state: dict[str, Any] = json.loads(_blob_parts(head, items))
+        state: dict[str, Any] = json.loads(blob_text(head, items))
         return state
 
     def put_mark(self, run_id: str, name: str, value: dict[str, Any], *, only_new: bool = False) -> bool:
-        item = {PK: run_pk(run_id), SK: f"{MARK_PREFIX}{name}", "data": _encode(value)}
+        item = stamp({PK: run_pk(run_id), SK: f"{MARK_PREFIX}{name}", "data": encode(value)}, self._part_expiry())
         try:
             self._table.put(item, condition="not_exists" if only_new else None)
         except Conflict:
@@ -226,7 +279,7 @@ class ItemRunStore:
         return True
 
     def list_marks(self, run_id: str, prefix: str = "") -> dict[str, dict[str, Any]]:
-        items = query_all(self._table, run_pk(run_id), sk_prefix=f"{MARK_PREFIX}{prefix}")
+        items = self._live(query_all(self._table, run_pk(run_id), sk_prefix=f"{MARK_PREFIX}{prefix}"))
         return {str(item[SK]).removeprefix(MARK_PREFIX): json.loads(str(item["data"])) for item in items}
 
     # ------------------------------------------------------------------------------------- spill
@@ -237,7 +290,7 @@ class ItemRunStore:
                 SK: OUTBOX_SK,
                 "GSI1PK": OUTBOX_INDEX_PK,
                 "GSI1SK": f"{at}#{run_id}",
-                "data": _encode(list(jobs)),
+                "data": encode(list(jobs)),
             },
             condition=None,
         )
@@ -249,15 +302,11 @@ class ItemRunStore:
     def delete_outbox(self, run_id: str) -> None:
         self._table.delete(run_pk(run_id), OUTBOX_SK)
 
-    def _write_blob(self, pk: str, sk: str, text: str) -> None:
-        previous = self._table.get(pk, sk)
-        if len(text) <= self._chunk:
-            self._table.put({PK: pk, SK: sk, "chunks": 0, "data": text})
-        else:
-            blob = uuid.uuid4().hex[:12]
-            parts = [text[i : i + self._chunk] for i in range(0, len(text), self._chunk)]
-            self._table.put_many([{PK: pk, SK: f"{sk}#{blob}#{n:04d}", "data": part} for n, part in enumerate(parts)])
-            self._table.put({PK: pk, SK: sk, "chunks": len(parts), "blob": blob})
-        if previous is not None and previous.get("chunks"):
-            stale = f"{sk}#{previous['blob']}#"
-            self._table.delete_many([(pk, f"{stale}{n:04d}") for n in range(int(previous["chunks"]))])
+    def _write_blob(self, pk: str, sk: str, text: str, expires_at: int | None) -> None:
+        write_blob(self._table, pk, sk, text, chunk=self._chunk, expires_at=expires_at)
+
+
+def _request(head: Item, parts: Sequence[Item]) -> tuple[int, dict[str, Any]]:
+    seq = int(str(head[SK]).removeprefix(REQUEST_PREFIX))
+    request: dict[str, Any] = json.loads(blob_text(head, parts))
+    return seq, request

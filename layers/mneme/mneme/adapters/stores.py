@@ -10,9 +10,11 @@ from typing import TypedDict
 from mneme.adapters.audit_log import ItemAuditLog
 from mneme.adapters.chat_store import ItemChatStore
 from mneme.adapters.config_store import ItemConfigStore
+from mneme.adapters.expiry import Retention
 from mneme.adapters.items import ItemTable
 from mneme.adapters.run_store import ItemRunStore
 from mneme.ports import AuditLog, ChatStore, Clock, ConfigStore, RunStore
+from mneme.settings import Settings
 
 
 class StorePorts(TypedDict):
@@ -35,10 +37,19 @@ class Stores:
         return {"config": self.config, "chats": self.chats, "runs": self.runs, "audit": self.audit}
 
 
-def stores_over(main: ItemTable, audit: ItemTable, clock: Clock) -> Stores:
+def retention_of(settings: Settings) -> Retention:
+    """The stores' retention (the main table's TTL) from the settings; every composition root uses it."""
+    return Retention(
+        chats_days=settings.retention_days_chats,
+        runs_days=settings.retention_days_runs,
+        requests_days=settings.retention_days_requests,
+    )
+
+
+def stores_over(main: ItemTable, audit: ItemTable, clock: Clock, retention: Retention | None = None) -> Stores:
     return Stores(
         config=ItemConfigStore(main),
-        chats=ItemChatStore(main, clock),
-        runs=ItemRunStore(main),
+        chats=ItemChatStore(main, clock, retention=retention),
+        runs=ItemRunStore(main, retention=retention, clock=clock),
         audit=ItemAuditLog(audit),
     )

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
+
+from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from mneme.api.context import caller_of, deps_of, new_router
 from mneme.api.presenters import chat_view
 from mneme.api.responses import no_content
+from mneme.api.views import ChatView, answers
 from mneme.engine import chats
+from mneme.limits import PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX
 
 router = new_router()
 
@@ -17,9 +21,14 @@ def list_chats() -> dict[str, Any]:
     return {"chats": [chat_view(c, messages=False) for c in chats.list_chats(deps_of(router), caller_of(router))]}
 
 
-@router.get("/v1/chats/<chat_id>")
-def get_chat(chat_id: str) -> dict[str, Any]:
-    return chat_view(chats.get_chat(deps_of(router), caller_of(router), chat_id), messages=True)
+@router.get("/v1/chats/<chat_id>", responses=answers(200, ChatView))
+def get_chat(
+    chat_id: str,
+    limit: Annotated[int, Query(ge=1, le=PAGE_LIMIT_MAX)] = PAGE_LIMIT_DEFAULT,
+    cursor: Annotated[str | None, Query(max_length=12, description="the cursor of the previous page")] = None,
+) -> dict[str, Any]:
+    """The chat and its messages, oldest first, a page at a time (``cursor`` is null on the last page)."""
+    return chats.chat_messages(deps_of(router), caller_of(router), chat_id, limit=limit, cursor=cursor)
 
 
 @router.delete("/v1/chats/<chat_id>")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from aws_lambda_powertools.event_handler.openapi.params import Header
+from aws_lambda_powertools.event_handler.openapi.params import Header, Query
 
 from mneme.api.context import caller_of, deps_of, new_router
 from mneme.api.presenters import audit_view, run_answer
@@ -20,6 +20,7 @@ from mneme.api.views import (
 from mneme.engine import approvals, runs_read
 from mneme.engine.preview import preview
 from mneme.engine.submit import submit_run
+from mneme.limits import PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX
 from mneme.models.requests import ApprovalBody, RunRequest
 
 router = new_router()
@@ -47,13 +48,24 @@ def get_run(run_id: str) -> dict[str, Any]:
 
 
 @router.get("/v1/runs/<run_id>/events", responses=answers(200, EventsView))
-def get_events(run_id: str) -> dict[str, Any]:
-    return {"events": [e.to_api() for e in runs_read.run_events(deps_of(router), caller_of(router), run_id)]}
+def get_events(
+    run_id: str,
+    limit: Annotated[int, Query(ge=1, le=PAGE_LIMIT_MAX)] = PAGE_LIMIT_DEFAULT,
+    cursor: Annotated[str | None, Query(max_length=12, description="the cursor of the previous page")] = None,
+    after: Annotated[int | None, Query(ge=0, description="the seq of the last event seen (= cursor)")] = None,
+) -> dict[str, Any]:
+    """The run's events in order, a page at a time (``cursor`` is null on the last page)."""
+    return runs_read.run_events(deps_of(router), caller_of(router), run_id, limit=limit, cursor=cursor, after=after)
 
 
 @router.get("/v1/runs/<run_id>/context", responses=answers(200, RequestsView))
-def get_context(run_id: str) -> dict[str, Any]:
-    return {"requests": runs_read.run_requests(deps_of(router), caller_of(router), run_id)}
+def get_context(
+    run_id: str,
+    limit: Annotated[int, Query(ge=1, le=PAGE_LIMIT_MAX)] = PAGE_LIMIT_DEFAULT,
+    cursor: Annotated[str | None, Query(max_length=12, description="the cursor of the previous page")] = None,
+) -> dict[str, Any]:
+    """The exact model requests of the run, one per model call, a page at a time (below 6 MB each)."""
+    return runs_read.run_context(deps_of(router), caller_of(router), run_id, limit=limit, cursor=cursor)
 
 
 @router.get("/v1/runs/<run_id>/audit", responses=answers(200, AuditTreeView))

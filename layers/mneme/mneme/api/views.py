@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from mneme.api.responses import JSON
 
@@ -57,10 +57,21 @@ class EventView(_View):
 
 class EventsView(_View):
     events: list[EventView]
+    cursor: str | None = Field(description="pass as cursor (or after) for the next page; null on the last page")
 
 
 class RequestsView(_View):
     requests: list[dict[str, Any]]
+    cursor: str | None = Field(description="pass as cursor for the next page; null on the last page")
+
+
+class ChatView(_View):
+    chat_id: str
+    title: str
+    created_at: str
+    updated_at: str
+    messages: list[dict[str, Any]]
+    cursor: str | None = Field(description="pass as cursor for the next page of messages; null on the last page")
 
 
 class PreviewView(_View):

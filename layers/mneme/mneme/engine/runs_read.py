@@ -1,14 +1,16 @@
-"""Reading runs (SPEC §10): the run, its events, its recorded model requests and its tree's audit trail —
-only the caller's own; another user's run is a 404, as is one that does not exist."""
+"""Reading runs (SPEC §10): the run, its events and recorded model requests (a page at a time, under
+Lambda's response limit: engine/pages.py) and its tree's audit trail — only the caller's own; another
+user's run is a 404, as is one that does not exist."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from mneme.engine.deps import Deps
+from mneme.engine.pages import ENVELOPE_BYTES, start_after, take_page
 from mneme.errors import NotFound
 from mneme.models.audit import AuditRecord
-from mneme.models.run import Run, RunEvent
+from mneme.models.run import Run
 from mneme.models.user import Caller
 
 
@@ -19,14 +21,22 @@ def own_run(deps: Deps, caller: Caller, run_id: str) -> Run:
     return run
 
 
-def run_events(deps: Deps, caller: Caller, run_id: str) -> list[RunEvent]:
+def run_events(
+    deps: Deps, caller: Caller, run_id: str, *, limit: int, cursor: str | None = None, after: int | None = None
+) -> dict[str, Any]:
+    """``{events, cursor}``: the run's events after ``cursor`` (or ``after``, a ``seq``), in order."""
     own_run(deps, caller, run_id)
-    return deps.runs.list_events(run_id)
+    entries = ((e.seq, e.to_api()) for e in deps.runs.iter_events(run_id, after=start_after(cursor, after)))
+    events, next_cursor = take_page(entries, limit=limit, reserve=ENVELOPE_BYTES, what="event")
+    return {"events": events, "cursor": next_cursor}
 
 
-def run_requests(deps: Deps, caller: Caller, run_id: str) -> list[dict[str, Any]]:
+def run_context(deps: Deps, caller: Caller, run_id: str, *, limit: int, cursor: str | None = None) -> dict[str, Any]:
+    """``{requests, cursor}``: the exact model requests of the run after ``cursor``, one per model call."""
     own_run(deps, caller, run_id)
-    return deps.runs.list_requests(run_id)
+    entries = deps.runs.iter_requests(run_id, after=start_after(cursor))
+    requests, next_cursor = take_page(entries, limit=limit, reserve=ENVELOPE_BYTES, what="model request")
+    return {"requests": requests, "cursor": next_cursor}
 
 
 def tree_audit(deps: Deps, caller: Caller, run_id: str) -> list[AuditRecord]:
