@@ -5,7 +5,9 @@ It plays API Gateway (HTTP API with a JWT authorizer) in front of the run functi
 same HTTP API **v2.0** event the Lambda receives (:mod:`mneme_local.gateway_event`; claims in
 ``requestContext.authorizer.jwt.claims``, rendered as strings the way API Gateway does), hands it to
 :meth:`Runtime.handle` and writes the answer.
-``/v1/health`` and ``/v1/openapi.json`` need no token. It listens on ``127.0.0.1:$MNEME_PORT`` (8000) only.
+``/v1/health`` and ``/v1/openapi.json`` need no token, nor do the web console's static files at ``/`` and
+``/console/…`` (:mod:`mneme_local.console_assets`; the console's API calls carry the token).
+It listens on ``127.0.0.1:$MNEME_PORT`` (8000) only.
 SIGINT / SIGTERM stop it gracefully: no new requests, the memory queue drained, the stores closed.
 """
 
@@ -23,6 +25,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
+from mneme_local import console_assets
 from mneme_local.auth import AuthError, authenticate
 from mneme_local.gateway_event import HOST, build_event
 from mneme_local.token import signing_key
@@ -48,6 +51,9 @@ class LocalHandler(BaseHTTPRequestHandler):
     server_version = "mneme-local"
 
     def do_GET(self) -> None:
+        self._serve()
+
+    def do_HEAD(self) -> None:
         self._serve()
 
     def do_POST(self) -> None:
@@ -106,6 +112,8 @@ class LocalHandler(BaseHTTPRequestHandler):
             self.close_connection = True
             return _error(413, "payload_too_large", f"the request is larger than {MAX_REQUEST_BYTES} bytes")
         path = urlsplit(self.path).path
+        if console_assets.handles(path):
+            return console_assets.respond(self.command, path, self.headers.get("If-None-Match"))
         claims: dict[str, Any] | None = None
         if path not in PUBLIC_PATHS:
             try:
