@@ -33,11 +33,17 @@ function markNav(section) {
   }
 }
 
-async function route() {
-  if (window.location.hash && !window.location.hash.startsWith("#/") && auth.session()) return; // an anchor, not a view
-  const mine = ++generation;
+/** End the current view (its live polling) and make any view still loading drop its result. */
+function stopView() {
+  generation += 1;
   if (leave) leave();
   leave = null;
+  return generation;
+}
+
+async function route() {
+  if (window.location.hash && !window.location.hash.startsWith("#/") && auth.session()) return; // an anchor, not a view
+  const mine = stopView();
   if (!auth.session()) return showSignIn();
   const hash = window.location.hash || "#/runs";
   const found = ROUTES.map(([re, view, section]) => [re.exec(hash), view, section]).find(([m]) => m);
@@ -126,7 +132,9 @@ async function boot() {
     baseUrl: config.api_base_url || "",
     token: () => auth.bearer(config),
     unauthorized: () => {
-      auth.signOut({ mode: "local" });
+      if (!auth.session()) return; // already signed out (another call of the same view got its 401 first)
+      stopView();
+      auth.signOut({ mode: "local" }); // forget the token here; a Cognito session signs in again below
       showSignIn("Your session ended (401): sign in again.");
     },
   });

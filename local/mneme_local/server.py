@@ -214,7 +214,8 @@ def main() -> int:
         print(
             f"mneme local server listening on http://{HOST}:{port}\n"
             f"  data: {stack.options.data_dir.resolve()}  models: {models}  embeddings: {embedder}\n"
-            f"  token: make token USER=alice [ADMIN=1]   health: curl http://{HOST}:{port}/v1/health",
+            f"  token: make token USER=alice [ADMIN=1]   health: curl http://{HOST}:{port}/v1/health\n"
+            f"  console: http://{HOST}:{port}/ (sign in with the token)",
             flush=True,
         )
         httpd.serve_forever()

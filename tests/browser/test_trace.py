@@ -9,7 +9,7 @@ import uuid
 from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import Console
-from tests.functional.local.support import Client
+from tests.functional.local.support import Client, LocalServer
 
 CLAUDE = "anthropic.claude-3-7-sonnet-20250219-v1:0"  # a model that takes cache points (answered offline here)
 
@@ -137,6 +137,29 @@ def test_an_approval_is_answered_in_place_and_the_run_goes_on_live(signed_in: Co
     expect(page.locator("[data-section=approvals]")).to_have_count(0)
     expect(page.get_by_test_id("live")).to_have_text("")
     assert alice.call("GET", f"/v1/runs/{run_id}", expect=200)["status"] == "succeeded"
+    # And once everything is final the page stops asking
+    calls: list[str] = []
+    page.on("request", lambda request: calls.append(request.url) if "/v1/" in request.url else None)
+    page.wait_for_timeout(3000)
+    assert calls == []
+
+
+def test_a_run_in_progress_is_polled_once_a_second_with_one_request_per_unfinished_run(
+    signed_in: Console, alice: Client
+) -> None:
+    # Given a run that waits (for a person) and stays unfinished
+    run_id = _waiting_run(alice, _careful_agent(alice), "/search Anything about polling?")
+    page = signed_in.page
+    page.goto(f"{signed_in.base}/#/runs/{run_id}")
+    expect(page.get_by_test_id("live")).to_contain_text("Live")
+    # When the page is watched for three seconds
+    calls: list[str] = []
+    page.on("request", lambda request: calls.append(request.url) if "/v1/" in request.url else None)
+    page.wait_for_timeout(3000)
+    # Then it asked about 3 times for the run, its events and its context — and nothing else
+    runs = [c for c in calls if c.endswith(f"/v1/runs/{run_id}")]
+    assert 2 <= len(runs) <= 4, calls
+    assert {c.removeprefix(f"{signed_in.base}/v1/runs/{run_id}") for c in calls} == {"", "/events", "/context"}
 
 
 def test_a_denied_approval_becomes_a_tool_error_in_the_trace(signed_in: Console, alice: Client) -> None:
@@ -178,3 +201,19 @@ def test_a_run_that_does_not_exist_says_so(signed_in: Console) -> None:
     page = signed_in.page
     page.goto(f"{signed_in.base}/#/runs/run-that-never-was")
     expect(page.get_by_role("alert")).to_contain_text("404")
+
+
+def test_a_token_that_expires_while_following_a_run_ends_the_polling_and_asks_to_sign_in(
+    console: Console, server: LocalServer, alice: Client
+) -> None:
+    # Given alice following a waiting run with a token valid for a few more seconds
+    run_id = _waiting_run(alice, _careful_agent(alice), "/search Will my token last?")
+    page = console.open(f"#/runs/{run_id}", token=server.token("alice", hours=4 / 3600))
+    expect(page.get_by_test_id("live")).to_contain_text("Live")
+    # When it expires, the next poll's 401 brings the sign-in form back with the reason
+    expect(page.locator("#signin-error")).to_contain_text("session ended", timeout=15_000)
+    # And nothing polls any more
+    calls: list[str] = []
+    page.on("request", lambda request: calls.append(request.url) if "/v1/" in request.url else None)
+    page.wait_for_timeout(2500)
+    assert calls == []
