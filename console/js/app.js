@@ -151,6 +151,10 @@ async function boot() {
     main.focus();
   });
   window.addEventListener("hashchange", route);
+  document.getElementById("nav").addEventListener("click", (event) => {
+    const link = event.target.closest("a");
+    if (link && link.getAttribute("href") === window.location.hash) route(); // the current view, afresh
+  });
   if (message) showSignIn(message);
   else route();
 }

@@ -105,6 +105,15 @@ class Console:
         self.page.locator("main h1").first.wait_for()
         return self.page
 
+    def go(self, hash_path: str) -> Page:
+        """Open a view afresh (a reload when it is the current one: the same hash is no navigation)."""
+        if self.page.url.endswith(hash_path):
+            self.page.reload()
+        else:
+            self.page.goto(f"{self.base}/{hash_path}")
+        self.page.locator("main h1").first.wait_for()
+        return self.page
+
     def screenshot(self, name: str) -> Path:
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         path = SCREENSHOTS / f"{name}.png"

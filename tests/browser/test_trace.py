@@ -52,7 +52,7 @@ def test_a_delegating_run_started_in_the_console_shows_its_tree_and_the_childs_r
     page.get_by_role("button", name="Create the agent").click()
     expect(page.get_by_role("heading", name=f"Agent {master}")).to_be_visible()
     # When a delegating run is started from the runs view
-    page.goto(f"{base}/#/runs")
+    signed_in.go("#/runs")
     page.get_by_label("Agent", exact=True).select_option(master)
     page.get_by_label("Input").fill(f"/delegate {sub} :: /search When is the Apollo review due?")
     page.get_by_role("button", name="Start the run").click()
