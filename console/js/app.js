@@ -53,7 +53,7 @@ async function route() {
   }
   const [match, view, section] = found;
   markNav(section);
-  clear(main);
+  clear(main).append(h("p", { class: "muted", role: "status" }, "Loading…"));
   try {
     const rendered = await view(match);
     if (mine !== generation) {
@@ -67,7 +67,7 @@ async function route() {
     document.title = `${heading ? heading.textContent : "mneme"} · mneme console`;
     main.focus({ preventScroll: true });
   } catch (error) {
-    if (mine === generation) main.append(h("div", { class: "alert", role: "alert" }, errorText(error)));
+    if (mine === generation) clear(main).append(h("div", { class: "alert", role: "alert" }, errorText(error)));
   }
 }
 
