@@ -35,7 +35,7 @@ lint: $(VENV)/.stamp ## ruff lint + format check
 	$(VENV)/bin/ruff format --check .
 
 types: $(VENV)/.stamp ## mypy (strict for the mneme package)
-	$(VENV)/bin/mypy layers/mneme/mneme local/mneme_local functions tests
+	$(VENV)/bin/mypy layers/mneme/mneme local/mneme_local functions tests scripts
 
 unit: $(VENV)/.stamp ## unit tests (pure core, fakes)
 	$(PY) -m pytest tests/unit -q
@@ -55,8 +55,25 @@ validate: $(SAM_VENV)/.stamp node_modules/.stamp ## sam validate --lint and the 
 	  for f in statemachine/*.json; do node_modules/.bin/asl-validator --json-path "$$f" || exit 1; done; \
 	else echo "no state machine definitions yet"; fi
 
-test: setup lint types pytest validate ## every offline check: lint, types, unit, functional, infra, template
+test: setup lint types pytest validate browser-test ## every offline check: lint, types, unit, functional, infra, template, browser
 	@echo "make test: all checks passed"
+
+CHROMIUM ?= /usr/bin/chromium
+APT_GET := $(if $(filter 0,$(shell id -u)),,sudo )apt-get
+
+browser-test: $(VENV)/.stamp ## the web console in Debian's Chromium (installed with apt when missing)
+	@if [ ! -x "$(CHROMIUM)" ]; then \
+	  echo "installing Debian's chromium for the browser tests"; \
+	  $(APT_GET) update -qq && DEBIAN_FRONTEND=noninteractive $(APT_GET) install -y -qq chromium >/dev/null; \
+	fi
+	MNEME_CHROMIUM="$(CHROMIUM)" $(PY) -m pytest tests/browser -q
+
+screenshots: ## rerun the browser tests writing their screenshots to docs/screenshots (the README shows two)
+	$(MAKE) --no-print-directory browser-test MNEME_SCREENSHOTS="$(CURDIR)/docs/screenshots"
+
+deploy-console: $(VENV)/.stamp ## publish console/ to a deployed stack: make deploy-console STACK=mneme-dev [REGION=...]
+	@test -n "$(STACK)" || { echo "usage: make deploy-console STACK=<stack name> [REGION=<region>]" >&2; exit 2; }
+	PYTHONPATH=local $(PY) -m scripts.deploy_console --stack "$(STACK)" $(if $(REGION),--region "$(REGION)")
 
 run: $(VENV)/.stamp ## serve the whole API locally (embedded mode; MNEME_PORT, MNEME_DATA_DIR)
 	PYTHONPATH=layers/mneme:local:functions/run $(PY) -m mneme_local.server
@@ -81,7 +98,7 @@ fmt: $(VENV)/.stamp ## format the code
 clean: ## remove the environments and caches
 	rm -rf $(VENV) $(SAM_VENV) node_modules .aws-sam .mypy_cache .ruff_cache .hypothesis
 
-.PHONY: help setup lint types unit functional infra pytest validate test run token demo event fmt clean
+.PHONY: help setup lint types unit functional infra pytest validate test browser-test screenshots deploy-console run token demo event fmt clean
 
 bench: $(VENV)/.stamp ## benchmarks (not part of `make test`): figures for docs/performance.md
 	$(PY) -m pip install -qq -r requirements/bench.txt

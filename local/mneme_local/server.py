@@ -5,9 +5,10 @@ It plays API Gateway (HTTP API with a JWT authorizer) in front of the run functi
 same HTTP API **v2.0** event the Lambda receives (:mod:`mneme_local.gateway_event`; claims in
 ``requestContext.authorizer.jwt.claims``, rendered as strings the way API Gateway does), hands it to
 :meth:`Runtime.handle` and writes the answer.
-``/v1/health`` and ``/v1/openapi.json`` need no token. ``POST /_local/events`` is the local stand-in of the
-event bus (:mod:`mneme_local.local_events`, ``make event``), not a route of the Lambda.
-It listens on ``127.0.0.1:$MNEME_PORT`` (8000) only.
+``/v1/health`` and ``/v1/openapi.json`` need no token, nor do the web console's static files at ``/`` and
+``/console/…`` (:mod:`mneme_local.console_assets`; the console's API calls carry the token).
+``POST /_local/events`` is the local stand-in of the event bus (:mod:`mneme_local.local_events`, ``make event``),
+not a route of the Lambda. It listens on ``127.0.0.1:$MNEME_PORT`` (8000) only.
 Like Lambda, it refuses a response document over 6 MB (API Gateway then answers 500).
 SIGINT / SIGTERM stop it gracefully: no new requests, the memory queue drained, the stores closed.
 """
@@ -27,6 +28,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from mneme.limits import LAMBDA_RESPONSE_BYTES
+from mneme_local import console_assets
 from mneme_local.auth import AuthError, authenticate
 from mneme_local.gateway_event import HOST, build_event
 from mneme_local.local_events import LOCAL_EVENTS_PATH, deliver
@@ -64,6 +66,9 @@ class LocalHandler(BaseHTTPRequestHandler):
     server_version = "mneme-local"
 
     def do_GET(self) -> None:
+        self._serve()
+
+    def do_HEAD(self) -> None:
         self._serve()
 
     def do_POST(self) -> None:
@@ -134,6 +139,8 @@ class LocalHandler(BaseHTTPRequestHandler):
                 body=body,
                 region=self.server.region,
             )
+        if console_assets.handles(path):
+            return console_assets.respond(self.command, path, self.headers.get("If-None-Match"))
         claims: dict[str, Any] | None = None
         if path not in PUBLIC_PATHS:
             try:
@@ -245,7 +252,8 @@ def main() -> int:
         print(
             f"mneme local server listening on http://{HOST}:{port}\n"
             f"  data: {stack.options.data_dir.resolve()}  models: {models}  embeddings: {embedder}\n"
-            f"  token: make token USER=alice [ADMIN=1]   health: curl http://{HOST}:{port}/v1/health",
+            f"  token: make token USER=alice [ADMIN=1]   health: curl http://{HOST}:{port}/v1/health\n"
+            f"  console: http://{HOST}:{port}/ (sign in with the token)",
             flush=True,
         )
         httpd.serve_forever()

@@ -45,3 +45,23 @@ def test_local_mode_lives_outside_every_code_uri() -> None:
         if res["Type"] in ("AWS::Serverless::Function", "AWS::Serverless::LayerVersion")
     ]
     assert all(not str(uri).startswith("local") for uri in uris) and len(uris) == 3
+
+
+def test_the_console_is_in_no_code_uri_and_no_shipped_folder_holds_a_console_file() -> None:
+    from tests.support.sam_template import resources
+
+    uris = [
+        str(res["Properties"].get("CodeUri") or res["Properties"].get("ContentUri"))
+        for res in resources().values()
+        if res["Type"] in ("AWS::Serverless::Function", "AWS::Serverless::LayerVersion")
+    ]
+    assert not any(uri.startswith("console") for uri in uris)
+    web = {".html", ".css", ".js", ".svg"}
+    shipped = [p for uri in uris for p in (ROOT / uri).rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+    assert shipped and [p for p in shipped if p.suffix in web or "console" in p.name] == []
+
+
+def test_the_layer_makefile_copies_only_the_mneme_package() -> None:
+    makefile = (LAYER / "Makefile").read_text()
+    copies = [line.split() for line in makefile.splitlines() if line.strip().startswith("cp ")]
+    assert copies == [["cp", "-R", "mneme", '"$(TARGET)/mneme"']]

@@ -40,7 +40,8 @@ def _check_http(event: Any) -> None:
     assert event["version"] == "2.0"
     assert event["requestContext"]["http"]["method"] in ("GET", "PUT", "POST", "DELETE")
     assert event["requestContext"]["http"]["path"] == event["rawPath"]
-    assert event["routeKey"] in ("ANY /v1/{proxy+}", f"GET {event['rawPath']}")
+    method = event["requestContext"]["http"]["method"]
+    assert event["routeKey"] in (f"{method} /v1/{{proxy+}}", f"GET {event['rawPath']}")
     if "body" in event:
         json.loads(event["body"])
 

@@ -21,7 +21,11 @@ def test_the_api_authorizes_with_jwt_from_this_stacks_pool_or_the_given_issuer()
         "Fn::If": ["CreateUserPool", {"Fn::Sub": "https://${UserPool.ProviderURL}"}, {"Ref": "JwtIssuer"}]
     }
     assert jwt["JwtConfiguration"]["audience"] == {
-        "Fn::If": ["CreateUserPool", [{"Ref": "UserPoolClient"}], {"Ref": "JwtAudience"}]
+        "Fn::If": [
+            "CreateUserPool",
+            [{"Ref": "UserPoolClient"}, {"Ref": "ConsoleUserPoolClient"}],
+            {"Ref": "JwtAudience"},
+        ]
     }
     conditions = load_template()["Conditions"]
     assert conditions["CreateUserPool"] == {"Fn::Equals": [{"Ref": "JwtIssuer"}, ""]}
@@ -39,13 +43,14 @@ def test_the_cognito_pool_client_and_admin_group_exist_only_when_no_issuer_is_gi
 def test_every_v1_route_goes_to_the_run_function_with_payload_format_2() -> None:
     http = {name: e["Properties"] for name, e in _run_events().items() if e["Type"] == "HttpApi"}
     routes = {(p["Method"], p["Path"]): p for p in http.values()}
-    assert set(routes) == {("ANY", "/v1/{proxy+}"), ("GET", "/v1/health"), ("GET", "/v1/openapi.json")}
+    methods = {(method, "/v1/{proxy+}") for method in ("GET", "POST", "PUT", "DELETE")}
+    assert set(routes) == methods | {("GET", "/v1/health"), ("GET", "/v1/openapi.json")}
     for props in routes.values():
         assert props["ApiId"] == {"Ref": "HttpApi"}
         assert props["PayloadFormatVersion"] == "2.0"
         assert props["TimeoutInMillis"] <= 29_000  # HTTP APIs give up after 30 s
-    # the proxy route keeps the default (JWT) authorizer; health and the OpenAPI document are public
-    assert "Auth" not in routes[("ANY", "/v1/{proxy+}")]
+    # the proxy routes keep the default (JWT) authorizer; health and the OpenAPI document are public
+    assert all("Auth" not in routes[route] for route in methods)
     assert routes[("GET", "/v1/health")]["Auth"] == {"Authorizer": "NONE"}
     assert routes[("GET", "/v1/openapi.json")]["Auth"] == {"Authorizer": "NONE"}
 

@@ -35,6 +35,7 @@ LOCAL_LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "mneme_local.auth",
             "mneme_local.gateway_event",
             "mneme_local.local_events",
+            "mneme_local.console_assets",
         ),
     ),
     ("stand-ins", ("mneme_local.sfn_emulation", "mneme_local.aws_stand_ins")),

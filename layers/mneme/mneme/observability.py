@@ -8,28 +8,50 @@ from __future__ import annotations
 
 import functools
 import os
+import threading
 from collections.abc import Callable, Sequence
-from functools import cache
 from typing import Any, TypeVar
 
 F = TypeVar("F", bound=Callable[..., Any])
+_CREATING = threading.Lock()
 
 
-@cache
+class _Once:
+    """A lazily created singleton; threads that ask at the same time get the one instance. (Powertools'
+    Logger is not safe to construct concurrently, and the threaded local server may ask first from two
+    request threads at once.)"""
+
+    def __init__(self, factory: Callable[[], Any]) -> None:
+        self._factory = factory
+        self._value: Any = None
+        functools.update_wrapper(self, factory)
+
+    def __call__(self) -> Any:
+        if self._value is None:
+            with _CREATING:
+                if self._value is None:
+                    self._value = self._factory()
+        return self._value
+
+    def cache_clear(self) -> None:
+        self._value = None
+
+
+@_Once
 def logger() -> Any:
     from aws_lambda_powertools import Logger
 
     return Logger(service="mneme")
 
 
-@cache
+@_Once
 def metrics() -> Any:
     from aws_lambda_powertools import Metrics
 
     return Metrics(namespace="mneme", service="mneme")
 
 
-@cache
+@_Once
 def tracer() -> Any:
     from aws_lambda_powertools import Tracer
 

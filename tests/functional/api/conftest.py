@@ -41,9 +41,9 @@ def http_event(
 ) -> dict[str, Any]:
     """An HTTP API payload v2.0 event. ``body`` that is not a str is JSON-encoded; ``user=None`` sends no
     authorizer at all (an unauthenticated request). The route key and path parameters are those of the
-    template's routes (``ANY /v1/{proxy+}``, and the two public ``GET`` routes)."""
+    template's routes (``<METHOD> /v1/{proxy+}``, and the two public ``GET`` routes)."""
     public = path in ("/v1/health", "/v1/openapi.json")
-    route_key = f"{method} {path}" if public else "ANY /v1/{proxy+}"
+    route_key = f"{method} {path}" if public else f"{method} /v1/{{proxy+}}"
     event: dict[str, Any] = {
         "version": "2.0",
         "routeKey": route_key,

@@ -32,6 +32,21 @@ def test_a_run_that_needs_nothing_else_answers_200_with_the_finished_run(api: Ap
 
 
 @pytest.mark.usefixtures("master")
+def test_the_events_route_explains_each_memory_hit_and_what_was_dropped(api: Api) -> None:
+    # Given one memory of alice's in both namespaces the master reads
+    for namespace in ("vector.user.alice.memory", "vector.agent.alice.memory"):
+        entry = {"namespace": namespace, "content": "alice drinks green tea"}
+        assert api.post("/v1/memory/documents", entry).status == 201
+    # When she runs the master and reads its events over HTTP
+    run = start(api, "what does alice drink? green tea?")
+    (event,) = [e for e in events_of(api, run["run_id"]) if e["type"] == "memory_hits"]
+    # Then the hit has its similarity and relevance, the copy is counted as a duplicate, nothing was denied
+    assert set(event["hits"][0]) == {"id", "namespace", "similarity", "relevance"}
+    assert event["dropped"]["duplicate"] == 1 and event["denied"] == []
+    assert set(event["dropped"]) == {"unusable", "min_score", "duplicate", "relative_cutoff", "top_k"}
+
+
+@pytest.mark.usefixtures("master")
 def test_a_finished_run_stores_the_turn_in_its_chat(api: Api, world: World) -> None:
     run = start(api, "hello")
     chat = world.deps.chats.get_chat("alice", run["chat_id"])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from mneme.adapters.offline_model import OfflineModel
 from mneme.engine.memory_ops import new_document
 from tests.functional.engine.conftest import add_agent, run
@@ -121,3 +123,82 @@ def test_a_run_with_memory_disabled_embeds_nothing(world) -> None:
     add_agent(world)
     run(world, "no memory for this one", memory={"enabled": False})
     assert world.embedder.calls == [] and world.memory.searches == []
+
+
+# ------------------------------------------------------------------ the memory_hits event explains the ranking
+def _hits_events(world: World, run_id: str) -> list[dict[str, Any]]:
+    return [e.data for e in world.deps.runs.list_events(run_id) if e.type == "memory_hits"]
+
+
+def test_the_auto_inject_event_gives_each_hits_similarity_and_relevance(world) -> None:
+    # Given a memory matching alice's question
+    add_agent(world)
+    doc_id = remember(world, "vector.user.alice.memory", "Alice prefers green tea in the morning")
+    # When she asks about it
+    result = run(world, "Which tea does Alice prefer in the morning?")
+    # Then the event names the hit with both scores, rounded, relevance ≥ similarity (recency bonus)
+    (event,) = _hits_events(world, result.run.run_id)
+    (hit,) = event["hits"]
+    assert hit["id"] == doc_id and hit["namespace"] == "vector.user.alice.memory"
+    assert 0 < hit["similarity"] <= hit["relevance"] and round(hit["similarity"], 4) == hit["similarity"]
+    assert event["thresholds"] == {"top_k": 5, "min_score": 0.4, "relative_cutoff": 0.7}
+    assert event["k"] == 20 and event["denied"] == []
+
+
+def test_the_auto_inject_event_counts_duplicates_and_entries_below_min_score(world) -> None:
+    # Given the same fact in both default namespaces and one unrelated entry
+    add_agent(world)
+    remember(world, "vector.agent.alice.memory", "Alice prefers green tea in the morning")
+    remember(world, "vector.user.alice.memory", "Alice prefers green tea in the morning")
+    remember(world, "vector.user.alice.memory", "Quarterly invoices are archived in folder nine")
+    # When she asks about tea
+    result = run(world, "Which tea does Alice prefer in the morning?")
+    # Then one hit, one duplicate, one below the floor, and the counts add up to the candidates
+    (event,) = _hits_events(world, result.run.run_id)
+    assert event["count"] == 1
+    assert (event["dropped"]["duplicate"], event["dropped"]["min_score"]) == (1, 1)
+    assert event["candidates"] == 3 == event["count"] + sum(event["dropped"].values())
+
+
+def test_the_auto_inject_event_lists_the_namespaces_the_security_filter_denied(world) -> None:
+    # Given a policy that also names bob's namespace
+    add_agent(world, memory_policy={"read_namespaces": ["vector.user.${user_id}.memory", "vector.user.bob.memory"]})
+    # When alice runs it
+    result = run(world, "What do I like?")
+    # Then the event tells that bob's namespace was denied, and why, and searched only hers
+    (event,) = _hits_events(world, result.run.run_id)
+    assert event["denied"] == [{"namespace": "vector.user.bob.memory", "reason": "security_filter"}]
+    assert event["namespaces"] == ["vector.user.alice.memory"]
+
+
+def test_the_memory_search_tool_event_explains_its_hits_too(world) -> None:
+    # Given a tool-only agent, two matching entries and a top_k of 1
+    add_agent(
+        world,
+        tools=["memory-search"],
+        memory_policy={"auto_read_enabled": False, "tool_read_namespaces": ["vector.user.${user_id}.*"]},
+    )
+    remember(world, "vector.user.alice.memory", "Alice prefers green tea in the morning")
+    remember(world, "vector.user.alice.notes", "Alice prefers green tea with honey in the morning")
+    # When the model searches for one entry
+    result = run(world, '/tool memory-search {"query": "Which tea does Alice prefer?", "top_k": 1}')
+    # Then the tool's event has the hit's scores and counts the other under top_k
+    (event,) = _hits_events(world, result.run.run_id)
+    assert event["via"] == "tool" and event["k"] == 4 and event["count"] == 1
+    assert set(event["hits"][0]) == {"id", "namespace", "similarity", "relevance"}
+    assert event["dropped"]["top_k"] + event["dropped"]["relative_cutoff"] == 1
+
+
+def test_a_tool_search_with_only_denied_namespaces_still_records_why_nothing_was_found(world) -> None:
+    # Given an agent that may search alice's and bob's user namespaces
+    add_agent(
+        world,
+        tools=["memory-search"],
+        memory_policy={"auto_read_enabled": False, "tool_read_namespaces": ["vector.user.bob.memory"]},
+    )
+    # When the model searches
+    result = run(world, "/search What is the bank PIN?")
+    # Then the event has no hits and names the denial
+    (event,) = _hits_events(world, result.run.run_id)
+    assert event["count"] == 0 and event["candidates"] == 0 and event["namespaces"] == []
+    assert event["denied"] == [{"namespace": "vector.user.bob.memory", "reason": "security_filter"}]

@@ -14,7 +14,7 @@ from typing import Any
 
 from mneme.errors import AuditWriteFailed, MemoryUnavailable, NotFound
 from mneme.memory.access import Denial, ReadAccess
-from mneme.memory.ranking import k_for, rank
+from mneme.memory.ranking import Dropped, Ranked, k_for, rank_explained
 from mneme.models.audit import AuditAction, AuditRecord
 from mneme.models.memory import MemoryDocument, MemoryHit
 from mneme.namespace_grammar import matches
@@ -76,15 +76,29 @@ def search(
 
     Raises MemoryUnavailable when the store or embeddings fail, AuditWriteFailed when the audit fails.
     """
+    return search_explained(ports, records, access, query, ranking, via=via, vector=vector).hits
+
+
+def search_explained(
+    ports: MemoryPorts,
+    records: RecordFactory,
+    access: ReadAccess,
+    query: str,
+    ranking: Ranking,
+    *,
+    via: str,
+    vector: Sequence[float] | None = None,
+) -> Ranked:
+    """:func:`search`, also telling how many candidates each ranking rule dropped."""
     pending = denial_records(records, access.denied, via)
     try:
         if access.empty:
-            return []
+            return Ranked(hits=[], dropped=Dropped(), candidates=0)
         store, _ = ports.require()
         query_vector = list(vector) if vector is not None else ports.embed_one(query)
         now = ports.clock.now()
         candidates = store.search(query_vector, list(access.allowed), k_for(ranking.top_k), now=now)
-        hits = rank(
+        ranked = rank_explained(
             candidates,
             now=now,
             top_k=ranking.top_k,
@@ -94,14 +108,40 @@ def search(
             recency_decay=ports.recency_decay,
         )
         for namespace in access.allowed:
-            count = sum(1 for hit in hits if matches(namespace, hit.namespace))
+            count = sum(1 for hit in ranked.hits if matches(namespace, hit.namespace))
             pending += records("read", [namespace], via=via, hits=count, top_k=ranking.top_k)
         to_write, pending = pending, []
         _append(ports.audit, to_write)
-        return hits
+        return ranked
     finally:
         if pending:  # the search failed or found no namespace: the denials are still recorded
             _append(ports.audit, pending)
+
+
+def hits_event(ranked: Ranked, access: ReadAccess, ranking: Ranking) -> dict[str, Any]:
+    """The fields of a ``memory_hits`` run event: each hit's scores, what was dropped and why, denials."""
+    return {
+        "count": len(ranked.hits),
+        "namespaces": list(access.allowed),
+        "hits": [
+            {
+                "id": hit.id,
+                "namespace": hit.namespace,
+                "similarity": round(hit.similarity, 4),
+                "relevance": round(hit.relevance, 4),
+            }
+            for hit in ranked.hits
+        ],
+        "k": k_for(ranking.top_k),
+        "candidates": ranked.candidates,
+        "dropped": ranked.dropped.as_dict(),
+        "thresholds": {
+            "top_k": ranking.top_k,
+            "min_score": ranking.min_score,
+            "relative_cutoff": ranking.relative_cutoff,
+        },
+        "denied": [{"namespace": denial.namespace, "reason": denial.reason} for denial in access.denied],
+    }
 
 
 def _append(audit: AuditLog, records: list[AuditRecord]) -> None:
@@ -173,8 +213,10 @@ __all__ = [
     "Ranking",
     "audited_write",
     "denial_records",
+    "hits_event",
     "new_document",
     "require_document",
     "search",
+    "search_explained",
     "write_documents",
 ]

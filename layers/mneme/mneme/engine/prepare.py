@@ -76,7 +76,7 @@ def _auto_inject(session: RunSession) -> None:
         return
     try:
         vector = session.query_vector.result() if session.query_vector is not None else None
-        hits = memory_ops.search(
+        ranked = memory_ops.search_explained(
             session.memory, session.records, access, state.user_text, session.ranking, via="auto_inject", vector=vector
         )
     except MemoryUnavailable as exc:
@@ -85,11 +85,5 @@ def _auto_inject(session: RunSession) -> None:
     except AuditWriteFailed:
         session.recorder.warning("the memory read could not be audited, so its hits are not used")
         return
-    state.hits = hits
-    session.recorder.event(
-        "memory_hits",
-        via="auto_inject",
-        count=len(hits),
-        namespaces=list(access.allowed),
-        hits=[{"id": h.id, "namespace": h.namespace, "relevance": round(h.relevance, 4)} for h in hits],
-    )
+    state.hits = ranked.hits
+    session.recorder.event("memory_hits", via="auto_inject", **memory_ops.hits_event(ranked, access, session.ranking))

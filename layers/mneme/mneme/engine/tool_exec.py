@@ -14,7 +14,6 @@ from mneme.engine.session import RunSession
 from mneme.engine.tool_args import validate_arguments
 from mneme.errors import AuditWriteFailed, MnemeError, ToolError
 from mneme.memory.access import MemoryToolDenied, denials_of, tool_search_access, tool_write_access
-from mneme.memory.ranking import k_for
 from mneme.models.chat import ToolCallMessage, ToolResultMessage
 from mneme.skills import activate_skill, skill_name_argument
 
@@ -99,13 +98,14 @@ def _memory_search(session: RunSession, args: dict[str, Any]) -> str:
     except ToolError as exc:
         memory_ops.audit_denials(session.memory, session.records, denials_of(exc), via="tool")
         raise
-    if access.empty:
-        memory_ops.search(session.memory, session.records, access, "", session.ranking, via="tool")
-        return access.message or "No authorized namespace was found."
     top_k = int(args.get("top_k") or session.state.policy.top_k)
     ranking = memory_ops.Ranking(top_k, session.ranking.min_score, session.ranking.relative_cutoff)
-    hits = memory_ops.search(session.memory, session.records, access, args["query"], ranking, via="tool")
-    session.recorder.event("memory_hits", via="tool", count=len(hits), namespaces=list(access.allowed), k=k_for(top_k))
+    query = "" if access.empty else args["query"]
+    ranked = memory_ops.search_explained(session.memory, session.records, access, query, ranking, via="tool")
+    session.recorder.event("memory_hits", via="tool", **memory_ops.hits_event(ranked, access, ranking))
+    if access.empty:
+        return access.message or "No authorized namespace was found."
+    hits = ranked.hits
     if not hits:
         return "No matching memory entries."
     return json.dumps(

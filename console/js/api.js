@@ -1,0 +1,63 @@
+// The only way the console talks to mneme: the public HTTP API (SPEC §10), with the Bearer token.
+
+export class ApiError extends Error {
+  constructor(status, body) {
+    super((body && body.message) || `HTTP ${status}`);
+    this.status = status;
+    this.code = body && body.error;
+    this.field = body && body.field;
+    this.body = body;
+  }
+}
+
+const state = { base: "", token: async () => null, unauthorized: () => {} };
+
+/** baseUrl: "" locally (same origin), else the API URL; token(): the current bearer token or null. */
+export function configureApi({ baseUrl = "", token, unauthorized }) {
+  state.base = baseUrl.replace(/\/+$/, "");
+  if (token) state.token = token;
+  if (unauthorized) state.unauthorized = unauthorized;
+}
+
+export async function api(method, path, body, { headers = {}, signal, handle401 = true } = {}) {
+  const token = await state.token();
+  const init = { method, headers: { Accept: "application/json", ...headers }, signal };
+  if (token) init.headers.Authorization = `Bearer ${token}`;
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  let response;
+  try {
+    response = await fetch(state.base + path, init);
+  } catch (error) {
+    if (error.name === "AbortError") throw error;
+    throw new ApiError(0, { error: "network", message: `the API could not be reached (${error.message})` });
+  }
+  const text = await response.text();
+  let data = null;
+  if (text) {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      data = { error: "bad_response", message: text.slice(0, 300) };
+    }
+  }
+  if (response.status === 401 && handle401) state.unauthorized();
+  if (!response.ok) throw new ApiError(response.status, data);
+  return data;
+}
+
+export const get = (path, options) => api("GET", path, undefined, options);
+export const put = (path, body) => api("PUT", path, body);
+export const post = (path, body, options) => api("POST", path, body, options);
+export const del = (path) => api("DELETE", path);
+
+/** A path segment, escaped. */
+export const seg = (value) => encodeURIComponent(String(value));
+
+/** "?a=1&b=2" from an object, skipping empty values. */
+export function query(params) {
+  const entries = Object.entries(params).filter(([, v]) => v !== undefined && v !== null && v !== "");
+  return entries.length ? `?${new URLSearchParams(entries).toString()}` : "";
+}

@@ -1,0 +1,63 @@
+// Inline errors and warnings of the server (SPEC §10: a 400 names the failing `field`; saves may answer
+// `warnings: [..]`). An error goes next to the input whose `data-field` is the longest prefix of the
+// error's field (`memory_policy.read_namespaces.0` → the read_namespaces input), else above the form.
+
+import { ApiError } from "./api.js";
+import { h } from "./dom.js";
+
+export function clearErrors(form) {
+  for (const el of form.querySelectorAll("[data-error-for], [data-form-message]")) el.remove();
+  for (const el of form.querySelectorAll("[aria-invalid]")) {
+    el.removeAttribute("aria-invalid");
+    const described = (el.getAttribute("aria-describedby") || "").split(" ").filter((id) => id && !id.startsWith("err-"));
+    if (described.length) el.setAttribute("aria-describedby", described.join(" "));
+    else el.removeAttribute("aria-describedby");
+  }
+}
+
+/** The control for an API field path, or null. */
+export function controlFor(form, fieldPath) {
+  if (!fieldPath) return null;
+  const parts = String(fieldPath).split(".");
+  while (parts.length) {
+    const name = parts.join(".");
+    const found = [...form.querySelectorAll("[data-field]")].find((el) => el.dataset.field === name);
+    if (found) return found;
+    parts.pop();
+  }
+  return null;
+}
+
+function formMessage(form, node) {
+  node.dataset.formMessage = "";
+  const anchor = form.querySelector("h2, h3, legend");
+  if (anchor && anchor.parentNode === form) anchor.after(node);
+  else form.prepend(node);
+}
+
+export function showError(form, error) {
+  const message = error instanceof ApiError ? `${error.message}${error.status ? ` (${error.status} ${error.code || ""})` : ""}` : String(error.message || error);
+  const control = error instanceof ApiError ? controlFor(form, error.field) : null;
+  if (control) {
+    const id = `err-${control.id || Math.random().toString(36).slice(2)}`;
+    control.setAttribute("aria-invalid", "true");
+    control.setAttribute("aria-describedby", `${control.getAttribute("aria-describedby") || ""} ${id}`.trim());
+    const at = control.closest(".field") || control;
+    at.append(h("p", { class: "field-error", id, role: "alert", dataset: { errorFor: error.field } }, message));
+    control.focus();
+    return;
+  }
+  formMessage(form, h("div", { class: "alert", role: "alert" }, message));
+}
+
+export function showWarnings(form, warnings, savedText = "Saved.") {
+  const list = warnings || [];
+  formMessage(form, list.length
+    ? h("div", { class: "warn", role: "status", dataset: { testid: "warnings" } }, h("b", {}, `${savedText} Warnings:`), h("ul", {}, list.map((w) => h("li", {}, w))))
+    : h("div", { class: "note", role: "status" }, savedText));
+}
+
+/** "a, b\nc" → ["a", "b", "c"]; blank → []. */
+export function listOf(text) {
+  return String(text || "").split(/[\n,]/).map((s) => s.trim()).filter(Boolean);
+}

@@ -1,0 +1,158 @@
+// Agents and their tasks: list, create, edit (PUT replaces the resource, so fields the form does not show
+// — external tools, inference settings — are kept from the stored agent), delete. Errors and warnings of
+// the server appear inline (../forms.js).
+
+import { del, get, put, seg, ApiError } from "../api.js";
+import { field, h } from "../dom.js";
+import { clearErrors, listOf, showError, showWarnings } from "../forms.js";
+import { policyFieldset, readPolicy } from "./policy-form.js";
+
+const TOOLS = ["memory-search", "memory-write", "memory-update", "memory-delete", "delegate-to-agent"];
+const agentHref = (id) => `#/agents/${encodeURIComponent(id)}`;
+
+async function listView() {
+  const { agents } = await get("/v1/agents");
+  return h("div", { dataset: { view: "agents" } },
+    h("h1", {}, "Agents"),
+    h("p", {}, h("a", { href: "#/agents/new", class: "button" }, "New agent")),
+    agents.length === 0 ? h("p", { class: "muted" }, "No agent yet.") : h("table", {},
+      h("thead", {}, h("tr", {}, ["agent", "label", "model", "tools", "delegates", "approval"].map((c) => h("th", { scope: "col" }, c)))),
+      h("tbody", {}, agents.map((a) => h("tr", { dataset: { agent: a.agent_id } },
+        h("td", {}, h("a", { href: agentHref(a.agent_id) }, a.agent_id), a.global ? h("span", { class: "muted" }, " (global)") : null),
+        h("td", {}, a.label), h("td", { class: "mono" }, `${a.model.provider} · ${a.model.model_id}`),
+        h("td", {}, a.tools.join(", ") || "–"), h("td", {}, a.delegates.join(", ") || "–"), h("td", {}, a.tool_approval_default))))));
+}
+
+function checks(name, values, chosen, apiField) {
+  return h("div", { class: "checks", dataset: { field: apiField } },
+    values.length ? values.map((v) => h("label", {}, h("input", { type: "checkbox", name, value: v, checked: chosen.includes(v) }), v)) : h("span", { class: "muted" }, "none available"));
+}
+
+async function agentForm(agentId) {
+  const isNew = !agentId;
+  const [agent, { agents }, { skills }, tasks] = await Promise.all([
+    isNew ? Promise.resolve(null) : get(`/v1/agents/${seg(agentId)}`),
+    get("/v1/agents"),
+    get("/v1/skills"),
+    isNew ? Promise.resolve({ tasks: [] }) : get(`/v1/agents/${seg(agentId)}/tasks`),
+  ]);
+  const a = agent || { label: "", description: "", model: { provider: "offline", model_id: "offline" }, tools: [], skills: [], delegates: [], memory_policy: {}, tool_approval_default: "granted", default_task_id: null };
+  const others = agents.filter((o) => o.agent_id !== agentId).map((o) => o.agent_id);
+  const form = h("form", { class: "stack", novalidate: true, dataset: { form: "agent" } },
+    h("h2", {}, isNew ? "New agent" : `Edit ${agentId}`),
+    isNew ? field({ label: "Agent id", name: "agent_id", field: "agent_id", required: true, hint: "lowercase letters, digits and hyphens", autocomplete: "off" }) : null,
+    h("div", { class: "row" },
+      field({ label: "Label", name: "label", value: a.label, required: true, hint: "unique among your agents; delegation may use it" }),
+      field({ label: "Tool approval default", name: "tool_approval_default", type: "select", options: ["granted", "prompt", "denied"], value: a.tool_approval_default }),
+      field({ label: "Default task", name: "default_task_id", type: "select", options: [["", "(none)"], ...tasks.tasks.map((t) => t.task_id)], value: a.default_task_id || "" })),
+    field({ label: "Description", name: "description", value: a.description }),
+    h("div", { class: "row" },
+      field({ label: "Model provider", name: "provider", field: "model.provider", type: "select", options: ["offline", "bedrock", "openai-compatible"], value: a.model.provider }),
+      field({ label: "Model id", name: "model_id", field: "model.model_id", value: a.model.model_id, hint: "e.g. anthropic.claude-… or amazon.nova-lite-v1:0 (Bedrock)" })),
+    h("fieldset", {}, h("legend", {}, "Tools"), checks("tools", TOOLS, a.tools, "tools")),
+    h("fieldset", {}, h("legend", {}, "Skills"), checks("skills", skills.map((s) => s.name), a.skills, "skills")),
+    h("fieldset", {}, h("legend", {}, "May delegate to"), checks("delegates", others, a.delegates, "delegates"),
+      field({ label: "More delegates (ids or labels)", name: "more_delegates", field: "delegates", value: a.delegates.filter((d) => !others.includes(d)).join(", ") })),
+    policyFieldset(a.memory_policy, "Memory policy (agent)"),
+    h("div", { class: "actions" }, h("button", { type: "submit" }, isNew ? "Create the agent" : "Save"),
+      isNew ? null : h("button", { type: "button", class: "danger", onclick: () => remove(form, agentId) }, "Delete the agent")));
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    clearErrors(form);
+    const data = new FormData(form);
+    const id = isNew ? String(data.get("agent_id") || "").trim() : agentId;
+    if (!id) return showError(form, new ApiError(400, { error: "invalid_input", message: "agent id: required", field: "agent_id" }));
+    const body = {
+      ...(agent || {}),
+      label: data.get("label"),
+      description: data.get("description"),
+      model: { ...a.model, provider: data.get("provider"), model_id: data.get("model_id") },
+      tools: data.getAll("tools"),
+      skills: data.getAll("skills"),
+      delegates: [...data.getAll("delegates"), ...listOf(data.get("more_delegates"))],
+      tool_approval_default: data.get("tool_approval_default"),
+      default_task_id: data.get("default_task_id") || null,
+      memory_policy: readPolicy(form),
+    };
+    delete body.warnings;
+    try {
+      const saved = await put(`/v1/agents/${seg(id)}`, body);
+      if (isNew) {
+        sessionStorage.setItem("mneme.flash", JSON.stringify(saved.warnings || []));
+        window.location.hash = agentHref(id);
+        return;
+      }
+      showWarnings(form, saved.warnings);
+    } catch (error) {
+      showError(form, error);
+    }
+  });
+  const flash = sessionStorage.getItem("mneme.flash");
+  if (flash) {
+    sessionStorage.removeItem("mneme.flash");
+    showWarnings(form, JSON.parse(flash), "Created.");
+  }
+  return { form, tasks: tasks.tasks };
+}
+
+async function remove(form, agentId) {
+  if (!window.confirm(`Delete agent ${agentId}?`)) return;
+  try {
+    await del(`/v1/agents/${seg(agentId)}`);
+    window.location.hash = "#/agents";
+  } catch (error) {
+    showError(form, error);
+  }
+}
+
+async function taskForm(agentId, taskId) {
+  const isNew = !taskId;
+  const task = isNew ? { name: "", context_prompt: "", memory_policy: {}, warnings: [] } : await get(`/v1/agents/${seg(agentId)}/tasks/${seg(taskId)}`);
+  const form = h("form", { class: "stack", novalidate: true, dataset: { form: "task" } },
+    h("h2", {}, isNew ? `New task of ${agentId}` : `Task ${taskId} of ${agentId}`),
+    isNew ? field({ label: "Task id", name: "task_id", required: true, autocomplete: "off" }) : null,
+    field({ label: "Name", name: "name", value: task.name }),
+    field({ label: "Task context", name: "context_prompt", type: "textarea", rows: 6, value: task.context_prompt,
+      hint: "Variables: ${user_id} ${user_name} ${user_email} ${chat_id} ${project_id} ${current_date} ${current_time} (the last two defeat prompt caching)" }),
+    policyFieldset(task.memory_policy, "Memory policy (overrides the agent's, field by field)"),
+    h("div", { class: "actions" }, h("button", { type: "submit" }, isNew ? "Create the task" : "Save the task"),
+      isNew ? null : h("button", { type: "button", class: "danger", onclick: async () => {
+        if (!window.confirm(`Delete task ${taskId}?`)) return;
+        try { await del(`/v1/agents/${seg(agentId)}/tasks/${seg(taskId)}`); window.location.hash = agentHref(agentId); } catch (error) { showError(form, error); }
+      } }, "Delete the task")));
+  if (task.warnings && task.warnings.length) showWarnings(form, task.warnings, "Stored.");
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    clearErrors(form);
+    const data = new FormData(form);
+    const id = isNew ? String(data.get("task_id") || "").trim() : taskId;
+    if (!id) return showError(form, new ApiError(400, { error: "invalid_input", message: "task id: required", field: "task_id" }));
+    const body = { name: data.get("name"), context_prompt: data.get("context_prompt"), memory_policy: readPolicy(form) };
+    try {
+      const saved = await put(`/v1/agents/${seg(agentId)}/tasks/${seg(id)}`, body);
+      if (isNew) window.location.hash = `${agentHref(agentId)}/tasks/${encodeURIComponent(id)}`;
+      else showWarnings(form, saved.warnings);
+    } catch (error) {
+      showError(form, error);
+    }
+  });
+  return form;
+}
+
+export async function agentsView(parts) {
+  if (parts.length === 0) return { node: await listView() };
+  const agentId = parts[0] === "new" ? null : parts[0];
+  if (agentId && parts[1] === "tasks" && parts[2]) {
+    const node = h("div", { dataset: { view: "task" } }, h("h1", {}, `Agent ${agentId}`), h("p", {}, h("a", { href: agentHref(agentId) }, `← back to ${agentId}`)),
+      await taskForm(agentId, parts[2] === "new" ? null : parts[2]));
+    return { node };
+  }
+  const { form, tasks } = await agentForm(agentId);
+  const node = h("div", { dataset: { view: "agent" } }, h("h1", {}, agentId ? `Agent ${agentId}` : "New agent"), h("p", {}, h("a", { href: "#/agents" }, "← all agents")), form);
+  if (agentId) {
+    node.append(h("h2", {}, "Tasks"), h("ul", { class: "list-plain", dataset: { testid: "tasks" } },
+      tasks.map((t) => h("li", {}, h("a", { href: `${agentHref(agentId)}/tasks/${encodeURIComponent(t.task_id)}` }, t.task_id), t.name ? ` — ${t.name}` : "")),
+      h("li", {}, h("a", { href: `${agentHref(agentId)}/tasks/new` }, "New task"))));
+  }
+  return { node };
+}

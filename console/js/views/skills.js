@@ -1,0 +1,55 @@
+// Skills: list, create, edit, delete (SPEC §2, §4), with the server's errors inline.
+
+import { ApiError, del, get, put, seg } from "../api.js";
+import { field, h } from "../dom.js";
+import { clearErrors, showError, showWarnings } from "../forms.js";
+
+const skillHref = (name) => `#/skills/${encodeURIComponent(name)}`;
+
+async function skillForm(name) {
+  const isNew = name === "new";
+  const skill = isNew ? { description: "", when_to_use: "", content: "" } : await get(`/v1/skills/${seg(name)}`);
+  const form = h("form", { class: "stack", novalidate: true, dataset: { form: "skill" } },
+    h("h2", {}, isNew ? "New skill" : `Edit ${name}`),
+    isNew ? field({ label: "Name", name: "name", required: true, hint: "lowercase letters, digits and hyphens (≤ 64)", autocomplete: "off" }) : null,
+    field({ label: "Description", name: "description", value: skill.description, hint: "≤ 1024 characters; shown in the skill catalog" }),
+    field({ label: "When to use", name: "when_to_use", value: skill.when_to_use || "" }),
+    field({ label: "Content", name: "content", type: "textarea", rows: 8, value: skill.content, hint: "the instructions activate_skill returns" }),
+    h("div", { class: "actions" }, h("button", { type: "submit" }, isNew ? "Create the skill" : "Save"),
+      isNew ? null : h("button", { type: "button", class: "danger", onclick: async () => {
+        if (!window.confirm(`Delete skill ${name}?`)) return;
+        try { await del(`/v1/skills/${seg(name)}`); window.location.hash = "#/skills"; } catch (error) { showError(form, error); }
+      } }, "Delete the skill")));
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    clearErrors(form);
+    const data = new FormData(form);
+    const id = isNew ? String(data.get("name") || "").trim() : name;
+    if (!id) return showError(form, new ApiError(400, { error: "invalid_input", message: "name: required", field: "name" }));
+    const body = { description: data.get("description"), content: data.get("content") };
+    if (String(data.get("when_to_use") || "").trim()) body.when_to_use = data.get("when_to_use");
+    try {
+      await put(`/v1/skills/${seg(id)}`, body);
+      if (isNew) window.location.hash = skillHref(id);
+      else showWarnings(form, []);
+    } catch (error) {
+      showError(form, error);
+    }
+  });
+  return form;
+}
+
+export async function skillsView(name) {
+  if (name) {
+    return { node: h("div", { dataset: { view: "skill" } }, h("h1", {}, name === "new" ? "New skill" : `Skill ${name}`), h("p", {}, h("a", { href: "#/skills" }, "← all skills")), await skillForm(name)) };
+  }
+  const { skills } = await get("/v1/skills");
+  return { node: h("div", { dataset: { view: "skills" } },
+    h("h1", {}, "Skills"),
+    h("p", {}, h("a", { href: "#/skills/new", class: "button" }, "New skill")),
+    skills.length === 0 ? h("p", { class: "muted" }, "No skill yet.") : h("table", {},
+      h("thead", {}, h("tr", {}, ["name", "description", "when to use"].map((c) => h("th", { scope: "col" }, c)))),
+      h("tbody", {}, skills.map((s) => h("tr", {},
+        h("td", {}, h("a", { href: skillHref(s.name) }, s.name), s.global ? h("span", { class: "muted" }, " (global)") : null),
+        h("td", {}, s.description), h("td", {}, s.when_to_use || "–")))))) };
+}

@@ -1,0 +1,190 @@
+"""Agents, tasks, skills and memory policies edited in the console: the server's 400s and warnings inline,
+and the context preview of an agent + task + input."""
+
+from __future__ import annotations
+
+import uuid
+
+from playwright.sync_api import Page, expect
+
+from tests.browser.conftest import Console
+from tests.functional.local.support import Client
+
+
+def _slug(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:8]}"
+
+
+def _field(page: Page, label: str):
+    """The `.field` wrapper of the control labelled `label` (where inline errors appear)."""
+    return page.locator(".field", has=page.get_by_label(label, exact=True))
+
+
+def test_an_invalid_namespace_pattern_is_shown_next_to_its_field_and_nothing_is_saved(
+    signed_in: Console, alice: Client
+) -> None:
+    # Given the new-agent form with a read pattern that has '*' in the middle
+    agent_id = _slug("bad")
+    page = signed_in.page
+    page.goto(f"{signed_in.base}/#/agents/new")
+    page.get_by_label("Agent id").fill(agent_id)
+    page.get_by_label("Label", exact=True).fill("Bad")
+    page.get_by_label("Auto-inject reads").fill("vector.user.${user_id}.memory\nvector.bad*")
+    # When it is submitted
+    page.get_by_role("button", name="Create the agent").click()
+    # Then the server's message sits next to that textarea, which is marked invalid and focused
+    box = page.get_by_label("Auto-inject reads")
+    expect(_field(page, "Auto-inject reads").locator(".field-error")).to_contain_text("vector.bad*")
+    expect(box).to_have_attribute("aria-invalid", "true")
+    expect(box).to_be_focused()
+    signed_in.screenshot("agent-form-error")
+    # And no agent was created
+    assert alice.server.request("GET", f"/v1/agents/{agent_id}", token=alice.token).status == 404
+
+
+def test_an_out_of_range_top_k_is_reported_on_top_k(signed_in: Console) -> None:
+    page = signed_in.page
+    page.goto(f"{signed_in.base}/#/agents/new")
+    page.get_by_label("Agent id").fill(_slug("topk"))
+    page.get_by_label("Label", exact=True).fill(_slug("Topk"))
+    page.get_by_label("top_k").fill("50")
+    page.get_by_role("button", name="Create the agent").click()
+    expect(_field(page, "top_k").locator(".field-error")).to_contain_text("memory_policy.top_k")
+    expect(_field(page, "Auto-inject reads").locator(".field-error")).to_have_count(0)
+
+
+def test_a_label_already_used_is_reported_on_the_label(signed_in: Console, alice: Client) -> None:
+    # Given an agent labelled "Twin"
+    alice.call("PUT", f"/v1/agents/{_slug('first')}", {"label": "Twin"}, expect=200)
+    page = signed_in.page
+    page.goto(f"{signed_in.base}/#/agents/new")
+    # When another agent is created with the same label
+    page.get_by_label("Agent id").fill(_slug("second"))
+    page.get_by_label("Label", exact=True).fill("twin")
+    page.get_by_role("button", name="Create the agent").click()
+    # Then the 409 is shown on the label
+    expect(_field(page, "Label").locator(".field-error")).to_contain_text("already used")
+
+
+def test_a_task_context_with_current_time_shows_the_warning_on_save(signed_in: Console, alice: Client) -> None:
+    # Given an agent
+    agent_id = _slug("tasker")
+    alice.call("PUT", f"/v1/agents/{agent_id}", {"label": agent_id}, expect=200)
+    page = signed_in.page
+    page.goto(f"{signed_in.base}/#/agents/{agent_id}/tasks/new")
+    # When a task whose context uses ${current_time} is created
+    page.get_by_label("Task id").fill("daily")
+    page.get_by_label("Task context").fill("You help ${user_name}. It is ${current_time}.")
+    page.get_by_role("button", name="Create the task").click()
+    # Then the stored task shows the caching warning, and saving it again says so too
+    expect(page.get_by_test_id("warnings")).to_contain_text("${current_time}")
+    page.get_by_label("Name", exact=True).fill("Daily")
+    page.get_by_role("button", name="Save the task").click()
+    expect(page.get_by_test_id("warnings").first).to_contain_text("Saved.")
+    task = alice.call("GET", f"/v1/agents/{agent_id}/tasks/daily", expect=200)
+    assert task["name"] == "Daily" and "${current_time}" in task["context_prompt"]
+
+
+def test_a_task_without_time_variables_saves_without_warnings(signed_in: Console, alice: Client) -> None:
+    agent_id = _slug("plain")
+    alice.call("PUT", f"/v1/agents/{agent_id}", {"label": agent_id}, expect=200)
+    page = signed_in.page
+    page.goto(f"{signed_in.base}/#/agents/{agent_id}/tasks/new")
+    page.get_by_label("Task id").fill("calm")
+    page.get_by_label("Task context").fill("You help ${user_name}.")
+    page.get_by_role("button", name="Create the task").click()
+    expect(page.get_by_role("heading", name=f"Task calm of {agent_id}")).to_be_visible()
+    expect(page.get_by_test_id("warnings")).to_have_count(0)
+
+
+def test_editing_an_agent_keeps_the_fields_the_form_does_not_show(signed_in: Console, alice: Client) -> None:
+    # Given an agent with inference settings and an external tool (not in the form)
+    agent_id = _slug("keeper")
+    tool = {
+        "name": "lookup",
+        "description": "Look something up",
+        "function_arn": "arn:aws:lambda:us-east-1:123456789012:function:mneme-tool-lookup",
+    }
+    body = {
+        "label": agent_id,
+        "model": {"provider": "offline", "model_id": "offline", "inference": {"temperature": 0.3}},
+    }
+    alice.call("PUT", f"/v1/agents/{agent_id}", {**body, "external_tools": [tool]}, expect=200)
+    # When its description and memory policy are edited in the console
+    page = signed_in.page
+    page.goto(f"{signed_in.base}/#/agents/{agent_id}")
+    page.get_by_label("Description").fill("Edited in the console")
+    page.get_by_label("Auto-write after each successful run").select_option("true")
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.get_by_role("status").filter(has_text="Saved.")).to_be_visible()
+    # Then the edits are stored and nothing else was lost
+    agent = alice.call("GET", f"/v1/agents/{agent_id}", expect=200)
+    assert agent["description"] == "Edited in the console" and agent["memory_policy"]["allow_write"] is True
+    assert agent["memory_policy"]["top_k"] is None  # blank stays "not set"
+    assert agent["model"]["inference"]["temperature"] == 0.3 and agent["external_tools"][0]["name"] == "lookup"
+
+
+def test_a_skill_is_created_in_its_form_and_a_missing_description_is_reported(
+    signed_in: Console, alice: Client
+) -> None:
+    name = _slug("summarize")
+    page = signed_in.page
+    page.goto(f"{signed_in.base}/#/skills/new")
+    page.get_by_label("Name", exact=True).fill(name)
+    page.get_by_label("Content").fill("Summarize in three bullet points.")
+    page.get_by_role("button", name="Create the skill").click()
+    expect(_field(page, "Description").locator(".field-error")).to_contain_text("description")
+    page.get_by_label("Description").fill("Short summaries")
+    page.get_by_role("button", name="Create the skill").click()
+    expect(page.get_by_role("heading", name=f"Skill {name}")).to_be_visible()
+    assert alice.call("GET", f"/v1/skills/{name}", expect=200)["description"] == "Short summaries"
+
+
+def test_the_context_preview_lays_out_the_request_with_its_warning_and_memory_hits(
+    signed_in: Console, alice: Client
+) -> None:
+    # Given an agent with a skill and a task using ${current_time}, and a matching memory
+    agent_id, skill = _slug("previewer"), _slug("briefing")
+    alice.call("PUT", f"/v1/skills/{skill}", {"description": "Write briefings", "content": "Be brief."}, expect=200)
+    alice.call(
+        "PUT", f"/v1/agents/{agent_id}", {"label": agent_id, "skills": [skill], "tools": ["memory-search"]}, expect=200
+    )
+    alice.call(
+        "PUT",
+        f"/v1/agents/{agent_id}/tasks/brief",
+        {"context_prompt": "Brief ${user_id} at ${current_time}."},
+        expect=200,
+    )
+    entry = {"namespace": "vector.user.alice.memory", "content": "The quarterly briefing happens every Thursday."}
+    alice.call("POST", "/v1/memory/documents", entry, expect=201)
+    page = signed_in.page
+    page.goto(f"{signed_in.base}/#/preview")
+    # When alice previews the task with a question about the briefing
+    page.get_by_label("Agent").select_option(agent_id)
+    page.get_by_label("Task").select_option("brief")
+    page.get_by_label("Input").fill("When does the quarterly briefing happen?")
+    page.get_by_role("button", name="Preview the context").click()
+    # Then the warning, the hit with its scores and the request's parts are shown
+    result = page.get_by_test_id("preview-result")
+    expect(result.get_by_test_id("preview-warnings")).to_contain_text("${current_time}")
+    expect(result.get_by_test_id("preview-hits")).to_contain_text("every Thursday")
+    request = result.get_by_test_id("request")
+    expect(request.locator("[data-part=task_context]")).to_contain_text("Brief alice at")
+    expect(request.locator("[data-part=skill_catalog]")).to_contain_text(skill)
+    expect(request.locator("[data-part=tool_notice]")).to_be_visible()
+    expect(request.locator("[data-region=current] [data-part=user_text]")).to_contain_text("quarterly briefing happen?")
+    expect(request.locator("[data-part=memory]")).to_contain_text("every Thursday")
+    expect(request.locator("[data-part=date_line]")).to_contain_text("[Context — current date/time:")
+    signed_in.screenshot("context-preview")
+
+
+def test_a_preview_of_an_oversized_input_shows_the_servers_error(signed_in: Console, alice: Client) -> None:
+    agent_id = _slug("big")
+    alice.call("PUT", f"/v1/agents/{agent_id}", {"label": agent_id}, expect=200)
+    page = signed_in.page
+    page.goto(f"{signed_in.base}/#/preview")
+    page.get_by_label("Agent").select_option(agent_id)
+    page.get_by_label("Input").fill("x" * 100_001)
+    page.get_by_role("button", name="Preview the context").click()
+    expect(page.get_by_role("alert").first).to_contain_text("413")
+    expect(page.get_by_test_id("request")).to_have_count(0)

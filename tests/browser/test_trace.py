@@ -1,0 +1,219 @@
+"""The run trace view: the delegation tree, the child's request laid out by part, memory hits, tool calls,
+approvals answered in place, the rolling summary marked, and live updates while a run is in progress."""
+
+from __future__ import annotations
+
+import re
+import uuid
+
+from playwright.sync_api import Page, expect
+
+from tests.browser.conftest import Console
+from tests.functional.local.support import Client, LocalServer
+
+CLAUDE = "anthropic.claude-3-7-sonnet-20250219-v1:0"  # a model that takes cache points (answered offline here)
+
+
+def _slug(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:6]}"
+
+
+def _create_agent_in_the_form(page: Page, base: str, agent_id: str, label: str, fill: dict[str, str]) -> None:
+    page.goto(f"{base}/#/agents/new")
+    page.get_by_label("Agent id").fill(agent_id)
+    page.get_by_label("Label", exact=True).fill(label)
+    for name, value in fill.items():
+        page.get_by_label(name, exact=True).fill(value)
+
+
+def test_a_delegating_run_started_in_the_console_shows_its_tree_and_the_childs_request_parts(
+    signed_in: Console, alice: Client
+) -> None:
+    page, base = signed_in.page, signed_in.base
+    sub, master = _slug("researcher"), _slug("planner")
+    alice.call(
+        "POST",
+        "/v1/memory/documents",
+        {"namespace": "vector.user.alice.memory", "content": "The Apollo review is due on March 15."},
+        expect=201,
+    )
+    # Given a sub-agent created in the form (a Claude model, so its requests carry cache points) ...
+    _create_agent_in_the_form(
+        page, base, sub, sub.title(), {"Model id": CLAUDE, "memory-search may read": "vector.user.${user_id}.*"}
+    )
+    page.get_by_label("Model provider").select_option("bedrock")
+    page.get_by_label("memory-search", exact=True).check()
+    page.get_by_role("button", name="Create the agent").click()
+    expect(page.get_by_role("heading", name=f"Agent {sub}")).to_be_visible()
+    # ... and a master that may delegate to it
+    _create_agent_in_the_form(page, base, master, master.title(), {})
+    page.get_by_label("delegate-to-agent", exact=True).check()
+    page.get_by_label(sub, exact=True).check()
+    page.get_by_role("button", name="Create the agent").click()
+    expect(page.get_by_role("heading", name=f"Agent {master}")).to_be_visible()
+    # When a delegating run is started from the runs view
+    signed_in.go("#/runs")
+    page.get_by_label("Agent", exact=True).select_option(master)
+    page.get_by_label("Input").fill(f"/delegate {sub} :: /search When is the Apollo review due?")
+    page.get_by_role("button", name="Start the run").click()
+    # Then its trace opens and shows the depth-1 child once it has run
+    expect(page.get_by_role("heading", name="Run trace")).to_be_visible()
+    tree = page.locator("[data-section=tree]")
+    child = tree.locator("button[data-depth='1']")
+    expect(child).to_contain_text(sub)
+    expect(child).to_contain_text("succeeded", timeout=45_000)
+    expect(tree.locator("button[data-depth='0']")).to_contain_text("succeeded", timeout=20_000)
+    # And the master's tool call links to the sub-run
+    expect(page.locator("[data-section=tool-calls]")).to_contain_text("delegate-to-agent")
+    # When the child is selected
+    child.click()
+    expect(child).to_have_attribute("aria-current", "true")
+    expect(page.locator("[data-section=summary] h2")).to_contain_text(child.get_attribute("data-run") or "?")
+    # Then its last model request is laid out by part, with the prefix and the cache points marked
+    request = page.locator("[data-section=model-calls] details[open] [data-testid=request]")
+    prefix, current = request.locator("[data-region=prefix]"), request.locator("[data-region=current]")
+    expect(prefix.locator("[data-part=task_context]")).to_contain_text(f'You are the agent "{sub.title()}"')
+    expect(prefix.locator("[data-part=tool_notice]")).to_be_visible()
+    expect(prefix.locator("[data-part=tools]")).to_contain_text("memory-search")
+    expect(current.locator("[data-part=user_text]")).to_have_text(
+        re.compile(r"/search When is the Apollo review due\?")
+    )
+    expect(current.locator("[data-part=memory]")).to_contain_text("RELEVANT CONTEXT FROM LONG-TERM MEMORY:")
+    expect(current.locator("[data-part=memory]")).to_contain_text("March 15")
+    expect(current.locator("[data-part=date_line]")).to_contain_text("[Context — current date/time:")
+    assert request.locator("[data-part=cache_point]").count() >= 3  # tools, system, history (and the tool turn)
+    expect(request).to_contain_text("cache read tokens")
+    expect(request).to_contain_text("cache write tokens")
+    # And its memory hits carry namespace, similarity and relevance, and why others were dropped
+    hits = page.locator("[data-section=memory-hits] [data-via=auto_inject]")
+    expect(hits).to_contain_text("vector.user.alice.memory")
+    expect(hits.locator("td.num").first).to_have_text(re.compile(r"^0\.\d{4}$"))
+    expect(hits.get_by_test_id("dropped")).to_be_visible()
+    # And its tool call shows the arguments and the result
+    search_call = page.locator("[data-section=tool-calls] tbody tr", has_text="memory-search")
+    expect(search_call).to_contain_text('"query": "When is the Apollo review due?"')
+    expect(search_call).to_contain_text("March 15")
+    signed_in.screenshot("trace")
+    page.evaluate("document.querySelector('[data-section=model-calls]').scrollIntoView()")
+    signed_in.screenshot("trace-request")
+
+
+def _careful_agent(alice: Client) -> str:
+    agent_id = _slug("careful")
+    policy = {"tool_read_namespaces": ["vector.user.${user_id}.*"], "auto_read_enabled": False}
+    body = {"label": agent_id, "tools": ["memory-search"], "tool_approval_default": "prompt", "memory_policy": policy}
+    alice.call("PUT", f"/v1/agents/{agent_id}", body, expect=200)
+    return agent_id
+
+
+def _waiting_run(alice: Client, agent_id: str, text: str) -> str:
+    started = alice.call("POST", "/v1/runs", {"agent_id": agent_id, "input": text}, expect=202)
+    assert started["status"] == "waiting_approval", started
+    return str(started["run_id"])
+
+
+def test_an_approval_is_answered_in_place_and_the_run_goes_on_live(signed_in: Console, alice: Client) -> None:
+    # Given a run waiting for a person to approve its memory-search call
+    alice.call(
+        "POST",
+        "/v1/memory/documents",
+        {"namespace": "vector.user.alice.notes", "content": "Green tea for the Zeus team."},
+        expect=201,
+    )
+    run_id = _waiting_run(alice, _careful_agent(alice), "/search Which tea for the Zeus team?")
+    page = signed_in.page
+    page.goto(f"{signed_in.base}/#/runs/{run_id}")
+    # Then the trace shows the pending call with its arguments, and says it follows the run
+    panel = page.locator("[data-section=approvals]")
+    expect(panel).to_contain_text("memory-search")
+    expect(panel).to_contain_text('"query": "Which tea for the Zeus team?"')
+    expect(page.get_by_test_id("live")).to_contain_text("Live")
+    signed_in.screenshot("approval")
+    # When alice allows it once, without leaving the page
+    panel.get_by_role("button", name="Allow once").click()
+    # Then the run finishes by itself on the page: succeeded, with the search's result in the output
+    expect(page.locator("[data-section=tree] button").first).to_contain_text("succeeded", timeout=30_000)
+    expect(page.get_by_test_id("output")).to_contain_text("Green tea for the Zeus team.")
+    expect(page.locator("[data-section=approvals]")).to_have_count(0)
+    expect(page.get_by_test_id("live")).to_have_text("")
+    assert alice.call("GET", f"/v1/runs/{run_id}", expect=200)["status"] == "succeeded"
+    # And once everything is final the page stops asking
+    calls: list[str] = []
+    page.on("request", lambda request: calls.append(request.url) if "/v1/" in request.url else None)
+    page.wait_for_timeout(3000)
+    assert calls == []
+
+
+def test_a_run_in_progress_is_polled_once_a_second_with_one_request_per_unfinished_run(
+    signed_in: Console, alice: Client
+) -> None:
+    # Given a run that waits (for a person) and stays unfinished
+    run_id = _waiting_run(alice, _careful_agent(alice), "/search Anything about polling?")
+    page = signed_in.page
+    page.goto(f"{signed_in.base}/#/runs/{run_id}")
+    expect(page.get_by_test_id("live")).to_contain_text("Live")
+    # When the page is watched for three seconds
+    calls: list[str] = []
+    page.on("request", lambda request: calls.append(request.url) if "/v1/" in request.url else None)
+    page.wait_for_timeout(3000)
+    # Then it asked about 3 times for the run, its events and its context — and nothing else
+    runs = [c for c in calls if c.endswith(f"/v1/runs/{run_id}")]
+    assert 2 <= len(runs) <= 4, calls
+    assert {c.removeprefix(f"{signed_in.base}/v1/runs/{run_id}") for c in calls} == {"", "/events", "/context"}
+
+
+def test_a_denied_approval_becomes_a_tool_error_in_the_trace(signed_in: Console, alice: Client) -> None:
+    run_id = _waiting_run(alice, _careful_agent(alice), "/search Anything about the budget?")
+    page = signed_in.page
+    page.goto(f"{signed_in.base}/#/runs/{run_id}")
+    page.locator("[data-section=approvals]").get_by_role("button", name="Deny").click()
+    expect(page.locator("[data-section=tree] button").first).to_contain_text("succeeded", timeout=30_000)
+    row = page.locator("[data-section=tool-calls] tbody tr", has_text="memory-search")
+    expect(row).to_contain_text("a person denied this tool call")
+    expect(row.locator(".badge")).to_have_text("error")
+
+
+def test_the_rolling_summary_is_marked_in_the_history(signed_in: Console, alice: Client) -> None:
+    # Given a chat whose history grew past the summary threshold (8,000 estimated tokens)
+    agent_id = _slug("chatty")
+    alice.call(
+        "PUT", f"/v1/agents/{agent_id}", {"label": agent_id, "memory_policy": {"auto_read_enabled": False}}, expect=200
+    )
+    chat_id = f"chat-{uuid.uuid4().hex[:10]}"
+    run_id = ""
+    for n in range(3):
+        body = {"agent_id": agent_id, "chat_id": chat_id, "input": f"part {n}: " + "lorem ipsum dolor sit amet " * 500}
+        run_id = alice.call("POST", "/v1/runs", body, expect=200)["run_id"]
+    # When the last run's trace is opened
+    page = signed_in.page
+    page.goto(f"{signed_in.base}/#/runs/{run_id}")
+    # Then its history starts with the marked summary and its acknowledgement, inside the cacheable prefix
+    prefix = page.locator("[data-section=model-calls] details[open] [data-region=prefix]")
+    expect(prefix.locator("[data-part=summary]")).to_contain_text(
+        "[Context Summary — compressed history of this conversation]"
+    )
+    expect(prefix.locator("[data-part=summary_ack]")).to_be_visible()
+    expect(prefix.locator("[data-part=cache_point]")).to_have_count(0)  # the offline model takes none
+    expect(page.locator("[data-region=current] [data-part=user_text]")).to_contain_text("part 2:")
+
+
+def test_a_run_that_does_not_exist_says_so(signed_in: Console) -> None:
+    page = signed_in.page
+    page.goto(f"{signed_in.base}/#/runs/run-that-never-was")
+    expect(page.get_by_role("alert")).to_contain_text("404")
+
+
+def test_a_token_that_expires_while_following_a_run_ends_the_polling_and_asks_to_sign_in(
+    console: Console, server: LocalServer, alice: Client
+) -> None:
+    # Given alice following a waiting run with a token valid for a few more seconds
+    run_id = _waiting_run(alice, _careful_agent(alice), "/search Will my token last?")
+    page = console.open(f"#/runs/{run_id}", token=server.token("alice", hours=4 / 3600))
+    expect(page.get_by_test_id("live")).to_contain_text("Live")
+    # When it expires, the next poll's 401 brings the sign-in form back with the reason
+    expect(page.locator("#signin-error")).to_contain_text("session ended", timeout=15_000)
+    # And nothing polls any more
+    calls: list[str] = []
+    page.on("request", lambda request: calls.append(request.url) if "/v1/" in request.url else None)
+    page.wait_for_timeout(2500)
+    assert calls == []
