@@ -10,7 +10,7 @@ import pytest
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-from mneme.memory.ranking import age_days, k_for, rank, relevance
+from mneme.memory.ranking import Dropped, age_days, k_for, rank, rank_explained, relevance
 from mneme.models.memory import MemoryCandidate, MemoryDocument, MemoryHit, NamespaceRule
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
@@ -197,3 +197,91 @@ def test_hits_carry_document_fields() -> None:
 def test_no_candidates_no_hits() -> None:
     # Given nothing / When ranked / Then nothing
     assert ranked([]) == []
+
+
+# ------------------------------------------------------------------ why the other candidates were dropped
+def explained(cands: Sequence[MemoryCandidate], **thresholds: Any) -> tuple[list[str], dict[str, int], int]:
+    result = rank_explained(
+        cands,
+        now=NOW,
+        top_k=thresholds.get("top_k", 5),
+        min_score=thresholds.get("min_score", 0.0),
+        relative_cutoff=thresholds.get("relative_cutoff", 0.0),
+        recency_decay=0.0,
+    )
+    return [h.id for h in result.hits], result.dropped.as_dict(), result.candidates
+
+
+def test_candidates_below_min_score_are_counted_as_dropped_by_it() -> None:
+    # Given two candidates under the floor and one above / When ranked with min_score 0.4
+    ids, dropped, total = explained([candidate("a", 0.9), candidate("b", 0.39), candidate("c", 0.1)], min_score=0.4)
+    # Then one hit, and the two others are counted under min_score only
+    assert ids == ["a"] and total == 3
+    assert dropped == {**Dropped().as_dict(), "min_score": 2}
+
+
+def test_nothing_is_counted_as_dropped_when_every_candidate_is_a_hit() -> None:
+    # Given candidates that pass every rule / When ranked / Then every count is 0
+    ids, dropped, _ = explained([candidate("a", 0.9), candidate("b", 0.8)], min_score=0.4, relative_cutoff=0.7)
+    assert ids == ["a", "b"]
+    assert set(dropped.values()) == {0}
+
+
+def test_duplicate_content_is_counted_once_per_extra_copy() -> None:
+    # Given the same content three times (surrounding whitespace differs) and one other entry
+    cands = [
+        candidate("a", 0.9, content="tea"),
+        candidate("b", 0.8, content=" tea "),
+        candidate("c", 0.7, content="tea\n"),
+        candidate("d", 0.6),
+    ]
+    # When ranked / Then the best copy stays and two are counted as duplicates
+    ids, dropped, _ = explained(cands)
+    assert ids == ["a", "d"] and dropped["duplicate"] == 2
+
+
+def test_hits_far_below_the_best_are_counted_under_relative_cutoff_not_top_k() -> None:
+    # Given relevances 1.0, 0.7, 0.5, 0.2 / When ranked with relative_cutoff 0.7 and top_k 5
+    ids, dropped, _ = explained(
+        [candidate("a", 1.0), candidate("b", 0.7), candidate("c", 0.5), candidate("d", 0.2)], relative_cutoff=0.7
+    )
+    # Then two fell under the cutoff and none was cut by top_k
+    assert ids == ["a", "b"] and (dropped["relative_cutoff"], dropped["top_k"]) == (2, 0)
+
+
+def test_hits_beyond_top_k_are_counted_under_top_k() -> None:
+    # Given six passing candidates / When ranked with top_k 4 / Then two are counted under top_k
+    ids, dropped, total = explained([candidate(f"d{i}", 0.9 - i / 100) for i in range(6)], top_k=4)
+    assert len(ids) == 4 and dropped["top_k"] == 2 and total == 6
+
+
+def test_unusable_candidates_are_counted_apart_from_the_ranking_rules() -> None:
+    # Given a deleted and an expired candidate beside a live one / When ranked
+    cands = [candidate("ok", 0.5), candidate("del", 0.9, deleted=True), candidate("exp", 0.9, expires_at=NOW)]
+    ids, dropped, _ = explained(cands)
+    # Then both are counted as unusable, not as below min_score
+    assert ids == ["ok"] and (dropped["unusable"], dropped["min_score"]) == (2, 0)
+
+
+def test_every_candidate_is_either_a_hit_or_counted_once() -> None:
+    # Given a mix that trips every rule / When ranked
+    cands = [
+        candidate("a", 1.0),
+        candidate("a2", 0.95, content="content of a"),
+        candidate("b", 0.9),
+        candidate("c", 0.85),
+        candidate("low", 0.1),
+        candidate("cut", 0.5),
+        candidate("gone", 0.9, superseded=True),
+    ]
+    ids, dropped, total = explained(cands, top_k=2, min_score=0.3, relative_cutoff=0.6)
+    # Then hits + drops account for all seven
+    assert ids == ["a", "b"]
+    assert dropped == {"unusable": 1, "min_score": 1, "duplicate": 1, "relative_cutoff": 1, "top_k": 1}
+    assert len(ids) + sum(dropped.values()) == total == 7
+
+
+def test_rank_answers_the_same_hits_as_rank_explained() -> None:
+    cands = [candidate(f"d{i}", 0.3 + i / 20) for i in range(10)]
+    explained_ids, _, _ = explained(cands, top_k=3, min_score=0.4, relative_cutoff=0.8)
+    assert [h.id for h in ranked(cands, top_k=3, min_score=0.4, relative_cutoff=0.8)] == explained_ids

@@ -2,11 +2,13 @@
 
 ``relevance = similarity × (1 + Σ bonus of matching namespace rules + recency_decay / (1 + age_days))``,
 then: drop below ``min_score``, dedupe identical content (first wins), keep hits ≥ ``best ×
-relative_cutoff`` (0 = off), return the first ``top_k``.
+relative_cutoff`` (0 = off), return the first ``top_k``. :func:`rank_explained` also counts the
+candidates each rule dropped (shown by the ``memory_hits`` run event and the console's trace view).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
@@ -64,6 +66,35 @@ def _usable(document: MemoryDocument, now: datetime) -> bool:
     return document.expires_at is None or _aware(document.expires_at) > _aware(now)
 
 
+@dataclass(frozen=True)
+class Dropped:
+    """How many candidates each rule removed, in the order the rules apply."""
+
+    unusable: int = 0  # deleted, superseded or expired (the store filters these already)
+    min_score: int = 0
+    duplicate: int = 0
+    relative_cutoff: int = 0
+    top_k: int = 0  # ranked below the first ``top_k``
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "unusable": self.unusable,
+            "min_score": self.min_score,
+            "duplicate": self.duplicate,
+            "relative_cutoff": self.relative_cutoff,
+            "top_k": self.top_k,
+        }
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """The hits and the accounting of the rest: ``candidates == len(hits) + Σ dropped``."""
+
+    hits: list[MemoryHit]
+    dropped: Dropped
+    candidates: int
+
+
 def rank(
     candidates: Sequence[MemoryCandidate],
     *,
@@ -74,17 +105,39 @@ def rank(
     rules: Sequence[NamespaceRule] = (),
     recency_decay: float = DEFAULT_RECENCY_DECAY,
 ) -> list[MemoryHit]:
-    """Rank candidates into at most ``top_k`` hits, best first.
+    """Rank candidates into at most ``top_k`` hits, best first (see :func:`rank_explained`)."""
+    return rank_explained(
+        candidates,
+        now=now,
+        top_k=top_k,
+        min_score=min_score,
+        relative_cutoff=relative_cutoff,
+        rules=rules,
+        recency_decay=recency_decay,
+    ).hits
+
+
+def rank_explained(
+    candidates: Sequence[MemoryCandidate],
+    *,
+    now: datetime,
+    top_k: int,
+    min_score: float,
+    relative_cutoff: float,
+    rules: Sequence[NamespaceRule] = (),
+    recency_decay: float = DEFAULT_RECENCY_DECAY,
+) -> Ranked:
+    """Rank candidates into at most ``top_k`` hits, best first, counting what each rule dropped.
 
     Ties in relevance are broken deterministically: higher similarity, then newer, then smaller id.
     Content is compared after stripping surrounding whitespace.
     """
-    if top_k < 1:
-        return []
     scored: list[MemoryHit] = []
+    unusable = below_min = 0
     for candidate in candidates:
         doc = candidate.document
         if not _usable(doc, now):
+            unusable += 1
             continue
         score = relevance(
             candidate.similarity,
@@ -95,6 +148,7 @@ def rank(
             recency_decay=recency_decay,
         )
         if score < min_score:
+            below_min += 1
             continue
         scored.append(
             MemoryHit(
@@ -116,9 +170,16 @@ def rank(
         if key not in seen:
             seen.add(key)
             unique.append(hit)
-    if not unique:
-        return []
-    if relative_cutoff > 0:
-        floor = unique[0].relevance * relative_cutoff
-        unique = [hit for hit in unique if hit.relevance >= floor]
-    return unique[:top_k]
+    kept = unique
+    if kept and relative_cutoff > 0:
+        floor = kept[0].relevance * relative_cutoff
+        kept = [hit for hit in kept if hit.relevance >= floor]
+    hits = kept[: max(top_k, 0)]
+    dropped = Dropped(
+        unusable=unusable,
+        min_score=below_min,
+        duplicate=len(scored) - len(unique),
+        relative_cutoff=len(unique) - len(kept),
+        top_k=len(kept) - len(hits),
+    )
+    return Ranked(hits=hits, dropped=dropped, candidates=len(candidates))
