@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from mneme.limits import CHARS_PER_TOKEN, SUMMARY_MAX_CHARS, SUMMARY_TRIGGER_MESSAGES, SUMMARY_TRIGGER_TOKENS
-from mneme.models import ChatMessage, Skill, TextMessage, ToolCallMessage, ToolResultMessage
+from mneme.models import ChatMessage, ReasoningMessage, Skill, TextMessage, ToolCallMessage, ToolResultMessage
 from mneme.ports import Summarizer
 from mneme.skills import activated_skill_names, reattach_blocks
 
@@ -63,6 +63,8 @@ def message_chars(message: ChatMessage) -> int:
         return len(message.tool) + len(json.dumps(message.arguments, sort_keys=True, ensure_ascii=False))
     if isinstance(message, ToolResultMessage):
         return len(message.content)
+    if isinstance(message, ReasoningMessage):
+        return len(message.text or message.redacted or "")
     return len(message.text)
 
 

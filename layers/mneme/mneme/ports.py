@@ -38,7 +38,8 @@ class Clock(Protocol):
 # --------------------------------------------------------------------------------------------- model
 @dataclass(frozen=True)
 class ModelResponse:
-    """One Converse reply: the assistant content blocks (``text`` / ``toolUse``), stop reason and usage."""
+    """One Converse reply: the assistant content blocks (``text`` / ``toolUse`` / ``reasoningContent``), stop
+    reason and usage. Reasoning blocks carry redacted content as base64 text (JSON-safe, for the checkpoint)."""
 
     content: list[dict[str, Any]]
     stop_reason: str
@@ -51,6 +52,11 @@ class ModelResponse:
     @property
     def tool_uses(self) -> list[dict[str, Any]]:
         return [block["toolUse"] for block in self.content if "toolUse" in block]
+
+    @property
+    def reasoning(self) -> list[dict[str, Any]]:
+        """The ``reasoningContent`` blocks, in order (never part of :attr:`text`)."""
+        return [block for block in self.content if "reasoningContent" in block]
 
 
 class ModelClient(Protocol):

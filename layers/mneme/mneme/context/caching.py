@@ -1,8 +1,13 @@
-"""Prompt-caching capabilities per model (SPEC §3) and the ``cachePoint`` block.
+"""The model capability table (SPEC §3): prompt caching, extended thinking, and the ``cachePoint`` block.
 
 Bedrock renders a request as tools → system → messages; a cache point caches everything before it.
 Only some models accept cache points, and Amazon Nova does not cache tool definitions. Everything not
 known to support caching gets none: a cache point on a model without support is a validation error.
+
+Extended thinking with a token budget (``additionalModelRequestFields.thinking``, issue 16) exists on Claude
+3.7 Sonnet and the Claude 4 family up to 4.6 (Sonnet 4 / 4.5 / 4.6, Opus 4 / 4.1 / 4.5 / 4.6, Haiku 4.5),
+per the Bedrock user guide ``claude-messages-extended-thinking``; Claude 4.7 and later reject the budgeted
+form, and no other provider takes it, so an agent may enable it only where :func:`supports_reasoning` says so.
 """
 
 from __future__ import annotations
@@ -65,6 +70,16 @@ def cache_capabilities(provider: str, model_id: str) -> CacheCapabilities:
     return NO_CACHING
 
 
+_REASONING = re.compile(
+    r"^anthropic\.claude-(?:3-7-sonnet|sonnet-4(?:-[56])?|opus-4(?:-[156])?|haiku-4-5)(?:-\d{8})?(?:-v\d+(?::\d+)?)?$"
+)
+
+
+def supports_reasoning(provider: str, model_id: str) -> bool:
+    """Whether the model takes extended thinking with ``budget_tokens`` (Bedrock Claude 3.7 / 4.x ≤ 4.6)."""
+    return provider == "bedrock" and bool(_REASONING.match(base_model_id(model_id)))
+
+
 def cache_point() -> dict[str, Any]:
     """A fresh ``cachePoint`` block (a new dict each time, so callers may not alias one)."""
     return {"cachePoint": {"type": "default"}}
@@ -90,4 +105,5 @@ __all__ = [
     "cache_capabilities",
     "cache_point",
     "count_cache_points",
+    "supports_reasoning",
 ]

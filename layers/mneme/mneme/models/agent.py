@@ -23,6 +23,18 @@ Provider = Literal["bedrock", "offline", "openai-compatible"]
 ToolName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
 
 
+#: Claude's extended thinking: at least 1,024 budget tokens, and fewer than ``max_tokens``
+MIN_REASONING_BUDGET = 1_024
+
+
+class ReasoningSettings(BaseModel):
+    """Extended thinking (``inference.reasoning``): sent as ``additionalModelRequestFields.thinking``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    budget_tokens: Annotated[int, Field(ge=MIN_REASONING_BUDGET, le=128_000)]
+
+
 class InferenceSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -30,6 +42,28 @@ class InferenceSettings(BaseModel):
     temperature: Annotated[float, Field(ge=0, le=2)] | None = None
     top_p: Annotated[float, Field(ge=0, le=1)] | None = None
     stop_sequences: Annotated[list[Annotated[str, Field(max_length=200)]], Field(max_length=8)] = []
+    reasoning: ReasoningSettings | None = None
+
+
+class GuardrailSpec(BaseModel):
+    """A Bedrock guardrail applied to every model call of the agent (sent as ``guardrailConfig``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: Annotated[
+        str,
+        StringConstraints(
+            pattern=r"^(([a-z0-9]+)|(arn:aws(-[^:]+)?:bedrock:[a-z0-9-]{1,20}:[0-9]{12}:guardrail/[a-z0-9]+))$",
+            max_length=2048,
+        ),
+    ]
+    version: Annotated[str, StringConstraints(pattern=r"^(([1-9][0-9]{0,7})|(DRAFT))$")]
+    trace: Literal["enabled", "disabled", "enabled_full"] = "disabled"
+
+
+SecretArn = Annotated[
+    str, StringConstraints(pattern=r"^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+$")
+]
 
 
 class ModelSpec(BaseModel):
@@ -38,7 +72,10 @@ class ModelSpec(BaseModel):
     provider: Provider = "offline"
     model_id: Annotated[str, StringConstraints(min_length=1, max_length=256)] = "offline"
     endpoint: Annotated[str, StringConstraints(max_length=2048)] | None = None  # openai-compatible only
+    # openai-compatible only: the Secrets Manager secret holding the API key (the key itself is never configured)
+    api_key_secret_arn: SecretArn | None = None
     inference: InferenceSettings = InferenceSettings()
+    guardrail: GuardrailSpec | None = None  # bedrock only
 
 
 class ExternalTool(BaseModel):
@@ -120,9 +157,11 @@ __all__ = [
     "INTERNAL_TOOLS",
     "Agent",
     "ExternalTool",
+    "GuardrailSpec",
     "Identifier",
     "InferenceSettings",
     "ModelSpec",
+    "ReasoningSettings",
     "Skill",
     "Task",
     "ToolApprovalMode",

@@ -51,6 +51,7 @@ EventType = Literal[
     "delegation_finished",
     "approval_requested",
     "memory_write_queued",
+    "guardrail_intervened",
     "warning",
     "error",
     "completed",
