@@ -161,7 +161,9 @@ def build_local(
     )
     summary_provider: Provider = options.model_provider if settings.summary_model_id else "offline"
     summary_spec = ModelSpec(provider=summary_provider, model_id=settings.summary_model_id or "offline")
-    deps.summarizer = ModelSummarizer(models.client_for(summary_spec), summary_spec.model_id)
+    deps.summarizer = ModelSummarizer(
+        models.client_for(summary_spec), summary_spec.model_id, provider=summary_spec.provider
+    )
     runtime = Runtime(deps)
     sfn_emulation.HANDLERS[FUNCTION_NAME] = runtime.handle
     stack = LocalMneme(options, deps, runtime, url, moto, sqs, closers)

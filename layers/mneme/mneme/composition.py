@@ -73,7 +73,9 @@ def build_aws(settings: Settings, session: Any | None = None) -> Deps:
         from mneme.adapters.model_summarizer import ModelSummarizer
 
         summary_spec = ModelSpec(provider=settings.model_provider, model_id=settings.summary_model_id)
-        deps.summarizer = ModelSummarizer(deps.models.client_for(summary_spec), settings.summary_model_id)
+        deps.summarizer = ModelSummarizer(
+            deps.models.client_for(summary_spec), settings.summary_model_id, provider=summary_spec.provider
+        )
     return deps
 
 

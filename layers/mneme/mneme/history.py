@@ -27,11 +27,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from mneme.limits import CHARS_PER_TOKEN, SUMMARY_MAX_CHARS, SUMMARY_TRIGGER_MESSAGES, SUMMARY_TRIGGER_TOKENS
 from mneme.models import ChatMessage, ReasoningMessage, Skill, TextMessage, ToolCallMessage, ToolResultMessage
-from mneme.ports import Summarizer
+from mneme.ports import Summarizer, Summary
 from mneme.skills import activated_skill_names, reattach_blocks
 
 SUMMARY_PREFIX = "[Context Summary — compressed history of this conversation]"
@@ -55,6 +55,7 @@ class CompressedHistory:
     new_covers: int = 0
     changed: bool = False
     warning: str | None = None
+    summary_call: Summary | None = None  # the summary model call made now (its usage is counted on the run)
 
 
 def message_chars(message: ChatMessage) -> int:
@@ -156,11 +157,13 @@ def compress(
     if cut <= covers:
         return current
     try:
-        new_summary = cap_summary(summarizer.summarize(summary, list(history[covers:cut])), max_summary_chars)
+        call = summarizer.summarize(summary, list(history[covers:cut]))
+        new_summary = cap_summary(call.text, max_summary_chars)
     except Exception as exc:  # a failed summary never fails the run
         return _with_warning(current, f"rolling summary failed, history kept unchanged: {type(exc).__name__}: {exc}")
     if not new_summary:
-        return _with_warning(current, "rolling summary failed, history kept unchanged: empty summary")
+        warned = _with_warning(current, "rolling summary failed, history kept unchanged: empty summary")
+        return replace(warned, summary_call=call)
     view = _view(history, new_summary, cut, skills)
     return CompressedHistory(
         messages=view.messages,
@@ -168,6 +171,7 @@ def compress(
         new_summary=new_summary,
         new_covers=cut,
         changed=True,
+        summary_call=call,
     )
 
 

@@ -65,9 +65,19 @@ class ModelClient(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class Summary:
+    """A rolling summary and what its model call used (priced by the engine like every model call)."""
+
+    text: str
+    usage: Usage = field(default_factory=Usage)
+    model_id: str = ""
+    provider: str = "offline"
+
+
 class Summarizer(Protocol):
-    def summarize(self, previous_summary: str | None, messages: Sequence[ChatMessage]) -> str:
-        """Compress ``messages`` (with the previous summary) into a new summary text."""
+    def summarize(self, previous_summary: str | None, messages: Sequence[ChatMessage]) -> Summary:
+        """Compress ``messages`` (with the previous summary) into a new summary."""
         ...
 
 

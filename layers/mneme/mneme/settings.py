@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from functools import cached_property
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -15,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from mneme.errors import MnemeError
 from mneme.limits import FAST_PATH_BUDGET_SECONDS, SUMMARY_TRIGGER_MESSAGES, SUMMARY_TRIGGER_TOKENS
 from mneme.models.memory import NamespaceRule
+from mneme.models.pricing import ModelPrice, PriceTable
 
 
 class SettingsError(MnemeError):
@@ -60,6 +62,8 @@ class Settings(BaseModel):
     )
     recency_decay: Annotated[float, Field(ge=0, le=10)] = Field(0.05, alias="MNEME_RECENCY_DECAY")
     namespace_rules: tuple[NamespaceRule, ...] = Field((), alias="MNEME_NAMESPACE_RULES")
+    # cost: per-model prices (USD per 1k tokens) over the defaults of mneme.models.pricing
+    model_prices: dict[str, ModelPrice] = Field(default_factory=dict, alias="MNEME_MODEL_PRICES")
 
     @field_validator("namespace_rules", mode="before")
     @classmethod
@@ -67,6 +71,17 @@ class Settings(BaseModel):
         if isinstance(value, str):
             return json.loads(value) if value.strip() else ()
         return value
+
+    @field_validator("model_prices", mode="before")
+    @classmethod
+    def _prices_json(cls, value: object) -> object:
+        if isinstance(value, str):
+            return json.loads(value) if value.strip() else {}
+        return value
+
+    @cached_property
+    def price_table(self) -> PriceTable:
+        return PriceTable(self.model_prices)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str]) -> Settings:

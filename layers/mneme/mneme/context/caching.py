@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mneme.limits import MAX_CACHE_POINTS
+from mneme.models.agent import base_model_id
 
 
 @dataclass(frozen=True)
@@ -34,8 +35,6 @@ NO_CACHING = CacheCapabilities()
 _CLAUDE = CacheCapabilities(system=True, messages=True, tools=True)
 _NOVA = CacheCapabilities(system=True, messages=True, tools=False)
 
-# cross-region inference profile prefixes: us.anthropic..., eu.amazon.nova-..., global.anthropic...
-_PROFILE_PREFIX = re.compile(r"^(?:us|eu|apac|global|us-gov|jp|au|ca)\.")
 # Claude models released before prompt caching existed on Bedrock
 _OLD_CLAUDE = (
     "anthropic.claude-v",
@@ -49,12 +48,6 @@ _TABLE: tuple[tuple[str, CacheCapabilities], ...] = (
     ("anthropic.claude-", _CLAUDE),
     ("amazon.nova-", _NOVA),
 )
-
-
-def base_model_id(model_id: str) -> str:
-    """The foundation model id behind an ARN or a cross-region inference profile id."""
-    name = model_id.strip().lower().rsplit("/", 1)[-1]
-    return _PROFILE_PREFIX.sub("", name, count=1)
 
 
 def cache_capabilities(provider: str, model_id: str) -> CacheCapabilities:

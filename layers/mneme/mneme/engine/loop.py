@@ -14,6 +14,7 @@ from mneme.delegation import can_offer_delegation
 from mneme.engine import delegate, finish, tool_exec
 from mneme.engine.session import RunSession
 from mneme.engine.state import Outcome, PendingCall
+from mneme.engine.usage import charge
 from mneme.errors import RunAborted
 from mneme.limits import MAX_IDENTICAL_TOOL_CALLS, MAX_TOOL_CALLS_PER_RUN
 from mneme.models.chat import ChatMessage, ReasoningMessage, TextMessage, ToolCallMessage, ToolResultMessage
@@ -83,11 +84,11 @@ def advance(session: RunSession) -> Outcome:
             cache_points=assembled.cache_points,
             tools=list(assembled.offered_tools),
         )
-        response = session.deps.models.client_for(session.config.agent.model).converse(assembled.request)
-        run.usage = run.usage + response.usage
-        run.tree_usage = run.tree_usage + response.usage
+        model = session.config.agent.model
+        response = session.deps.models.client_for(model).converse(assembled.request)
+        priced = charge(session, model.model_id, response.usage, provider=model.provider)
         session.recorder.event(
-            "model_call", request_seq=seq, stop_reason=response.stop_reason, usage=response.usage.model_dump()
+            "model_call", request_seq=seq, stop_reason=response.stop_reason, usage=priced.model_dump()
         )
         if response.stop_reason == GUARDRAIL_INTERVENED:
             finish.blocked_by_guardrail(session, seq, response.text)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
@@ -21,6 +22,15 @@ INTERNAL_TOOLS: tuple[str, ...] = (
 ToolApprovalMode = Literal["granted", "prompt", "denied"]
 Provider = Literal["bedrock", "offline", "openai-compatible"]
 ToolName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
+
+# cross-region inference profile prefixes: us.anthropic..., eu.amazon.nova-..., global.anthropic...
+_PROFILE_PREFIX = re.compile(r"^(?:us|eu|apac|global|us-gov|jp|au|ca)\.")
+
+
+def base_model_id(model_id: str) -> str:
+    """The foundation model id behind an ARN or a cross-region inference profile id (lowercase)."""
+    name = model_id.strip().lower().rsplit("/", 1)[-1]
+    return _PROFILE_PREFIX.sub("", name, count=1)
 
 
 #: Claude's extended thinking: at least 1,024 budget tokens, and fewer than ``max_tokens``
