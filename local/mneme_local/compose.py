@@ -51,8 +51,8 @@ def local_settings(options: LocalOptions, environ: Mapping[str, str]) -> Setting
 
 def _warn_offline(provider: str) -> None:
     log.warning(
-        "agents with model provider %r are answered by the offline model "
-        "(set MNEME_MODEL_PROVIDER=bedrock, with AWS credentials, to call Bedrock)",
+        "agents with model provider %r are answered by the offline model (set MNEME_MODEL_PROVIDER=bedrock, "
+        "with AWS credentials, to call Bedrock; MNEME_OPENAI_BASE_URL for openai-compatible agents)",
         provider,
     )
 
@@ -89,6 +89,16 @@ def _bedrock_client(settings: Settings, options: LocalOptions) -> Any | None:
             "unset them to use the offline model and the local embedder"
         )
     return session.client("bedrock-runtime", config=bedrock_client_config(max_attempts=4))
+
+
+def _openai_clients(settings: Settings) -> Any:
+    """openai-compatible agents call ``MNEME_OPENAI_BASE_URL`` (or an endpoint in ``MNEME_OPENAI_ENDPOINTS``)
+    with the key of ``MNEME_OPENAI_API_KEY`` (none: no Authorization header, as a local Ollama or vLLM
+    takes it); without a base URL they are answered by the offline model."""
+    from mneme.adapters.openai_model import OpenAIClients, StaticKey
+
+    key = StaticKey(settings.openai_api_key.get_secret_value() if settings.openai_api_key else None)
+    return OpenAIClients(settings.openai_base_url_for, lambda _secret_arn: key)
 
 
 def build_local(
@@ -132,6 +142,7 @@ def build_local(
     clock = SystemClock()
     models = ModelClients(
         (lambda: bedrock) if options.model_provider == "bedrock" else None,
+        openai=_openai_clients(settings),
         offline_fallback=True,
         on_fallback=_warn_offline,
     )

@@ -61,7 +61,7 @@ def build_aws(settings: Settings, session: Any | None = None) -> Deps:
     deps = Deps(
         settings=settings,
         **stores_over(main, audit, clock).ports(),
-        models=ModelClients(bedrock_client),
+        models=ModelClients(bedrock_client, openai=_openai_clients(settings, boto, retries)),
         queue=SqsMemoryQueue(LazyClient(boto, "sqs", retries), settings.memory_queue_url),
         orchestrator=StepFunctionsOrchestrator(LazyClient(boto, "stepfunctions", retries), settings.state_machine_arn),
         tools=LambdaToolInvoker(LazyClient(boto, "lambda", retries)),
@@ -77,6 +77,26 @@ def build_aws(settings: Settings, session: Any | None = None) -> Deps:
             deps.models.client_for(summary_spec), settings.summary_model_id, provider=summary_spec.provider
         )
     return deps
+
+
+def _openai_clients(settings: Settings, boto: Any, retries: Any) -> Any:
+    """openai-compatible clients whose API key is read from Secrets Manager (the agent's secret, else the
+    deployment's), through one lazily created client and Powertools' per-container cache."""
+    from mneme.adapters.openai_model import OpenAIClients, SecretsManagerKeys, StaticKey
+
+    provider: list[Any] = []
+
+    def keys_for(secret_arn: str | None) -> Any:
+        arn = secret_arn or settings.openai_api_key_secret_arn
+        if not arn:
+            return StaticKey(None)
+        if not provider:
+            from aws_lambda_powertools.utilities.parameters import SecretsProvider
+
+            provider.append(SecretsProvider(boto3_client=LazyClient(boto, "secretsmanager", retries)))
+        return SecretsManagerKeys(provider[0], arn)
+
+    return OpenAIClients(settings.openai_base_url_for, keys_for)
 
 
 def _memory(settings: Settings, boto: Any, bedrock: Any) -> tuple[Any, Any]:

@@ -74,6 +74,12 @@ def put_agent(deps: Deps, caller: Caller, agent_id: str, body: AgentBody) -> Sav
             "(Bedrock Claude 3.7 Sonnet and Claude 4 up to 4.6 do)",
             field="model.inference.reasoning",
         )
+    if model.endpoint and deps.settings.openai_base_url_for(model.endpoint) is None:  # the key goes there
+        raise InvalidInput(
+            f"endpoint {model.endpoint!r} is not one this deployment allows "
+            "(MNEME_OPENAI_BASE_URL, MNEME_OPENAI_ENDPOINTS)",
+            field="model.endpoint",
+        )
     agent = Agent(
         agent_id=_slug(agent_id, "agent_id", for_write=True),
         owner=_owner(caller, body.is_global),
