@@ -125,6 +125,10 @@ def build_local(
         env["MNEME_MODEL_PROVIDER"] = model_provider
     options = LocalOptions.from_env(env)
     settings = local_settings(options, env)
+    if settings.otel_enabled:  # OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT (default http://localhost:4318)
+        from mneme import telemetry
+
+        telemetry.configure(enabled=True, capture_content=settings.otel_capture_content)
     bedrock = _bedrock_client(settings, options)
     options.data_dir.mkdir(parents=True, exist_ok=True)
 

@@ -47,6 +47,10 @@ def build_aws(settings: Settings, session: Any | None = None) -> Deps:
 
     boto = session or boto3.Session(region_name=settings.region)
     retries = bedrock_client_config(max_attempts=3)
+    if settings.otel_enabled:
+        from mneme import telemetry
+
+        telemetry.configure(enabled=True, capture_content=settings.otel_capture_content)
     dynamodb = boto.client("dynamodb", config=retries)
     main = DynamoItemTable(dynamodb, settings.table_name, MAIN_SCHEMA)
     audit = DynamoItemTable(dynamodb, settings.audit_table_name, AUDIT_SCHEMA)

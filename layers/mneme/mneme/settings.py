@@ -68,6 +68,9 @@ class Settings(BaseModel):
     openai_endpoints: tuple[str, ...] = Field((), alias="MNEME_OPENAI_ENDPOINTS")
     openai_api_key_secret_arn: str = Field("", alias="MNEME_OPENAI_API_KEY_SECRET_ARN")
     openai_api_key: SecretStr | None = Field(None, alias="MNEME_OPENAI_API_KEY")
+    # OpenTelemetry spans (mneme.telemetry): off by default; message content only when opted in
+    otel_enabled: bool = Field(False, alias="MNEME_OTEL_ENABLED")
+    otel_capture_content: bool = Field(False, alias="MNEME_OTEL_CAPTURE_CONTENT")
     # cost: per-model prices (USD per 1k tokens) over the defaults of mneme.models.pricing
     model_prices: dict[str, ModelPrice] = Field(default_factory=dict, alias="MNEME_MODEL_PRICES")
 

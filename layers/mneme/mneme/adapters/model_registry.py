@@ -14,6 +14,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from mneme.adapters.traced_model import TracedModel
 from mneme.errors import ModelUnavailable
 from mneme.models.agent import ModelSpec
 from mneme.ports import ModelClient
@@ -51,7 +52,7 @@ class ModelClients:
             key = (spec.provider, base_url or "", spec.api_key_secret_arn or "")
         with self._lock:
             if key not in self._cache:
-                self._cache[key] = self._create(spec, base_url)
+                self._cache[key] = TracedModel(self._create(spec, base_url), spec.provider)
             return self._cache[key]
 
     def _create(self, spec: ModelSpec, base_url: str | None) -> ModelClient:

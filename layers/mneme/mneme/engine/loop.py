@@ -13,6 +13,7 @@ from mneme.context.tools import DELEGATE_TO_AGENT
 from mneme.delegation import can_offer_delegation
 from mneme.engine import delegate, finish, tool_exec
 from mneme.engine.session import RunSession
+from mneme.engine.spans import in_run_span
 from mneme.engine.state import Outcome, PendingCall
 from mneme.engine.usage import charge
 from mneme.errors import RunAborted
@@ -63,6 +64,7 @@ def enabled_tools(session: RunSession) -> list[str]:
     return [tool for tool in session.config.agent.tools if gates.get(tool, False)]
 
 
+@in_run_span("loop")
 def advance(session: RunSession) -> Outcome:
     """Run the loop until the run is done or must wait."""
     run = session.run

@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+from mneme import telemetry
 from mneme.errors import AuditWriteFailed, MemoryUnavailable, NotFound
 from mneme.memory.access import Denial, ReadAccess
-from mneme.memory.ranking import k_for, rank
+from mneme.memory.ranking import Dropped, Ranked, k_for, rank_explained
 from mneme.models.audit import AuditAction, AuditRecord
 from mneme.models.memory import MemoryDocument, MemoryHit
 from mneme.namespace_grammar import matches
@@ -76,15 +77,51 @@ def search(
 
     Raises MemoryUnavailable when the store or embeddings fail, AuditWriteFailed when the audit fails.
     """
+    attributes = {
+        "gen_ai.operation.name": "retrieval",
+        "gen_ai.data_source.id": list(access.allowed),
+        "gen_ai.request.top_k": ranking.top_k,
+        "mneme.memory.via": via,
+        "mneme.memory.denied_namespaces": len(access.denied),
+        "gen_ai.retrieval.query.text": telemetry.content(query),
+    }
+    with telemetry.span(f"retrieval {via}", attributes) as span:
+        ranked = _search(ports, records, access, query, ranking, via=via, vector=vector)
+        span.set_many(_ranked_attributes(ranked))
+        return ranked.hits
+
+
+def _ranked_attributes(ranked: Ranked) -> dict[str, Any]:
+    """Hit ids and scores, and how many candidates each rule dropped (never the content)."""
+    dropped = {f"mneme.memory.dropped.{rule}": count for rule, count in ranked.dropped.as_dict().items()}
+    return {
+        "mneme.memory.candidates": ranked.candidates,
+        "mneme.memory.hit_ids": [hit.id for hit in ranked.hits],
+        "mneme.memory.hit_relevance": [round(hit.relevance, 4) for hit in ranked.hits],
+        "mneme.memory.hit_similarity": [round(hit.similarity, 4) for hit in ranked.hits],
+        **dropped,
+    }
+
+
+def _search(
+    ports: MemoryPorts,
+    records: RecordFactory,
+    access: ReadAccess,
+    query: str,
+    ranking: Ranking,
+    *,
+    via: str,
+    vector: Sequence[float] | None,
+) -> Ranked:
     pending = denial_records(records, access.denied, via)
     try:
         if access.empty:
-            return []
+            return Ranked(hits=[], dropped=Dropped(), candidates=0)
         store, _ = ports.require()
         query_vector = list(vector) if vector is not None else ports.embed_one(query)
         now = ports.clock.now()
         candidates = store.search(query_vector, list(access.allowed), k_for(ranking.top_k), now=now)
-        hits = rank(
+        ranked = rank_explained(
             candidates,
             now=now,
             top_k=ranking.top_k,
@@ -94,11 +131,11 @@ def search(
             recency_decay=ports.recency_decay,
         )
         for namespace in access.allowed:
-            count = sum(1 for hit in hits if matches(namespace, hit.namespace))
+            count = sum(1 for hit in ranked.hits if matches(namespace, hit.namespace))
             pending += records("read", [namespace], via=via, hits=count, top_k=ranking.top_k)
         to_write, pending = pending, []
         _append(ports.audit, to_write)
-        return hits
+        return ranked
     finally:
         if pending:  # the search failed or found no namespace: the denials are still recorded
             _append(ports.audit, pending)
@@ -118,9 +155,17 @@ def audited_write(
     **detail: Any,
 ) -> Any:
     """Run a memory write / update / delete and audit it; the audit failing fails the call (fail closed)."""
-    result = operation()
-    _append(ports.audit, records(action, [namespace], **detail))
-    return result
+    attributes = {
+        "mneme.memory.action": action,
+        "mneme.memory.namespace": namespace,
+        "mneme.memory.via": detail.get("via"),
+    }
+    with telemetry.span(f"memory.{action}", attributes) as span:
+        result = operation()
+        _append(ports.audit, records(action, [namespace], **detail))
+        if isinstance(result, list):
+            span.set_many({"mneme.memory.ids": [str(item) for item in result]})
+        return result
 
 
 def new_document(

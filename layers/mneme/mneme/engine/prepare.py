@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from mneme.engine import memory_ops
 from mneme.engine.session import RunSession
+from mneme.engine.spans import in_run_span
 from mneme.engine.usage import charge
 from mneme.errors import AuditWriteFailed, MemoryUnavailable, StoreUnavailable
 from mneme.history import compress
@@ -13,6 +14,7 @@ from mneme.models.chat import Chat
 from mneme.ports import Summary
 
 
+@in_run_span("prepare")
 def prepare(session: RunSession, *, chat: Chat | None, memory_enabled: bool | None, top_k: int | None) -> None:
     """Fill the loop state of a new run (a master with its chat, or a child with its inherited history)."""
     state, run, config = session.state, session.run, session.config
