@@ -71,6 +71,8 @@ EXPECTED: dict[str, dict[str, tuple[set[str], list[Any]]]] = {
             {"lambda:InvokeFunction"},
             ["arn:${AWS::Partition}:lambda:${AWS::Region}:${AWS::AccountId}:function:${ToolFunctionNamePrefix}*"],
         ),
+        "ApplyGuardrails": ({"bedrock:ApplyGuardrail"}, [{"Ref": "GuardrailArns"}]),
+        "ReadModelApiKeys": ({"secretsmanager:GetSecretValue"}, [{"Ref": "OpenAIApiKeySecretArns"}]),
         "MemoryCollection": ({"aoss:APIAccessAll"}, [COLLECTION]),
         "ExistingMemoryCollection": ({"aoss:APIAccessAll"}, [{"Ref": "OpenSearchResourceArn"}]),
         "ExistingMemoryDomain": (DOMAIN_ACTIONS, ["${OpenSearchResourceArn}/*"]),
@@ -187,3 +189,33 @@ def test_the_data_access_policy_names_exactly_the_two_function_roles() -> None:
         "WriterRoleArn": {"Fn::GetAtt": ["WriterFunctionRole", "Arn"]},
     }
     assert load_template()["Globals"]["Function"].get("Policies") is None
+
+
+@pytest.mark.parametrize(
+    ("sid", "parameter", "condition"),
+    [
+        ("ApplyGuardrails", "GuardrailArns", "HasGuardrails"),
+        ("ReadModelApiKeys", "OpenAIApiKeySecretArns", "HasModelApiKeySecrets"),
+    ],
+)
+def test_guardrails_and_model_key_secrets_are_granted_only_as_listed(sid: str, parameter: str, condition: str) -> None:
+    # the statement exists only when its parameter lists ARNs (default: none), and names exactly those ARNs
+    template = load_template()
+    assert template["Parameters"][parameter] == {
+        **template["Parameters"][parameter],
+        "Type": "CommaDelimitedList",
+        "Default": "",
+    }
+    assert template["Conditions"][condition] == {
+        "Fn::Not": [{"Fn::Equals": [{"Fn::Join": ["", {"Ref": parameter}]}, ""]}]
+    }
+    policies = resources()["RunFunction"]["Properties"]["Policies"]
+    guarded = [
+        entry["Fn::If"]
+        for policy in policies
+        if isinstance(policy, dict) and "Statement" in policy
+        for entry in policy["Statement"]
+        if isinstance(entry, dict) and "Fn::If" in entry and entry["Fn::If"][1].get("Sid") == sid
+    ]
+    assert guarded == [[condition, guarded[0][1], {"Ref": "AWS::NoValue"}]]
+    assert guarded[0][1]["Resource"] == {"Ref": parameter}
