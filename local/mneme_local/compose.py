@@ -95,10 +95,14 @@ def _openai_clients(settings: Settings) -> Any:
     """openai-compatible agents call ``MNEME_OPENAI_BASE_URL`` (or an endpoint in ``MNEME_OPENAI_ENDPOINTS``)
     with the key of ``MNEME_OPENAI_API_KEY`` (none: no Authorization header, as a local Ollama or vLLM
     takes it); without a base URL they are answered by the offline model."""
-    from mneme.adapters.openai_model import OpenAIClients, StaticKey
+    from mneme.adapters.model_registry import OpenAIClients
 
-    key = StaticKey(settings.openai_api_key.get_secret_value() if settings.openai_api_key else None)
-    return OpenAIClients(settings.openai_base_url_for, lambda _secret_arn: key)
+    def keys_for(_secret_arn: str | None) -> Any:
+        from mneme.adapters.openai_model import StaticKey
+
+        return StaticKey(settings.openai_api_key.get_secret_value() if settings.openai_api_key else None)
+
+    return OpenAIClients(settings.openai_base_url_for, keys_for)
 
 
 def build_local(

@@ -86,11 +86,13 @@ def build_aws(settings: Settings, session: Any | None = None) -> Deps:
 def _openai_clients(settings: Settings, boto: Any, retries: Any) -> Any:
     """openai-compatible clients whose API key is read from Secrets Manager (the agent's secret, else the
     deployment's), through one lazily created client and Powertools' per-container cache."""
-    from mneme.adapters.openai_model import OpenAIClients, SecretsManagerKeys, StaticKey
+    from mneme.adapters.model_registry import OpenAIClients
 
     provider: list[Any] = []
 
     def keys_for(secret_arn: str | None) -> Any:
+        from mneme.adapters.openai_model import SecretsManagerKeys, StaticKey
+
         arn = secret_arn or settings.openai_api_key_secret_arn
         if not arn:
             return StaticKey(None)

@@ -163,18 +163,3 @@ def _translate(status: int, error: dict[str, Any], model_id: str) -> ModelUnavai
             f"the model endpoint rejected the request for {model_id!r} ({status} {code}): {message}", details=details
         )
     return ModelUnavailable(f"the model endpoint for {model_id!r} failed ({status} {code}): {message}", details=details)
-
-
-class OpenAIClients:
-    """The roots' :class:`~mneme.adapters.model_registry.OpenAIFactory`: base URLs from the settings' allow
-    list, one :class:`OpenAICompatibleModel` per base URL and key source (``keys_for(secret_arn)``)."""
-
-    def __init__(self, base_url_for: Any, keys_for: Any) -> None:
-        self._base_url_for, self._keys_for = base_url_for, keys_for
-
-    def base_url_for(self, endpoint: str | None) -> str | None:
-        result: str | None = self._base_url_for(endpoint)
-        return result
-
-    def client(self, base_url: str, secret_arn: str | None) -> OpenAICompatibleModel:
-        return OpenAICompatibleModel(base_url, self._keys_for(secret_arn))
