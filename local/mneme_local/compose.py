@@ -51,8 +51,8 @@ def local_settings(options: LocalOptions, environ: Mapping[str, str]) -> Setting
 
 def _warn_offline(provider: str) -> None:
     log.warning(
-        "agents with model provider %r are answered by the offline model "
-        "(set MNEME_MODEL_PROVIDER=bedrock, with AWS credentials, to call Bedrock)",
+        "agents with model provider %r are answered by the offline model (set MNEME_MODEL_PROVIDER=bedrock, "
+        "with AWS credentials, to call Bedrock; MNEME_OPENAI_BASE_URL for openai-compatible agents)",
         provider,
     )
 
@@ -91,6 +91,20 @@ def _bedrock_client(settings: Settings, options: LocalOptions) -> Any | None:
     return session.client("bedrock-runtime", config=bedrock_client_config(max_attempts=4))
 
 
+def _openai_clients(settings: Settings) -> Any:
+    """openai-compatible agents call ``MNEME_OPENAI_BASE_URL`` (or an endpoint in ``MNEME_OPENAI_ENDPOINTS``)
+    with the key of ``MNEME_OPENAI_API_KEY`` (none: no Authorization header, as a local Ollama or vLLM
+    takes it); without a base URL they are answered by the offline model."""
+    from mneme.adapters.model_registry import OpenAIClients
+
+    def keys_for(_secret_arn: str | None) -> Any:
+        from mneme.adapters.openai_model import StaticKey
+
+        return StaticKey(settings.openai_api_key.get_secret_value() if settings.openai_api_key else None)
+
+    return OpenAIClients(settings.openai_base_url_for, keys_for)
+
+
 def build_local(
     data_dir: str | Path | None = None,
     *,
@@ -115,6 +129,10 @@ def build_local(
         env["MNEME_MODEL_PROVIDER"] = model_provider
     options = LocalOptions.from_env(env)
     settings = local_settings(options, env)
+    if settings.otel_enabled:  # OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT (default http://localhost:4318)
+        from mneme import telemetry
+
+        telemetry.configure(enabled=True, capture_content=settings.otel_capture_content)
     bedrock = _bedrock_client(settings, options)
     options.data_dir.mkdir(parents=True, exist_ok=True)
 
@@ -132,6 +150,7 @@ def build_local(
     clock = SystemClock()
     models = ModelClients(
         (lambda: bedrock) if options.model_provider == "bedrock" else None,
+        openai=_openai_clients(settings),
         offline_fallback=True,
         on_fallback=_warn_offline,
     )
@@ -161,7 +180,9 @@ def build_local(
     )
     summary_provider: Provider = options.model_provider if settings.summary_model_id else "offline"
     summary_spec = ModelSpec(provider=summary_provider, model_id=settings.summary_model_id or "offline")
-    deps.summarizer = ModelSummarizer(models.client_for(summary_spec), summary_spec.model_id)
+    deps.summarizer = ModelSummarizer(
+        models.client_for(summary_spec), summary_spec.model_id, provider=summary_spec.provider
+    )
     runtime = Runtime(deps)
     sfn_emulation.HANDLERS[FUNCTION_NAME] = runtime.handle
     stack = LocalMneme(options, deps, runtime, url, moto, sqs, closers)

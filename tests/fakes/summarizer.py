@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from mneme.models import ChatMessage
+from mneme.models import ChatMessage, Usage
+from mneme.ports import Summary
 
 
 @dataclass
@@ -22,10 +23,12 @@ class FakeSummarizer:
     error: Exception | None = None
     calls: list[SummarizerCall] = field(default_factory=list)
 
-    def summarize(self, previous_summary: str | None, messages: Sequence[ChatMessage]) -> str:
+    usage: Usage = field(default_factory=Usage)
+    model_id: str = "amazon.nova-lite-v1:0"
+
+    def summarize(self, previous_summary: str | None, messages: Sequence[ChatMessage]) -> Summary:
         self.calls.append(SummarizerCall(previous_summary, list(messages)))
         if self.error is not None:
             raise self.error
-        if self.reply is not None:
-            return self.reply
-        return f"summary of {len(messages)} messages"
+        text = self.reply if self.reply is not None else f"summary of {len(messages)} messages"
+        return Summary(text, self.usage, self.model_id, "bedrock")

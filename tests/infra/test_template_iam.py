@@ -77,6 +77,8 @@ EXPECTED: dict[str, dict[str, tuple[set[str], list[Any]]]] = {
             {"lambda:InvokeFunction"},
             ["arn:${AWS::Partition}:lambda:${AWS::Region}:${AWS::AccountId}:function:${ToolFunctionNamePrefix}*"],
         ),
+        "ApplyGuardrails": ({"bedrock:ApplyGuardrail"}, [{"Ref": "GuardrailArns"}]),
+        "ReadModelApiKeys": ({"secretsmanager:GetSecretValue"}, [{"Ref": "OpenAIApiKeySecretArns"}]),
         "MemoryCollection": ({"aoss:APIAccessAll"}, [COLLECTION]),
         "ExistingMemoryCollection": ({"aoss:APIAccessAll"}, [{"Ref": "OpenSearchResourceArn"}]),
         "ExistingMemoryDomain": (DOMAIN_ACTIONS, ["${OpenSearchResourceArn}/*"]),
@@ -217,3 +219,33 @@ def test_marketplace_permissions_exist_only_with_product_ids_and_only_for_the_ru
     for owner in POLICY_OWNERS:
         if owner != "RunFunction":
             assert not any(a.startswith("aws-marketplace:") for s in policy_statements(owner) for a in _actions(s))
+
+
+@pytest.mark.parametrize(
+    ("sid", "parameter", "condition"),
+    [
+        ("ApplyGuardrails", "GuardrailArns", "HasGuardrails"),
+        ("ReadModelApiKeys", "OpenAIApiKeySecretArns", "HasModelApiKeySecrets"),
+    ],
+)
+def test_guardrails_and_model_key_secrets_are_granted_only_as_listed(sid: str, parameter: str, condition: str) -> None:
+    # the statement exists only when its parameter lists ARNs (default: none), and names exactly those ARNs
+    template = load_template()
+    assert template["Parameters"][parameter] == {
+        **template["Parameters"][parameter],
+        "Type": "CommaDelimitedList",
+        "Default": "",
+    }
+    assert template["Conditions"][condition] == {
+        "Fn::Not": [{"Fn::Equals": [{"Fn::Join": ["", {"Ref": parameter}]}, ""]}]
+    }
+    policies = resources()["RunFunction"]["Properties"]["Policies"]
+    guarded = [
+        entry["Fn::If"]
+        for policy in policies
+        if isinstance(policy, dict) and "Statement" in policy
+        for entry in policy["Statement"]
+        if isinstance(entry, dict) and "Fn::If" in entry and entry["Fn::If"][1].get("Sid") == sid
+    ]
+    assert guarded == [[condition, guarded[0][1], {"Ref": "AWS::NoValue"}]]
+    assert guarded[0][1]["Resource"] == {"Ref": parameter}

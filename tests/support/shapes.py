@@ -17,6 +17,6 @@ RUN_KEYS = {
     "usage",
     "children",
 }
-USAGE_KEYS = {"input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"}
+USAGE_KEYS = {"input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "cost_usd"}  # cost: issue 16
 HIT_KEYS = {"id", "namespace", "content", "similarity", "relevance", "created_at", "metadata"}
 AUDIT_KEYS = {"at", "action", "namespace", "user_id", "run_id", "root_run_id", "agent_id", "task_id", "depth", "detail"}

@@ -9,6 +9,7 @@ from mneme.adapters.offline_model import OfflineModel
 from mneme.errors import ModelUnavailable
 from mneme.limits import SUMMARY_MAX_CHARS
 from mneme.models.chat import ChatMessage, TextMessage, ToolCallMessage, ToolResultMessage
+from mneme.models.run import Usage
 from tests.fakes.model import ScriptedModel, text_response
 
 MESSAGES: list[ChatMessage] = [
@@ -21,7 +22,7 @@ MESSAGES: list[ChatMessage] = [
 
 def test_one_call_without_tools_with_the_previous_summary() -> None:
     model = ScriptedModel([text_response("  The user plans a Lisbon trip; Hotel Avenida suggested.  ")])
-    summary = ModelSummarizer(model, "summary-model").summarize("User is called Alice.", MESSAGES)
+    summary = ModelSummarizer(model, "summary-model").summarize("User is called Alice.", MESSAGES).text
 
     assert summary == "The user plans a Lisbon trip; Hotel Avenida suggested."
     assert model.calls == 1
@@ -50,12 +51,19 @@ def test_message_lines_are_quoted_so_no_line_is_a_directive() -> None:
     text = model.last_request["messages"][0]["content"][0]["text"]
     assert not any(line.lstrip().startswith("/") for line in text.split("\n"))
     # with the offline model, the summary call therefore never turns into tool calls
-    assert ModelSummarizer(OfflineModel(), "offline").summarize("/search x", MESSAGES).startswith("offline: ")
+    assert ModelSummarizer(OfflineModel(), "offline").summarize("/search x", MESSAGES).text.startswith("offline: ")
 
 
 def test_summary_is_capped() -> None:
     model = ScriptedModel(["x" * (SUMMARY_MAX_CHARS + 500)])
-    assert len(ModelSummarizer(model, "m").summarize(None, MESSAGES)) == SUMMARY_MAX_CHARS
+    assert len(ModelSummarizer(model, "m").summarize(None, MESSAGES).text) == SUMMARY_MAX_CHARS
+
+
+def test_the_summary_reports_its_call_s_usage_and_model() -> None:
+    usage = Usage(input_tokens=900, output_tokens=80)
+    model = ScriptedModel([text_response("short", usage=usage)])
+    summary = ModelSummarizer(model, "amazon.nova-lite-v1:0", provider="bedrock").summarize(None, MESSAGES)
+    assert (summary.usage, summary.model_id, summary.provider) == (usage, "amazon.nova-lite-v1:0", "bedrock")
 
 
 def test_empty_reply_and_model_errors_raise() -> None:

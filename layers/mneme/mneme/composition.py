@@ -47,6 +47,10 @@ def build_aws(settings: Settings, session: Any | None = None) -> Deps:
 
     boto = session or boto3.Session(region_name=settings.region)
     retries = bedrock_client_config(max_attempts=3)
+    if settings.otel_enabled:
+        from mneme import telemetry
+
+        telemetry.configure(enabled=True, capture_content=settings.otel_capture_content)
     dynamodb = boto.client("dynamodb", config=retries)
     main = DynamoItemTable(dynamodb, settings.table_name, MAIN_SCHEMA)
     audit = DynamoItemTable(dynamodb, settings.audit_table_name, AUDIT_SCHEMA)
@@ -62,7 +66,7 @@ def build_aws(settings: Settings, session: Any | None = None) -> Deps:
     deps = Deps(
         settings=settings,
         **stores_over(main, audit, clock, retention).ports(),
-        models=ModelClients(bedrock_client),
+        models=ModelClients(bedrock_client, openai=_openai_clients(settings, boto, retries)),
         queue=SqsMemoryQueue(LazyClient(boto, "sqs", retries), settings.memory_queue_url),
         orchestrator=StepFunctionsOrchestrator(LazyClient(boto, "stepfunctions", retries), settings.state_machine_arn),
         tools=LambdaToolInvoker(LazyClient(boto, "lambda", retries)),
@@ -74,8 +78,32 @@ def build_aws(settings: Settings, session: Any | None = None) -> Deps:
         from mneme.adapters.model_summarizer import ModelSummarizer
 
         summary_spec = ModelSpec(provider=settings.model_provider, model_id=settings.summary_model_id)
-        deps.summarizer = ModelSummarizer(deps.models.client_for(summary_spec), settings.summary_model_id)
+        deps.summarizer = ModelSummarizer(
+            deps.models.client_for(summary_spec), settings.summary_model_id, provider=summary_spec.provider
+        )
     return deps
+
+
+def _openai_clients(settings: Settings, boto: Any, retries: Any) -> Any:
+    """openai-compatible clients whose API key is read from Secrets Manager (the agent's secret, else the
+    deployment's), through one lazily created client and Powertools' per-container cache."""
+    from mneme.adapters.model_registry import OpenAIClients
+
+    provider: list[Any] = []
+
+    def keys_for(secret_arn: str | None) -> Any:
+        from mneme.adapters.openai_model import SecretsManagerKeys, StaticKey
+
+        arn = secret_arn or settings.openai_api_key_secret_arn
+        if not arn:
+            return StaticKey(None)
+        if not provider:
+            from aws_lambda_powertools.utilities.parameters import SecretsProvider
+
+            provider.append(SecretsProvider(boto3_client=LazyClient(boto, "secretsmanager", retries)))
+        return SecretsManagerKeys(provider[0], arn)
+
+    return OpenAIClients(settings.openai_base_url_for, keys_for)
 
 
 def _memory(settings: Settings, boto: Any, bedrock: Any) -> tuple[Any, Any]:

@@ -30,6 +30,7 @@ from mneme.limits import MAX_DELEGATION_DEPTH
 from mneme.models import (
     Agent,
     ChatMessage,
+    ReasoningMessage,
     Run,
     SystemMessage,
     ToolCallMessage,
@@ -156,9 +157,10 @@ class SubRunContext(BaseModel):
 
 
 def inherited_history(parent_history: Iterable[ChatMessage]) -> list[ChatMessage]:
-    """The parent's conversation without system messages, keeping tool calls and results only where both
-    the call and its result are present (the pending ``delegate-to-agent`` call itself is dropped)."""
-    messages = [m for m in parent_history if not isinstance(m, SystemMessage)]
+    """The parent's conversation without system messages and without the parent's reasoning blocks (signed
+    for the parent's own model calls), keeping tool calls and results only where both the call and its
+    result are present (the pending ``delegate-to-agent`` call itself is dropped)."""
+    messages = [m for m in parent_history if not isinstance(m, SystemMessage | ReasoningMessage)]
     calls = {m.call_id for m in messages if isinstance(m, ToolCallMessage)}
     results = {m.call_id for m in messages if isinstance(m, ToolResultMessage)}
     paired = calls & results

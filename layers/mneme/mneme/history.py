@@ -30,8 +30,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from mneme.limits import CHARS_PER_TOKEN, SUMMARY_MAX_CHARS, SUMMARY_TRIGGER_MESSAGES, SUMMARY_TRIGGER_TOKENS
-from mneme.models import ChatMessage, Skill, TextMessage, ToolCallMessage, ToolResultMessage
-from mneme.ports import Summarizer
+from mneme.models import ChatMessage, ReasoningMessage, Skill, TextMessage, ToolCallMessage, ToolResultMessage
+from mneme.ports import Summarizer, Summary
 from mneme.skills import activated_skill_names, reattach_blocks
 
 SUMMARY_PREFIX = "[Context Summary — compressed history of this conversation]"
@@ -56,6 +56,7 @@ class CompressedHistory:
     changed: bool = False
     warning: str | None = None
     covered_skills: list[str] = field(default_factory=list)  # skills activated in the covered part
+    summary_call: Summary | None = None  # the summary model call made now (its usage is counted on the run)
 
 
 def message_chars(message: ChatMessage) -> int:
@@ -64,6 +65,8 @@ def message_chars(message: ChatMessage) -> int:
         return len(message.tool) + len(json.dumps(message.arguments, sort_keys=True, ensure_ascii=False))
     if isinstance(message, ToolResultMessage):
         return len(message.content)
+    if isinstance(message, ReasoningMessage):
+        return len(message.text or message.redacted or "")
     return len(message.text)
 
 
@@ -163,13 +166,15 @@ def compress(
     if cut <= local:
         return current
     try:
-        new_summary = cap_summary(summarizer.summarize(summary, list(history[local:cut])), max_summary_chars)
+        call = summarizer.summarize(summary, list(history[local:cut]))
+        new_summary = cap_summary(call.text, max_summary_chars)
     except Exception as exc:  # a failed summary never fails the run
         return _with_warning(current, f"rolling summary failed, history kept unchanged: {type(exc).__name__}: {exc}")
     if not new_summary:
-        return _with_warning(current, "rolling summary failed, history kept unchanged: empty summary")
+        warned = _with_warning(current, "rolling summary failed, history kept unchanged: empty summary")
+        return replace(warned, summary_call=call)
     view = _view(history, new_summary, cut, first_seq, [*known, *activated_skill_names(history[local:cut])], skills)
-    return replace(view, changed=True)
+    return replace(view, changed=True, summary_call=call)
 
 
 def _view(

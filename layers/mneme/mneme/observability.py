@@ -130,6 +130,26 @@ def report_step(run: Any, outcome: str, events: Sequence[Any]) -> None:
             "CacheWriteTokens": usage.cache_write_tokens,
         }
         m.add_metric(name="DelegationDepth", unit=MetricUnit.Count, value=run.depth)
+        report_cost(run)
     for name, value in counts.items():
         if value:
             m.add_metric(name=name, unit=MetricUnit.Count, value=value)
+
+
+def report_cost(run: Any) -> None:
+    """``CostUsd`` of a finished run (its own model calls) as one EMF record: the agent is a dimension (a
+    bounded set); the user and run ids are metadata — searchable in the logs, never a dimension, since
+    every distinct dimension value is a new CloudWatch metric (Powertools: high-cardinality data goes into
+    metadata)."""
+    from aws_lambda_powertools.metrics import MetricUnit, single_metric
+
+    with single_metric(
+        name="CostUsd",
+        unit=MetricUnit.NoUnit,
+        value=float(run.usage.cost_usd),
+        namespace="mneme",
+        default_dimensions={"service": "mneme"},
+    ) as metric:
+        metric.add_dimension(name="agent_id", value=run.agent_id)
+        metric.add_metadata(key="user_id", value=run.user_id)
+        metric.add_metadata(key="run_id", value=run.run_id)

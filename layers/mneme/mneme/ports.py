@@ -38,7 +38,8 @@ class Clock(Protocol):
 # --------------------------------------------------------------------------------------------- model
 @dataclass(frozen=True)
 class ModelResponse:
-    """One Converse reply: the assistant content blocks (``text`` / ``toolUse``), stop reason and usage."""
+    """One Converse reply: the assistant content blocks (``text`` / ``toolUse`` / ``reasoningContent``), stop
+    reason and usage. Reasoning blocks carry redacted content as base64 text (JSON-safe, for the checkpoint)."""
 
     content: list[dict[str, Any]]
     stop_reason: str
@@ -52,6 +53,11 @@ class ModelResponse:
     def tool_uses(self) -> list[dict[str, Any]]:
         return [block["toolUse"] for block in self.content if "toolUse" in block]
 
+    @property
+    def reasoning(self) -> list[dict[str, Any]]:
+        """The ``reasoningContent`` blocks, in order (never part of :attr:`text`)."""
+        return [block for block in self.content if "reasoningContent" in block]
+
 
 class ModelClient(Protocol):
     def converse(self, request: dict[str, Any]) -> ModelResponse:
@@ -59,9 +65,19 @@ class ModelClient(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class Summary:
+    """A rolling summary and what its model call used (priced by the engine like every model call)."""
+
+    text: str
+    usage: Usage = field(default_factory=Usage)
+    model_id: str = ""
+    provider: str = "offline"
+
+
 class Summarizer(Protocol):
-    def summarize(self, previous_summary: str | None, messages: Sequence[ChatMessage]) -> str:
-        """Compress ``messages`` (with the previous summary) into a new summary text."""
+    def summarize(self, previous_summary: str | None, messages: Sequence[ChatMessage]) -> Summary:
+        """Compress ``messages`` (with the previous summary) into a new summary."""
         ...
 
 

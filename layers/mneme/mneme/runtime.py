@@ -11,7 +11,7 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
-from mneme import observability
+from mneme import observability, telemetry
 from mneme.engine.deps import Deps
 
 RUN_REQUESTED = "mneme.RunRequested"
@@ -46,6 +46,8 @@ class Runtime:
             return self._dispatch(event, context)
         finally:
             observability.end_invocation()
+            if telemetry.enabled():
+                telemetry.flush()
 
     def _dispatch(self, event: Mapping[str, Any], context: Any) -> Any:
         if "requestContext" in event and "http" in (event.get("requestContext") or {}):

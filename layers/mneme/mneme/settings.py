@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from functools import cached_property
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from mneme.errors import MnemeError
 from mneme.limits import FAST_PATH_BUDGET_SECONDS, SUMMARY_TRIGGER_MESSAGES, SUMMARY_TRIGGER_TOKENS
 from mneme.models.memory import NamespaceRule
+from mneme.models.pricing import ModelPrice, PriceTable
 
 RetentionDays = Annotated[int, Field(ge=0, le=36_500)]
 
@@ -62,6 +64,17 @@ class Settings(BaseModel):
     )
     recency_decay: Annotated[float, Field(ge=0, le=10)] = Field(0.05, alias="MNEME_RECENCY_DECAY")
     namespace_rules: tuple[NamespaceRule, ...] = Field((), alias="MNEME_NAMESPACE_RULES")
+    # the openai-compatible provider: the default base URL, the other base URLs agents may name (exact
+    # matches: the API key is sent only there), the deployment's key secret (AWS) or the key itself (local)
+    openai_base_url: str = Field("", alias="MNEME_OPENAI_BASE_URL")
+    openai_endpoints: tuple[str, ...] = Field((), alias="MNEME_OPENAI_ENDPOINTS")
+    openai_api_key_secret_arn: str = Field("", alias="MNEME_OPENAI_API_KEY_SECRET_ARN")
+    openai_api_key: SecretStr | None = Field(None, alias="MNEME_OPENAI_API_KEY")
+    # OpenTelemetry spans (mneme.telemetry): off by default; message content only when opted in
+    otel_enabled: bool = Field(False, alias="MNEME_OTEL_ENABLED")
+    otel_capture_content: bool = Field(False, alias="MNEME_OTEL_CAPTURE_CONTENT")
+    # cost: per-model prices (USD per 1k tokens) over the defaults of mneme.models.pricing
+    model_prices: dict[str, ModelPrice] = Field(default_factory=dict, alias="MNEME_MODEL_PRICES")
 
     # retention in days (DynamoDB TTL on the main table; 0 keeps the data forever)
     retention_days_chats: RetentionDays = Field(0, alias="MNEME_RETENTION_DAYS_CHATS")
@@ -74,6 +87,33 @@ class Settings(BaseModel):
         if isinstance(value, str):
             return json.loads(value) if value.strip() else ()
         return value
+
+    @field_validator("model_prices", mode="before")
+    @classmethod
+    def _prices_json(cls, value: object) -> object:
+        if isinstance(value, str):
+            return json.loads(value) if value.strip() else {}
+        return value
+
+    @field_validator("openai_endpoints", mode="before")
+    @classmethod
+    def _comma_list(cls, value: object) -> object:
+        if isinstance(value, str):
+            return tuple(part.strip() for part in value.split(",") if part.strip())
+        return value
+
+    @cached_property
+    def price_table(self) -> PriceTable:
+        return PriceTable(self.model_prices)
+
+    def openai_base_url_for(self, endpoint: str | None) -> str | None:
+        """The base URL an openai-compatible agent calls: its own ``endpoint`` when the deployment allows it
+        (exactly), else None; without an endpoint, the deployment's default (None when there is none)."""
+        allowed = {url.rstrip("/") for url in (self.openai_base_url, *self.openai_endpoints) if url}
+        if not endpoint:
+            return self.openai_base_url.rstrip("/") or None
+        wanted = endpoint.strip().rstrip("/")
+        return wanted if wanted in allowed else None
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str]) -> Settings:

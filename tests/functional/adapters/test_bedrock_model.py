@@ -226,3 +226,38 @@ class _Raw:
 
     def stream(self, *_: Any, **__: Any) -> Any:
         yield self._body
+
+
+# ------------------------------------------------------------------------------ reasoning (issue 16)
+THOUGHT = {"reasoningText": {"text": "Paris first.", "signature": "c2ln"}}
+
+
+def test_reasoning_blocks_are_kept_and_excluded_from_the_text(client: Any) -> None:
+    content: list[dict[str, Any]] = [
+        {"reasoningContent": THOUGHT},
+        {"reasoningContent": {"redactedContent": b"\x00\xff"}},
+        {"text": "Sunny."},
+    ]
+    with Stubber(client) as stub:
+        stub.add_response("converse", converse_response(content, "end_turn"), REQUEST)
+        response = BedrockModel(client).converse(REQUEST)
+    assert response.text == "Sunny."
+    assert response.reasoning == [{"reasoningContent": THOUGHT}, {"reasoningContent": {"redactedContent": "AP8="}}]
+
+
+def test_redacted_reasoning_is_replayed_as_its_original_bytes(client: Any) -> None:
+    turn = {"role": "assistant", "content": [{"reasoningContent": {"redactedContent": "AP8="}}, {"text": "ok"}]}
+    request = {**REQUEST, "messages": [*REQUEST["messages"][:1], turn, REQUEST["messages"][2]]}
+    wire = {
+        **request,
+        "messages": [
+            *REQUEST["messages"][:1],
+            {**turn, "content": [{"reasoningContent": {"redactedContent": b"\x00\xff"}}, {"text": "ok"}]},
+            REQUEST["messages"][2],
+        ],
+    }
+    with Stubber(client) as stub:
+        stub.add_response("converse", converse_response([{"text": "done"}], "end_turn"), wire)
+        BedrockModel(client).converse(request)
+        stub.assert_no_pending_responses()
+    assert request["messages"][1]["content"][0] == {"reasoningContent": {"redactedContent": "AP8="}}  # not mutated

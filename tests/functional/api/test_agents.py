@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from tests.functional.api.conftest import Api, add_agent
 
 AGENT = {
@@ -231,13 +233,63 @@ def test_seeded_agents_are_listed(api: Api, world) -> None:
     assert [a["agent_id"] for a in api.get("/v1/agents").body["agents"]] == ["seeded"]
 
 
-def test_an_agent_with_the_openai_compatible_provider_is_refused_with_a_clear_400(api) -> None:
-    reply = api.put(
-        "/v1/agents/gpt", {"label": "GPT", "model": {"provider": "openai-compatible", "model_id": "gpt-4.1"}}
-    )
-    assert reply.status == 400
-    assert reply.body["field"] == "model" and "openai-compatible" in reply.body["message"]
-    assert api.get("/v1/agents/gpt").status == 404
+def test_an_agent_with_the_openai_compatible_provider_is_saved(api) -> None:
+    # (it runs against an OpenAI-compatible server in tests/functional/api/test_openai_agents.py)
+    model = {"provider": "openai-compatible", "model_id": "gpt-4.1"}
+    reply = api.put("/v1/agents/gpt", {"label": "GPT", "model": model})
+    assert reply.status == 200
+    assert reply.body["model"]["provider"] == "openai-compatible"
+
+
+def test_an_unknown_provider_is_refused_with_a_clear_400(api) -> None:
+    reply = api.put("/v1/agents/x", {"label": "X", "model": {"provider": "vertex", "model_id": "m"}})
+    assert reply.status == 400 and reply.body["field"] == "model.provider"
+    assert api.get("/v1/agents/x").status == 404
+
+
+def test_a_guardrail_on_a_provider_other_than_bedrock_is_refused(api) -> None:
+    model = {"provider": "offline", "model_id": "offline", "guardrail": {"id": "abc123", "version": "1"}}
+    reply = api.put("/v1/agents/g", {"label": "G", "model": model})
+    assert reply.status == 400 and "guardrail" in reply.body["message"]
+
+
+def test_a_guardrail_with_an_invalid_version_is_refused(api) -> None:
+    model = {"provider": "bedrock", "model_id": "amazon.nova-lite-v1:0", "guardrail": {"id": "abc123", "version": "v1"}}
+    assert api.put("/v1/agents/g", {"label": "G", "model": model}).status == 400
+
+
+# ------------------------------------------------------------------------------ extended thinking
+SONNET = "anthropic.claude-sonnet-4-5-20250929-v1:0"
+
+
+def _thinking(model_id: str = SONNET, **inference: Any) -> dict[str, Any]:
+    inference = {"max_tokens": 8000, "reasoning": {"budget_tokens": 4000}, **inference}
+    return {"label": "Thinker", "model": {"provider": "bedrock", "model_id": model_id, "inference": inference}}
+
+
+def test_reasoning_on_a_model_that_thinks_is_saved(api) -> None:
+    reply = api.put("/v1/agents/thinker", _thinking())
+    assert reply.status == 200
+    assert reply.body["model"]["inference"]["reasoning"] == {"budget_tokens": 4000}
+
+
+def test_reasoning_on_a_model_without_thinking_is_refused(api) -> None:
+    reply = api.put("/v1/agents/thinker", _thinking("amazon.nova-pro-v1:0"))
+    assert reply.status == 400 and reply.body["field"] == "model.inference.reasoning"
+    assert api.get("/v1/agents/thinker").status == 404
+
+
+def test_reasoning_needs_max_tokens_above_its_budget(api) -> None:
+    reply = api.put("/v1/agents/thinker", _thinking(max_tokens=4000))
+    assert reply.status == 400 and "max_tokens" in reply.body["message"]
+
+
+def test_reasoning_refuses_a_changed_temperature(api) -> None:
+    assert api.put("/v1/agents/thinker", _thinking(temperature=0.2)).status == 400
+
+
+def test_a_reasoning_budget_below_1024_is_refused(api) -> None:
+    assert api.put("/v1/agents/thinker", _thinking(reasoning={"budget_tokens": 512})).status == 400
 
 
 def test_an_agent_with_an_available_provider_is_saved(api) -> None:

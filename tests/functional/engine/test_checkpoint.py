@@ -11,6 +11,7 @@ from pydantic import ValidationError
 from mneme.engine import approvals
 from mneme.engine.service import step
 from mneme.engine.state import CHECKPOINT_VERSION, LoopState, load_state
+from mneme.models.chat import ReasoningMessage, ToolCallMessage
 from mneme.models.run import RunStatus
 from tests.functional.engine.conftest import ALICE, add_agent, run
 
@@ -55,6 +56,46 @@ def test_a_run_waiting_on_a_version_1_checkpoint_resumes_without_asking_again(wo
     events = world.deps.runs.list_events(waiting.run_id)
     assert [e.type for e in events].count("approval_requested") == 1
     assert resumed.outcome == "delegate" and len(resumed.children) == 1
+
+
+def test_a_version_2_checkpoint_loads_as_today_s_layout() -> None:
+    # Given a checkpoint written by the release before reasoning blocks joined the run's turns
+    raw = json.loads((CHECKPOINTS / "v2-waiting-approval.json").read_text())
+    assert raw["checkpoint_version"] == 2
+    # When it is read
+    state = load_state(raw)
+    # Then it is today's version with the same turns and pending calls
+    assert state.checkpoint_version == CHECKPOINT_VERSION == 3
+    assert [m.model_dump(mode="json") for m in state.turns] == raw["turns"]
+    assert [p.call_id for p in state.waiting_approvals] == raw["approval_reported"]
+
+
+def test_a_run_waiting_on_a_version_2_checkpoint_resumes(world) -> None:
+    _searcher(world)
+    waiting = run(world, "/search tea\n/delegate writer :: Draft a haiku", tool_approval="prompt").run
+    raw = json.loads((CHECKPOINTS / "v2-waiting-approval.json").read_text())
+    world.deps.runs.save_checkpoint(waiting.run_id, raw)
+    for pending in load_state(raw).waiting_approvals:
+        world.deps.runs.put_mark(waiting.run_id, approvals.DECISION_MARK + pending.call_id, {"decision": "once"})
+    resumed = step(world.deps, waiting.run_id)
+    assert resumed.outcome == "delegate" and len(resumed.children) == 1
+
+
+def test_reasoning_turns_survive_the_checkpoint_verbatim() -> None:
+    # Given loop state whose turns hold a signed and a redacted reasoning block
+    signed = ReasoningMessage(text="Let me think.", signature="c2lnbmF0dXJl", run_id="r1")
+    redacted = ReasoningMessage(redacted="AAEC/w==", run_id="r1")
+    call = ToolCallMessage(call_id="t1", tool="memory-search", arguments={"query": "tea"}, run_id="r1")
+    state = LoopState(user_text="hi", turns=[signed, redacted, call])
+    # When it is written as JSON and read back
+    back = load_state(json.loads(json.dumps(state.model_dump(mode="json"))))
+    # Then the blocks are the same, in the same order
+    assert back.turns == [signed, redacted, call]
+    first, second = (m for m in back.turns[:2] if isinstance(m, ReasoningMessage))
+    assert first.to_block() == {
+        "reasoningContent": {"reasoningText": {"text": "Let me think.", "signature": "c2lnbmF0dXJl"}}
+    }
+    assert second.to_block() == {"reasoningContent": {"redactedContent": "AAEC/w=="}}
 
 
 def test_a_checkpoint_from_a_newer_release_is_refused() -> None:

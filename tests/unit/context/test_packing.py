@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from mneme.context.packing import pack
-from mneme.models import ChatMessage, SystemMessage, TextMessage, ToolCallMessage, ToolResultMessage
+from mneme.models import ChatMessage, ReasoningMessage, SystemMessage, TextMessage, ToolCallMessage, ToolResultMessage
 from tests.unit.context.fixtures import build, master_input
 
 
@@ -191,3 +191,35 @@ def test_no_tool_config_without_tools_and_without_tool_blocks() -> None:
     # When the context is assembled
     # Then no toolConfig is sent
     assert "toolConfig" not in build(ctx).request
+
+
+# ------------------------------------------------------------------------------ reasoning (issue 16)
+def _thought(text: str) -> ReasoningMessage:
+    return ReasoningMessage(text=text, signature=f"sig-{text}")
+
+
+def test_the_run_s_reasoning_goes_first_in_its_assistant_turn() -> None:
+    # Given the run's own turn: text, a call, then (recorded out of order) its reasoning block
+    continuation: list[ChatMessage] = [_assistant("let me look"), _call("a"), _thought("why"), _result("a")]
+    messages = pack([], "question", continuation).messages
+    assert _kinds(messages) == [
+        ("user", ["text"]),
+        ("assistant", ["reasoningContent", "text", "toolUse"]),
+        ("user", ["toolResult"]),
+    ]
+    assert messages[1]["content"][0] == {"reasoningContent": {"reasoningText": {"text": "why", "signature": "sig-why"}}}
+
+
+def test_reasoning_in_history_is_never_replayed() -> None:
+    # Given a history (an earlier turn, a summary tail, a parent's conversation) holding a signed block
+    history: list[ChatMessage] = [_user("earlier"), _thought("old"), _call("a"), _result("a"), _assistant("done")]
+    messages = pack(history, "now").messages
+    assert "reasoningContent" not in [kind for _, kinds in _kinds(messages) for kind in kinds]
+    assert ("assistant", ["toolUse"]) in _kinds(messages)  # the tool pair itself stays
+
+
+def test_reasoning_whose_tool_calls_were_dropped_is_dropped_too() -> None:
+    # Given a run turn whose only call has no result (an orphan)
+    continuation: list[ChatMessage] = [_thought("plan"), _assistant("thinking aloud"), _call("a")]
+    messages = pack([], "question", continuation).messages
+    assert _kinds(messages) == [("user", ["text"]), ("assistant", ["text"])]

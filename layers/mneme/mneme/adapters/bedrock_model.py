@@ -12,6 +12,11 @@ before they reach this adapter. What still fails after the retries is translated
   ``ModelTimeoutException``, ``ModelNotReadyException``, ``ModelErrorException``, ...) and every
   connection / timeout error → :class:`ModelUnavailable`.
 
+Reasoning (extended thinking, issue 16): ``reasoningContent`` blocks of a reply are kept verbatim (text +
+signature, or redacted content). Redacted content is bytes on the wire; the port carries it as base64 text
+(so the checkpoint and the recorded request stay JSON) and :meth:`BedrockModel.converse` turns it back into
+the same bytes when the block is replayed.
+
 Stop reasons are passed through unchanged (``end_turn``, ``tool_use``, ``max_tokens``,
 ``guardrail_intervened``, ``content_filtered``, ``model_context_window_exceeded``, and values newer
 than this code); a missing one becomes ``"unknown"``.
@@ -19,6 +24,7 @@ than this code); a missing one becomes ``"unknown"``.
 
 from __future__ import annotations
 
+import base64
 from typing import TYPE_CHECKING, Any
 
 from botocore.config import Config
@@ -62,6 +68,8 @@ class BedrockModel:
     def converse(self, request: dict[str, Any]) -> ModelResponse:
         model_id = str(request.get("modelId", ""))
         params = {key: value for key, value in request.items() if value is not None}
+        if "messages" in params:
+            params["messages"] = [_wire_message(message) for message in params["messages"]]
         try:
             response = self._client.converse(**params)
         except ClientError as exc:
@@ -77,12 +85,14 @@ class BedrockModel:
 def parse_converse_response(response: dict[str, Any]) -> ModelResponse:
     """A Converse response (``output.message.content``, ``stopReason``, ``usage``) as a ModelResponse.
 
-    Only ``text`` and ``toolUse`` blocks are kept (``reasoningContent`` and other block types are not
-    part of mneme's conversation model)."""
+    ``text``, ``toolUse`` and ``reasoningContent`` blocks are kept (other block types are not part of mneme's
+    conversation model)."""
     message = (response.get("output") or {}).get("message") or {}
     content: list[dict[str, Any]] = []
     for block in message.get("content") or []:
-        if "text" in block:
+        if "reasoningContent" in block:
+            content.append(_port_reasoning(block["reasoningContent"]))
+        elif "text" in block:
             content.append({"text": block["text"]})
         elif "toolUse" in block:
             tool_use = block["toolUse"]
@@ -97,6 +107,32 @@ def parse_converse_response(response: dict[str, Any]) -> ModelResponse:
             )
     stop_reason = str(response.get("stopReason") or UNKNOWN_STOP_REASON)
     return ModelResponse(content=content, stop_reason=stop_reason, usage=parse_usage(response.get("usage")))
+
+
+def _port_reasoning(reasoning: dict[str, Any]) -> dict[str, Any]:
+    """A reply's reasoning block as the port carries it: redacted bytes become base64 text."""
+    if "redactedContent" in reasoning:
+        raw = reasoning["redactedContent"]
+        data = raw if isinstance(raw, bytes | bytearray) else str(raw).encode()
+        return {"reasoningContent": {"redactedContent": base64.b64encode(data).decode("ascii")}}
+    text = dict(reasoning.get("reasoningText") or {})
+    return {"reasoningContent": {"reasoningText": text}}
+
+
+def _wire_message(message: dict[str, Any]) -> dict[str, Any]:
+    """A request message as botocore takes it: redacted reasoning back to its bytes."""
+    blocks = message.get("content") or []
+    if not any("reasoningContent" in block for block in blocks):
+        return message
+    wired: list[dict[str, Any]] = []
+    for block in blocks:
+        redacted = (block.get("reasoningContent") or {}).get("redactedContent")
+        wired.append(
+            {"reasoningContent": {"redactedContent": base64.b64decode(redacted)}}
+            if isinstance(redacted, str)
+            else block
+        )
+    return {**message, "content": wired}
 
 
 def parse_usage(usage: Any) -> Usage:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from mneme.errors import ModelUnavailable
 from mneme.limits import SUMMARY_MAX_CHARS
 from mneme.models.chat import SystemMessage, TextMessage, ToolCallMessage, ToolResultMessage
+from mneme.ports import Summary
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -35,9 +36,12 @@ SUMMARY_INSTRUCTION = (
 class ModelSummarizer:
     """Summarizes chat history with one call of ``model`` using ``model_id``."""
 
-    def __init__(self, model: ModelClient, model_id: str, *, max_tokens: int = DEFAULT_MAX_TOKENS) -> None:
+    def __init__(
+        self, model: ModelClient, model_id: str, *, provider: str = "bedrock", max_tokens: int = DEFAULT_MAX_TOKENS
+    ) -> None:
         self._model = model
         self._model_id = model_id
+        self._provider = provider
         self._max_tokens = max_tokens
 
     def build_request(self, previous_summary: str | None, messages: Sequence[ChatMessage]) -> dict[str, Any]:
@@ -49,12 +53,12 @@ class ModelSummarizer:
             "inferenceConfig": {"maxTokens": self._max_tokens, "temperature": 0.0},
         }
 
-    def summarize(self, previous_summary: str | None, messages: Sequence[ChatMessage]) -> str:
+    def summarize(self, previous_summary: str | None, messages: Sequence[ChatMessage]) -> Summary:
         response = self._model.converse(self.build_request(previous_summary, messages))
         summary = response.text.strip()
         if not summary:
             raise ModelUnavailable(f"the summary model {self._model_id!r} returned no text")
-        return summary[:SUMMARY_MAX_CHARS]
+        return Summary(summary[:SUMMARY_MAX_CHARS], response.usage, self._model_id, self._provider)
 
 
 def render(previous_summary: str | None, messages: Sequence[ChatMessage]) -> str:

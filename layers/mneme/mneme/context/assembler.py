@@ -14,8 +14,10 @@ that is not offered now (e.g. the parent's tools seen by a sub-agent) gets a sta
 model not to call it; :attr:`AssembledContext.offered_tools` lists what may really be called.
 
 Shape: ``modelId``, ``system`` (omitted when there is no system block at all), ``messages``,
-``toolConfig`` (as above), ``inferenceConfig`` (only the settings that are set) — the same for every
-provider; adapters for other providers translate it.
+``toolConfig`` (as above), ``inferenceConfig`` (only the settings that are set),
+``additionalModelRequestFields`` (``{"thinking": {"type": "enabled", "budget_tokens": N}}`` when the agent
+enables ``inference.reasoning``) and ``guardrailConfig`` (when the agent names a guardrail) — the same for
+every provider; adapters for other providers translate it.
 """
 
 from __future__ import annotations
@@ -128,6 +130,16 @@ def assemble(ctx: ContextInput) -> AssembledContext:
     inference = _inference_config(ctx.model.inference)
     if inference:
         request["inferenceConfig"] = inference
+    if ctx.model.inference.reasoning is not None:
+        budget = ctx.model.inference.reasoning.budget_tokens
+        request["additionalModelRequestFields"] = {"thinking": {"type": "enabled", "budget_tokens": budget}}
+    if ctx.model.guardrail is not None:
+        guardrail = ctx.model.guardrail
+        request["guardrailConfig"] = {
+            "guardrailIdentifier": guardrail.id,
+            "guardrailVersion": guardrail.version,
+            "trace": guardrail.trace,
+        }
     memory = memory_block(ctx.memory_hits, timezone=settings.timezone, instructions=ctx.memory_instructions)
     sizes = _block_sizes(blocks, tools, packed, user_message=user_message, memory=memory)
     _place_cache_points(request, packed, caps)  # last: it shifts blocks after the insertion point

@@ -1,8 +1,13 @@
-"""Prompt-caching capabilities per model (SPEC §3) and the ``cachePoint`` block.
+"""The model capability table (SPEC §3): prompt caching, extended thinking, and the ``cachePoint`` block.
 
 Bedrock renders a request as tools → system → messages; a cache point caches everything before it.
 Only some models accept cache points, and Amazon Nova does not cache tool definitions. Everything not
 known to support caching gets none: a cache point on a model without support is a validation error.
+
+Extended thinking with a token budget (``additionalModelRequestFields.thinking``, issue 16) exists on Claude
+3.7 Sonnet and the Claude 4 family up to 4.6 (Sonnet 4 / 4.5 / 4.6, Opus 4 / 4.1 / 4.5 / 4.6, Haiku 4.5),
+per the Bedrock user guide ``claude-messages-extended-thinking``; Claude 4.7 and later reject the budgeted
+form, and no other provider takes it, so an agent may enable it only where :func:`supports_reasoning` says so.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mneme.limits import MAX_CACHE_POINTS
+from mneme.models.agent import base_model_id
 
 
 @dataclass(frozen=True)
@@ -29,8 +35,6 @@ NO_CACHING = CacheCapabilities()
 _CLAUDE = CacheCapabilities(system=True, messages=True, tools=True)
 _NOVA = CacheCapabilities(system=True, messages=True, tools=False)
 
-# cross-region inference profile prefixes: us.anthropic..., eu.amazon.nova-..., global.anthropic...
-_PROFILE_PREFIX = re.compile(r"^(?:us|eu|apac|global|us-gov|jp|au|ca)\.")
 # Claude models released before prompt caching existed on Bedrock
 _OLD_CLAUDE = (
     "anthropic.claude-v",
@@ -46,12 +50,6 @@ _TABLE: tuple[tuple[str, CacheCapabilities], ...] = (
 )
 
 
-def base_model_id(model_id: str) -> str:
-    """The foundation model id behind an ARN or a cross-region inference profile id."""
-    name = model_id.strip().lower().rsplit("/", 1)[-1]
-    return _PROFILE_PREFIX.sub("", name, count=1)
-
-
 def cache_capabilities(provider: str, model_id: str) -> CacheCapabilities:
     """Which parts of a request may carry cache points for this model."""
     if provider != "bedrock":
@@ -63,6 +61,16 @@ def cache_capabilities(provider: str, model_id: str) -> CacheCapabilities:
         if base.startswith(prefix):
             return capabilities
     return NO_CACHING
+
+
+_REASONING = re.compile(
+    r"^anthropic\.claude-(?:3-7-sonnet|sonnet-4(?:-[56])?|opus-4(?:-[156])?|haiku-4-5)(?:-\d{8})?(?:-v\d+(?::\d+)?)?$"
+)
+
+
+def supports_reasoning(provider: str, model_id: str) -> bool:
+    """Whether the model takes extended thinking with ``budget_tokens`` (Bedrock Claude 3.7 / 4.x ≤ 4.6)."""
+    return provider == "bedrock" and bool(_REASONING.match(base_model_id(model_id)))
 
 
 def cache_point() -> dict[str, Any]:
@@ -90,4 +98,5 @@ __all__ = [
     "cache_capabilities",
     "cache_point",
     "count_cache_points",
+    "supports_reasoning",
 ]

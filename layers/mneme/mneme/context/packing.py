@@ -8,6 +8,12 @@ Rules, applied to the flat stored messages:
   alternate and consecutive tool results form one user turn (results before texts in that turn);
 * a tool call is kept only when its result is in the user turn right after the call's assistant turn,
   and a result only with its call: orphans on either side are dropped (duplicate ids: first wins);
+* reasoning blocks (``ReasoningMessage``, Claude's signed thinking) are packed only from ``continuation``
+  — the run's own tool loop, where Bedrock requires each assistant turn that calls tools to come back with
+  its reasoning blocks verbatim and **first** — and only in an assistant turn that keeps a tool call. Every
+  edited or earlier history (a later turn of the chat, a rolling summary, a sub-agent's inherited history)
+  never replays a signed block: the model ignores the thinking of earlier turns anyway, and a stale
+  signature next to edited messages is a validation error;
 * the conversation starts with a user turn: leading assistant turns are **dropped** (a Converse request
   must open with a user turn, and an invented user message would put words in the user's mouth);
 * the current user message (text + volatile suffix) follows the history; when the history ends with a
@@ -24,7 +30,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from mneme.context.tools import canonical_json
-from mneme.models import SystemMessage, TextMessage, ToolCallMessage, ToolResultMessage
+from mneme.models import ReasoningMessage, SystemMessage, TextMessage, ToolCallMessage, ToolResultMessage
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -41,7 +47,7 @@ class _Current:
     text: str
 
 
-_Item = TextMessage | ToolCallMessage | ToolResultMessage | _Current
+_Item = TextMessage | ToolCallMessage | ToolResultMessage | ReasoningMessage | _Current
 
 
 @dataclass
@@ -61,7 +67,7 @@ class Packed:
 
 
 def _role(item: _Item) -> str:
-    if isinstance(item, ToolCallMessage):
+    if isinstance(item, ToolCallMessage | ReasoningMessage):
         return "assistant"
     if isinstance(item, TextMessage):
         return item.role
@@ -76,7 +82,7 @@ def _admissible(messages: Sequence[ChatMessage | _Current]) -> list[_Item]:
     for message in messages:
         if isinstance(message, SystemMessage):
             continue
-        if isinstance(message, _Current):
+        if isinstance(message, _Current | ReasoningMessage):
             items.append(message)
         elif isinstance(message, TextMessage):
             if message.text.strip():
@@ -113,8 +119,13 @@ def _paired_call_ids(turns: Sequence[_Turn]) -> set[str]:
     return paired
 
 
+def _bound_reasoning(turn: _Turn, paired: set[str]) -> bool:
+    """Reasoning blocks stay only in an assistant turn that keeps one of its tool calls."""
+    return any(isinstance(item, ToolCallMessage) and item.call_id in paired for item in turn.items)
+
+
 def _clean(items: list[_Item]) -> list[_Turn]:
-    """Drop leading assistant turns and orphan tool blocks until nothing changes."""
+    """Drop leading assistant turns, orphan tool blocks and unbound reasoning until nothing changes."""
     while True:
         turns = _group(items)
         while turns and turns[0].role == "assistant":
@@ -124,7 +135,8 @@ def _clean(items: list[_Item]) -> list[_Turn]:
             item
             for turn in turns
             for item in turn.items
-            if not isinstance(item, ToolCallMessage | ToolResultMessage) or item.call_id in paired
+            if (not isinstance(item, ToolCallMessage | ToolResultMessage) or item.call_id in paired)
+            and (not isinstance(item, ReasoningMessage) or _bound_reasoning(turn, paired))
         ]
         if len(kept) == len(items):
             return turns
@@ -140,12 +152,15 @@ def _block(item: _Item, current_text: str) -> dict[str, Any]:
         return {"toolResult": {"toolUseId": item.call_id, "content": content, "status": item.status}}
     if isinstance(item, _Current):
         return {"text": current_text}
+    if isinstance(item, ReasoningMessage):
+        return item.to_block()
     return {"text": item.text}
 
 
 def _ordered(turn: _Turn) -> list[_Item]:
-    if turn.role == "assistant":
-        return turn.items
+    if turn.role == "assistant":  # reasoning first, then text and tool calls in their order
+        reasoning = [item for item in turn.items if isinstance(item, ReasoningMessage)]
+        return [*reasoning, *(item for item in turn.items if not isinstance(item, ReasoningMessage))]
     results = [item for item in turn.items if isinstance(item, ToolResultMessage)]
     return [*results, *(item for item in turn.items if not isinstance(item, ToolResultMessage))]
 
@@ -157,7 +172,8 @@ def pack(
 ) -> Packed:
     """Pack ``history`` + the current user message (already with its suffix) + ``continuation``."""
     current = _Current(current_text)
-    turns = _clean(_admissible([*history, current, *continuation]))
+    earlier = [message for message in history if not isinstance(message, ReasoningMessage)]
+    turns = _clean(_admissible([*earlier, current, *continuation]))
     messages: list[dict[str, Any]] = []
     position = (0, 0)
     tools: set[str] = set()

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
+from mneme.context.caching import supports_reasoning
 from mneme.context.variables import task_context_warnings
 from mneme.engine.deps import Deps
 from mneme.errors import Conflict, Forbidden, InvalidInput, NotFound
@@ -66,6 +67,19 @@ def list_agents(deps: Deps, caller: Caller) -> list[Agent]:
 
 def put_agent(deps: Deps, caller: Caller, agent_id: str, body: AgentBody) -> Saved[Agent]:
     config = deps.config
+    model = body.model
+    if model.inference.reasoning is not None and not supports_reasoning(model.provider, model.model_id):
+        raise InvalidInput(
+            f"model {model.model_id!r} ({model.provider}) does not support extended thinking "
+            "(Bedrock Claude 3.7 Sonnet and Claude 4 up to 4.6 do)",
+            field="model.inference.reasoning",
+        )
+    if model.endpoint and deps.settings.openai_base_url_for(model.endpoint) is None:  # the key goes there
+        raise InvalidInput(
+            f"endpoint {model.endpoint!r} is not one this deployment allows "
+            "(MNEME_OPENAI_BASE_URL, MNEME_OPENAI_ENDPOINTS)",
+            field="model.endpoint",
+        )
     agent = Agent(
         agent_id=_slug(agent_id, "agent_id", for_write=True),
         owner=_owner(caller, body.is_global),

@@ -6,6 +6,7 @@ run ids; after the Map state, the parent's next step reads each child's outcome 
 
 from __future__ import annotations
 
+from mneme import telemetry
 from mneme.context.tools import DELEGATE_TO_AGENT
 from mneme.delegation import resolve_target, sub_run_context
 from mneme.engine.session import RunSession
@@ -31,6 +32,23 @@ def _audit(session: RunSession, action: str, **detail: object) -> None:
 
 def start_delegation(session: RunSession, call: ToolCallMessage) -> PendingCall | ToolResultMessage:
     """Check the guards and create the child run; a refusal is a tool error the model sees."""
+    attributes = {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": call.tool,
+        "gen_ai.tool.call.id": call.call_id,
+        "gen_ai.tool.type": "agent",
+        "mneme.run_id": session.run.run_id,
+    }
+    with telemetry.span(f"execute_tool {call.tool}", attributes) as span:
+        started = _start_delegation(session, call)
+        if isinstance(started, PendingCall):
+            span.set_many({"mneme.tool.status": "started", "mneme.child_run_id": started.child_run_id})
+        else:
+            span.set_many({"mneme.tool.status": started.status})
+        return started
+
+
+def _start_delegation(session: RunSession, call: ToolCallMessage) -> PendingCall | ToolResultMessage:
     run, config = session.run, session.deps.config
     reference = str(call.arguments.get("agent", ""))
     try:

@@ -1,5 +1,9 @@
 """The end of a run: success stores the turn in the chat and queues auto-write; failure writes nothing.
 
+A guardrail intervention (``stopReason: guardrail_intervened``, issue 16) ends the run **failed**, with a
+``guardrail_intervened`` event: the blocked exchange is not stored in the chat and nothing is auto-written.
+The run's reasoning blocks (signed for this run's tool loop) are never stored in the chat either.
+
 The chat and queue writes are returned as *after-writes*: the step's end runs them in parallel with the
 run's own commit (one sequential round trip for all three). Their outcome is already in the events (the
 jobs are queued, or kept in the run's outbox for the redrive); a failure adds a warning event afterwards.
@@ -13,7 +17,7 @@ from dataclasses import asdict, replace
 from mneme.engine.session import RunSession
 from mneme.errors import Conflict, MnemeError, NotFound, QueueUnavailable, StoreUnavailable, Throttled
 from mneme.memory.autowrite import plan_auto_write
-from mneme.models.chat import Chat, ChatMessage, TextMessage
+from mneme.models.chat import Chat, ChatMessage, ReasoningMessage, TextMessage
 from mneme.models.run import RunStatus
 from mneme.ports import MemoryWriteJob
 
@@ -24,7 +28,7 @@ def succeed(session: RunSession, output: str) -> None:
     if run.depth == 0 and run.chat_id:
         turn: list[ChatMessage] = [
             TextMessage(role="user", text=state.user_text, run_id=run.run_id, at=state.started_at),
-            *state.turns,
+            *(message for message in state.turns if not isinstance(message, ReasoningMessage)),
             TextMessage(role="assistant", text=output, run_id=run.run_id, at=session.deps.clock.now()),
         ]
         session.after_writes.append(lambda: _store_turn(session, turn))
@@ -61,6 +65,21 @@ def fail(session: RunSession, error: str) -> None:
     session.recorder.event(
         "completed", status=run.status.value, usage=run.usage.model_dump(), tree_usage=run.tree_usage.model_dump()
     )
+
+
+def blocked_by_guardrail(session: RunSession, request_seq: int, guardrail_text: str) -> None:
+    """The agent's guardrail blocked the input or the output: a failed run with a clear event, nothing written.
+    ``guardrail_text`` is the guardrail's configured blocked-message text (never the blocked content)."""
+    guardrail = session.config.agent.model.guardrail
+    name = f"{guardrail.id} (version {guardrail.version})" if guardrail else "of the model provider"
+    session.recorder.event(
+        "guardrail_intervened",
+        request_seq=request_seq,
+        guardrail_id=guardrail.id if guardrail else None,
+        guardrail_version=guardrail.version if guardrail else None,
+        message=guardrail_text,
+    )
+    fail(session, f"guardrail_intervened: the guardrail {name} blocked this run")
 
 
 def _store_turn(session: RunSession, messages: list[ChatMessage]) -> list[str]:

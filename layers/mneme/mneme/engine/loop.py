@@ -7,18 +7,23 @@ It stops early with an outcome when the run must wait: ``delegate`` (children to
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from mneme.context.assembler import ContextInput, assemble
 from mneme.context.tools import DELEGATE_TO_AGENT
 from mneme.delegation import can_offer_delegation
 from mneme.engine import delegate, finish, tool_exec
 from mneme.engine.session import RunSession
+from mneme.engine.spans import in_run_span
 from mneme.engine.state import Outcome, PendingCall
+from mneme.engine.usage import charge
 from mneme.errors import RunAborted
 from mneme.limits import MAX_IDENTICAL_TOOL_CALLS, MAX_TOOL_CALLS_PER_RUN
-from mneme.models.chat import ChatMessage, TextMessage, ToolCallMessage, ToolResultMessage
+from mneme.models.chat import ChatMessage, ReasoningMessage, TextMessage, ToolCallMessage, ToolResultMessage
 from mneme.models.run import RunStatus
+from mneme.ports import ModelResponse
+
+#: the Converse stop reason of a guardrail that blocked the input or the output (issue 16)
+GUARDRAIL_INTERVENED = "guardrail_intervened"
 
 
 def context_input(session: RunSession) -> ContextInput:
@@ -59,6 +64,7 @@ def enabled_tools(session: RunSession) -> list[str]:
     return [tool for tool in session.config.agent.tools if gates.get(tool, False)]
 
 
+@in_run_span("loop")
 def advance(session: RunSession) -> Outcome:
     """Run the loop until the run is done or must wait."""
     run = session.run
@@ -80,28 +86,34 @@ def advance(session: RunSession) -> Outcome:
             cache_points=assembled.cache_points,
             tools=list(assembled.offered_tools),
         )
-        response = session.deps.models.client_for(session.config.agent.model).converse(assembled.request)
-        run.usage = run.usage + response.usage
-        run.tree_usage = run.tree_usage + response.usage
+        model = session.config.agent.model
+        response = session.deps.models.client_for(model).converse(assembled.request)
+        priced = charge(session, model.model_id, response.usage, provider=model.provider)
         session.recorder.event(
-            "model_call", request_seq=seq, stop_reason=response.stop_reason, usage=response.usage.model_dump()
+            "model_call", request_seq=seq, stop_reason=response.stop_reason, usage=priced.model_dump()
         )
+        if response.stop_reason == GUARDRAIL_INTERVENED:
+            finish.blocked_by_guardrail(session, seq, response.text)
+            return "done"
         if not response.tool_uses:
             finish.succeed(session, response.text)
             return "done"
-        calls = _record_assistant_turn(session, response.text, response.tool_uses)
+        calls = _record_assistant_turn(session, response)
         for call in calls:
             _handle_call(session, call, assembled.offered_tools)
 
 
-def _record_assistant_turn(session: RunSession, text: str, tool_uses: list[dict[str, Any]]) -> list[ToolCallMessage]:
-    run_id = session.run.run_id
+def _record_assistant_turn(session: RunSession, response: ModelResponse) -> list[ToolCallMessage]:
+    """The assistant turn joins the run's turns: its reasoning blocks verbatim and first (Bedrock rejects a
+    tool result whose assistant turn lost its signed thinking), then its text, then its tool calls."""
+    run_id, text = session.run.run_id, response.text
+    reasoning: list[ChatMessage] = [ReasoningMessage.from_block(block, run_id=run_id) for block in response.reasoning]
     turn: list[ChatMessage] = [TextMessage(role="assistant", text=text, run_id=run_id)] if text.strip() else []
     calls = [
         ToolCallMessage(call_id=use["toolUseId"], tool=use["name"], arguments=use.get("input") or {}, run_id=run_id)
-        for use in tool_uses
+        for use in response.tool_uses
     ]
-    session.state.turns += [*turn, *calls]
+    session.state.turns += [*reasoning, *turn, *calls]
     session.state.call_order = [call.call_id for call in calls]
     return calls
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+from mneme import telemetry
 from mneme.errors import AuditWriteFailed, MemoryUnavailable, NotFound
 from mneme.memory.access import Denial, ReadAccess
 from mneme.memory.ranking import Dropped, Ranked, k_for, rank_explained
@@ -89,7 +90,43 @@ def search_explained(
     via: str,
     vector: Sequence[float] | None = None,
 ) -> Ranked:
-    """:func:`search`, also telling how many candidates each ranking rule dropped."""
+    """:func:`search`, also telling how many candidates each ranking rule dropped (in a retrieval span)."""
+    attributes = {
+        "gen_ai.operation.name": "retrieval",
+        "gen_ai.data_source.id": list(access.allowed),
+        "gen_ai.request.top_k": ranking.top_k,
+        "mneme.memory.via": via,
+        "mneme.memory.denied_namespaces": len(access.denied),
+        "gen_ai.retrieval.query.text": telemetry.content(query),
+    }
+    with telemetry.span(f"retrieval {via}", attributes) as span:
+        ranked = _search(ports, records, access, query, ranking, via=via, vector=vector)
+        span.set_many(_ranked_attributes(ranked))
+        return ranked
+
+
+def _ranked_attributes(ranked: Ranked) -> dict[str, Any]:
+    """Hit ids and scores, and how many candidates each rule dropped (never the content)."""
+    dropped = {f"mneme.memory.dropped.{rule}": count for rule, count in ranked.dropped.as_dict().items()}
+    return {
+        "mneme.memory.candidates": ranked.candidates,
+        "mneme.memory.hit_ids": [hit.id for hit in ranked.hits],
+        "mneme.memory.hit_relevance": [round(hit.relevance, 4) for hit in ranked.hits],
+        "mneme.memory.hit_similarity": [round(hit.similarity, 4) for hit in ranked.hits],
+        **dropped,
+    }
+
+
+def _search(
+    ports: MemoryPorts,
+    records: RecordFactory,
+    access: ReadAccess,
+    query: str,
+    ranking: Ranking,
+    *,
+    via: str,
+    vector: Sequence[float] | None,
+) -> Ranked:
     pending = denial_records(records, access.denied, via)
     try:
         if access.empty:
@@ -158,9 +195,17 @@ def audited_write(
     **detail: Any,
 ) -> Any:
     """Run a memory write / update / delete and audit it; the audit failing fails the call (fail closed)."""
-    result = operation()
-    _append(ports.audit, records(action, [namespace], **detail))
-    return result
+    attributes = {
+        "mneme.memory.action": action,
+        "mneme.memory.namespace": namespace,
+        "mneme.memory.via": detail.get("via"),
+    }
+    with telemetry.span(f"memory.{action}", attributes) as span:
+        result = operation()
+        _append(ports.audit, records(action, [namespace], **detail))
+        if isinstance(result, list):
+            span.set_many({"mneme.memory.ids": [str(item) for item in result]})
+        return result
 
 
 def new_document(

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 from mneme.engine import memory_ops
 from mneme.engine.session import RunSession
+from mneme.engine.spans import in_run_span
+from mneme.engine.usage import charge
 from mneme.errors import AuditWriteFailed, MemoryUnavailable, StoreUnavailable
 from mneme.history import compress
 from mneme.memory.access import auto_inject_access
 from mneme.memory.policy import apply_run_overrides, merge_policies
 from mneme.models.chat import Chat
+from mneme.ports import Summary
 
 
+@in_run_span("prepare")
 def prepare(session: RunSession, *, chat: Chat | None, memory_enabled: bool | None, top_k: int | None) -> None:
     """Fill the loop state of a new run (a master with its chat, or a child with its inherited history)."""
     state, run, config = session.state, session.run, session.config
@@ -47,6 +51,10 @@ def _chat_history(session: RunSession, chat: Chat) -> None:
         trigger_tokens=settings.summary_trigger_tokens,
         trigger_messages=settings.summary_trigger_messages,
     )
+    if view.summary_call is not None:
+        call = view.summary_call
+        priced = charge(session, call.model_id, call.usage, provider=call.provider)
+        session.recorder.event("model_call", purpose="summary", model_id=call.model_id, usage=priced.model_dump())
     if view.warning:
         session.recorder.warning(view.warning)
     if view.changed and view.new_summary is not None:
@@ -62,7 +70,7 @@ def _chat_history(session: RunSession, chat: Chat) -> None:
 
 
 class _NoSummarizer:
-    def summarize(self, previous_summary: str | None, messages: object) -> str:
+    def summarize(self, previous_summary: str | None, messages: object) -> Summary:
         raise MemoryUnavailable("no summarizer is configured")
 
 

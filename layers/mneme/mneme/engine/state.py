@@ -30,7 +30,7 @@ class PendingCall(BaseModel):
 
 
 #: the layout of :class:`LoopState` written today; :func:`load_state` reads this one and every older one
-CHECKPOINT_VERSION = 2
+CHECKPOINT_VERSION = 3
 
 
 class LoopState(BaseModel):
@@ -49,7 +49,7 @@ class LoopState(BaseModel):
     persisted: bool = True  # False until the fast path's first commit creates the run item
     hits: list[MemoryHit] = []  # auto-injected hits, shown in the suffix of every call of the run
     policy: ResolvedPolicy = ResolvedPolicy()
-    turns: list[ChatMessage] = []  # this run's own messages after the user message
+    turns: list[ChatMessage] = []  # this run's own messages after the user message (v3: reasoning blocks too)
     tool_calls: int = 0
     call_counts: dict[str, int] = {}
     call_order: list[str] = []  # the tool calls of the current assistant turn, in order
@@ -66,7 +66,9 @@ class LoopState(BaseModel):
     @classmethod
     def _upgrade(cls, data: Any) -> Any:
         """Older checkpoints: version 1 kept two flags in an untyped ``extra`` dict (and a model-call
-        counter nothing read). A checkpoint from a newer release is refused, not misread."""
+        counter nothing read); version 2 had no ``reasoning`` messages in ``turns`` (version 3 keeps the model's
+        reasoning blocks there), so a v2 checkpoint is a valid v3 one as it is. A checkpoint from a newer
+        release is refused, not misread."""
         if not isinstance(data, dict):
             return data
         version = data.get("checkpoint_version", 1)
@@ -77,7 +79,9 @@ class LoopState(BaseModel):
             data = {k: v for k, v in data.items() if k not in ("extra", "model_calls")}
             data["approval_reported"] = list(extra.get("approval_reported") or [])
             data["delegation_refused"] = bool(extra.get("delegation_refused"))
-            data["checkpoint_version"] = CHECKPOINT_VERSION
+            version = 2
+        if version == 2:
+            data = {**data, "checkpoint_version": CHECKPOINT_VERSION}
         return data
 
     @property

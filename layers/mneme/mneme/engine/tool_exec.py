@@ -11,6 +11,7 @@ from typing import Any
 from mneme.context.tools import ACTIVATE_SKILL, INTERNAL_TOOL_SPECS
 from mneme.engine import memory_ops
 from mneme.engine.session import RunSession
+from mneme.engine.spans import in_tool_span
 from mneme.engine.tool_args import validate_arguments
 from mneme.errors import AuditWriteFailed, MnemeError, ToolError
 from mneme.memory.access import MemoryToolDenied, denials_of, tool_search_access, tool_write_access
@@ -20,6 +21,12 @@ from mneme.skills import activate_skill, skill_name_argument
 
 def execute(session: RunSession, call: ToolCallMessage) -> ToolResultMessage:
     """Run one tool call and return its result message (never raises for tool-level failures)."""
+    external = any(tool.name == call.tool for tool in session.config.agent.external_tools)
+    tool_type = "extension" if external else "datastore" if call.tool.startswith("memory-") else "function"
+    return in_tool_span(session, call, tool_type, lambda: _execute(session, call))
+
+
+def _execute(session: RunSession, call: ToolCallMessage) -> ToolResultMessage:
     try:
         content = _dispatch(session, call)
         status = "success"

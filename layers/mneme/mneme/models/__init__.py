@@ -5,6 +5,7 @@ from mneme.models.audit import AuditAction, AuditRecord
 from mneme.models.chat import (
     Chat,
     ChatMessage,
+    ReasoningMessage,
     SystemMessage,
     TextMessage,
     ToolCallMessage,
@@ -29,6 +30,7 @@ __all__ = [
     "MemoryPolicy",
     "ModelSpec",
     "NamespaceRule",
+    "ReasoningMessage",
     "ResolvedPolicy",
     "Run",
     "RunEvent",

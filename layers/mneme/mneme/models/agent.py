@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
@@ -22,6 +23,27 @@ ToolApprovalMode = Literal["granted", "prompt", "denied"]
 Provider = Literal["bedrock", "offline", "openai-compatible"]
 ToolName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
 
+# cross-region inference profile prefixes: us.anthropic..., eu.amazon.nova-..., global.anthropic...
+_PROFILE_PREFIX = re.compile(r"^(?:us|eu|apac|global|us-gov|jp|au|ca)\.")
+
+
+def base_model_id(model_id: str) -> str:
+    """The foundation model id behind an ARN or a cross-region inference profile id (lowercase)."""
+    name = model_id.strip().lower().rsplit("/", 1)[-1]
+    return _PROFILE_PREFIX.sub("", name, count=1)
+
+
+#: Claude's extended thinking: at least 1,024 budget tokens, and fewer than ``max_tokens``
+MIN_REASONING_BUDGET = 1_024
+
+
+class ReasoningSettings(BaseModel):
+    """Extended thinking (``inference.reasoning``): sent as ``additionalModelRequestFields.thinking``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    budget_tokens: Annotated[int, Field(ge=MIN_REASONING_BUDGET, le=128_000)]
+
 
 class InferenceSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -30,6 +52,28 @@ class InferenceSettings(BaseModel):
     temperature: Annotated[float, Field(ge=0, le=2)] | None = None
     top_p: Annotated[float, Field(ge=0, le=1)] | None = None
     stop_sequences: Annotated[list[Annotated[str, Field(max_length=200)]], Field(max_length=8)] = []
+    reasoning: ReasoningSettings | None = None
+
+
+class GuardrailSpec(BaseModel):
+    """A Bedrock guardrail applied to every model call of the agent (sent as ``guardrailConfig``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: Annotated[
+        str,
+        StringConstraints(
+            pattern=r"^(([a-z0-9]+)|(arn:aws(-[^:]+)?:bedrock:[a-z0-9-]{1,20}:[0-9]{12}:guardrail/[a-z0-9]+))$",
+            max_length=2048,
+        ),
+    ]
+    version: Annotated[str, StringConstraints(pattern=r"^(([1-9][0-9]{0,7})|(DRAFT))$")]
+    trace: Literal["enabled", "disabled", "enabled_full"] = "disabled"
+
+
+SecretArn = Annotated[
+    str, StringConstraints(pattern=r"^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+$")
+]
 
 
 class ModelSpec(BaseModel):
@@ -38,7 +82,10 @@ class ModelSpec(BaseModel):
     provider: Provider = "offline"
     model_id: Annotated[str, StringConstraints(min_length=1, max_length=256)] = "offline"
     endpoint: Annotated[str, StringConstraints(max_length=2048)] | None = None  # openai-compatible only
+    # openai-compatible only: the Secrets Manager secret holding the API key (the key itself is never configured)
+    api_key_secret_arn: SecretArn | None = None
     inference: InferenceSettings = InferenceSettings()
+    guardrail: GuardrailSpec | None = None  # bedrock only
 
 
 class ExternalTool(BaseModel):
@@ -120,9 +167,11 @@ __all__ = [
     "INTERNAL_TOOLS",
     "Agent",
     "ExternalTool",
+    "GuardrailSpec",
     "Identifier",
     "InferenceSettings",
     "ModelSpec",
+    "ReasoningSettings",
     "Skill",
     "Task",
     "ToolApprovalMode",

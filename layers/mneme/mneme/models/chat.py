@@ -50,8 +50,40 @@ class ToolResultMessage(_Message):
     status: Literal["success", "error"] = "success"
 
 
+class ReasoningMessage(_Message):
+    """A reasoning block of the model's assistant turn (a Converse ``reasoningContent`` block), kept verbatim:
+    ``text`` + ``signature``, or ``redacted`` (the encrypted bytes, base64-encoded so they survive JSON).
+
+    It lives only in a run's own turns during the tool loop, where Bedrock requires it to come back first in
+    its assistant turn; it is never stored in a chat and never packed from history (see ``mneme.context.packing``).
+    """
+
+    role: Literal["reasoning"] = "reasoning"
+    text: str | None = None
+    signature: str | None = None
+    redacted: str | None = None
+
+    def to_block(self) -> dict[str, Any]:
+        if self.redacted is not None:
+            return {"reasoningContent": {"redactedContent": self.redacted}}
+        text: dict[str, Any] = {"text": self.text or ""}
+        if self.signature is not None:
+            text["signature"] = self.signature
+        return {"reasoningContent": {"reasoningText": text}}
+
+    @classmethod
+    def from_block(cls, block: dict[str, Any], **fields: Any) -> ReasoningMessage:
+        """From a ``reasoningContent`` block as the model port returns it (redacted content as base64 text)."""
+        content = block.get("reasoningContent") or {}
+        if "redactedContent" in content:
+            return cls(redacted=str(content["redactedContent"]), **fields)
+        text = content.get("reasoningText") or {}
+        signature = text.get("signature")
+        return cls(text=str(text.get("text") or ""), signature=None if signature is None else str(signature), **fields)
+
+
 ChatMessage = Annotated[
-    TextMessage | SystemMessage | ToolCallMessage | ToolResultMessage,
+    TextMessage | SystemMessage | ToolCallMessage | ToolResultMessage | ReasoningMessage,
     Field(discriminator="role"),
 ]
 

@@ -22,8 +22,10 @@ from mneme.models.common import Identifier, Label, LongText, ShortText, Slug, To
 from mneme.models.policy import MemoryPolicy
 from mneme.models.run import ToolApproval
 
-#: the model providers an agent may be saved with (SPEC §2 also names ``openai-compatible``, not built yet)
-AVAILABLE_PROVIDERS = frozenset({"bedrock", "offline"})
+#: the model providers an agent may be saved with (SPEC §2)
+AVAILABLE_PROVIDERS = frozenset({"bedrock", "offline", "openai-compatible"})
+#: top_p values Claude accepts while extended thinking is on (temperature may not be changed at all)
+MIN_REASONING_TOP_P = 0.95
 
 
 class MemoryOverride(BaseModel):
@@ -80,10 +82,29 @@ class AgentBody(_Body):
 
     @field_validator("model")
     @classmethod
-    def _provider_available(cls, model: ModelSpec) -> ModelSpec:
+    def _model_usable(cls, model: ModelSpec) -> ModelSpec:
+        """Provider-specific fields only with their provider, and extended thinking only with the settings
+        Claude accepts next to it (whether the model thinks at all is checked against the capability table
+        by the use case: ``engine.configuration.put_agent``)."""
         if model.provider not in AVAILABLE_PROVIDERS:
             available = ", ".join(sorted(AVAILABLE_PROVIDERS))
             raise ValueError(f"model provider {model.provider!r} is not available in this release (use {available})")
+        if model.guardrail is not None and model.provider != "bedrock":
+            raise ValueError("model.guardrail is a Bedrock guardrail: only for provider 'bedrock'")
+        for name in ("endpoint", "api_key_secret_arn"):
+            if getattr(model, name) is not None and model.provider != "openai-compatible":
+                raise ValueError(f"model.{name} is only for provider 'openai-compatible'")
+        inference = model.inference
+        if inference.reasoning is not None:
+            budget = inference.reasoning.budget_tokens
+            if inference.max_tokens is None or inference.max_tokens <= budget:
+                raise ValueError(
+                    f"model.inference.reasoning needs model.inference.max_tokens above its budget_tokens ({budget})"
+                )
+            if inference.temperature is not None:
+                raise ValueError("model.inference.temperature cannot be set while reasoning is on")
+            if inference.top_p is not None and inference.top_p < MIN_REASONING_TOP_P:
+                raise ValueError(f"model.inference.top_p must be at least {MIN_REASONING_TOP_P} while reasoning is on")
         return model
 
 

@@ -31,6 +31,7 @@ class Usage(BaseModel):
     output_tokens: int = 0
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
+    cost_usd: float = 0.0  # from the price table (mneme.models.pricing), set where the engine counts a call
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -38,6 +39,7 @@ class Usage(BaseModel):
             output_tokens=self.output_tokens + other.output_tokens,
             cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
             cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
+            cost_usd=round(self.cost_usd + other.cost_usd, 10),
         )
 
 
@@ -51,6 +53,7 @@ EventType = Literal[
     "delegation_finished",
     "approval_requested",
     "memory_write_queued",
+    "guardrail_intervened",
     "warning",
     "error",
     "completed",

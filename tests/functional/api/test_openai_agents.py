@@ -1,0 +1,95 @@
+"""An agent with the openai-compatible provider, saved and run through the HTTP API against a local server
+speaking the Chat Completions wire format (issue 16): parallel tool calls, Converse-shaped records, usage."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from mneme.adapters.model_registry import ModelClients, OpenAIClients
+from mneme.adapters.offline_model import OfflineModel
+from mneme.adapters.openai_model import StaticKey
+from tests.functional.api.conftest import Api
+from tests.support.deps import World, make_world
+from tests.support.openai_stub import PARALLEL_TOOL_CALLS, TEXT, StubServer, openai_stub
+
+KEY = "sk-local-test-key"
+
+
+def two_searches() -> dict[str, Any]:
+    reply = copy.deepcopy(PARALLEL_TOOL_CALLS)
+    calls = reply["choices"][0]["message"]["tool_calls"]
+    for call, query in zip(calls, ("green tea", "black tea"), strict=True):
+        call["function"] = {"name": "memory-search", "arguments": json.dumps({"query": query})}
+    return reply
+
+
+@pytest.fixture
+def stub() -> Iterator[StubServer]:
+    with openai_stub() as server:
+        yield server
+
+
+@pytest.fixture
+def world(stub: StubServer) -> World:
+    world = make_world(OfflineModel(), MNEME_OPENAI_BASE_URL=stub.base_url)
+    settings = world.deps.settings
+    world.deps.models = ModelClients(
+        None, openai=OpenAIClients(settings.openai_base_url_for, lambda _arn: StaticKey(KEY))
+    )
+    return world
+
+
+AGENT: dict[str, Any] = {
+    "label": "GPT",
+    "model": {"provider": "openai-compatible", "model_id": "gpt-4o", "inference": {"max_tokens": 256}},
+    "tools": ["memory-search"],
+    "memory_policy": {"tool_read_namespaces": ["vector.user.${user_id}.*"]},
+}
+
+
+def test_an_openai_compatible_agent_is_saved_and_runs_against_the_endpoint(api: Api, stub: StubServer) -> None:
+    # Given an agent on the openai-compatible provider
+    assert api.put("/v1/agents/gpt", AGENT).status == 200
+    stub.reply(two_searches(), TEXT)
+    # When a run asks something that needs two searches at once
+    reply = api.post("/v1/runs", {"agent_id": "gpt", "input": "Which teas do I like?"})
+    # Then both tool calls ran and the model's second call saw both results
+    assert reply.status == 200, reply.body
+    run = reply.body
+    assert run["status"] == "succeeded" and run["output"].startswith("Why don't skeletons")
+    second = stub.received[1].body["messages"]
+    assert [m["role"] for m in second][-3:] == ["assistant", "tool", "tool"]
+    assert [m["tool_call_id"] for m in second if m["role"] == "tool"] == [
+        "call_pFdKcCu5taDTtOOfX14vEDRp",
+        "call_Veeyp2hYJOKp0wT7ODxmTjaS",
+    ]
+    assert all(r.headers["authorization"] == f"Bearer {KEY}" for r in stub.received)
+    # and the usage of both calls is on the run
+    assert (run["usage"]["input_tokens"], run["usage"]["output_tokens"]) == (91 + 23, 14 + 14)
+
+
+def test_the_recorded_requests_stay_converse_shaped(api: Api, stub: StubServer) -> None:
+    api.put("/v1/agents/gpt", AGENT)
+    stub.reply(two_searches(), TEXT)
+    run_id = api.post("/v1/runs", {"agent_id": "gpt", "input": "Which teas do I like?"}).body["run_id"]
+    requests = api.get(f"/v1/runs/{run_id}/context").body["requests"]
+    assert len(requests) == 2
+    assert requests[0]["modelId"] == "gpt-4o" and "toolConfig" in requests[0]
+    assert [next(iter(b)) for b in requests[1]["messages"][-2]["content"]] == ["toolUse", "toolUse"]
+    assert KEY not in json.dumps(requests)
+
+
+def test_an_endpoint_the_deployment_does_not_allow_is_refused(api: Api) -> None:
+    model = {**AGENT["model"], "endpoint": "http://169.254.169.254/latest"}
+    reply = api.put("/v1/agents/gpt", {**AGENT, "model": model})
+    assert reply.status == 400 and reply.body["field"] == "model.endpoint"
+
+
+def test_an_endpoint_the_deployment_allows_is_saved(api: Api, stub: StubServer) -> None:
+    model = {**AGENT["model"], "endpoint": stub.base_url + "/"}
+    assert api.put("/v1/agents/gpt", {**AGENT, "model": model}).status == 200
