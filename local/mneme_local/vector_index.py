@@ -1,0 +1,182 @@
+"""One namespace's vectors in memory: int8 codes scanned by faiss, then an exact re-rank that proves its top-k.
+
+* Each vector is stored as ``code = round(x * scale)`` (int8, one scale per dimension fitted on the rows the
+  index was built from); faiss' ``QT_8bit_direct_signed`` index scans the codes with integer dot products
+  against the query folded into the same units (``q / scale``) and rounded to int8 as well.
+* The approximate score differs from the exact one by at most ``|q|·E + |r|·C`` (``E`` the largest
+  quantization error of a row, ``C`` the largest code norm, ``r`` the query's rounding): the top ``R``
+  approximate candidates are re-scored exactly from their float32 vectors (read from SQLite, the source of
+  truth) and the result is returned only when no row outside them can beat the k-th exact score; otherwise
+  ``R`` grows. Recall against exact search is therefore 1.0 by construction, not by luck.
+* Rows whose components fall outside the fitted range (a clipped code) are re-scored exactly on every search.
+* The filter stays inside the scan: dead (deleted, superseded, replaced) and expired rows are excluded by a
+  faiss ``IDSelectorBitmap`` while scanning, never dropped from a finished top-k.
+* Changes are applied in place: a changed row's old position is marked dead and its current state appended;
+  dead positions are compacted away when they pass a quarter of the index.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import faiss
+import numpy as np
+
+Fetch = Callable[[np.ndarray[Any, Any]], np.ndarray[Any, Any]]  # rowids -> their float32 vectors, same order
+
+NEVER = np.iinfo(np.int64).max
+_SLACK = 1e-4  # float32 rounding of the exact scores and of the bound itself
+_SNAPSHOT_KEYS = ("index", "rowids", "expires", "alive", "always", "scale", "meta")
+
+
+def _new_faiss(dimension: int) -> Any:
+    index = faiss.IndexScalarQuantizer(
+        dimension, faiss.ScalarQuantizer.QT_8bit_direct_signed, faiss.METRIC_INNER_PRODUCT
+    )
+    index.train(np.zeros((1, dimension), dtype=np.float32))  # direct codes: nothing to learn
+    return index
+
+
+def fit_scale(sample: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """Per-dimension scale mapping the sample's largest magnitude to 127 (floored at a tenth of the overall)."""
+    peak = np.abs(sample).max(axis=0) if len(sample) else np.ones(sample.shape[1], dtype=np.float32)
+    floor = max(float(peak.max()) * 0.1, 1e-12)
+    return (127.0 / np.maximum(peak, floor)).astype(np.float32)
+
+
+class NamespaceIndex:
+    def __init__(self, dimension: int, scale: np.ndarray[Any, Any], seq: int = 0) -> None:
+        self.dimension = dimension
+        self.scale = scale
+        self.seq = seq  # the change-log position this index reflects
+        self.snapshot_seq = -1  # the position of the snapshot it was loaded from or saved to
+        self._faiss = _new_faiss(dimension)
+        self.rowids = np.empty(0, dtype=np.int64)
+        self.expires = np.empty(0, dtype=np.int64)
+        self.alive = np.empty(0, dtype=bool)
+        self.always: set[int] = set()  # positions re-scored exactly on every search (clipped codes)
+        self.error_max = 0.0  # the largest |x - code/scale| of a quantized row
+        self.code_norm_max = 0.0  # the largest |code|
+        self.rebuilt_positions = 0  # work counter: positions written by appends and compactions
+
+    @property
+    def size(self) -> int:
+        return len(self.rowids)
+
+    @property
+    def live(self) -> int:
+        return int(self.alive.sum())
+
+    # ------------------------------------------------------------------------------------------ changes
+    def append(
+        self, rowids: np.ndarray[Any, Any], vectors: np.ndarray[Any, Any], expires: np.ndarray[Any, Any]
+    ) -> None:
+        if not len(rowids):
+            return
+        scaled = vectors * self.scale
+        codes = np.clip(np.rint(scaled), -127, 127)
+        clipped = np.abs(scaled).max(axis=1) > 127.5
+        errors = np.linalg.norm(vectors - codes / self.scale, axis=1)
+        norms = np.linalg.norm(codes, axis=1)
+        kept = ~clipped
+        if kept.any():
+            self.error_max = max(self.error_max, float(errors[kept].max()))
+            self.code_norm_max = max(self.code_norm_max, float(norms[kept].max()))
+        first = self.size
+        self.always.update(int(p) for p in first + np.flatnonzero(clipped))
+        self._faiss.add(codes.astype(np.float32))
+        self.rowids = np.concatenate([self.rowids, rowids.astype(np.int64)])
+        self.expires = np.concatenate([self.expires, expires.astype(np.int64)])
+        self.alive = np.concatenate([self.alive, np.ones(len(rowids), dtype=bool)])
+        self.rebuilt_positions += len(rowids)
+
+    def kill(self, rowids: Iterable[int]) -> int:
+        """Mark the positions of these rows dead; returns how many were alive."""
+        wanted = np.fromiter(rowids, dtype=np.int64)
+        if not wanted.size or not self.size:
+            return 0
+        hit = np.isin(self.rowids, wanted) & self.alive
+        self.alive[hit] = False
+        dead = int(hit.sum())
+        if self.size > 64 and (self.size - self.live) * 4 > self.size:
+            self._compact()
+        return dead
+
+    def _compact(self) -> None:
+        keep = self.alive.copy()
+        self._faiss.remove_ids(faiss.IDSelectorBatch(np.flatnonzero(~keep).astype(np.int64)))
+        positions = np.cumsum(keep) - 1
+        self.always = {int(positions[p]) for p in self.always if keep[p]}
+        self.rowids, self.expires, self.alive = self.rowids[keep], self.expires[keep], self.alive[keep]
+        self.rebuilt_positions += len(self.rowids)
+
+    # ------------------------------------------------------------------------------------------ search
+    def search(self, query: np.ndarray[Any, Any], k: int, now: int, fetch: Fetch) -> list[tuple[int, float]]:
+        """The exact top ``k`` (rowid, score) among the live, unexpired rows."""
+        usable = self.alive & (self.expires > now)
+        total = int(usable.sum())
+        if not total or k <= 0:
+            return []
+        folded = query / self.scale
+        peak = float(np.abs(folded).max())
+        unit = 127.0 / peak if peak > 0 else 1.0
+        coded = np.clip(np.rint(folded * unit), -127, 127).astype(np.float32)
+        rounding = float(np.linalg.norm(coded / unit - folded))
+        bound = float(np.linalg.norm(query)) * self.error_max + rounding * self.code_norm_max + _SLACK
+        params = selector = None
+        if total < self.size:  # dead or expired rows: skipped while scanning (the bitmap and selector stay
+            bitmap = np.packbits(usable, bitorder="little")  # referenced here for as long as faiss reads them)
+            selector = faiss.IDSelectorBitmap(self.size, faiss.swig_ptr(bitmap))
+            params = faiss.SearchParameters()
+            params.sel = selector
+        always = np.array(sorted(p for p in self.always if usable[p]), dtype=np.int64)
+        want = min(total, max(4 * k, 32))
+        while True:
+            distances, labels = self._faiss.search(coded[None], want, params=params)
+            found = labels[0][labels[0] >= 0]
+            positions = np.union1d(found, always)
+            scores = fetch(self.rowids[positions]) @ query
+            order = np.argsort(-scores, kind="stable")[:k]
+            if len(found) >= total:
+                break  # every usable row was scored exactly
+            if len(order) == k and float(distances[0][len(found) - 1]) / unit + bound < float(scores[order[-1]]):
+                break  # no row outside the candidates can reach the k-th exact score
+            want = min(total, want * 4)
+        return [(int(self.rowids[positions[i]]), float(scores[i])) for i in order]
+
+    # ------------------------------------------------------------------------------------------ snapshots
+    def save(self, path: Path) -> None:
+        meta = np.array([self.dimension, self.seq, self.error_max, self.code_norm_max], dtype=np.float64)
+        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        with temporary.open("wb") as out:
+            np.savez(
+                out,
+                index=faiss.serialize_index(self._faiss),
+                rowids=self.rowids,
+                expires=self.expires,
+                alive=self.alive,
+                always=np.array(sorted(self.always), dtype=np.int64),
+                scale=self.scale,
+                meta=meta,
+            )
+        temporary.replace(path)
+        self.snapshot_seq = self.seq
+
+    @classmethod
+    def load(cls, path: Path) -> NamespaceIndex:
+        with np.load(path, allow_pickle=False) as saved:
+            if set(saved.files) != set(_SNAPSHOT_KEYS):
+                raise ValueError(f"{path} is not a vector snapshot")
+            meta = saved["meta"]
+            index = cls(int(meta[0]), saved["scale"], seq=int(meta[1]))
+            index.error_max, index.code_norm_max = float(meta[2]), float(meta[3])
+            index._faiss = faiss.deserialize_index(saved["index"])
+            index.rowids, index.expires, index.alive = saved["rowids"], saved["expires"], saved["alive"]
+            index.always = {int(p) for p in saved["always"]}
+        if index._faiss.ntotal != index.size or index._faiss.d != index.dimension:
+            raise ValueError(f"{path} is inconsistent")
+        index.snapshot_seq = index.seq
+        return index
