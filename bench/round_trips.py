@@ -45,6 +45,7 @@ class Call:
     start: float
     end: float = 0.0
     invocation: str = ""
+    thread: str = field(default_factory=lambda: threading.current_thread().name)
     origin: str = field(default_factory=lambda: _origin())  # noqa: PLW0108 - _origin is defined below
 
 
@@ -52,56 +53,83 @@ def _origin() -> str:
     """Which mneme code made the call: the innermost store method and the engine function above it."""
     frame = sys._getframe(2)
     store = engine = ""
+    mneme = False
     while frame is not None:
         path, name = frame.f_code.co_filename, frame.f_code.co_name
         if "/mneme/" in path and "/bench/" not in path:
+            mneme = True
             module = Path(path).stem
             if not store and "/adapters/" in path and module not in ("dynamo_items", "items"):
                 store = f"{module}.{name}"
             elif not engine and ("/engine/" in path or "/memory/" in path):
                 engine = f"{module}.{name}"
         frame = frame.f_back  # type: ignore[assignment]
-    return " ← ".join(part for part in (store, engine) if part)
+    return " ← ".join(part for part in (store, engine) if part) or ("mneme" if mneme else "")
 
 
 @dataclass
 class Recorder:
+    """Every botocore call of the process, on every thread: the hooks sit in botocore's built-in handlers,
+    so each client created afterwards (by mneme, its worker threads, or moto's own executors) carries them.
+    Calls made outside mneme's code (moto's Step Functions executor invoking the Lambda) and calls of the
+    bench's own observer (polling for the end) are told apart from mneme's."""
+
     calls: list[Call] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
-    local: threading.local = field(default_factory=threading.local)
+    invocation: str = ""  # the invocation running now (they run one after another), for every thread
+    observer: threading.local = field(default_factory=threading.local)
+    pending: dict[int, Call] = field(default_factory=dict)
 
     @contextmanager
     def call(self, label: str) -> Iterator[None]:
-        record = Call(label, time.perf_counter(), invocation=getattr(self.local, "invocation", ""))
+        record = Call(label, time.perf_counter(), invocation=self.invocation)
         time.sleep(LATENCY)
         try:
             yield
         finally:
             record.end = time.perf_counter()
-            with self.lock:
-                self.calls.append(record)
+            self._keep(record)
 
-    def hook(self, client: Any) -> Any:
-        service = client.meta.service_model.endpoint_prefix
-        pending: dict[int, Call] = {}
+    def _keep(self, record: Call) -> None:
+        if getattr(self.observer, "active", False):
+            return
+        with self.lock:
+            self.calls.append(record)
 
-        def before(model: Any, **_: Any) -> None:
-            pending[threading.get_ident()] = Call(
-                f"{service}:{model.name}", time.perf_counter(), invocation=getattr(self.local, "invocation", "")
-            )
-            time.sleep(LATENCY)
+    def _before(self, model: Any, **_: Any) -> None:
+        label = f"{model.service_model.endpoint_prefix}:{model.name}"
+        self.pending[threading.get_ident()] = Call(label, time.perf_counter(), invocation=self.invocation)
+        time.sleep(LATENCY)
 
-        def after(**_: Any) -> None:
-            record = pending.pop(threading.get_ident(), None)
-            if record is not None:
-                record.end = time.perf_counter()
-                with self.lock:
-                    self.calls.append(record)
+    def _after(self, **_: Any) -> None:
+        record = self.pending.pop(threading.get_ident(), None)
+        if record is not None:
+            record.end = time.perf_counter()
+            self._keep(record)
 
-        client.meta.events.register("before-call", before)
-        client.meta.events.register("after-call", after)
-        client.meta.events.register("after-call-error", after)
-        return client
+    @contextmanager
+    def installed(self) -> Iterator[Recorder]:
+        import botocore.handlers
+
+        hooks = [("before-call", self._before), ("after-call", self._after), ("after-call-error", self._after)]
+        botocore.handlers.BUILTIN_HANDLERS.extend(hooks)
+        import boto3
+
+        boto3.DEFAULT_SESSION = None  # the next default session (and its clients) is built with the hooks
+        try:
+            yield self
+        finally:
+            for hook in hooks:
+                botocore.handlers.BUILTIN_HANDLERS.remove(hook)
+
+    @contextmanager
+    def observing(self) -> Iterator[None]:
+        """Calls made on this thread meanwhile are the bench's own, not the run's."""
+        self.observer.active = True
+        try:
+            yield
+        finally:
+            self.observer.active = False
 
     def take(self) -> list[Call]:
         with self.lock:
@@ -163,8 +191,6 @@ def build(recorder: Recorder, sfn_arn: str = "", model: Any = None) -> tuple[Any
     sqs = boto3.client("sqs", region_name=REGION)
     queue_url = sqs.create_queue(QueueName="mneme-memory")["QueueUrl"]
     sfn = boto3.client("stepfunctions", region_name=REGION)
-    for client in (dynamodb, sqs, sfn):
-        recorder.hook(client)
     settings = Settings.model_validate(
         {
             "MNEME_MODE": "aws",
@@ -244,8 +270,7 @@ def fast_path() -> dict[str, int]:
 
     from mneme.runtime import Runtime
 
-    with mock_aws():
-        recorder = Recorder()
+    with mock_aws(), Recorder().installed() as recorder:
         deps, fakes = build(recorder)
         seed(deps, fakes, {"master": {"memory_policy": {"allow_write": True}, "model": {"provider": "offline"}}})
         runtime = Runtime(deps)
@@ -275,7 +300,7 @@ def delegation_hop() -> dict[str, int]:  # noqa: PLR0915 - one scenario, read to
     from mneme.runtime import Runtime
     from mneme_local import sfn_emulation
 
-    with mock_aws(config=sfn_emulation.MOTO_CONFIG):  # type: ignore[call-overload]
+    with mock_aws(config=sfn_emulation.MOTO_CONFIG), Recorder().installed() as recorder:  # type: ignore[call-overload]
         sfn_emulation.install()
         iam = boto3.client("iam", region_name=REGION)
         role = iam.create_role(RoleName="mneme", AssumeRolePolicyDocument="{}")["Role"]["Arn"]
@@ -291,7 +316,6 @@ def delegation_hop() -> dict[str, int]:  # noqa: PLR0915 - one scenario, read to
         definition = definition.replace("${RunFunctionArn}", fn["FunctionArn"])
         sfn_plain = boto3.client("stepfunctions", region_name=REGION)
         arn = sfn_plain.create_state_machine(name="agent-run", definition=definition, roleArn=role)["stateMachineArn"]
-        recorder = Recorder()
         deps, fakes = build(recorder, sfn_arn=arn)
         seed(
             deps,
@@ -304,27 +328,36 @@ def delegation_hop() -> dict[str, int]:  # noqa: PLR0915 - one scenario, read to
         runtime = Runtime(deps)
 
         def handler(event: dict[str, Any], _ctx: Any) -> Any:
-            recorder.local.invocation = f"step {event.get('action')} {str(event.get('run_id'))[:8]}"
+            recorder.invocation = f"step {event.get('action')} {str(event.get('run_id'))[:8]}"
             try:
                 return runtime.handle(event)
             finally:
-                recorder.local.invocation = ""
+                recorder.invocation = ""
 
         sfn_emulation.HANDLERS["mneme-run"] = handler
         recorder.take()
-        recorder.local.invocation = "API POST /v1/runs"
+        recorder.invocation = "API POST /v1/runs (no delegation)"
+        plain = runtime.handle(http_event({"agent_id": "master", "input": "say hello"}))
+        assert plain["statusCode"] == 200, plain
+        recorder.invocation = ""
+        plain_calls = recorder.take()
+        recorder.invocation = "API POST /v1/runs"
         answer = runtime.handle(http_event({"agent_id": "master", "input": "/delegate b :: say hello"}))
-        recorder.local.invocation = ""
+        recorder.invocation = ""
         assert answer["statusCode"] == 202, answer
         run_id = json.loads(answer["body"])["run_id"]
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            running = sfn_plain.list_executions(stateMachineArn=arn, statusFilter="RUNNING")["executions"]
-            run = deps.runs.get_run(run_id)
+            with recorder.observing():  # the bench polling for the end: not part of the run
+                running = sfn_plain.list_executions(stateMachineArn=arn, statusFilter="RUNNING")["executions"]
+                run = deps.runs.get_run(run_id)
             if not running and run is not None and run.status.finished:
                 break
             time.sleep(0.05)
-        calls = [c for c in recorder.take() if c.invocation]  # polling above is not part of the run
+        every = recorder.take()
+        calls = [c for c in every if c.origin]  # made by mneme's code, on whichever thread
+        service = [c for c in every if not c.origin]  # moto's Step Functions executor calling the Lambda
+        recorder.observer.active = True  # reading the history is the bench's, not the run's
         executions = sfn_plain.list_executions(stateMachineArn=arn)["executions"]
         transitions: list[tuple[str, int, int, list[str]]] = []
         for execution in executions:
@@ -335,6 +368,12 @@ def delegation_hop() -> dict[str, int]:  # noqa: PLR0915 - one scenario, read to
         run = deps.runs.get_run(run_id)
         assert run is not None and run.status.value == "succeeded", run
     total, sequential = report("one delegation hop (master → b), all invocations", calls, by_invocation=True)
+    threads = Counter("main" if c.thread == "MainThread" else "worker" for c in calls)
+    print(f"    on threads: {threads['main']} on the invocation's own thread, {threads['worker']} on worker threads")
+    if service:
+        print(f"    plus {len(service)} calls by the Step Functions service itself (not mneme's code):")
+        for label, count in sorted(Counter(c.label for c in service).items()):
+            print(f"      {count:3d} × {label}")
     print("  Step Functions executions (status, states entered, history events, states):")
     for status, n_entered, n_events, states in transitions:
         print(f"    {status:<10}{n_entered:3d} states entered, {n_events:3d} events: {' → '.join(states)}")
@@ -344,7 +383,12 @@ def delegation_hop() -> dict[str, int]:  # noqa: PLR0915 - one scenario, read to
         f"  state transitions: {all_entered} in all; caused by the hop (child execution + the parent's extra "
         f"states) {per_hop} → goal ≤ 6: {verdict(per_hop <= 6)}"
     )
-    return {"hop_total": total, "hop_sequential": sequential, "hop_transitions": per_hop}
+    hop_calls = total - len(plain_calls)
+    print(
+        f"  calls per hop: {total} for the delegated run − {len(plain_calls)} for the same agent answering without "
+        f"delegating (fast path) = {hop_calls} calls added by one hop; {per_hop} state transitions per hop"
+    )
+    return {"hop_total": total, "hop_sequential": sequential, "hop_transitions": per_hop, "hop_calls": hop_calls}
 
 
 def main() -> dict[str, int]:
@@ -354,6 +398,7 @@ def main() -> dict[str, int]:
 
 def bench(full: bool) -> dict[str, int]:
     return main()
+
 
 if __name__ == "__main__":
     main()
