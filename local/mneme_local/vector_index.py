@@ -29,7 +29,7 @@ Fetch = Callable[[np.ndarray[Any, Any]], np.ndarray[Any, Any]]  # rowids -> thei
 
 NEVER = np.iinfo(np.int64).max
 _SLACK = 1e-4  # float32 rounding of the exact scores and of the bound itself
-_SNAPSHOT_KEYS = ("index", "rowids", "expires", "alive", "always", "scale", "meta")
+_SNAPSHOT_KEYS = ("index", "rowids", "expires", "alive", "errors", "norms", "always", "scale", "meta")
 
 
 def _new_faiss(dimension: int) -> Any:
@@ -41,10 +41,11 @@ def _new_faiss(dimension: int) -> Any:
 
 
 def fit_scale(sample: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """Per-dimension scale mapping the sample's largest magnitude to 127 (floored at a tenth of the overall)."""
+    """Per-dimension scale mapping 1.2 times the sample's largest magnitude to 127 (the headroom keeps later
+    rows inside the range; the magnitude is floored at a tenth of the overall one)."""
     peak = np.abs(sample).max(axis=0) if len(sample) else np.ones(sample.shape[1], dtype=np.float32)
     floor = max(float(peak.max()) * 0.1, 1e-12)
-    return (127.0 / np.maximum(peak, floor)).astype(np.float32)
+    return (127.0 / (1.2 * np.maximum(peak, floor))).astype(np.float32)
 
 
 class NamespaceIndex:
@@ -57,8 +58,11 @@ class NamespaceIndex:
         self.rowids = np.empty(0, dtype=np.int64)
         self.expires = np.empty(0, dtype=np.int64)
         self.alive = np.empty(0, dtype=bool)
+        self.errors = np.empty(0, dtype=np.float32)  # per row: |x - code/scale|
+        self.norms = np.empty(0, dtype=np.float32)  # per row: |code|
         self.always: set[int] = set()  # positions re-scored exactly on every search (clipped codes)
         self.error_max = 0.0  # the largest |x - code/scale| of a quantized row
+        self.error_cap = 0.0  # rows with a larger error are re-scored exactly on every search instead
         self.code_norm_max = 0.0  # the largest |code|
         self.rebuilt_positions = 0  # work counter: positions written by appends and compactions
 
@@ -78,9 +82,12 @@ class NamespaceIndex:
             return
         scaled = vectors * self.scale
         codes = np.clip(np.rint(scaled), -127, 127)
-        clipped = np.abs(scaled).max(axis=1) > 127.5
         errors = np.linalg.norm(vectors - codes / self.scale, axis=1)
         norms = np.linalg.norm(codes, axis=1)
+        if not self.error_cap:  # fixed by the first rows: a quarter above their largest rounding error
+            fitted = np.abs(scaled).max(axis=1) <= 127.5
+            self.error_cap = 1.25 * float((errors[fitted] if fitted.any() else errors).max()) + 1e-9
+        clipped = errors > self.error_cap  # codes clipped far outside the fitted range
         kept = ~clipped
         if kept.any():
             self.error_max = max(self.error_max, float(errors[kept].max()))
@@ -91,6 +98,8 @@ class NamespaceIndex:
         self.rowids = np.concatenate([self.rowids, rowids.astype(np.int64)])
         self.expires = np.concatenate([self.expires, expires.astype(np.int64)])
         self.alive = np.concatenate([self.alive, np.ones(len(rowids), dtype=bool)])
+        self.errors = np.concatenate([self.errors, errors.astype(np.float32)])
+        self.norms = np.concatenate([self.norms, norms.astype(np.float32)])
         self.rebuilt_positions += len(rowids)
 
     def kill(self, rowids: Iterable[int]) -> int:
@@ -111,11 +120,18 @@ class NamespaceIndex:
         positions = np.cumsum(keep) - 1
         self.always = {int(positions[p]) for p in self.always if keep[p]}
         self.rowids, self.expires, self.alive = self.rowids[keep], self.expires[keep], self.alive[keep]
+        self.errors, self.norms = self.errors[keep], self.norms[keep]
         self.rebuilt_positions += len(self.rowids)
 
     # ------------------------------------------------------------------------------------------ search
     def search(self, query: np.ndarray[Any, Any], k: int, now: int, fetch: Fetch) -> list[tuple[int, float]]:
-        """The exact top ``k`` (rowid, score) among the live, unexpired rows."""
+        """The exact top ``k`` (rowid, score) among the live, unexpired rows.
+
+        Each round takes the best ``R`` approximations (``R`` = max(4k, 64), then 16 times more), scores
+        exactly those whose own error bound can still reach the k-th exact score so far, and stops when the
+        worst approximation taken, plus the largest possible error, stays below that k-th score: no row
+        outside can enter the top-k.
+        """
         usable = self.alive & (self.expires > now)
         total = int(usable.sum())
         if not total or k <= 0:
@@ -123,33 +139,42 @@ class NamespaceIndex:
         folded = query / self.scale
         peak = float(np.abs(folded).max())
         unit = 127.0 / peak if peak > 0 else 1.0
-        coded = np.clip(np.rint(folded * unit), -127, 127).astype(np.float32)
-        rounding = float(np.linalg.norm(coded / unit - folded))
-        bound = float(np.linalg.norm(query)) * self.error_max + rounding * self.code_norm_max + _SLACK
+        coded = np.clip(np.rint(folded * unit), -127, 127).astype(np.float32)[None]
+        rounding = float(np.linalg.norm(coded[0] / unit - folded))
+        length = float(np.linalg.norm(query))
+        bound = length * self.error_max + rounding * self.code_norm_max + _SLACK
         params = selector = None
         if total < self.size:  # dead or expired rows: skipped while scanning (the bitmap and selector stay
             bitmap = np.packbits(usable, bitorder="little")  # referenced here for as long as faiss reads them)
             selector = faiss.IDSelectorBitmap(self.size, faiss.swig_ptr(bitmap))
             params = faiss.SearchParameters()
             params.sel = selector
-        always = np.array(sorted(p for p in self.always if usable[p]), dtype=np.int64)
-        want = min(total, max(4 * k, 32))
+        positions = np.array(sorted(p for p in self.always if usable[p]), dtype=np.int64)
+        scores = fetch(self.rowids[positions]) @ query if len(positions) else np.empty(0, dtype=np.float32)
+        kth = -np.inf
+        want = min(total, max(4 * k, 64))
         while True:
-            distances, labels = self._faiss.search(coded[None], want, params=params)
-            found = labels[0][labels[0] >= 0]
-            positions = np.union1d(found, always)
-            scores = fetch(self.rowids[positions]) @ query
+            distances, labels = self._faiss.search(coded, want, params=params)
+            taken = labels[0] >= 0
+            found, approx = labels[0][taken], distances[0][taken] / unit
+            upper = approx + length * self.errors[found] + rounding * self.norms[found] + _SLACK
+            new = np.setdiff1d(found[upper >= kth], positions)
+            if len(new):
+                positions = np.concatenate([positions, new])
+                scores = np.concatenate([scores, fetch(self.rowids[new]) @ query])
             order = np.argsort(-scores, kind="stable")[:k]
-            if len(found) >= total:
-                break  # every usable row was scored exactly
-            if len(order) == k and float(distances[0][len(found) - 1]) / unit + bound < float(scores[order[-1]]):
-                break  # no row outside the candidates can reach the k-th exact score
-            want = min(total, want * 4)
+            if len(order) == k:
+                kth = float(scores[order[-1]])
+            if len(found) >= total or (len(order) == k and float(approx[-1]) + bound < kth):
+                break
+            want = min(total, want * 16)
         return [(int(self.rowids[positions[i]]), float(scores[i])) for i in order]
 
     # ------------------------------------------------------------------------------------------ snapshots
     def save(self, path: Path) -> None:
-        meta = np.array([self.dimension, self.seq, self.error_max, self.code_norm_max], dtype=np.float64)
+        meta = np.array(
+            [self.dimension, self.seq, self.error_max, self.code_norm_max, self.error_cap], dtype=np.float64
+        )
         temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         with temporary.open("wb") as out:
             np.savez(
@@ -158,6 +183,8 @@ class NamespaceIndex:
                 rowids=self.rowids,
                 expires=self.expires,
                 alive=self.alive,
+                errors=self.errors,
+                norms=self.norms,
                 always=np.array(sorted(self.always), dtype=np.int64),
                 scale=self.scale,
                 meta=meta,
@@ -172,9 +199,10 @@ class NamespaceIndex:
                 raise ValueError(f"{path} is not a vector snapshot")
             meta = saved["meta"]
             index = cls(int(meta[0]), saved["scale"], seq=int(meta[1]))
-            index.error_max, index.code_norm_max = float(meta[2]), float(meta[3])
+            index.error_max, index.code_norm_max, index.error_cap = float(meta[2]), float(meta[3]), float(meta[4])
             index._faiss = faiss.deserialize_index(saved["index"])
             index.rowids, index.expires, index.alive = saved["rowids"], saved["expires"], saved["alive"]
+            index.errors, index.norms = saved["errors"], saved["norms"]
             index.always = {int(p) for p in saved["always"]}
         if index._faiss.ntotal != index.size or index._faiss.d != index.dimension:
             raise ValueError(f"{path} is inconsistent")
