@@ -74,5 +74,5 @@ def verdict(met: bool) -> str:
     return "MET" if met else "NOT MET"
 
 
-class Skip(Exception):  # noqa: N818 - reads as `raise Skip("why")`
+class Skip(Exception):
     """A measure that cannot run on this machine: the runner prints the reason and goes on (not a failure)."""

@@ -190,5 +190,6 @@ def bench(full: bool) -> dict[str, Any]:
     """``make bench``: N = 10 alternating runs per variant (20 with ``--full``)."""
     return main(20 if full else 10)
 
+
 if __name__ == "__main__":
     main(int(sys.argv[1]) if len(sys.argv) > 1 else 10)

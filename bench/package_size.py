@@ -214,5 +214,6 @@ def main(n: int = 10) -> dict[str, float]:
 def bench(full: bool) -> dict[str, float]:
     return main(10)
 
+
 if __name__ == "__main__":
     main(int(sys.argv[1]) if len(sys.argv) > 1 else 10)

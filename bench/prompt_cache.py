@@ -138,5 +138,6 @@ def main() -> dict[str, float]:
 def bench(full: bool) -> dict[str, float]:
     return main()
 
+
 if __name__ == "__main__":
     main()

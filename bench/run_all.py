@@ -57,7 +57,7 @@ def run(measures: dict[str, Measure], full: bool) -> int:
         except Skip as skip:
             print(f"\n  {name}: SKIPPED — {skip}", flush=True)
             outcome = f"skipped: {skip}"
-        except Exception:  # noqa: BLE001 - reported, counted, and the run goes on
+        except Exception:
             print(f"\n  {name}: FAILED", flush=True)
             traceback.print_exc(file=sys.stdout)
             outcome = "FAILED"
@@ -78,7 +78,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     mode.add_argument("--quick", action="store_true", help="the default: minutes, no 1M-vector figures")
     mode.add_argument("--full", action="store_true", help="adds the 1M-vector figures and more samples")
     parser.add_argument("--only", nargs="+", choices=sorted(MEASURES), help="run only these measures")
-    parser.add_argument("--measure", action="append", default=[], help="run module:function(full) (instead of the standard measures, unless --only names some)")
+    parser.add_argument(
+        "--measure",
+        action="append",
+        default=[],
+        help="run module:function(full) (instead of the standard measures, unless --only names some)",
+    )
     args = parser.parse_args(argv)
     measures = {name: MEASURES[name] for name in args.only} if args.only else dict(MEASURES)
     if args.measure and not args.only:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
-from _common import Skip  # noqa: E402
+from _common import Skip
 
 
 def failing(full: bool) -> None:
