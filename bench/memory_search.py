@@ -209,7 +209,8 @@ def measure(n: int, count: int) -> dict[str, float]:
         print(
             f"      goals at 1M: warm p50 ≤ 100 ms → {verdict(p50 <= 0.1)}; "
             f"recall@10 = 1.0 → {verdict(recall == 1.0)}; restart ≤ 3 s → {verdict(r['restart_s'] <= 3)}; "
-            f"after a write ≤ 1.2× warm → {verdict(after <= 1.2 * p50)}; memory ≤ 2 GiB → {verdict(r['hwm_mib'] <= 2048)}"
+            f"after a write ≤ 1.2× warm → {verdict(after <= 1.2 * p50)}; "
+            f"memory ≤ 2 GiB → {verdict(r['hwm_mib'] <= 2048)}"
         )
     return {f"p50_ms_{n}": p50 * 1000, f"recall_{n}": recall, f"restart_s_{n}": r["restart_s"]}
 
