@@ -1,4 +1,9 @@
-"""The composition root for AWS: the one place where boto3 clients are created, once per container."""
+"""The composition root for AWS: the one place where the AWS clients are created, once per container.
+
+They are botocore clients made by a botocore session: the same clients boto3 would make (``boto3.client`` is
+``botocore.session.create_client``), without importing boto3 and, through it, s3transfer (~260 ms of a
+Python 3.13 cold start, docs/performance.md). A boto3 ``Session`` may still be passed in (it has ``client``).
+"""
 
 from __future__ import annotations
 
@@ -36,21 +41,29 @@ class ModelClients:
         raise ModelUnavailable(f"the model provider {provider!r} is not available here")
 
 
+def make_client(session: Any, service: str, config: Any, region: str) -> Any:
+    """A client of ``service`` from a botocore session (``create_client``) or a boto3 one (``client``)."""
+    create = getattr(session, "create_client", None)
+    if create is not None:
+        return create(service, region_name=region, config=config)
+    return session.client(service, config=config)
+
+
 class LazyClient:
-    """A boto3 client created on first use (then reused): a cold start pays only for the clients it calls.
+    """An AWS client created on first use (then reused): a cold start pays only for the clients it calls.
 
     SQS (auto-write), Step Functions (hand-off) and Lambda (external tools) are not needed by most
     invocations; creating each one costs ~10-30 ms of service-model loading (bench/cold_start.py).
     """
 
-    def __init__(self, session: Any, service: str, config: Any) -> None:
-        self._session, self._service, self._config = session, service, config
+    def __init__(self, session: Any, service: str, config: Any, region: str) -> None:
+        self._session, self._service, self._config, self._region = session, service, config, region
         self._client: Any = None
 
     @property
     def client(self) -> Any:
         if self._client is None:
-            self._client = self._session.client(self._service, config=self._config)
+            self._client = make_client(self._session, self._service, self._config, self._region)
         return self._client
 
     def __getattr__(self, name: str) -> Any:
@@ -59,7 +72,7 @@ class LazyClient:
 
 def build_aws(settings: Settings, session: Any | None = None) -> Deps:
     """Deps over real AWS services (DynamoDB, SQS, Step Functions, Lambda, Bedrock, OpenSearch)."""
-    import boto3
+    import botocore.session
 
     from mneme.adapters.audit_log import ItemAuditLog
     from mneme.adapters.bedrock_model import bedrock_client_config
@@ -73,16 +86,17 @@ def build_aws(settings: Settings, session: Any | None = None) -> Deps:
     from mneme.adapters.sqs_queue import SqsMemoryQueue
     from mneme.clock import SystemClock
 
-    boto = session or boto3.Session(region_name=settings.region)
+    boto = session or botocore.session.Session()
+    region = settings.region
     retries = bedrock_client_config(max_attempts=3)
-    dynamodb = boto.client("dynamodb", config=retries)
+    dynamodb = make_client(boto, "dynamodb", retries, region)
     main = DynamoItemTable(dynamodb, settings.table_name, MAIN_SCHEMA)
     clock = SystemClock()
     bedrock: list[Any] = []
 
     def bedrock_client() -> Any:
         if not bedrock:
-            bedrock.append(boto.client("bedrock-runtime", config=bedrock_client_config(max_attempts=4)))
+            bedrock.append(make_client(boto, "bedrock-runtime", bedrock_client_config(max_attempts=4), region))
         return bedrock[0]
 
     deps = Deps(
@@ -92,9 +106,11 @@ def build_aws(settings: Settings, session: Any | None = None) -> Deps:
         runs=ItemRunStore(main),
         audit=ItemAuditLog(DynamoItemTable(dynamodb, settings.audit_table_name, AUDIT_SCHEMA)),
         models=ModelClients(bedrock_client),
-        queue=SqsMemoryQueue(LazyClient(boto, "sqs", retries), settings.memory_queue_url),
-        orchestrator=StepFunctionsOrchestrator(LazyClient(boto, "stepfunctions", retries), settings.state_machine_arn),
-        tools=LambdaToolInvoker(LazyClient(boto, "lambda", retries)),
+        queue=SqsMemoryQueue(LazyClient(boto, "sqs", retries, region), settings.memory_queue_url),
+        orchestrator=StepFunctionsOrchestrator(
+            LazyClient(boto, "stepfunctions", retries, region), settings.state_machine_arn
+        ),
+        tools=LambdaToolInvoker(LazyClient(boto, "lambda", retries, region)),
         clock=clock,
     )
     if settings.opensearch_endpoint:
