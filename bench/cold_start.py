@@ -179,9 +179,22 @@ def start_aws() -> tuple[Any, Any, dict[str, str]]:
     """A moto server with the template's tables, the memory queue and alice's agent; a Bedrock stand-in."""
     import logging
 
+    from moto.moto_server import threaded_moto_server
     from moto.server import ThreadedMotoServer
 
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    # moto's TransactWriteItems is not thread-safe ("dictionary changed size during iteration" on two
+    # overlapping transactions, then a 500 that botocore retries with a back-off): serve one request at a
+    # time, as DynamoDB serializes conflicting transactions. Both variants see the same server.
+    dispatcher = threaded_moto_server.DomainDispatcherApplication
+    serial = threading.Lock()
+
+    class _Serial(dispatcher):  # type: ignore[misc, valid-type]
+        def __call__(self, environ: Any, start_response: Any) -> Any:
+            with serial:
+                return super().__call__(environ, start_response)
+
+    threaded_moto_server.DomainDispatcherApplication = _Serial  # type: ignore[misc]
     port = int(os.environ.get("MNEME_BENCH_PORT") or 0)
     moto = ThreadedMotoServer(ip_address="127.0.0.1", port=port + 2 if port else 0, verbose=False)
     moto.start()
