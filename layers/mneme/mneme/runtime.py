@@ -37,7 +37,7 @@ class Runtime:
         if self._app is None:
             from mneme.api.app import create_app
 
-            self._app = create_app()
+            self._app = create_app(lazy=True)
         return self._app
 
     def handle(self, event: Mapping[str, Any], context: Any = None) -> Any:
@@ -52,6 +52,7 @@ class Runtime:
             from mneme.api.entry import handle_http
 
             with self._http:
+                self.app.include_for(str(event.get("rawPath") or ""))
                 return handle_http(self.app, self.deps, dict(event), context)
         if event.get("detail-type") == RUN_REQUESTED:
             return self.run_requested(event.get("detail") or {})
