@@ -52,6 +52,7 @@ WORK = Path("/tmp/mneme-bench-cold")
 PY313 = "python3.13"
 TABLES = {"MainTable": "mneme-main", "AuditTable": "mneme-audit"}
 DIMENSION = 1024
+LAMBDA_CPU_FACTOR = 1769 / 1024  # template MemorySize 1024: an invocation gets 0.58 vCPU, the init phase a full one
 
 RECORD = """
 import os, pickle, botocore.handlers
@@ -64,7 +65,7 @@ MNEME = """
 import json, os, time
 t0 = time.perf_counter()
 import app
-t1 = time.perf_counter()
+t1, init_done = time.perf_counter(), time.time()  # Lambda's init phase: the handler module's import
 app._get_runtime()
 t2 = time.perf_counter()
 event = json.loads(os.environ["BENCH_EVENT"])
@@ -90,7 +91,7 @@ search = OpenSearch(
     http_auth=AWSV4SignerAuth(session.get_credentials(), os.environ["AWS_REGION"], "aoss"),
     use_ssl=True, verify_certs=True, connection_class=RequestsHttpConnection, timeout=10,
 )
-t2 = time.perf_counter()
+t2, init_done = time.perf_counter(), time.time()  # module level so far: Lambda's init phase
 event = json.loads(os.environ["BENCH_EVENT"])
 body = json.loads(event["body"])
 with open(os.environ["BENCH_CALLS"], "rb") as file:
@@ -106,7 +107,9 @@ t3, ready = time.perf_counter(), time.time()
 REPORT = """
 status = open("/proc/self/status").read()
 hwm = next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmHWM:"))
-print(json.dumps({"import": t1 - t0, "init": t2 - t1, "request": t3 - t2, "hwm_kib": hwm, "ready": ready}))
+print(json.dumps({
+    "import": t1 - t0, "init": t2 - t1, "request": t3 - t2, "hwm_kib": hwm, "ready": ready, "init_done": init_done,
+}))
 """
 
 
@@ -284,6 +287,9 @@ def run(code: str, env: dict[str, str], *args: str) -> tuple[float, dict[str, An
         raise RuntimeError(f"a cold-start child failed ({out.returncode}):\n{out.stderr[-3000:]}")
     lines = [line for line in out.stdout.splitlines() if line.startswith("{")]
     report: dict[str, Any] = json.loads(lines[-1]) if lines else {}
+    if "init_done" in report:  # the two Lambda phases: spawn → handler module imported; → response ready
+        report["init_phase"] = report["init_done"] - spawned
+        report["invoke_phase"] = report["ready"] - report["init_done"]
     return float(report.get("ready", time.time())) - spawned, report
 
 
@@ -345,23 +351,37 @@ def main(n: int = 10) -> dict[str, float]:
             for name, (code, venv) in variants.items():
                 samples[name].append(run(code, {**venv, "BENCH_KEY": str(uuid.uuid4())}))
         print(
-            f"  {'variant':<22}{'cold median':>12}{'min':>9}{'max':>9}{'import':>9}{'init':>9}{'request':>9}{'RSS':>9}"
+            f"  {'variant':<22}{'cold median':>12}{'min':>9}{'max':>9}{'init ph.':>10}{'invoke ph.':>11}"
+            f"{'Lambda est.':>12}{'RSS':>8}"
         )
         medians: dict[str, float] = {}
+        estimates: dict[str, float] = {}
         for name, rows in samples.items():
             walls = [w for w, _r in rows]
-            part = {key: median([r[key] for _w, r in rows]) * 1000 for key in ("import", "init", "request")}
+            init_phase = median([r["init_phase"] for _w, r in rows])
+            invoke_phase = median([r["invoke_phase"] for _w, r in rows])
             medians[name] = median(walls)
+            estimates[name] = init_phase + invoke_phase * LAMBDA_CPU_FACTOR
             print(
                 f"  {name:<22}{median(walls) * 1000:>9.1f} ms{min(walls) * 1000:>6.0f} ms{max(walls) * 1000:>6.0f} ms"
-                f"{part['import']:>6.0f} ms{part['init']:>6.0f} ms{part['request']:>6.0f} ms"
+                f"{init_phase * 1000:>7.0f} ms{invoke_phase * 1000:>8.0f} ms{estimates[name] * 1000:>9.0f} ms"
                 f"{median([r['hwm_kib'] for _w, r in rows]) / 1024:>5.0f} MiB"
             )
+        for name, rows in samples.items():
+            parts = {key: median([r[key] for _w, r in rows]) * 1000 for key in ("import", "init", "request")}
+            print(
+                f"    {name}: imports {parts['import']:.0f} ms, settings + clients {parts['init']:.0f} ms, "
+                f"the request {parts['request']:.0f} ms (inside the process)"
+            )
         ratio = medians["mneme handler"] / medians["plain boto3 handler"]
-        print("  (cold start: spawn to response ready, interpreter start included; import / init / request: inside)")
-        print(f"  ratio mneme / plain: {ratio:.2f}× → goal ≤ 1.3×: {verdict(ratio <= 1.3)}")
+        lambda_ratio = estimates["mneme handler"] / estimates["plain boto3 handler"]
+        print("  cold = spawn → response ready (interpreter start included, exit excluded); init phase = spawn →")
+        print("  handler module imported (the plain handler creates its clients at module level, as usual);")
+        print(f"  Lambda est. = init + invoke × {LAMBDA_CPU_FACTOR:.2f} (1,024 MB = 0.58 vCPU per invoke, init full)")
+        print(f"  ratio mneme / plain, measured here: {ratio:.2f}× → goal ≤ 1.3×: {verdict(ratio <= 1.3)}")
+        print(f"  ratio with Lambda's CPU split (estimate, not measured on Lambda): {lambda_ratio:.2f}×")
         importtime(env)
-        return {"ratio": ratio, **{f"{k}_ms": v * 1000 for k, v in medians.items()}}
+        return {"ratio": ratio, "lambda_ratio": lambda_ratio, **{f"{k}_ms": v * 1000 for k, v in medians.items()}}
     finally:
         moto.stop()
         bedrock.shutdown()
