@@ -29,6 +29,7 @@ Fetch = Callable[[np.ndarray[Any, Any]], np.ndarray[Any, Any]]  # rowids -> thei
 
 NEVER = np.iinfo(np.int64).max
 _SLACK = 1e-4  # float32 rounding of the exact scores and of the bound itself
+_COLUMNS = {"rowids": np.int64, "expires": np.int64, "alive": np.bool_, "errors": np.float32, "norms": np.float32}
 _SNAPSHOT_KEYS = ("index", "rowids", "expires", "alive", "errors", "norms", "always", "scale", "meta")
 
 
@@ -55,11 +56,12 @@ class NamespaceIndex:
         self.seq = seq  # the change-log position this index reflects
         self.snapshot_seq = -1  # the position of the snapshot it was loaded from or saved to
         self._faiss = _new_faiss(dimension)
-        self.rowids = np.empty(0, dtype=np.int64)
-        self.expires = np.empty(0, dtype=np.int64)
-        self.alive = np.empty(0, dtype=bool)
-        self.errors = np.empty(0, dtype=np.float32)  # per row: |x - code/scale|
-        self.norms = np.empty(0, dtype=np.float32)  # per row: |code|
+        # per position, in buffers with spare room (an append copies nothing until they are full):
+        # rowid, expiry, alive, |x - code/scale| and |code|
+        self._size = 0
+        self._columns: dict[str, np.ndarray[Any, Any]] = {
+            name: np.empty(0, dtype=kind) for name, kind in _COLUMNS.items()
+        }
         self.always: set[int] = set()  # positions re-scored exactly on every search (clipped codes)
         self.error_max = 0.0  # the largest |x - code/scale| of a quantized row
         self.error_cap = 0.0  # rows with a larger error are re-scored exactly on every search instead
@@ -68,7 +70,43 @@ class NamespaceIndex:
 
     @property
     def size(self) -> int:
-        return len(self.rowids)
+        return self._size
+
+    @property
+    def rowids(self) -> np.ndarray[Any, Any]:
+        return self._columns["rowids"][: self._size]
+
+    @property
+    def expires(self) -> np.ndarray[Any, Any]:
+        return self._columns["expires"][: self._size]
+
+    @property
+    def alive(self) -> np.ndarray[Any, Any]:
+        return self._columns["alive"][: self._size]
+
+    @property
+    def errors(self) -> np.ndarray[Any, Any]:
+        return self._columns["errors"][: self._size]
+
+    @property
+    def norms(self) -> np.ndarray[Any, Any]:
+        return self._columns["norms"][: self._size]
+
+    def _set_columns(self, columns: dict[str, np.ndarray[Any, Any]]) -> None:
+        self._size = len(columns["rowids"])
+        self._columns = {name: np.ascontiguousarray(columns[name], dtype=kind) for name, kind in _COLUMNS.items()}
+
+    def _extend(self, columns: dict[str, np.ndarray[Any, Any]]) -> None:
+        grown = self._size + len(columns["rowids"])
+        if grown > len(self._columns["rowids"]):
+            capacity = max(grown, 2 * len(self._columns["rowids"]), 1024)
+            for name, kind in _COLUMNS.items():
+                bigger: np.ndarray[Any, Any] = np.empty(capacity, dtype=kind)
+                bigger[: self._size] = self._columns[name][: self._size]
+                self._columns[name] = bigger
+        for name in _COLUMNS:
+            self._columns[name][self._size : grown] = columns[name]
+        self._size = grown
 
     @property
     def live(self) -> int:
@@ -95,11 +133,15 @@ class NamespaceIndex:
         first = self.size
         self.always.update(int(p) for p in first + np.flatnonzero(clipped))
         self._faiss.add(codes.astype(np.float32))
-        self.rowids = np.concatenate([self.rowids, rowids.astype(np.int64)])
-        self.expires = np.concatenate([self.expires, expires.astype(np.int64)])
-        self.alive = np.concatenate([self.alive, np.ones(len(rowids), dtype=bool)])
-        self.errors = np.concatenate([self.errors, errors.astype(np.float32)])
-        self.norms = np.concatenate([self.norms, norms.astype(np.float32)])
+        self._extend(
+            {
+                "rowids": rowids,
+                "expires": expires,
+                "alive": np.ones(len(rowids), dtype=bool),
+                "errors": errors,
+                "norms": norms,
+            },
+        )
         self.rebuilt_positions += len(rowids)
 
     def kill(self, rowids: Iterable[int]) -> int:
@@ -119,9 +161,8 @@ class NamespaceIndex:
         self._faiss.remove_ids(faiss.IDSelectorBatch(np.flatnonzero(~keep).astype(np.int64)))
         positions = np.cumsum(keep) - 1
         self.always = {int(positions[p]) for p in self.always if keep[p]}
-        self.rowids, self.expires, self.alive = self.rowids[keep], self.expires[keep], self.alive[keep]
-        self.errors, self.norms = self.errors[keep], self.norms[keep]
-        self.rebuilt_positions += len(self.rowids)
+        self._set_columns({name: self._columns[name][: self._size][keep] for name in _COLUMNS})
+        self.rebuilt_positions += self._size
 
     # ------------------------------------------------------------------------------------------ search
     def search(self, query: np.ndarray[Any, Any], k: int, now: int, fetch: Fetch) -> list[tuple[int, float]]:
@@ -201,8 +242,7 @@ class NamespaceIndex:
             index = cls(int(meta[0]), saved["scale"], seq=int(meta[1]))
             index.error_max, index.code_norm_max, index.error_cap = float(meta[2]), float(meta[3]), float(meta[4])
             index._faiss = faiss.deserialize_index(saved["index"])
-            index.rowids, index.expires, index.alive = saved["rowids"], saved["expires"], saved["alive"]
-            index.errors, index.norms = saved["errors"], saved["norms"]
+            index._set_columns({name: saved[name] for name in _COLUMNS})
             index.always = {int(p) for p in saved["always"]}
         if index._faiss.ntotal != index.size or index._faiss.d != index.dimension:
             raise ValueError(f"{path} is inconsistent")
