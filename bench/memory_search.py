@@ -86,10 +86,12 @@ def build(n: int, vectors: np.ndarray) -> None:
     if path.exists():
         store = EmbeddedVectorStore(path)
         count = store._db.execute("SELECT COUNT(*) FROM memory WHERE deleted = 0").fetchone()[0]
-        store.close()
         if count == n:
+            store.search(vectors[0], [NAMESPACE], TOP, now=NOW)  # a store that has searched before (snapshot)
+            store.close()
             print(f"  {n:>9,} entries: reusing {path}")
             return
+        store.close()
     shutil.rmtree(WORK / f"{path.name}.vectors", ignore_errors=True)
     for suffix in ("", "-wal", "-shm"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)

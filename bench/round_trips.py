@@ -137,6 +137,28 @@ class Recorder:
         return out
 
 
+@contextmanager
+def serial_transactions() -> Iterator[None]:
+    """moto's TransactWriteItems is not thread-safe: two overlapping transactions (mneme commits the run and
+    writes the chat concurrently) can fail with "dictionary changed size during iteration" and a 500.
+    DynamoDB serializes conflicting transactions; so does this lock, around moto's processing only (the
+    simulated latency is spent before it, so concurrent calls still overlap)."""
+    from moto.dynamodb.models import DynamoDBBackend
+
+    original = DynamoDBBackend.transact_write_items
+    lock = threading.Lock()
+
+    def transact(self: Any, *args: Any, **kwargs: Any) -> Any:
+        with lock:
+            return original(self, *args, **kwargs)
+
+    DynamoDBBackend.transact_write_items = transact  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        DynamoDBBackend.transact_write_items = original  # type: ignore[method-assign]
+
+
 def steps(calls: list[Call]) -> int:
     """Sequential steps: calls whose intervals overlap run concurrently and count once."""
     count, horizon = 0, -1.0
@@ -270,7 +292,7 @@ def fast_path() -> dict[str, int]:
 
     from mneme.runtime import Runtime
 
-    with mock_aws(), Recorder().installed() as recorder:
+    with mock_aws(), serial_transactions(), Recorder().installed() as recorder:
         deps, fakes = build(recorder)
         seed(deps, fakes, {"master": {"memory_policy": {"allow_write": True}, "model": {"provider": "offline"}}})
         runtime = Runtime(deps)
@@ -300,7 +322,11 @@ def delegation_hop() -> dict[str, int]:  # noqa: PLR0915 - one scenario, read to
     from mneme.runtime import Runtime
     from mneme_local import sfn_emulation
 
-    with mock_aws(config=sfn_emulation.MOTO_CONFIG), Recorder().installed() as recorder:  # type: ignore[call-overload]
+    with (
+        mock_aws(config=sfn_emulation.MOTO_CONFIG),  # type: ignore[call-overload]
+        serial_transactions(),
+        Recorder().installed() as recorder,
+    ):
         sfn_emulation.install()
         iam = boto3.client("iam", region_name=REGION)
         role = iam.create_role(RoleName="mneme", AssumeRolePolicyDocument="{}")["Role"]["Arn"]
