@@ -394,8 +394,12 @@ def delegation_hop() -> dict[str, int]:  # noqa: PLR0915 - one scenario, read to
         run = deps.runs.get_run(run_id)
         assert run is not None and run.status.value == "succeeded", run
     total, sequential = report("one delegation hop (master → b), all invocations", calls, by_invocation=True)
-    threads = Counter("main" if c.thread == "MainThread" else "worker" for c in calls)
-    print(f"    on threads: {threads['main']} on the invocation's own thread, {threads['worker']} on worker threads")
+    pools = ("mneme-io", "titan-embed")  # the engine's and the embedder's thread pools
+    threads = Counter("pool" if c.thread.startswith(pools) else "own" for c in calls)
+    print(
+        f"    on threads: {threads['own']} on the invocations' own threads (API: the caller's; steps: moto's "
+        f"executor), {threads['pool']} on mneme's worker threads ({', '.join(pools)})"
+    )
     if service:
         print(f"    plus {len(service)} calls by the Step Functions service itself (not mneme's code):")
         for label, count in sorted(Counter(c.label for c in service).items()):
