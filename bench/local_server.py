@@ -17,6 +17,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -94,7 +95,9 @@ class Server:
             self.process.wait(timeout=30)
         except subprocess.TimeoutExpired:
             self.process.kill()
+            self.process.wait()
         self.log.close()
+        shutil.rmtree(self.data, ignore_errors=True)
 
 
 def main(per_round: int = 100) -> dict[str, float]:
