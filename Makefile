@@ -5,6 +5,7 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
 SAM_VENV := .venv-sam
+BENCH_VENV := .venv-bench-vectors
 PY := $(VENV)/bin/python
 SAM := $(SAM_VENV)/bin/sam
 export SAM_CLI_TELEMETRY := 0
@@ -96,15 +97,30 @@ fmt: $(VENV)/.stamp ## format the code
 	$(VENV)/bin/ruff format .
 
 clean: ## remove the environments and caches
-	rm -rf $(VENV) $(SAM_VENV) node_modules .aws-sam .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(SAM_VENV) $(BENCH_VENV) node_modules .aws-sam .mypy_cache .ruff_cache .hypothesis
 
 .PHONY: help setup lint types unit functional infra pytest validate test browser-test screenshots deploy-console run token demo event fmt clean
 
-bench: $(VENV)/.stamp ## benchmarks (not part of `make test`): figures for docs/performance.md
+$(VENV)/.bench.stamp: $(VENV)/.stamp requirements/bench.txt
 	$(PY) -m pip install -qq -r requirements/bench.txt
-	$(PY) bench/run_all.py 2>&1 | tee /tmp/mneme-bench.txt
+	touch $@
 
-.PHONY: bench
+BENCH_LOG ?= /tmp/mneme-bench.txt
+bench: $(VENV)/.bench.stamp $(SAM_VENV)/.stamp ## benchmarks for docs/performance.md (BENCH=full adds the 1M-vector figures)
+	@$(MAKE) --no-print-directory bench-run
+
+bench-run: $(VENV)/.stamp ## the bench runner alone; its exit status survives the log's tee (BENCH_ARGS, BENCH_LOG)
+	set -o pipefail; $(PY) bench/run_all.py $(if $(filter full,$(BENCH)),--full) $(BENCH_ARGS) 2>&1 | tee $(BENCH_LOG)
+
+$(BENCH_VENV)/.stamp: requirements/bench-vectors.txt
+	$(PYTHON) -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/pip install -qq -r requirements/bench-vectors.txt
+	touch $@
+
+bench-vectors: $(BENCH_VENV)/.stamp ## the embedded vector engines compared at 1M entries (own venv: LanceDB is 350 MB)
+	$(BENCH_VENV)/bin/python bench/vector_candidates.py $(BENCH_ARGS)
+
+.PHONY: bench bench-run bench-vectors
 
 reliability: $(VENV)/.stamp ## the reliability tier with its figures (isolation, bad input, faults, idempotency, load)
 	$(PY) -m pytest tests/reliability -q -rxX

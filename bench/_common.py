@@ -72,3 +72,7 @@ def header(title: str) -> None:
 
 def verdict(met: bool) -> str:
     return "MET" if met else "NOT MET"
+
+
+class Skip(Exception):
+    """A measure that cannot run on this machine: the runner prints the reason and goes on (not a failure)."""

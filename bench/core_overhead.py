@@ -170,5 +170,9 @@ def main(iterations: int = 2000) -> dict[str, float]:
     return results
 
 
+def bench(full: bool) -> dict[str, float]:
+    return main(2000)
+
+
 if __name__ == "__main__":
     main(int(sys.argv[1]) if len(sys.argv) > 1 else 2000)

@@ -211,5 +211,9 @@ def main(n: int = 10) -> dict[str, float]:
     return {"total_mib": total / MIB, "shipped_mib": shipped / MIB, **{k: v * 1000 for k, v in cold.items()}}
 
 
+def bench(full: bool) -> dict[str, float]:
+    return main(10)
+
+
 if __name__ == "__main__":
     main(int(sys.argv[1]) if len(sys.argv) > 1 else 10)

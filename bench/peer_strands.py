@@ -30,7 +30,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import header, median, use_repo_paths, verdict
+from _common import Skip, header, median, use_repo_paths, verdict
 
 use_repo_paths()
 os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
@@ -165,13 +165,12 @@ def strands_conversation() -> float:
     return elapsed / TURNS
 
 
-def main() -> dict[str, float] | None:
+def main() -> dict[str, float]:
     header(f"peer comparison: delegated conversation, {TURNS} turns × 3 model calls, {REPEATS} repeats each")
     try:
         import strands  # noqa: F401
     except ImportError:
-        print("  SKIPPED: strands-agents is not installed (pip install -r requirements/bench.txt)")
-        return None
+        raise Skip("strands-agents is not installed (pip install -r requirements/bench.txt)") from None
     samples: dict[str, list[float]] = {"mneme": [], "strands": []}
     with Path(os.devnull).open("w") as sink, contextlib.redirect_stdout(sink):  # EMF metric lines go to stdout
         mneme_conversation()  # warm both (imports, caches)
@@ -184,6 +183,10 @@ def main() -> dict[str, float] | None:
     print(f"  Strands Agents (agent + agent-as-tool): {s * 1000:8.2f} ms per turn (median)")
     print(f"  ratio mneme / Strands: {m / s:.2f}× → goal ≤ 0.5×: {verdict(m / s <= 0.5)}")
     return {"mneme_ms": m * 1000, "strands_ms": s * 1000, "ratio": m / s}
+
+
+def bench(full: bool) -> dict[str, float]:
+    return main()
 
 
 if __name__ == "__main__":

@@ -16,126 +16,23 @@ from __future__ import annotations
 import json
 import os
 import sys
-import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _calls import LATENCY, Call, Counted, Recorder, serial_transactions, steps
 from _common import ROOT, header, use_repo_paths, verdict
 
 use_repo_paths()
 os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")  # keep the run's INFO lines and EMF metrics off the report
 os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
 
-LATENCY = 0.02  # simulated seconds per round trip
 REGION = "us-east-1"
 TABLES = {"MainTable": "mneme-main", "AuditTable": "mneme-audit"}
 LONG_INPUT = "Please remember that our quarterly planning meeting moved to Thursday afternoons from now on, thanks."
-
-
-@dataclass
-class Call:
-    label: str
-    start: float
-    end: float = 0.0
-    invocation: str = ""
-    origin: str = field(default_factory=lambda: _origin())  # noqa: PLW0108 - _origin is defined below
-
-
-def _origin() -> str:
-    """Which mneme code made the call: the innermost store method and the engine function above it."""
-    frame = sys._getframe(2)
-    store = engine = ""
-    while frame is not None:
-        path, name = frame.f_code.co_filename, frame.f_code.co_name
-        if "/mneme/" in path and "/bench/" not in path:
-            module = Path(path).stem
-            if not store and "/adapters/" in path and module not in ("dynamo_items", "items"):
-                store = f"{module}.{name}"
-            elif not engine and ("/engine/" in path or "/memory/" in path):
-                engine = f"{module}.{name}"
-        frame = frame.f_back  # type: ignore[assignment]
-    return " ← ".join(part for part in (store, engine) if part)
-
-
-@dataclass
-class Recorder:
-    calls: list[Call] = field(default_factory=list)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    local: threading.local = field(default_factory=threading.local)
-
-    @contextmanager
-    def call(self, label: str) -> Iterator[None]:
-        record = Call(label, time.perf_counter(), invocation=getattr(self.local, "invocation", ""))
-        time.sleep(LATENCY)
-        try:
-            yield
-        finally:
-            record.end = time.perf_counter()
-            with self.lock:
-                self.calls.append(record)
-
-    def hook(self, client: Any) -> Any:
-        service = client.meta.service_model.endpoint_prefix
-        pending: dict[int, Call] = {}
-
-        def before(model: Any, **_: Any) -> None:
-            pending[threading.get_ident()] = Call(
-                f"{service}:{model.name}", time.perf_counter(), invocation=getattr(self.local, "invocation", "")
-            )
-            time.sleep(LATENCY)
-
-        def after(**_: Any) -> None:
-            record = pending.pop(threading.get_ident(), None)
-            if record is not None:
-                record.end = time.perf_counter()
-                with self.lock:
-                    self.calls.append(record)
-
-        client.meta.events.register("before-call", before)
-        client.meta.events.register("after-call", after)
-        client.meta.events.register("after-call-error", after)
-        return client
-
-    def take(self) -> list[Call]:
-        with self.lock:
-            out, self.calls = sorted(self.calls, key=lambda c: c.start), []
-        return out
-
-
-def steps(calls: list[Call]) -> int:
-    """Sequential steps: calls whose intervals overlap run concurrently and count once."""
-    count, horizon = 0, -1.0
-    for call in sorted(calls, key=lambda c: c.start):
-        if call.start >= horizon:
-            count += 1
-        horizon = max(horizon, call.end)
-    return count
-
-
-class Counted:
-    """Wraps a fake port: each listed method counts as the AWS call it stands for."""
-
-    def __init__(self, inner: Any, recorder: Recorder, labels: dict[str, str]) -> None:
-        self._inner, self._recorder, self._labels = inner, recorder, labels
-
-    def __getattr__(self, name: str) -> Any:
-        target = getattr(self._inner, name)
-        label = self._labels.get(name)
-        if label is None or not callable(target):
-            return target
-
-        def wrapped(*args: Any, **kwargs: Any) -> Any:
-            with self._recorder.call(label):
-                return target(*args, **kwargs)
-
-        return wrapped
 
 
 def build(recorder: Recorder, sfn_arn: str = "", model: Any = None) -> tuple[Any, Any]:
@@ -160,8 +57,6 @@ def build(recorder: Recorder, sfn_arn: str = "", model: Any = None) -> tuple[Any
     sqs = boto3.client("sqs", region_name=REGION)
     queue_url = sqs.create_queue(QueueName="mneme-memory")["QueueUrl"]
     sfn = boto3.client("stepfunctions", region_name=REGION)
-    for client in (dynamodb, sqs, sfn):
-        recorder.hook(client)
     settings = Settings.model_validate(
         {
             "MNEME_MODE": "aws",
@@ -238,8 +133,7 @@ def fast_path() -> dict[str, int]:
 
     from mneme.runtime import Runtime
 
-    with mock_aws():
-        recorder = Recorder()
+    with mock_aws(), serial_transactions(), Recorder().installed() as recorder:
         deps, fakes = build(recorder)
         seed(deps, fakes, {"master": {"memory_policy": {"allow_write": True}, "model": {"provider": "offline"}}})
         runtime = Runtime(deps)
@@ -269,7 +163,11 @@ def delegation_hop() -> dict[str, int]:  # noqa: PLR0915 - one scenario, read to
     from mneme.runtime import Runtime
     from mneme_local import sfn_emulation
 
-    with mock_aws(config=sfn_emulation.MOTO_CONFIG):  # type: ignore[call-overload]
+    with (
+        mock_aws(config=sfn_emulation.MOTO_CONFIG),  # type: ignore[call-overload]
+        serial_transactions(),
+        Recorder().installed() as recorder,
+    ):
         sfn_emulation.install()
         iam = boto3.client("iam", region_name=REGION)
         role = iam.create_role(RoleName="mneme", AssumeRolePolicyDocument="{}")["Role"]["Arn"]
@@ -285,7 +183,6 @@ def delegation_hop() -> dict[str, int]:  # noqa: PLR0915 - one scenario, read to
         definition = definition.replace("${RunFunctionArn}", fn["FunctionArn"])
         sfn_plain = boto3.client("stepfunctions", region_name=REGION)
         arn = sfn_plain.create_state_machine(name="agent-run", definition=definition, roleArn=role)["stateMachineArn"]
-        recorder = Recorder()
         deps, fakes = build(recorder, sfn_arn=arn)
         seed(
             deps,
@@ -298,27 +195,36 @@ def delegation_hop() -> dict[str, int]:  # noqa: PLR0915 - one scenario, read to
         runtime = Runtime(deps)
 
         def handler(event: dict[str, Any], _ctx: Any) -> Any:
-            recorder.local.invocation = f"step {event.get('action')} {str(event.get('run_id'))[:8]}"
+            recorder.invocation = f"step {event.get('action')} {str(event.get('run_id'))[:8]}"
             try:
                 return runtime.handle(event)
             finally:
-                recorder.local.invocation = ""
+                recorder.invocation = ""
 
         sfn_emulation.HANDLERS["mneme-run"] = handler
         recorder.take()
-        recorder.local.invocation = "API POST /v1/runs"
+        recorder.invocation = "API POST /v1/runs (no delegation)"
+        plain = runtime.handle(http_event({"agent_id": "master", "input": "say hello"}))
+        assert plain["statusCode"] == 200, plain
+        recorder.invocation = ""
+        plain_calls = recorder.take()
+        recorder.invocation = "API POST /v1/runs"
         answer = runtime.handle(http_event({"agent_id": "master", "input": "/delegate b :: say hello"}))
-        recorder.local.invocation = ""
+        recorder.invocation = ""
         assert answer["statusCode"] == 202, answer
         run_id = json.loads(answer["body"])["run_id"]
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            running = sfn_plain.list_executions(stateMachineArn=arn, statusFilter="RUNNING")["executions"]
-            run = deps.runs.get_run(run_id)
+            with recorder.observing():  # the bench polling for the end: not part of the run
+                running = sfn_plain.list_executions(stateMachineArn=arn, statusFilter="RUNNING")["executions"]
+                run = deps.runs.get_run(run_id)
             if not running and run is not None and run.status.finished:
                 break
             time.sleep(0.05)
-        calls = [c for c in recorder.take() if c.invocation]  # polling above is not part of the run
+        every = recorder.take()
+        calls = [c for c in every if c.origin]  # made by mneme's code, on whichever thread
+        service = [c for c in every if not c.origin]  # moto's Step Functions executor calling the Lambda
+        recorder.observer.active = True  # reading the history is the bench's, not the run's
         executions = sfn_plain.list_executions(stateMachineArn=arn)["executions"]
         transitions: list[tuple[str, int, int, list[str]]] = []
         for execution in executions:
@@ -329,6 +235,16 @@ def delegation_hop() -> dict[str, int]:  # noqa: PLR0915 - one scenario, read to
         run = deps.runs.get_run(run_id)
         assert run is not None and run.status.value == "succeeded", run
     total, sequential = report("one delegation hop (master → b), all invocations", calls, by_invocation=True)
+    pools = ("mneme-io", "titan-embed")  # the engine's and the embedder's thread pools
+    threads = Counter("pool" if c.thread.startswith(pools) else "own" for c in calls)
+    print(
+        f"    on threads: {threads['own']} on the invocations' own threads (API: the caller's; steps: moto's "
+        f"executor), {threads['pool']} on mneme's worker threads ({', '.join(pools)})"
+    )
+    if service:
+        print(f"    plus {len(service)} calls by the Step Functions service itself (not mneme's code):")
+        for label, count in sorted(Counter(c.label for c in service).items()):
+            print(f"      {count:3d} × {label}")
     print("  Step Functions executions (status, states entered, history events, states):")
     for status, n_entered, n_events, states in transitions:
         print(f"    {status:<10}{n_entered:3d} states entered, {n_events:3d} events: {' → '.join(states)}")
@@ -338,12 +254,21 @@ def delegation_hop() -> dict[str, int]:  # noqa: PLR0915 - one scenario, read to
         f"  state transitions: {all_entered} in all; caused by the hop (child execution + the parent's extra "
         f"states) {per_hop} → goal ≤ 6: {verdict(per_hop <= 6)}"
     )
-    return {"hop_total": total, "hop_sequential": sequential, "hop_transitions": per_hop}
+    hop_calls = total - len(plain_calls)
+    print(
+        f"  calls per hop: {total} for the delegated run − {len(plain_calls)} for the same agent answering without "
+        f"delegating (fast path) = {hop_calls} calls added by one hop; {per_hop} state transitions per hop"
+    )
+    return {"hop_total": total, "hop_sequential": sequential, "hop_transitions": per_hop, "hop_calls": hop_calls}
 
 
 def main() -> dict[str, int]:
     header(f"round trips (moto + botocore hooks; {LATENCY * 1000:.0f} ms simulated latency per call)")
     return {**fast_path(), **delegation_hop()}
+
+
+def bench(full: bool) -> dict[str, int]:
+    return main()
 
 
 if __name__ == "__main__":

@@ -11,6 +11,9 @@ import json
 import os
 from typing import Any
 
+from mneme.runtime import preload
+
+preload()
 _runtime: Any = None
 
 

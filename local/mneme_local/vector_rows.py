@@ -24,7 +24,16 @@ CREATE INDEX IF NOT EXISTS memory_namespace ON memory (namespace, content_hash);
 CREATE TABLE IF NOT EXISTS memory_derived (
     source_id TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (source_id, id)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS memory_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS memory_namespaces (namespace TEXT PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS memory_log (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, namespace TEXT NOT NULL, row INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS memory_log_namespace ON memory_log (namespace, seq);
+CREATE TABLE IF NOT EXISTS memory_snapshots (
+    namespace TEXT PRIMARY KEY, seq INTEGER NOT NULL, file TEXT NOT NULL) WITHOUT ROWID;
 """
+# memory_log: one line per changed row (insert, refresh, update, delete), written in the change's own
+# transaction, so every process on the file can bring its in-memory indexes up to date row by row.
+# memory_snapshots: the saved index file of a namespace and the log position it reflects.
 LIVE = "deleted = 0 AND superseded = 0 AND (expires_at IS NULL OR expires_at > ?)"
 
 

@@ -1,18 +1,21 @@
-"""The embedded local twin of the OpenSearch memory store: SQLite rows plus exact numpy search.
+"""The embedded local twin of the OpenSearch memory store: SQLite rows plus an exact in-memory search.
 
 * Same semantics as :class:`mneme.adapters.opensearch_memory.OpenSearchMemoryStore`: the filter
-  (namespace patterns, not expired, not deleted, not superseded) selects rows in SQL **before** the
-  top-k, so the top-k is exact over the readable documents.
-* Exact namespaces are an ``IN``; a ``vector.global.*`` pattern is the index-friendly range
-  ``namespace >= 'vector.global.' AND namespace < 'vector.global.\\uffff'`` (the prefix ends in a dot, so
-  it stops at a segment boundary: ``vector.user.al.*`` never matches ``vector.user.alice.memory``).
-* Vectors are float32 blobs; similarity is the dot product (the cosine of normalized vectors).
-  The first vector stored fixes the dimension; another one raises ``MemoryUnavailable`` (as OpenSearch
-  rejects it).
-* One connection (WAL mode) shared by every thread under a lock; writes in ``BEGIN IMMEDIATE``
-  transactions. State survives reopening the file. Needs numpy (requirements/dev.in).
-* Search keeps each searched namespace's live vectors in memory (a block), so a query reads no BLOBs;
-  every write drops the blocks, and so does a commit by another connection (``PRAGMA data_version``).
+  (namespace patterns, not expired, not deleted, not superseded) is applied **inside** the search, so the
+  top-k is exact over the readable documents.
+* The SQLite rows are the source of truth (documents and float32 vectors). Exact namespaces are an ``IN``;
+  a ``vector.global.*`` pattern is the range ``namespace >= 'vector.global.' AND namespace < 'vector.global.\\uffff'``
+  over the small ``memory_namespaces`` table (the prefix ends in a dot, so it stops at a segment boundary:
+  ``vector.user.al.*`` never matches ``vector.user.alice.memory``).
+* Each searched namespace is held in memory as a :class:`~mneme_local.vector_index.NamespaceIndex` (int8
+  codes scanned by faiss, then an exact re-rank from the rows that proves the top-k). A write appends one
+  line per changed row to ``memory_log`` in its own transaction; a search brings only the namespaces it
+  reads up to date, row by row (another process's commits included), so a write never reloads anything.
+* A namespace's index is saved beside the database (``<file>.vectors/``) when it is built and when its log
+  tail grows; a restarted process loads that snapshot and replays the tail instead of reading every vector.
+* The first vector stored fixes the dimension; another one raises ``MemoryUnavailable`` (as OpenSearch
+  rejects it). One connection (WAL mode) shared by every thread under a lock; writes in ``BEGIN IMMEDIATE``
+  transactions, each search in one read transaction. Needs numpy and faiss-cpu (requirements/dev.in).
 """
 
 from __future__ import annotations
@@ -23,45 +26,56 @@ import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import faiss
 import numpy as np
 
 from mneme.errors import MemoryUnavailable, NotFound
 from mneme.models.memory import MemoryCandidate, MemoryDocument
+from mneme_local.vector_indexes import NamespaceIndexes, StoreWork
 from mneme_local.vector_rows import COLUMNS, LIVE, SCHEMA, micros, namespace_sql, row_document
-
-_NEVER = np.iinfo(np.int64).max
-
-
-@dataclass
-class _Block:
-    ids: list[str]
-    matrix: np.ndarray[Any, Any]
-    expires: np.ndarray[Any, Any]
 
 
 class EmbeddedVectorStore:
-    """:class:`mneme.ports.MemoryStore` in a SQLite file (or ``":memory:"``), exact search with numpy."""
+    """:class:`mneme.ports.MemoryStore` in a SQLite file (or ``":memory:"``), exact search in memory."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, threads: int = 1) -> None:
         self._lock = threading.RLock()
+        snapshots: Path | None = None
         if str(path) != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
+            snapshots = Path(f"{path}.vectors")
+        # One query per search: more OpenMP threads only fight the server's own threads on a small machine
+        faiss.omp_set_num_threads(threads)
         self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None, timeout=10)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(SCHEMA)
         found = self._db.execute("SELECT value FROM memory_meta WHERE key = 'dimension'").fetchone()
         self._dimension: int | None = int(found[0]) if found else None
-        self._blocks: dict[str, _Block] = {}  # namespace -> its live vectors (search reads no BLOBs)
-        self._data_version = self._db.execute("PRAGMA data_version").fetchone()[0]
+        self._cache = NamespaceIndexes(self._db, snapshots)  # namespace -> its live vectors, kept up to date
+        self._cache.dimension = self._dimension or 0
+        if self._db.execute("SELECT 1 FROM memory_namespaces LIMIT 1").fetchone() is None:  # a file from before
+            with self._write() as db:
+                db.execute("INSERT OR IGNORE INTO memory_namespaces SELECT DISTINCT namespace FROM memory")
+
+    @property
+    def work(self) -> StoreWork:
+        return self._cache.work
 
     def close(self) -> None:
+        """Save every index that changed since its snapshot (brought to the log's head first), then close."""
         with self._lock:
+            if self._cache.snapshots is not None and self._cache.indexes:
+                self._db.execute("BEGIN")
+                try:
+                    self._cache.bring_up_to_date(list(self._cache.indexes))
+                finally:
+                    self._db.execute("COMMIT")
+                self._cache.save_changed()
             self._db.close()
 
     @contextmanager
@@ -74,18 +88,21 @@ class EmbeddedVectorStore:
                 self._db.execute("ROLLBACK")
                 raise
             self._db.execute("COMMIT")
-            self._blocks.clear()  # a write changed vectors, flags or expiry: rebuild on the next search
+
+    @staticmethod
+    def _log(db: sqlite3.Connection, namespace: str, row: int) -> None:
+        db.execute("INSERT INTO memory_log (namespace, row) VALUES (?, ?)", (namespace, row))
 
     def _blob(self, vector: Sequence[float]) -> bytes:
         array = np.asarray(vector, dtype=np.float32)
         if self._dimension is None:
-            self._dimension = len(array)
+            self._dimension = self._cache.dimension = len(array)
             self._db.execute("INSERT OR REPLACE INTO memory_meta VALUES ('dimension', ?)", (str(len(array)),))
         if array.ndim != 1 or len(array) != self._dimension:
             raise MemoryUnavailable(f"vector dimension {array.size} does not match the store's {self._dimension}")
         return array.tobytes()
 
-    # ----------------------------------------------------------------------------------------- port
+    # ----------------------------------------------------------------------------------------- search
     def search(
         self, vector: Sequence[float], patterns: Sequence[str], k: int, *, now: datetime
     ) -> list[MemoryCandidate]:
@@ -98,58 +115,38 @@ class EmbeddedVectorStore:
             query = np.asarray(vector, dtype=np.float32)
             if query.shape != (self._dimension,):
                 raise MemoryUnavailable(f"query dimension {query.size} does not match {self._dimension}")
-            self._drop_stale_blocks()
-            names = [row[0] for row in self._db.execute(f"SELECT DISTINCT namespace FROM memory WHERE {where}", params)]
-            blocks = [block for block in map(self._block, names) if block.ids]
-            if not blocks:
-                return []
-            ids = [doc_id for block in blocks for doc_id in block.ids]
-            scores = np.concatenate([block.matrix @ query for block in blocks])
-            expires = np.concatenate([block.expires for block in blocks])
-            live = np.flatnonzero(expires > (micros(now) or 0))  # the expiry filter, before the top-k
-            if not live.size:
-                return []
-            top = live[np.argpartition(-scores[live], k - 1)[:k]] if k < live.size else live
-            order = sorted(top.tolist(), key=lambda i: (-float(scores[i]), ids[i]))
-            docs = self._fetch([ids[i] for i in order])
-        return [MemoryCandidate(document=docs[ids[i]], similarity=float(scores[i])) for i in order]
+            self._db.execute("BEGIN")  # one snapshot: the log, the indexes and the re-scored rows agree
+            try:
+                sql = f"SELECT namespace FROM memory_namespaces WHERE {where}"
+                names = [row[0] for row in self._db.execute(sql, params)]
+                stale = self._cache.bring_up_to_date(names)
+                hits: list[tuple[int, float]] = []
+                for name in names:
+                    hits += self._cache.indexes[name].search(query, k, micros(now) or 0, self._cache.vectors)
+                hits = sorted(hits, key=lambda hit: -hit[1])[:k]
+                docs = self._fetch([rowid for rowid, _score in hits])
+            finally:
+                self._db.execute("COMMIT")
+            for name in stale:  # written after the read transaction: a snapshot is valid at its own position
+                self._cache.save(name, self._cache.indexes[name])
+        ranked = sorted(hits, key=lambda hit: (-hit[1], docs[hit[0]].id))
+        return [MemoryCandidate(document=docs[rowid], similarity=score) for rowid, score in ranked]
 
-    def _block(self, namespace: str) -> _Block:
-        """The live (not deleted, not superseded) vectors of one namespace, kept in memory until a write."""
-        block = self._blocks.get(namespace)
-        if block is None:
-            rows = self._db.execute(
-                "SELECT id, vector, expires_at FROM memory WHERE namespace = ? AND deleted = 0 AND superseded = 0",
-                (namespace,),
-            ).fetchall()
-            matrix = np.frombuffer(b"".join(row[1] for row in rows), dtype=np.float32)
-            block = _Block(
-                ids=[row[0] for row in rows],
-                matrix=matrix.reshape(len(rows), self._dimension or 0),
-                expires=np.array([_NEVER if row[2] is None else row[2] for row in rows], dtype=np.int64),
-            )
-            self._blocks[namespace] = block
-        return block
+    def _fetch(self, rowids: Sequence[int]) -> dict[int, MemoryDocument]:
+        if not rowids:
+            return {}
+        marks = ", ".join("?" * len(rowids))
+        rows = self._db.execute(f"SELECT rowid, {COLUMNS} FROM memory WHERE rowid IN ({marks})", tuple(rowids))
+        return {row[0]: row_document(row[1:]) for row in rows}
 
-    def _drop_stale_blocks(self) -> None:
-        """Another connection (another process on the same file) committed: forget every cached block."""
-        version = self._db.execute("PRAGMA data_version").fetchone()[0]
-        if version != self._data_version:
-            self._blocks.clear()
-            self._data_version = version
-
-    def _fetch(self, ids: Sequence[str]) -> dict[str, MemoryDocument]:
-        marks = ", ".join("?" * len(ids))
-        rows = self._db.execute(f"SELECT {COLUMNS} FROM memory WHERE id IN ({marks})", tuple(ids))
-        return {row[0]: row_document(row) for row in rows}
-
+    # ----------------------------------------------------------------------------------------- writes
     def put(self, items: Sequence[tuple[MemoryDocument, Sequence[float]]]) -> list[str]:
         ids: list[str] = []
         with self._write() as db:
             for doc, vector in items:
                 blob = self._blob(vector)
                 existing = db.execute(
-                    f"SELECT {COLUMNS} FROM memory WHERE namespace = ? AND content_hash = ? AND {LIVE}"
+                    f"SELECT rowid, {COLUMNS} FROM memory WHERE namespace = ? AND content_hash = ? AND {LIVE}"
                     " ORDER BY created_at, id LIMIT 1",
                     (doc.namespace, doc.content_hash, micros(doc.updated_at)),
                 ).fetchone()
@@ -157,7 +154,7 @@ class EmbeddedVectorStore:
                     self._insert(db, doc, blob)
                     ids.append(doc.id)
                     continue
-                old = row_document(existing)  # identical content: refresh in place
+                old = row_document(existing[1:])  # identical content: refresh in place
                 tags = list(dict.fromkeys([*old.tags, *doc.tags]))
                 derived = list(dict.fromkeys([*old.derived_from, *doc.derived_from]))
                 db.execute(
@@ -171,12 +168,16 @@ class EmbeddedVectorStore:
                     ),
                 )
                 db.executemany("INSERT OR IGNORE INTO memory_derived VALUES (?, ?)", [(s, old.id) for s in derived])
+                if micros(doc.expires_at) != micros(old.expires_at):
+                    self._log(db, old.namespace, existing[0])  # the expiry is part of the index
                 ids.append(old.id)
         return ids
 
-    @staticmethod
-    def _insert(db: sqlite3.Connection, doc: MemoryDocument, blob: bytes) -> None:
-        db.execute(
+    def _insert(self, db: sqlite3.Connection, doc: MemoryDocument, blob: bytes) -> None:
+        replaced = db.execute("SELECT rowid, namespace FROM memory WHERE id = ?", (doc.id,)).fetchone()
+        if replaced is not None:  # INSERT OR REPLACE gives the row a new rowid: the old one dies
+            self._log(db, replaced[1], replaced[0])
+        cursor = db.execute(
             f"INSERT OR REPLACE INTO memory ({COLUMNS}, vector) VALUES ({', '.join('?' * 14)})",
             (
                 doc.id,
@@ -195,6 +196,8 @@ class EmbeddedVectorStore:
                 blob,
             ),
         )
+        db.execute("INSERT OR IGNORE INTO memory_namespaces VALUES (?)", (doc.namespace,))
+        self._log(db, doc.namespace, int(cursor.lastrowid or 0))
         db.executemany("INSERT OR IGNORE INTO memory_derived VALUES (?, ?)", [(s, doc.id) for s in doc.derived_from])
 
     def _find(self, db: sqlite3.Connection, doc_id: str, namespace: str) -> MemoryDocument:
@@ -242,6 +245,8 @@ class EmbeddedVectorStore:
             )
             if vector is not None:
                 db.execute("UPDATE memory SET vector = ? WHERE id = ?", (self._blob(vector), doc_id))
+                rowid = db.execute("SELECT rowid FROM memory WHERE id = ?", (doc_id,)).fetchone()[0]
+                self._log(db, namespace, rowid)
         return doc
 
     def soft_delete(self, doc_id: str, namespace: str, *, now: datetime) -> list[str]:
@@ -265,4 +270,7 @@ class EmbeddedVectorStore:
                 "UPDATE memory SET deleted = 1, updated_at = ? WHERE id = ?",
                 [(micros(now), i) for i in marked],
             )
+            marks = ", ".join("?" * len(marked))
+            for rowid, name in db.execute(f"SELECT rowid, namespace FROM memory WHERE id IN ({marks})", marked):
+                self._log(db, name, rowid)
         return marked

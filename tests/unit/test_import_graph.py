@@ -36,7 +36,16 @@ MNEME_LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("roots", ("mneme.runtime", "mneme.composition")),
 ]
 LOCAL_LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("stores", ("mneme_local.sqlite_items", "mneme_local.vector_rows", "mneme_local.vector_store")),
+    (
+        "stores",
+        (
+            "mneme_local.sqlite_items",
+            "mneme_local.vector_rows",
+            "mneme_local.vector_index",
+            "mneme_local.vector_indexes",
+            "mneme_local.vector_store",
+        ),
+    ),
     (
         "services",
         (

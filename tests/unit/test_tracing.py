@@ -49,3 +49,29 @@ def test_outside_lambda_no_tracer_is_created(monkeypatch) -> None:
 
     monkeypatch.setattr(observability, "tracer", boom)
     SqsMemoryQueue(_Sqs(), "https://sqs/q").enqueue([JOB])
+
+
+def test_the_lambda_tracer_patches_no_library() -> None:
+    # In a fresh interpreter that believes it runs in Lambda with tracing active
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    layer = Path(__file__).resolve().parents[2] / "layers" / "mneme"
+    code = (
+        f"import sys, json; sys.path.insert(0, {str(layer)!r})\n"
+        "from mneme import observability\n"
+        "observability.tracer()\n"
+        "from aws_xray_sdk.core import patcher\n"
+        "print(json.dumps(sorted(patcher._PATCHED_MODULES)))\n"
+    )
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "AWS_LAMBDA_FUNCTION_NAME": "mneme-run",
+        "LAMBDA_TASK_ROOT": "/var/task",
+        "AWS_XRAY_CONTEXT_MISSING": "IGNORE_ERROR",
+    }
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    # Then building the tracer wrapped no module (mneme's own subsegments are opened by `traced`)
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == []

@@ -1,4 +1,9 @@
-"""The composition root for AWS: the one place where boto3 clients are created, once per container."""
+"""The composition root for AWS: the one place where the AWS clients are created, once per container.
+
+They are botocore clients made by a botocore session: the same clients boto3 would make (``boto3.client`` is
+``botocore.session.create_client``), without importing boto3 and, through it, s3transfer (~260 ms of a
+Python 3.13 cold start, docs/performance.md). A boto3 ``Session`` may still be passed in (it has ``client``).
+"""
 
 from __future__ import annotations
 
@@ -10,21 +15,29 @@ from mneme.models.agent import ModelSpec
 from mneme.settings import Settings
 
 
+def make_client(session: Any, service: str, config: Any, region: str) -> Any:
+    """A client of ``service`` from a botocore session (``create_client``) or a boto3 one (``client``)."""
+    create = getattr(session, "create_client", None)
+    if create is not None:
+        return create(service, region_name=region, config=config)
+    return session.client(service, config=config)
+
+
 class LazyClient:
-    """A boto3 client created on first use (then reused): a cold start pays only for the clients it calls.
+    """An AWS client created on first use (then reused): a cold start pays only for the clients it calls.
 
     SQS (auto-write), Step Functions (hand-off) and Lambda (external tools) are not needed by most
     invocations; creating each one costs ~10-30 ms of service-model loading (bench/cold_start.py).
     """
 
-    def __init__(self, session: Any, service: str, config: Any) -> None:
-        self._session, self._service, self._config = session, service, config
+    def __init__(self, session: Any, service: str, config: Any, region: str) -> None:
+        self._session, self._service, self._config, self._region = session, service, config, region
         self._client: Any = None
 
     @property
     def client(self) -> Any:
         if self._client is None:
-            self._client = self._session.client(self._service, config=self._config)
+            self._client = make_client(self._session, self._service, self._config, self._region)
         return self._client
 
     def __getattr__(self, name: str) -> Any:
@@ -33,7 +46,7 @@ class LazyClient:
 
 def build_aws(settings: Settings, session: Any | None = None) -> Deps:
     """Deps over real AWS services (DynamoDB, SQS, Step Functions, Lambda, Bedrock, OpenSearch)."""
-    import boto3
+    import botocore.session
 
     from mneme.adapters.bedrock_model import bedrock_client_config
     from mneme.adapters.dynamo_items import DynamoItemTable
@@ -45,13 +58,14 @@ def build_aws(settings: Settings, session: Any | None = None) -> Deps:
     from mneme.adapters.stores import retention_of, stores_over
     from mneme.clock import SystemClock
 
-    boto = session or boto3.Session(region_name=settings.region)
+    boto = session or botocore.session.Session()
+    region = settings.region
     retries = bedrock_client_config(max_attempts=3)
     if settings.otel_enabled:
         from mneme import telemetry
 
         telemetry.configure(enabled=True, capture_content=settings.otel_capture_content)
-    dynamodb = boto.client("dynamodb", config=retries)
+    dynamodb = make_client(boto, "dynamodb", retries, region)
     main = DynamoItemTable(dynamodb, settings.table_name, MAIN_SCHEMA)
     audit = DynamoItemTable(dynamodb, settings.audit_table_name, AUDIT_SCHEMA)
     clock = SystemClock()
@@ -59,7 +73,7 @@ def build_aws(settings: Settings, session: Any | None = None) -> Deps:
 
     def bedrock_client() -> Any:
         if not bedrock:
-            bedrock.append(boto.client("bedrock-runtime", config=bedrock_client_config(max_attempts=4)))
+            bedrock.append(make_client(boto, "bedrock-runtime", bedrock_client_config(max_attempts=4), region))
         return bedrock[0]
 
     retention = retention_of(settings)
@@ -67,9 +81,11 @@ def build_aws(settings: Settings, session: Any | None = None) -> Deps:
         settings=settings,
         **stores_over(main, audit, clock, retention).ports(),
         models=ModelClients(bedrock_client, openai=_openai_clients(settings, boto, retries)),
-        queue=SqsMemoryQueue(LazyClient(boto, "sqs", retries), settings.memory_queue_url),
-        orchestrator=StepFunctionsOrchestrator(LazyClient(boto, "stepfunctions", retries), settings.state_machine_arn),
-        tools=LambdaToolInvoker(LazyClient(boto, "lambda", retries)),
+        queue=SqsMemoryQueue(LazyClient(boto, "sqs", retries, region), settings.memory_queue_url),
+        orchestrator=StepFunctionsOrchestrator(
+            LazyClient(boto, "stepfunctions", retries, region), settings.state_machine_arn
+        ),
+        tools=LambdaToolInvoker(LazyClient(boto, "lambda", retries, region)),
         clock=clock,
     )
     if settings.opensearch_endpoint:
@@ -100,7 +116,7 @@ def _openai_clients(settings: Settings, boto: Any, retries: Any) -> Any:
         if not provider:
             from aws_lambda_powertools.utilities.parameters import SecretsProvider
 
-            provider.append(SecretsProvider(boto3_client=LazyClient(boto, "secretsmanager", retries)))
+            provider.append(SecretsProvider(boto3_client=LazyClient(boto, "secretsmanager", retries, settings.region)))
         return SecretsManagerKeys(provider[0], arn)
 
     return OpenAIClients(settings.openai_base_url_for, keys_for)
@@ -131,7 +147,7 @@ def _memory(settings: Settings, boto: Any, bedrock: Any) -> tuple[Any, Any]:
 def build_writer(settings: Settings, session: Any | None = None) -> WriterPorts:
     """The memory writer's ports only: the memory store and embedder, and the audit table (the writer
     reads no configuration, chats or runs, and needs neither SQS, Step Functions nor Lambda clients)."""
-    import boto3
+    import botocore.session
 
     from mneme.adapters.audit_log import ItemAuditLog
     from mneme.adapters.bedrock_model import bedrock_client_config
@@ -139,11 +155,11 @@ def build_writer(settings: Settings, session: Any | None = None) -> WriterPorts:
     from mneme.adapters.items import AUDIT_SCHEMA
     from mneme.clock import SystemClock
 
-    boto = session or boto3.Session(region_name=settings.region)
-    dynamodb = boto.client("dynamodb", config=bedrock_client_config(max_attempts=3))
+    boto = session or botocore.session.Session()
+    dynamodb = make_client(boto, "dynamodb", bedrock_client_config(max_attempts=3), settings.region)
     audit = ItemAuditLog(DynamoItemTable(dynamodb, settings.audit_table_name, AUDIT_SCHEMA))
     store, embedder = None, None
     if settings.opensearch_endpoint:
-        bedrock = boto.client("bedrock-runtime", config=bedrock_client_config(max_attempts=4))
+        bedrock = make_client(boto, "bedrock-runtime", bedrock_client_config(max_attempts=4), settings.region)
         store, embedder = _memory(settings, boto, bedrock)
     return WriterPorts(store, embedder, audit, SystemClock())

@@ -53,9 +53,12 @@ def metrics() -> Any:
 
 @_Once
 def tracer() -> Any:
+    """The X-Ray tracer, without the SDK's patchers: ``traced`` opens the subsegments mneme wants (one per
+    adapter call); ``patch_all`` would import and wrap botocore, requests, httplib, sqlite3, … at the first
+    traced call of a cold start (bench/cold_start.py)."""
     from aws_lambda_powertools import Tracer
 
-    return Tracer(service="mneme")
+    return Tracer(service="mneme", auto_patch=False)
 
 
 def _tracing() -> bool:

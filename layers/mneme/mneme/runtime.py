@@ -17,6 +17,31 @@ from mneme.engine.deps import Deps
 RUN_REQUESTED = "mneme.RunRequested"
 
 
+def preload() -> None:
+    """Import the modules an HTTP run needs, building nothing: no settings read, no client, no I/O.
+
+    The run function's handler module calls this at import, i.e. in Lambda's init phase, which runs with a
+    full vCPU, while an invocation gets CPU in proportion to memory (1,024 MB = 0.58 vCPU;
+    shared/reference/aws-limits.md): the same import work costs less there than in the first event.
+    What stays for the first event, and why: reading and validating the settings and creating the clients
+    (environment reads and client set-up belong to the composition root at start, never to an import, and a
+    health check must not need a configuration); the routers other than the runs router (each loads with
+    the first request for its paths).
+    """
+    import botocore.session  # noqa: F401 - the clients' library
+    from aws_lambda_powertools import Logger, Metrics  # noqa: F401 - observability's
+
+    import mneme.adapters.audit_log
+    import mneme.adapters.chat_store
+    import mneme.adapters.config_store
+    import mneme.adapters.opensearch_memory
+    import mneme.adapters.run_store
+    import mneme.api.entry
+    import mneme.api.run_routes
+    import mneme.composition
+    import mneme.settings  # noqa: F401
+
+
 class Runtime:
     def __init__(self, deps: Deps) -> None:
         self.deps = deps
@@ -37,7 +62,7 @@ class Runtime:
         if self._app is None:
             from mneme.api.app import create_app
 
-            self._app = create_app()
+            self._app = create_app(lazy=True)
         return self._app
 
     def handle(self, event: Mapping[str, Any], context: Any = None) -> Any:
@@ -54,6 +79,7 @@ class Runtime:
             from mneme.api.entry import handle_http
 
             with self._http:
+                self.app.include_for(str(event.get("rawPath") or ""))
                 return handle_http(self.app, self.deps, dict(event), context)
         if event.get("detail-type") == RUN_REQUESTED:
             return self.run_requested(event)

@@ -1,7 +1,7 @@
 """The DynamoDB backend of :class:`~mneme.adapters.items.ItemTable` (boto3 low-level client, injected).
 
-* Values go through boto3's ``TypeSerializer`` / ``TypeDeserializer``; floats are sent as ``Decimal``,
-  numbers come back as ``int`` without fraction digits, else ``float``.
+* Values go through :mod:`mneme.adapters.dynamo_values` (boto3's wire format without importing boto3);
+  floats are sent as ``Decimal``, numbers come back as ``int`` without fraction digits, else ``float``.
 * Reads of the base table are strongly consistent (runs and chats are read-modify-written).
 * Errors: a failed condition (also inside a transaction) -> ``Conflict``; throttling that survived
   botocore's own retries -> ``Throttled``; a too-large item -> ``PayloadTooLarge``; anything else
@@ -15,12 +15,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from decimal import Decimal
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 from botocore.exceptions import BotoCoreError, ClientError
 
+from mneme.adapters.dynamo_values import deserialize, serialize
 from mneme.adapters.items import (
     PK,
     SK,
@@ -46,38 +45,14 @@ _BATCH_GET_MAX = 100
 _BATCH_WRITE_MAX = 25
 _BATCH_ATTEMPTS = 8
 
-_serializer = TypeSerializer()
-_deserializer = TypeDeserializer()
-
 
 def to_dynamo(value: Any) -> Any:
     """Plain value -> DynamoDB attribute value (floats as Decimal)."""
-    return _serializer.serialize(_decimals(value))
+    return serialize(value)
 
 
 def from_dynamo(value: Any) -> Any:
-    return _plain(_deserializer.deserialize(value))
-
-
-def _decimals(value: Any) -> Any:
-    if isinstance(value, float):
-        return Decimal(repr(value))
-    if isinstance(value, dict):
-        return {k: _decimals(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_decimals(v) for v in value]
-    return value
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, Decimal):
-        exponent = value.as_tuple().exponent
-        return int(value) if isinstance(exponent, int) and exponent >= 0 else float(value)
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list | set):
-        return [_plain(v) for v in value]
-    return value
+    return deserialize(value)
 
 
 def _item_to(item: Mapping[str, Any]) -> dict[str, Any]:

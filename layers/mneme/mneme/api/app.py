@@ -1,15 +1,21 @@
-"""The HTTP application: the routers, request validation, OpenAPI, and the one error mapping."""
+"""The HTTP application: the routers, request validation, OpenAPI, and the one error mapping.
+
+A router module (and the pydantic bodies and views it imports) is loaded when the first request for one of
+its paths arrives, so a cold start pays only for the routes it serves (bench/cold_start.py); the OpenAPI
+document, and a path no router claims, load them all.
+"""
 
 from __future__ import annotations
 
+import importlib
 import json
+from collections.abc import Iterable
 from typing import Any
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 
 from mneme import __version__
-from mneme.api import audit_routes, chat_routes, config_routes, memory_routes, run_routes
 from mneme.api.responses import JSON, from_error, from_unexpected, from_validation, json_response
 from mneme.errors import MnemeError
 
@@ -18,10 +24,46 @@ PUBLIC_PATHS = frozenset({"/v1/health", "/v1/openapi.json"})
 MAX_BODY_BYTES = 1_000_000
 
 
-def create_app() -> APIGatewayHttpResolver:
-    app = APIGatewayHttpResolver(enable_validation=True)
-    for module in (config_routes, run_routes, chat_routes, memory_routes, audit_routes):
-        app.include_router(module.router)
+ROUTERS = ("config_routes", "run_routes", "chat_routes", "memory_routes", "audit_routes")
+# the first path segment after /v1/ -> the router modules serving it
+_ROUTERS_BY_SEGMENT: dict[str, tuple[str, ...]] = {
+    "runs": ("run_routes",),
+    "context": ("run_routes",),
+    "chats": ("chat_routes",),
+    "agents": ("config_routes",),
+    "skills": ("config_routes",),
+    "me": ("config_routes",),
+    "memory": ("memory_routes",),
+    "audit": ("audit_routes",),
+    "health": (),
+}
+
+
+class MnemeApp(APIGatewayHttpResolver):
+    """The resolver, with its routers included on demand (once each)."""
+
+    def __init__(self) -> None:
+        super().__init__(enable_validation=True)
+        self.included: list[str] = []
+
+    def include(self, names: Iterable[str]) -> None:
+        for name in names:
+            if name not in self.included:
+                self.include_router(importlib.import_module(f"mneme.api.{name}").router)
+                self.included.append(name)
+
+    def include_for(self, path: str) -> None:
+        """Include the routers that serve ``path`` (all of them for a path no router claims)."""
+        parts = path.split("/")
+        segment = parts[2] if len(parts) > 2 and parts[1] == "v1" else ""
+        self.include(_ROUTERS_BY_SEGMENT.get(segment, ROUTERS))
+
+
+def create_app(*, lazy: bool = False) -> MnemeApp:
+    """The HTTP app; with ``lazy`` its routers are included by :meth:`MnemeApp.include_for` per request."""
+    app = MnemeApp()
+    if not lazy:
+        app.include(ROUTERS)
 
     @app.get("/v1/health", include_in_schema=True)
     def health() -> dict[str, Any]:
@@ -29,6 +71,7 @@ def create_app() -> APIGatewayHttpResolver:
 
     @app.get("/v1/openapi.json")
     def openapi() -> Response[str]:
+        app.include(ROUTERS)
         return Response(200, JSON, openapi_document(app))
 
     app.exception_handler(MnemeError)(from_error)

@@ -1,0 +1,215 @@
+"""The embedded store's in-memory indexes: what a write, a restart or another process costs (counted work),
+and why the int8 scan never changes the answer (exact re-rank with a proven bound)."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import faiss
+import numpy as np
+import pytest
+
+from mneme_local.vector_store import EmbeddedVectorStore
+from tests.functional.memory.conftest import NOW, doc, ids_of, later
+
+DIM = 32
+ALICE, BOB = "vector.user.alice.memory", "vector.user.bob.memory"
+
+
+def vectors(n: int, seed: int = 1) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((n, DIM)).astype(np.float32)
+    normalized: np.ndarray = x / np.linalg.norm(x, axis=1, keepdims=True)
+    return normalized
+
+
+def fill(store: EmbeddedVectorStore, namespace: str, x: np.ndarray, prefix: str) -> list[str]:
+    return store.put([(doc(f"{prefix} {i}", namespace, doc_id=f"{prefix}{i}"), v) for i, v in enumerate(x)])
+
+
+def exact_ids(x: np.ndarray, prefix: str, query: np.ndarray, k: int) -> list[str]:
+    """The exact top-k by float32 score, equal scores in id order (the store's order)."""
+    scores = x @ query
+    return sorted((f"{prefix}{i}" for i in range(len(x))), key=lambda d: (-scores[int(d[len(prefix) :])], d))[:k]
+
+
+@pytest.fixture
+def path(tmp_path):
+    return tmp_path / "memory.sqlite3"
+
+
+def test_a_write_updates_only_the_row_it_changed(path) -> None:
+    # Given a searched namespace of 500 rows beside another namespace
+    store = EmbeddedVectorStore(path)
+    x = vectors(500)
+    fill(store, ALICE, x, "a")
+    fill(store, BOB, vectors(50, 2), "b")
+    store.search(x[0], [ALICE], 5, now=NOW)
+    assert (store.work.indexes_built, store.work.rows_read) == (1, 500)
+    # When one entry is written to it
+    store.put([(doc("new", ALICE, doc_id="new"), x[0])])
+    # Then the next search reads that one row, rebuilds nothing, and finds it
+    assert "new" in ids_of(store.search(x[0], [ALICE], 5, now=NOW))
+    assert (store.work.indexes_built, store.work.rows_read) == (1, 501)
+    # And a write to another namespace costs alice's searches nothing
+    fill(store, BOB, vectors(10, 3), "b2-")
+    store.search(x[1], [ALICE], 5, now=NOW)
+    assert (store.work.indexes_built, store.work.rows_read) == (1, 501)
+
+
+def test_a_deleted_entry_leaves_the_index_without_a_rebuild(path) -> None:
+    store = EmbeddedVectorStore(path)
+    x = vectors(200)
+    fill(store, ALICE, x, "a")
+    assert ids_of(store.search(x[7], [ALICE], 1, now=NOW)) == ["a7"]
+    store.soft_delete("a7", ALICE, now=NOW)
+    assert "a7" not in ids_of(store.search(x[7], [ALICE], 200, now=NOW))
+    assert store.work.indexes_built == 1 and store.work.rows_read == 200  # the dead row is not read again
+
+
+def test_another_process_write_is_applied_row_by_row(path) -> None:
+    # Given two stores on one file, the first having searched
+    first, second = EmbeddedVectorStore(path), EmbeddedVectorStore(path)
+    x = vectors(300)
+    fill(first, ALICE, x, "a")
+    first.search(x[0], [ALICE], 5, now=NOW)
+    read = first.work.rows_read
+    # When the other one writes an entry closest to the query
+    second.put([(doc("closest", ALICE, doc_id="closest"), x[0])])
+    # Then the first finds it after reading that single row
+    assert ids_of(first.search(x[0], [ALICE], 1, now=NOW)) in (["closest"], ["a0"])
+    assert "closest" in ids_of(first.search(x[0], [ALICE], 2, now=NOW))
+    assert first.work.rows_read == read + 1 and first.work.indexes_built == 1
+
+
+def test_a_restart_loads_the_saved_index_instead_of_every_vector(path) -> None:
+    # Given a store that built and saved alice's index, then took two more writes before closing
+    store = EmbeddedVectorStore(path)
+    x = vectors(400)
+    fill(store, ALICE, x, "a")
+    store.search(x[0], [ALICE], 5, now=NOW)
+    assert store.work.snapshots_saved == 1
+    store.put([(doc("late 1", ALICE, doc_id="late1"), x[1]), (doc("late 2", ALICE, doc_id="late2"), x[2])])
+    store.close()
+    # When a new process opens the file and searches
+    reopened = EmbeddedVectorStore(path)
+    found = reopened.search(x[1], [ALICE], 2, now=NOW)
+    # Then it loaded a snapshot, read no vector to build, and the answer includes the late writes
+    assert reopened.work.indexes_built == 0 and reopened.work.snapshots_loaded == 1
+    assert reopened.work.rows_read == 0  # close() saved the tail too
+    assert set(ids_of(found)) == {"a1", "late1"}
+
+
+def test_a_restart_after_a_crash_replays_only_the_log_tail(path) -> None:
+    store = EmbeddedVectorStore(path)
+    x = vectors(400)
+    fill(store, ALICE, x, "a")
+    store.search(x[0], [ALICE], 5, now=NOW)
+    store.put([(doc("late", ALICE, doc_id="late"), x[3])])
+    store._db.close()  # no close(): the process died
+    reopened = EmbeddedVectorStore(path)
+    assert "late" in ids_of(reopened.search(x[3], [ALICE], 2, now=NOW))
+    assert (reopened.work.snapshots_loaded, reopened.work.indexes_built, reopened.work.rows_read) == (1, 0, 1)
+
+
+def test_a_damaged_snapshot_is_rebuilt_from_the_rows(path) -> None:
+    store = EmbeddedVectorStore(path)
+    x = vectors(100)
+    fill(store, ALICE, x, "a")
+    expected = ids_of(store.search(x[5], [ALICE], 5, now=NOW))
+    store.close()
+    for file in (path.parent / f"{path.name}.vectors").iterdir():
+        file.write_bytes(b"not an index")
+    reopened = EmbeddedVectorStore(path)
+    assert ids_of(reopened.search(x[5], [ALICE], 5, now=NOW)) == expected
+    assert reopened.work.indexes_built == 1 and reopened.work.rows_read == 100
+
+
+def test_a_warm_search_runs_no_namespace_scan(path) -> None:
+    # Given a searched store, and every SQL statement traced
+    store = EmbeddedVectorStore(path)
+    x = vectors(300)
+    fill(store, ALICE, x, "a")
+    store.search(x[0], ["vector.user.alice.*"], 5, now=NOW)
+    statements: list[str] = []
+    store._db.set_trace_callback(statements.append)
+    # When it searches again
+    store.search(x[1], ["vector.user.alice.*"], 5, now=NOW)
+    # Then no statement lists namespaces from the memory rows or reads a namespace's rows
+    assert statements and not any("DISTINCT" in s for s in statements)
+    assert not any("FROM memory WHERE namespace" in s for s in statements)
+
+
+def test_near_ties_below_the_int8_step_still_give_the_exact_order(path) -> None:
+    # Given 2,000 vectors whose scores differ by less than the int8 codes can tell apart (but far more than
+    # float32 rounding)
+    rng = np.random.default_rng(9)
+    base = vectors(1)[0]
+    x = base + 3e-3 * rng.standard_normal((2000, DIM)).astype(np.float32)
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    store = EmbeddedVectorStore(path)
+    fill(store, ALICE, x, "a")
+    query = base + 1e-2 * rng.standard_normal(DIM).astype(np.float32)
+    query /= np.linalg.norm(query)
+    # Then the top-10 is the exact one, because the re-rank widened until the bound proved it
+    assert ids_of(store.search(query, [ALICE], 10, now=NOW)) == exact_ids(x, "a", query, 10)
+    assert store.work.rows_reranked > 40  # more than the first 4·k candidates were scored exactly
+
+
+def test_an_entry_outside_the_fitted_range_is_still_found(path) -> None:
+    # Given an index fitted on small components, then an entry with one large component
+    store = EmbeddedVectorStore(path)
+    small = vectors(200) * 0.1
+    fill(store, ALICE, small, "a")
+    store.search(small[0], [ALICE], 1, now=NOW)
+    spike = [0.0] * DIM
+    spike[3] = 1.0
+    store.put([(doc("spike", ALICE, doc_id="spike"), spike)])
+    # Then a query along that axis finds it first
+    assert ids_of(store.search(spike, [ALICE], 1, now=NOW)) == ["spike"]
+
+
+def test_an_expired_entry_is_excluded_during_the_scan(path) -> None:
+    store = EmbeddedVectorStore(path)
+    x = vectors(100)
+    fill(store, ALICE, x[1:], "a")
+    store.put([(doc("soon gone", ALICE, doc_id="gone", expires_at=later(hours=1)), x[0])])
+    assert ids_of(store.search(x[0], [ALICE], 1, now=NOW)) == ["gone"]
+    assert ids_of(store.search(x[0], [ALICE], 1, now=later(hours=2))) != ["gone"]
+    assert len(store.search(x[0], [ALICE], 1, now=later(hours=2))) == 1
+
+
+def test_many_deletions_compact_the_index_and_keep_the_answers_exact(path) -> None:
+    store = EmbeddedVectorStore(path)
+    x = vectors(400)
+    fill(store, ALICE, x, "a")
+    store.search(x[0], [ALICE], 5, now=NOW)
+    for i in range(0, 400, 2):
+        store.soft_delete(f"a{i}", ALICE, now=NOW)
+    found = ids_of(store.search(x[11], [ALICE], 10, now=NOW))
+    odd = [i for i in range(400) if i % 2]
+    assert found == sorted((f"a{i}" for i in odd), key=lambda d: (-(x[int(d[1:])] @ x[11]), d))[:10]
+    assert store._cache.indexes[ALICE].size < 400  # dead positions were compacted away
+
+
+def test_the_int8_kernel_multiplies_integer_queries_exactly() -> None:
+    # The bound assumes faiss scores an integer query against the codes by the exact integer dot product
+    rng = np.random.default_rng(3)
+    codes = rng.integers(-127, 128, (500, 384)).astype(np.float32)
+    query = rng.integers(-127, 128, 384).astype(np.float32)
+    index = faiss.IndexScalarQuantizer(384, faiss.ScalarQuantizer.QT_8bit_direct_signed, faiss.METRIC_INNER_PRODUCT)
+    index.train(np.zeros((1, 384), dtype=np.float32))
+    index.add(codes)
+    distances, labels = index.search(query[None], 500)
+    assert np.array_equal(distances[0], (codes.astype(np.int64) @ query.astype(np.int64))[labels[0]])
+
+
+def test_an_old_file_without_the_namespace_table_is_migrated(path) -> None:
+    store = EmbeddedVectorStore(path)
+    fill(store, ALICE, vectors(5), "a")
+    store.close()
+    with sqlite3.connect(path) as db:
+        db.execute("DELETE FROM memory_namespaces")
+        db.execute("DELETE FROM memory_snapshots")
+    reopened = EmbeddedVectorStore(path)
+    assert len(reopened.search(vectors(5)[0], ["vector.user.*"], 5, now=NOW)) == 5
