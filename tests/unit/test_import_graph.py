@@ -27,7 +27,16 @@ MNEME_LAYERS: list[tuple[str, tuple[str, ...]]] = [
 ]
 LOCAL_LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("stores", ("mneme_local.sqlite_items", "mneme_local.vector_rows", "mneme_local.vector_store")),
-    ("services", ("mneme_local.embedder", "mneme_local.token", "mneme_local.auth", "mneme_local.gateway_event")),
+    (
+        "services",
+        (
+            "mneme_local.embedder",
+            "mneme_local.token",
+            "mneme_local.auth",
+            "mneme_local.gateway_event",
+            "mneme_local.secrets",
+        ),
+    ),
     ("stand-ins", ("mneme_local.sfn_emulation", "mneme_local.aws_stand_ins")),
     ("stack", ("mneme_local.stack",)),
     ("compose", ("mneme_local.compose", "mneme_local.recovery")),

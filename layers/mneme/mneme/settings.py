@@ -13,7 +13,12 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from mneme.errors import MnemeError
-from mneme.limits import FAST_PATH_BUDGET_SECONDS, SUMMARY_TRIGGER_MESSAGES, SUMMARY_TRIGGER_TOKENS
+from mneme.limits import (
+    FAST_PATH_BUDGET_SECONDS,
+    MCP_TOOLS_TTL_SECONDS,
+    SUMMARY_TRIGGER_MESSAGES,
+    SUMMARY_TRIGGER_TOKENS,
+)
 from mneme.models.memory import NamespaceRule
 
 
@@ -60,6 +65,14 @@ class Settings(BaseModel):
     )
     recency_decay: Annotated[float, Field(ge=0, le=10)] = Field(0.05, alias="MNEME_RECENCY_DECAY")
     namespace_rules: tuple[NamespaceRule, ...] = Field((), alias="MNEME_NAMESPACE_RULES")
+
+    # MCP servers of agents (issue 20): secrets live under <prefix><owner>/ in Secrets Manager
+    mcp_secret_prefix: str = Field("mneme/mcp/", alias="MNEME_MCP_SECRET_PREFIX")
+    mcp_tools_ttl_seconds: Annotated[float, Field(ge=0, le=3600)] = Field(
+        MCP_TOOLS_TTL_SECONDS, alias="MNEME_MCP_TOOLS_TTL_SECONDS"
+    )
+    #: MCP URLs may name loopback / private / link-local addresses (local mode); never on AWS by default
+    mcp_allow_private_networks: bool = Field(False, alias="MNEME_MCP_ALLOW_PRIVATE_NETWORKS")
 
     @field_validator("namespace_rules", mode="before")
     @classmethod
