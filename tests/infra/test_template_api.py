@@ -39,7 +39,12 @@ def test_the_cognito_pool_client_and_admin_group_exist_only_when_no_issuer_is_gi
 def test_every_v1_route_goes_to_the_run_function_with_payload_format_2() -> None:
     http = {name: e["Properties"] for name, e in _run_events().items() if e["Type"] == "HttpApi"}
     routes = {(p["Method"], p["Path"]): p for p in http.values()}
-    assert set(routes) == {("ANY", "/v1/{proxy+}"), ("GET", "/v1/health"), ("GET", "/v1/openapi.json")}
+    assert set(routes) == {
+        ("ANY", "/v1/{proxy+}"),
+        ("GET", "/v1/health"),
+        ("GET", "/v1/openapi.json"),
+        ("ANY", "/mcp"),
+    }
     for props in routes.values():
         assert props["ApiId"] == {"Ref": "HttpApi"}
         assert props["PayloadFormatVersion"] == "2.0"
@@ -48,6 +53,29 @@ def test_every_v1_route_goes_to_the_run_function_with_payload_format_2() -> None
     assert "Auth" not in routes[("ANY", "/v1/{proxy+}")]
     assert routes[("GET", "/v1/health")]["Auth"] == {"Authorizer": "NONE"}
     assert routes[("GET", "/v1/openapi.json")]["Auth"] == {"Authorizer": "NONE"}
+
+
+def test_mcp_is_one_route_to_the_run_function_behind_the_jwt_authorizer() -> None:
+    from mneme.api.app import MCP_PATH
+
+    (mcp,) = [
+        e["Properties"]
+        for e in _run_events().values()
+        if e["Type"] == "HttpApi" and e["Properties"]["Path"] == MCP_PATH
+    ]
+    assert (mcp["Method"], mcp["ApiId"], mcp["PayloadFormatVersion"]) == ("ANY", {"Ref": "HttpApi"}, "2.0")
+    assert "Auth" not in mcp  # the default authorizer: the same JWT as the HTTP API
+    assert mcp["TimeoutInMillis"] <= 29_000
+
+
+def test_the_mcp_secrets_prefix_is_the_one_the_policy_allows() -> None:
+    props = resources()["RunFunction"]["Properties"]
+    prefix = props["Environment"]["Variables"]["MNEME_MCP_SECRET_PREFIX"]
+    statements = [s for p in props["Policies"] if "Statement" in p for s in p["Statement"] if isinstance(s, dict)]
+    (secrets,) = [s for s in statements if s.get("Sid") == "ReadMcpSecrets"]
+    assert prefix == {"Fn::Sub": "${AWS::StackName}/mcp/"}
+    assert secrets["Resource"]["Fn::Sub"].endswith(":secret:" + prefix["Fn::Sub"] + "*")
+    assert secrets["Action"] == "secretsmanager:GetSecretValue"
 
 
 def test_run_requested_events_on_the_default_bus_start_runs() -> None:

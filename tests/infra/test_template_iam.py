@@ -71,6 +71,10 @@ EXPECTED: dict[str, dict[str, tuple[set[str], list[Any]]]] = {
             {"lambda:InvokeFunction"},
             ["arn:${AWS::Partition}:lambda:${AWS::Region}:${AWS::AccountId}:function:${ToolFunctionNamePrefix}*"],
         ),
+        "ReadMcpSecrets": (
+            {"secretsmanager:GetSecretValue"},
+            ["arn:${AWS::Partition}:secretsmanager:${AWS::Region}:${AWS::AccountId}:secret:${AWS::StackName}/mcp/*"],
+        ),
         "MemoryCollection": ({"aoss:APIAccessAll"}, [COLLECTION]),
         "ExistingMemoryCollection": ({"aoss:APIAccessAll"}, [{"Ref": "OpenSearchResourceArn"}]),
         "ExistingMemoryDomain": (DOMAIN_ACTIONS, ["${OpenSearchResourceArn}/*"]),

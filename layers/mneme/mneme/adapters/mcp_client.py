@@ -2,8 +2,10 @@
 
 The SDK (and httpx2, anyio, Starlette, cryptography below it) is imported on first use only, so a cold start
 whose agents list no MCP server never loads it (``tests/functional/test_mcp_import.py``). Each operation is
-one ``anyio.run`` with a fresh :class:`mcp.Client` in ``auto`` mode (``server/discover``, falling back to the
-``initialize`` handshake of older servers), bounded as a whole by the endpoint's timeout.
+one ``anyio.run`` with a fresh :class:`mcp.Client`, bounded as a whole by the endpoint's timeout. The first
+operation on a server negotiates in ``auto`` mode (``server/discover``, falling back to the ``initialize``
+handshake of older servers); a 2026-era server's discover result is kept per container and adopted by the
+next operations (one request less each), until an operation on that server fails.
 
 What a hostile or broken server can do is bounded here:
 
@@ -54,6 +56,7 @@ class SdkMcpToolSource:
         self._allow_private = allow_private_networks
         self._max_bytes = max_response_bytes
         self._tokens: dict[str, tuple[str, float]] = {}
+        self._eras: dict[str, tuple[str, Any]] = {}  # URL → (version, DiscoverResult) of a 2026-era server
         self._lock = threading.Lock()
 
     @traced("mcp.list_tools")
@@ -76,6 +79,7 @@ class SdkMcpToolSource:
         async def operation(client: Client) -> McpCallResult:
             from mcp_types import CallToolResult
 
+            await client.list_tools()  # the SDK reads x-mcp-header routing and output schemas from the listing
             result = await client.call_tool(name, arguments)
             if not isinstance(result, CallToolResult):
                 raise McpUnavailable(f"the tool answered a {type(result).__name__}, which mneme cannot complete")
@@ -91,6 +95,8 @@ class SdkMcpToolSource:
             try:
                 return anyio.run(self._session, endpoint, operation)
             except Exception as exc:  # the SDK, httpx2 and anyio raise many types, often in exception groups
+                with self._lock:
+                    self._eras.pop(endpoint.url, None)  # negotiated afresh next time
                 leaf = _leaf(exc)
                 if not isinstance(leaf, _Unauthorized):
                     raise (leaf if isinstance(leaf, McpUnavailable) else _unavailable(leaf, endpoint)) from None
@@ -118,8 +124,18 @@ class SdkMcpToolSource:
                     http.headers["Authorization"] = f"Bearer {await self._token(http, endpoint.oauth)}"
                 http.event_hooks["response"] = [_refuse_401]
                 stream = streamable_http_client(endpoint.url, http_client=http, terminate_on_close=False)
-                async with Client(stream, mode="auto", cache=None, read_timeout_seconds=endpoint.timeout_seconds) as c:
-                    return await operation(c)
+                with self._lock:
+                    era = self._eras.get(endpoint.url)
+                mode, prior = era if era is not None else ("auto", None)
+                async with Client(
+                    stream, mode=mode, prior_discover=prior, cache=None, read_timeout_seconds=endpoint.timeout_seconds
+                ) as client:
+                    result = await operation(client)
+                    discovered = client.session.discover_result
+                    if era is None and discovered is not None and client.session.protocol_version:
+                        with self._lock:
+                            self._eras[endpoint.url] = (client.session.protocol_version, discovered)
+                    return result
 
     async def _token(self, http: httpx2.AsyncClient, oauth: OAuthClientCredentials) -> str:
         key = _token_key(oauth)

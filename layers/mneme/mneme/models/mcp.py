@@ -6,6 +6,7 @@ names are slugs (no ``_``), so the first ``__`` of an offered name always separa
 
 from __future__ import annotations
 
+import ipaddress
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
@@ -38,6 +39,27 @@ def check_url(value: str, field_name: str = "url") -> str:
     if parts.fragment:
         raise ValueError(f"{field_name} must not have a fragment")
     return value
+
+
+def destination_problem(url: str, *, allow_private: bool) -> str | None:
+    """Why ``url`` may not be called where only public https servers may be (None when it may). Only what the
+    URL itself says — the scheme, an IP literal, ``localhost`` —; the MCP client also checks what the name
+    resolves to before each request."""
+    if allow_private:
+        return None
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    if parts.scheme != "https":
+        return f"{url!r}: MCP servers must use https in this deployment"
+    if host == "localhost" or host.endswith(".localhost"):
+        return f"{url!r}: MCP servers must be public, not localhost"
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return None
+    if not address.is_global or address.is_multicast:
+        return f"{url!r}: MCP servers must be public, not {address}"
+    return None
 
 
 class McpAuth(BaseModel):
