@@ -200,3 +200,13 @@ def test_a_sub_agent_offers_its_own_mcp_tools_not_its_parents(api: Api, world: W
     step_event(api, child_id, depth=1)
     assert offered(api, child_id) == ["kid__c"]
     assert [c.url for c in world.mcp.calls()] == ["https://child.example/mcp"]
+
+
+def test_tools_beyond_the_run_budget_are_left_out_in_name_order_with_a_warning(api: Api, world: World) -> None:
+    schema = {"type": "object", "properties": {"q": {"type": "string", "description": "z" * 15_000}}}
+    world.mcp.add("https://a.example/mcp", [info(f"t{n:02d}", schema) for n in range(20)])
+    put_agent(api, ("srv", "https://a.example/mcp"))
+    run_id = start(api, "hello")["run_id"]
+    names = offered(api, run_id)
+    assert names == [f"srv__t{n:02d}" for n in range(13)]  # 13 specs of ~15,100 characters fit in 200,000
+    assert any("larger than 200000 characters together; 7 not offered" in w for w in warnings(api, run_id))

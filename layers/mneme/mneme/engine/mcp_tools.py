@@ -30,6 +30,7 @@ from mneme.errors import MnemeError, SecretUnavailable, ToolError
 from mneme.limits import (
     MCP_MAX_DESCRIPTION_CHARS,
     MCP_MAX_SCHEMA_CHARS,
+    MCP_MAX_TOOL_CHARS_PER_RUN,
     MCP_MAX_TOOLS_PER_SERVER,
     MCP_RESULT_MAX_CHARS,
     TOOL_NAME_PATTERN,
@@ -99,7 +100,24 @@ def finish_discovery(session: RunSession, pending: list[_Discovery]) -> None:
         for problem in problems:
             session.recorder.warning(problem, server=server.name)
         offered += tools
-    session.state.mcp_tools = sorted(offered, key=lambda tool: tool.name)
+    session.state.mcp_tools = _within_budget(session, sorted(offered, key=lambda tool: tool.name))
+
+
+def _within_budget(session: RunSession, tools: list[McpTool]) -> list[McpTool]:
+    """The tools in name order while their specs fit :data:`MCP_MAX_TOOL_CHARS_PER_RUN` (prompt, checkpoint)."""
+    kept: list[McpTool] = []
+    used = 0
+    for tool in tools:
+        used += len(tool.name) + len(tool.description) + len(json.dumps(tool.input_schema, ensure_ascii=False))
+        if used > MCP_MAX_TOOL_CHARS_PER_RUN:
+            left = [t.name for t in tools[len(kept) :]]
+            session.recorder.warning(
+                f"the MCP tools of this agent are larger than {MCP_MAX_TOOL_CHARS_PER_RUN} characters together; "
+                f"{len(left)} not offered: {', '.join(left[:10])}"
+            )
+            break
+        kept.append(tool)
+    return kept
 
 
 def _list_tools(deps: Deps, server: McpServer, owner: str, user_id: str) -> tuple[McpToolInfo, ...]:
