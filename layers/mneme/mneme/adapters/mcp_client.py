@@ -27,14 +27,13 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import ipaddress
 import json
 import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
-from urllib.parse import urlsplit
 
+from mneme.adapters.mcp_http import check_destination, guarded_transport
 from mneme.errors import McpUnavailable
 from mneme.limits import MCP_MAX_RESPONSE_BYTES
 from mneme.observability import traced
@@ -112,7 +111,7 @@ class SdkMcpToolSource:
         from mcp.client.streamable_http import streamable_http_client
 
         with anyio.fail_after(endpoint.timeout_seconds):
-            transport = _GuardedTransport(self._allow_private, self._max_bytes)
+            transport = guarded_transport(self._allow_private, self._max_bytes)
             async with httpx2.AsyncClient(
                 transport=transport,
                 headers=endpoint.headers,
@@ -185,75 +184,6 @@ def _form(value: str) -> str:
     from urllib.parse import quote_plus
 
     return quote_plus(value)  # RFC 6749 §2.3.1: the credentials are form-encoded before Basic
-
-
-def check_destination(url: str, *, allow_private: bool) -> None:
-    """Raise McpUnavailable unless ``url`` may be called (see the module doc)."""
-    import socket
-
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if allow_private:
-        return
-    if parts.scheme != "https":
-        raise McpUnavailable(f"{parts.scheme}:// is not allowed here; MCP servers must use https")
-    try:
-        infos = socket.getaddrinfo(host, parts.port or 443, proto=socket.IPPROTO_TCP)
-    except (OSError, UnicodeError) as exc:
-        raise McpUnavailable(f"the host {host!r} cannot be resolved: {exc}") from None
-    for info in infos:
-        address = ipaddress.ip_address(str(info[4][0]).split("%", 1)[0])
-        if not address.is_global or address.is_multicast:
-            raise McpUnavailable(f"the host {host!r} resolves to a non-public address ({address})")
-
-
-def _make_guarded_transport() -> type:
-    import httpx2
-
-    class Limited(httpx2.AsyncByteStream):
-        """A response body stream that fails once more than ``limit`` bytes arrived."""
-
-        def __init__(self, stream: httpx2.AsyncByteStream, limit: int) -> None:
-            self._stream, self._limit = stream, limit
-
-        async def __aiter__(self) -> AsyncIterator[bytes]:
-            seen = 0
-            async for chunk in self._stream:
-                seen += len(chunk)
-                if seen > self._limit:
-                    raise McpUnavailable(f"the server's answer is larger than {self._limit} bytes")
-                yield chunk
-
-        async def aclose(self) -> None:
-            await self._stream.aclose()
-
-    class GuardedTransport(httpx2.AsyncHTTPTransport):
-        def __init__(self, allow_private: bool, max_bytes: int) -> None:
-            super().__init__()
-            self._allow_private, self._max_bytes = allow_private, max_bytes
-
-        async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
-            check_destination(str(request.url), allow_private=self._allow_private)
-            response = await super().handle_async_request(request)
-            length = response.headers.get("content-length")
-            if length and length.isdigit() and int(length) > self._max_bytes:
-                await response.aclose()
-                raise McpUnavailable(f"the server's answer is larger than {self._max_bytes} bytes")
-            assert isinstance(response.stream, httpx2.AsyncByteStream)
-            response.stream = Limited(response.stream, self._max_bytes)
-            return response
-
-    return GuardedTransport
-
-
-def _GuardedTransport(allow_private: bool, max_bytes: int) -> Any:  # noqa: N802 - a class built on first use
-    global _TRANSPORT  # noqa: PLW0603 - built once, after httpx2 is imported
-    if _TRANSPORT is None:
-        _TRANSPORT = _make_guarded_transport()
-    return _TRANSPORT(allow_private, max_bytes)
-
-
-_TRANSPORT: Any = None
 
 
 def _leaf(exc: BaseException) -> BaseException:
