@@ -43,7 +43,9 @@ def test_every_v1_route_goes_to_the_run_function_with_payload_format_2() -> None
         ("ANY", "/v1/{proxy+}"),
         ("GET", "/v1/health"),
         ("GET", "/v1/openapi.json"),
-        ("ANY", "/mcp"),
+        ("POST", "/mcp"),
+        ("GET", "/mcp"),
+        ("DELETE", "/mcp"),
     }
     for props in routes.values():
         assert props["ApiId"] == {"Ref": "HttpApi"}
@@ -55,17 +57,16 @@ def test_every_v1_route_goes_to_the_run_function_with_payload_format_2() -> None
     assert routes[("GET", "/v1/openapi.json")]["Auth"] == {"Authorizer": "NONE"}
 
 
-def test_mcp_is_one_route_to_the_run_function_behind_the_jwt_authorizer() -> None:
+def test_mcp_routes_go_to_the_run_function_behind_the_jwt_authorizer() -> None:
     from mneme.api.app import MCP_PATH
 
-    (mcp,) = [
-        e["Properties"]
-        for e in _run_events().values()
-        if e["Type"] == "HttpApi" and e["Properties"]["Path"] == MCP_PATH
-    ]
-    assert (mcp["Method"], mcp["ApiId"], mcp["PayloadFormatVersion"]) == ("ANY", {"Ref": "HttpApi"}, "2.0")
-    assert "Auth" not in mcp  # the default authorizer: the same JWT as the HTTP API
-    assert mcp["TimeoutInMillis"] <= 29_000
+    events = [e["Properties"] for e in _run_events().values() if e["Type"] == "HttpApi"]
+    mcp = {p["Method"]: p for p in events if p["Path"] == MCP_PATH}
+    assert set(mcp) == {"POST", "GET", "DELETE"}  # one route per method; GET and DELETE answer 405
+    for props in mcp.values():
+        assert (props["ApiId"], props["PayloadFormatVersion"]) == ({"Ref": "HttpApi"}, "2.0")
+        assert "Auth" not in props  # the default authorizer: the same JWT as the HTTP API
+        assert props["TimeoutInMillis"] <= 29_000
 
 
 def test_the_mcp_secrets_prefix_is_the_one_the_policy_allows() -> None:

@@ -4,8 +4,9 @@ The SDK (and httpx2, anyio, Starlette, cryptography below it) is imported on fir
 whose agents list no MCP server never loads it (``tests/functional/test_mcp_import.py``). Each operation is
 one ``anyio.run`` with a fresh :class:`mcp.Client`, bounded as a whole by the endpoint's timeout. The first
 operation on a server negotiates in ``auto`` mode (``server/discover``, falling back to the ``initialize``
-handshake of older servers); a 2026-era server's discover result is kept per container and adopted by the
-next operations (one request less each), until an operation on that server fails.
+handshake of older servers); what worked is kept per container — a 2026-era server's discover result is
+adopted, an older server gets the handshake without a discover attempt — so each later operation costs one
+request less, until an operation on that server fails.
 
 What a hostile or broken server can do is bounded here:
 
@@ -55,7 +56,7 @@ class SdkMcpToolSource:
         self._allow_private = allow_private_networks
         self._max_bytes = max_response_bytes
         self._tokens: dict[str, tuple[str, float]] = {}
-        self._eras: dict[str, tuple[str, Any]] = {}  # URL → (version, DiscoverResult) of a 2026-era server
+        self._eras: dict[str, tuple[str, Any]] = {}  # URL → (mode, DiscoverResult | None) that worked last
         self._lock = threading.Lock()
 
     @traced("mcp.list_tools")
@@ -130,10 +131,9 @@ class SdkMcpToolSource:
                     stream, mode=mode, prior_discover=prior, cache=None, read_timeout_seconds=endpoint.timeout_seconds
                 ) as client:
                     result = await operation(client)
-                    discovered = client.session.discover_result
-                    if era is None and discovered is not None and client.session.protocol_version:
+                    if era is None:
                         with self._lock:
-                            self._eras[endpoint.url] = (client.session.protocol_version, discovered)
+                            self._eras[endpoint.url] = _era(client)
                     return result
 
     async def _token(self, http: httpx2.AsyncClient, oauth: OAuthClientCredentials) -> str:
@@ -164,6 +164,15 @@ class SdkMcpToolSource:
     def _forget_token(self, oauth: OAuthClientCredentials) -> None:
         with self._lock:
             self._tokens.pop(_token_key(oauth), None)
+
+
+def _era(client: Client) -> tuple[str, Any]:
+    """How the next operation on this server connects: adopting its discover result (2026 era), or straight
+    to the initialize handshake (a server that could not discover)."""
+    session = client.session
+    if session.discover_result is not None and session.protocol_version:
+        return session.protocol_version, session.discover_result
+    return "legacy", None
 
 
 class _Unauthorized(Exception):
