@@ -89,8 +89,12 @@ class SdkMcpToolSource:
 
     # ------------------------------------------------------------------------------------------ plumbing
     def _run(self, endpoint: McpEndpoint, operation: Callable[[Client], Awaitable[T]]) -> T:
+        import logging
+
         import anyio
 
+        for name in ("mcp", "httpx2"):  # they log every request at INFO (URLs included): not for a log group
+            logging.getLogger(name).setLevel(logging.WARNING)
         for attempt in (1, 2):
             try:
                 return anyio.run(self._session, endpoint, operation)
