@@ -5,6 +5,8 @@
 * **Bedrock embeddings** → :class:`LocalEmbedder` (384-d), or Bedrock with ``MNEME_EMBEDDING_PROVIDER=bedrock``.
 * **Bedrock Converse** → the offline model; with ``MNEME_MODEL_PROVIDER=bedrock`` agents whose provider is
   ``bedrock`` call real Bedrock (AWS credentials required: the server refuses to start without them).
+* **Secrets Manager** (MCP servers' credentials) → environment variables ``MNEME_MCP_SECRET_…``; MCP servers
+  are called with the same SDK client as on AWS, also on loopback and private addresses.
 * **Step Functions + SQS** → moto, in-process (:mod:`mneme_local.aws_stand_ins`): the ``agent-run`` machine
   from the real ASL file, its run function calling :meth:`Runtime.handle`, the memory queue drained by a
   background thread that feeds the runtime's SQS path.
@@ -44,6 +46,7 @@ def local_settings(options: LocalOptions, environ: Mapping[str, str]) -> Setting
     )
     if options.embedding_provider == "local":
         values["MNEME_EMBEDDING_DIMENSION"] = str(LOCAL_EMBEDDING_DIMENSION)
+    values.setdefault("MNEME_MCP_ALLOW_PRIVATE_NETWORKS", "true")  # MCP servers on this machine or the LAN
     for name in ("MNEME_STATE_MACHINE_ARN", "MNEME_MEMORY_QUEUE_URL", "MNEME_OPENSEARCH_ENDPOINT"):
         values.pop(name, None)  # set below from the local stand-ins
     return Settings.from_env(values)
@@ -112,6 +115,7 @@ def build_local(
     environ: Mapping[str, str] | None = None,
 ) -> LocalMneme:
     """Build (and start) the local stack. Call :meth:`LocalMneme.close` to stop it."""
+    from mneme.adapters.mcp_client import SdkMcpToolSource
     from mneme.adapters.model_registry import ModelClients
     from mneme.adapters.model_summarizer import ModelSummarizer
     from mneme.adapters.sfn_orchestrator import StepFunctionsOrchestrator
@@ -119,6 +123,7 @@ def build_local(
     from mneme.adapters.stores import retention_of, stores_over
     from mneme.clock import SystemClock
     from mneme_local import sfn_emulation
+    from mneme_local.secrets import EnvironmentSecrets
     from mneme_local.sqlite_items import open_local_tables
     from mneme_local.vector_store import EmbeddedVectorStore
 
@@ -177,6 +182,8 @@ def build_local(
         clock=clock,
         memory=memory,
         embedder=embedder,
+        mcp=SdkMcpToolSource(allow_private_networks=settings.mcp_allow_private_networks),
+        secrets=EnvironmentSecrets(env),
     )
     summary_provider: Provider = options.model_provider if settings.summary_model_id else "offline"
     summary_spec = ModelSpec(provider=summary_provider, model_id=settings.summary_model_id or "offline")

@@ -122,6 +122,7 @@ HTTP_CASES = {
     "http-memory-write.json": HttpCase(_offline, 201),
     "http-memory-delete.json": HttpCase(stored_document, 204),
     "http-audit.json": HttpCase(finished_run, 200),
+    "http-mcp-memory-search.json": HttpCase(stored_document, 200),
 }
 
 
@@ -137,6 +138,7 @@ def test_an_http_event_is_a_payload_v2_with_jwt_claims(name: str) -> None:
     assert event["requestContext"]["http"]["path"] == event["rawPath"]
     if event["rawPath"] not in ("/v1/health", "/v1/openapi.json"):
         assert event["requestContext"]["authorizer"]["jwt"]["claims"]["sub"] == "alice"
+    if event["rawPath"].startswith("/v1/") and event["rawPath"] not in ("/v1/health", "/v1/openapi.json"):
         assert event["pathParameters"] == {"proxy": event["rawPath"].removeprefix("/v1/")}
     if "body" in event:
         json.loads(event["body"])
@@ -247,3 +249,12 @@ def test_every_event_file_is_covered() -> None:
         "step-fail.json",
     }
     assert {p.name for p in EVENTS.glob("*.json")} == set(HTTP_CASES) | others
+
+
+def test_the_mcp_event_finds_the_stored_memory_over_mcp() -> None:
+    world = stored_document()
+    body = json.loads(Runtime(world.deps).handle(load_event("http-mcp-memory-search.json"))["body"])
+    result = body["result"]
+    assert result["isError"] is False
+    assert result["structuredContent"]["hits"]
+    assert {r.detail["via"] for r in world.deps.audit.query("alice", action="read").records} == {"mcp"}

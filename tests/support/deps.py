@@ -14,6 +14,7 @@ from mneme.settings import Settings
 from tests.fakes.clock import FixedClock
 from tests.fakes.embedder import HashingEmbedder
 from tests.fakes.items import MemoryItemTable
+from tests.fakes.mcp import FakeMcpToolSource, FakeSecrets
 from tests.fakes.memory_store import InMemoryMemoryStore
 from tests.fakes.ports import FakeOrchestrator, FakeQueue, FakeToolInvoker, FixedModels
 
@@ -30,6 +31,8 @@ class World:
     memory: InMemoryMemoryStore
     embedder: HashingEmbedder
     clock: FixedClock
+    mcp: FakeMcpToolSource
+    secrets: FakeSecrets
 
 
 def make_world(model: ModelClient, *, memory: bool = True, tools: Any = None, **settings: Any) -> World:
@@ -39,6 +42,7 @@ def make_world(model: ModelClient, *, memory: bool = True, tools: Any = None, **
     store = InMemoryMemoryStore()
     embedder = HashingEmbedder()
     queue, orchestrator, invoker = FakeQueue(), FakeOrchestrator(), FakeToolInvoker(tools)
+    mcp, secrets = FakeMcpToolSource(), FakeSecrets()
     deps = Deps(
         settings=Settings.model_validate({"MNEME_MODE": "local", **settings}),
         **stores_over(main, MemoryItemTable(AUDIT_SCHEMA), clock).ports(),
@@ -50,5 +54,7 @@ def make_world(model: ModelClient, *, memory: bool = True, tools: Any = None, **
         memory=store if memory else None,
         embedder=embedder if memory else None,
         ids=lambda: f"id{next(counter):04d}",
+        mcp=mcp,
+        secrets=secrets,
     )
-    return World(deps, model, queue, orchestrator, invoker, store, embedder, clock)
+    return World(deps, model, queue, orchestrator, invoker, store, embedder, clock, mcp, secrets)

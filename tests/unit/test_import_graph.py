@@ -55,6 +55,7 @@ LOCAL_LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "mneme_local.gateway_event",
             "mneme_local.local_events",
             "mneme_local.console_assets",
+            "mneme_local.secrets",
         ),
     ),
     ("stand-ins", ("mneme_local.sfn_emulation", "mneme_local.aws_stand_ins")),

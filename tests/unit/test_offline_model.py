@@ -226,3 +226,10 @@ def test_every_answer_starts_with_offline() -> None:
 
 def _turn(role: str, text: str) -> dict[str, Any]:
     return {"role": role, "content": [{"text": text}]}
+
+
+def test_tool_reaches_an_mcp_tool_by_its_namespaced_name() -> None:
+    response = OfflineModel().converse(
+        request('/tool weather__forecast {"city": "Paris"}', tools=["weather__forecast"])
+    )
+    assert [(u["name"], u["input"]) for u in response.tool_uses] == [("weather__forecast", {"city": "Paris"})]

@@ -2,7 +2,8 @@
 
 Read from the source of ``mneme/api/*_routes.py``: a route function (decorated ``@router.<method>``) has no
 control flow (``if``, loops, ``try``, ``with``, ``raise``), calls exactly one function of ``mneme.engine``, and
-never reaches a store or a port through the deps itself (``deps_of(router).<anything>``).
+never reaches a store or a port through the deps itself (``deps_of(router).<anything>``). The tools of mneme's
+MCP server (``mneme/api/mcp_operations.py``, decorated ``@operation(...)``) are held to the same rule.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import pytest
 
 API = Path(__file__).resolve().parents[2] / "layers" / "mneme" / "mneme" / "api"
 ROUTE_MODULES = sorted(API.glob("*_routes.py"))
+MCP_OPERATIONS = API / "mcp_operations.py"
 CONTROL_FLOW = (ast.If, ast.For, ast.While, ast.Try, ast.With, ast.Raise, ast.AsyncFor, ast.AsyncWith, ast.Match)
 
 
@@ -29,6 +31,8 @@ def _engine_names(tree: ast.Module) -> set[str]:
 def _routes(tree: ast.Module) -> list[ast.FunctionDef]:
     def is_route(decorator: ast.expr) -> bool:
         target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        if isinstance(target, ast.Name):  # an MCP tool: @operation(name, body, description)
+            return target.id == "operation"
         return isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "router"
 
     return [n for n in tree.body if isinstance(n, ast.FunctionDef) and any(map(is_route, n.decorator_list))]
@@ -74,6 +78,12 @@ def test_every_route_is_one_engine_call(module: Path) -> None:
     assert route_problems(module.read_text(encoding="utf-8")) == []
 
 
+def test_every_mcp_tool_is_one_engine_call() -> None:
+    tree = ast.parse(MCP_OPERATIONS.read_text(encoding="utf-8"))
+    assert len(_routes(tree)) == 4
+    assert route_problems(MCP_OPERATIONS.read_text(encoding="utf-8")) == []
+
+
 def test_the_route_modules_are_found() -> None:
     assert len(ROUTE_MODULES) >= 5
     assert all(_routes(ast.parse(p.read_text(encoding="utf-8"))) for p in ROUTE_MODULES)
@@ -91,3 +101,10 @@ def test_the_route_modules_are_found() -> None:
 def test_the_check_sees_a_route_with_logic(body: str, problem: str) -> None:
     source = f"from mneme.engine import service\n\n@router.get('/x')\ndef route(x):\n{body}"
     assert any(problem in found for found in route_problems(source))
+
+
+def test_the_check_sees_an_mcp_tool_with_logic() -> None:
+    body = "    if x:\n        return service.a(deps)\n    return service.b(deps)\n"
+    source = f"from mneme.engine import service\n\n@operation('x', Body, 'd')\ndef tool(deps, caller, x):\n{body}"
+    problems = route_problems(source)
+    assert any("control flow" in p for p in problems) and any("2 engine calls" in p for p in problems)

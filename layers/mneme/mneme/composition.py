@@ -26,7 +26,8 @@ def make_client(session: Any, service: str, config: Any, region: str) -> Any:
 class LazyClient:
     """An AWS client created on first use (then reused): a cold start pays only for the clients it calls.
 
-    SQS (auto-write), Step Functions (hand-off) and Lambda (external tools) are not needed by most
+    SQS (auto-write), Step Functions (hand-off), Lambda (external tools) and Secrets Manager (MCP servers'
+    credentials) are not needed by most
     invocations; creating each one costs ~10-30 ms of service-model loading (bench/cold_start.py).
     """
 
@@ -45,14 +46,17 @@ class LazyClient:
 
 
 def build_aws(settings: Settings, session: Any | None = None) -> Deps:
-    """Deps over real AWS services (DynamoDB, SQS, Step Functions, Lambda, Bedrock, OpenSearch)."""
+    """Deps over real AWS services (DynamoDB, SQS, Step Functions, Lambda, Bedrock, OpenSearch, Secrets Manager)
+    and the agents' MCP servers."""
     import botocore.session
 
     from mneme.adapters.bedrock_model import bedrock_client_config
     from mneme.adapters.dynamo_items import DynamoItemTable
     from mneme.adapters.items import AUDIT_SCHEMA, MAIN_SCHEMA
     from mneme.adapters.lambda_tools import LambdaToolInvoker
+    from mneme.adapters.mcp_client import SdkMcpToolSource
     from mneme.adapters.model_registry import ModelClients
+    from mneme.adapters.secrets_manager import SecretsManagerStore
     from mneme.adapters.sfn_orchestrator import StepFunctionsOrchestrator
     from mneme.adapters.sqs_queue import SqsMemoryQueue
     from mneme.adapters.stores import retention_of, stores_over
@@ -87,6 +91,8 @@ def build_aws(settings: Settings, session: Any | None = None) -> Deps:
         ),
         tools=LambdaToolInvoker(LazyClient(boto, "lambda", retries, region)),
         clock=clock,
+        mcp=SdkMcpToolSource(allow_private_networks=settings.mcp_allow_private_networks),
+        secrets=SecretsManagerStore(LazyClient(boto, "secretsmanager", retries, region), settings.mcp_secret_prefix),
     )
     if settings.opensearch_endpoint:
         deps.memory, deps.embedder = _memory(settings, boto, bedrock_client())

@@ -113,6 +113,18 @@ class OrchestratorUnavailable(DependencyUnavailable):
     code = "orchestrator_unavailable"
 
 
+class McpUnavailable(DependencyUnavailable):
+    """An MCP server could not be reached, timed out, or answered something that is not MCP."""
+
+    code = "mcp_unavailable"
+
+
+class SecretUnavailable(DependencyUnavailable):
+    """A secret an MCP server's auth names does not exist, cannot be read, or is not the agent owner's."""
+
+    code = "secret_unavailable"
+
+
 class ToolError(MnemeError):
     """A tool call failed; the message goes back to the model as a tool error, the run goes on."""
 

@@ -26,3 +26,16 @@ LAMBDA_RESPONSE_BYTES: Final = 6 * 1024 * 1024
 MAX_RESPONSE_BYTES: Final = 5_000_000
 PAGE_LIMIT_DEFAULT: Final = 100
 PAGE_LIMIT_MAX: Final = 1000
+
+# MCP servers of an agent (issue 20)
+MCP_MAX_SERVERS: Final = 8
+MCP_TIMEOUT_DEFAULT_SECONDS: Final = 10.0
+MCP_TIMEOUT_MAX_SECONDS: Final = 30.0  # a call must end well inside the API's 29 s and the fast-path budget
+MCP_TOOLS_TTL_SECONDS: Final = 60.0  # discovered tool lists are reused per container for this long
+MCP_MAX_TOOLS_PER_SERVER: Final = 64
+MCP_MAX_TOOL_CHARS_PER_RUN: Final = 200_000  # all MCP tool specs of one run (prompt and checkpoint size)
+MCP_MAX_SCHEMA_CHARS: Final = 16_000  # a larger input schema is not offered (it would crowd the prompt)
+MCP_MAX_DESCRIPTION_CHARS: Final = 2_000  # longer descriptions are cut
+MCP_RESULT_MAX_CHARS: Final = 20_000  # what the model sees of one result; the rest is cut with a note
+MCP_MAX_RESPONSE_BYTES: Final = 4 * 1024 * 1024  # one HTTP response of an MCP server (hostile servers)
+TOOL_NAME_PATTERN: Final = r"^[A-Za-z0-9_-]{1,64}$"  # Bedrock Converse's toolSpec.name

@@ -14,7 +14,12 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from mneme.errors import MnemeError
-from mneme.limits import FAST_PATH_BUDGET_SECONDS, SUMMARY_TRIGGER_MESSAGES, SUMMARY_TRIGGER_TOKENS
+from mneme.limits import (
+    FAST_PATH_BUDGET_SECONDS,
+    MCP_TOOLS_TTL_SECONDS,
+    SUMMARY_TRIGGER_MESSAGES,
+    SUMMARY_TRIGGER_TOKENS,
+)
 from mneme.models.memory import NamespaceRule
 from mneme.models.pricing import ModelPrice, PriceTable
 
@@ -80,6 +85,14 @@ class Settings(BaseModel):
     retention_days_chats: RetentionDays = Field(0, alias="MNEME_RETENTION_DAYS_CHATS")
     retention_days_runs: RetentionDays = Field(0, alias="MNEME_RETENTION_DAYS_RUNS")
     retention_days_requests: RetentionDays = Field(0, alias="MNEME_RETENTION_DAYS_REQUESTS")
+
+    # MCP servers of agents (issue 20): secrets live under <prefix><owner>/ in Secrets Manager
+    mcp_secret_prefix: str = Field("mneme/mcp/", alias="MNEME_MCP_SECRET_PREFIX")
+    mcp_tools_ttl_seconds: Annotated[float, Field(ge=0, le=3600)] = Field(
+        MCP_TOOLS_TTL_SECONDS, alias="MNEME_MCP_TOOLS_TTL_SECONDS"
+    )
+    #: MCP URLs may name loopback / private / link-local addresses (local mode); never on AWS by default
+    mcp_allow_private_networks: bool = Field(False, alias="MNEME_MCP_ALLOW_PRIVATE_NETWORKS")
 
     @field_validator("namespace_rules", mode="before")
     @classmethod

@@ -18,7 +18,7 @@ from mneme.models import Chat, Run, RunEvent, TextMessage
 from tests.fakes.clock import FixedClock
 from tests.functional.adapters.item_backends import BACKENDS, make_backend
 from tests.functional.api.conftest import Api
-from tests.support.deps import World, make_world
+from tests.support.deps import make_world
 
 # quotes and non-ASCII text: each is escaped twice on its way into the Lambda response (\" -> \\\")
 PROSE = 'He said "the tea is ready" — über grün, 5\\6. '
@@ -33,9 +33,7 @@ def paged(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[Api]:
         deps = replace(
             world.deps, runs=ItemRunStore(backend.main, clock=clock), chats=ItemChatStore(backend.main, clock)
         )
-        yield Api(
-            World(deps, world.model, world.queue, world.orchestrator, world.tools, world.memory, world.embedder, clock)
-        )
+        yield Api(replace(world, deps=deps, clock=clock))
 
 
 def _run(api: Api, run_id: str = "run-big", user: str = "alice") -> str:

@@ -14,7 +14,8 @@ Directives, one per line (leading spaces allowed), all emitted as tool calls in 
 * ``/search <query>``                → ``memory-search {query}``
 * ``/skill <name>``                  → ``activate_skill {name}``
 * ``/write <namespace> :: <content>`` → ``memory-write {namespace, content}``
-* ``/tool <name> [<json object>]``   → ``<name>`` with those arguments (none → ``{}``)
+* ``/tool <name> [<json object>]``   → ``<name>`` with those arguments (none → ``{}``); an MCP server's tool
+  by its offered name, e.g. ``/tool weather__forecast {"city": "Paris"}``
 
 Other lines (and unknown ``/words``) are plain text. A directive that cannot be parsed (missing
 ``::`` or argument, arguments that are not a JSON object) or that names a tool absent from

@@ -21,6 +21,7 @@ from mneme.errors import MnemeError
 
 _SECURITY = {"jwt": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"}}
 PUBLIC_PATHS = frozenset({"/v1/health", "/v1/openapi.json"})
+MCP_PATH = "/mcp"  # mneme's MCP server (mneme.api.mcp_endpoint), beside the HTTP API's routes
 MAX_BODY_BYTES = 1_000_000
 
 
@@ -95,7 +96,30 @@ def openapi_document(app: APIGatewayHttpResolver) -> str:
             security=[{"jwt": []}],
         )
     )
-    return json.dumps(_document_errors(schema), separators=(",", ":"))
+    schema = _document_errors(schema)
+    schema["paths"][MCP_PATH] = _MCP_OPERATION
+    return json.dumps(schema, separators=(",", ":"))
+
+
+_JSON_RPC = {"application/json": {"schema": {"type": "object", "description": "a JSON-RPC 2.0 message"}}}
+_MCP_OPERATION: dict[str, Any] = {
+    "post": {
+        "summary": "mneme's MCP server (streamable HTTP, stateless, JSON responses)",
+        "description": "Model Context Protocol over streamable HTTP: one JSON-RPC message per POST, one JSON "
+        "answer. Tools: memory-search, memory-write, memory-delete, run-agent. The caller is the token's `sub`; "
+        "send `Accept: application/json, text/event-stream`. GET and DELETE answer 405 (no sessions).",
+        "operationId": "mcp",
+        "requestBody": {"required": True, "content": _JSON_RPC},
+        "responses": {
+            "200": {"description": "the JSON-RPC answer", "content": _JSON_RPC},
+            "202": {"description": "a notification, accepted"},
+            "default": {
+                "description": "a JSON-RPC error, or an error of the API (401, 406, 413)",
+                "content": _JSON_RPC,
+            },
+        },
+    }
+}
 
 
 def _document_errors(schema: dict[str, Any]) -> dict[str, Any]:

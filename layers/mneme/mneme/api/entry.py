@@ -1,4 +1,5 @@
-"""HTTP entry: authenticate from the JWT claims, guard the body (size, text), resolve the route."""
+"""HTTP entry: authenticate from the JWT claims, guard the body (size, text), resolve the route — or hand an
+``/mcp`` request to mneme's MCP server (its own entry: one call, like a route)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import binascii
 import json
 from typing import Any
 
-from mneme.api.app import MAX_BODY_BYTES, PUBLIC_PATHS
+from mneme.api.app import MAX_BODY_BYTES, MCP_PATH, PUBLIC_PATHS
 from mneme.api.auth import caller_from_event
 from mneme.errors import InvalidInput, MnemeError, PayloadTooLarge
 
@@ -15,8 +16,7 @@ from mneme.errors import InvalidInput, MnemeError, PayloadTooLarge
 def handle_http(app: Any, deps: Any, event: dict[str, Any], context: Any) -> dict[str, Any]:
     path = event.get("rawPath") or ""
     try:
-        if path not in PUBLIC_PATHS:
-            caller_from_event(event)  # 401 before anything else, even before body validation
+        caller = caller_from_event(event) if path not in PUBLIC_PATHS else None  # 401 before anything else
         event = _text_body(event)
     except MnemeError as exc:
         return {
@@ -25,6 +25,10 @@ def handle_http(app: Any, deps: Any, event: dict[str, Any], context: Any) -> dic
             "body": json.dumps(exc.to_body()),
             "isBase64Encoded": False,
         }
+    if path == MCP_PATH and caller is not None:
+        from mneme.api.mcp_endpoint import handle_mcp
+
+        return handle_mcp(deps, caller, event)
     app.append_context(deps=deps)
     try:
         result: dict[str, Any] = app.resolve(event, context)

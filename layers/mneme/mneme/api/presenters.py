@@ -54,6 +54,13 @@ def run_answer(run: Run) -> Any:
     return json_response(202, {"run_id": run.run_id, "status": run.status.value})
 
 
+def mcp_run_view(run: Run) -> dict[str, Any]:
+    """The MCP ``run-agent`` tool: the finished run (its ``output`` is the answer), else ``{run_id, status}``."""
+    if run.status.finished:
+        return run.to_api()
+    return {"run_id": run.run_id, "status": run.status.value}
+
+
 def audit_view(record: AuditRecord) -> dict[str, Any]:
     return record.model_dump(mode="json", exclude={"record_id"})
 

@@ -37,6 +37,7 @@ from mneme.context.tools import build_tool_specs, spec_name, unavailable_tool_sp
 from mneme.context.variables import resolve_task_context, task_context_warnings, template_values
 from mneme.limits import MAX_CACHE_POINTS
 from mneme.models import ChatMessage, ExternalTool, MemoryHit, ModelSpec, Skill, UserSettings
+from mneme.models.mcp import McpTool
 
 if TYPE_CHECKING:
     from mneme.context.caching import CacheCapabilities
@@ -60,7 +61,7 @@ class ContextInput:
     skills: Sequence[Skill] = ()
     reattached_skill_blocks: Sequence[str] = ()  # from the rolling summary, already capped
     enabled_tools: Sequence[str] = ()  # internal tool names allowed by agent + policy
-    external_tools: Sequence[ExternalTool] = ()
+    external_tools: Sequence[ExternalTool | McpTool] = ()  # Lambda tools, then the MCP tools of the run
     allow_delegation: bool = False  # delegates listed and depth below the limit
     history: Sequence[ChatMessage] = ()  # stored messages, oldest first (after the rolling summary)
     continuation: Sequence[ChatMessage] = ()  # this run's tool turns after the current message

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
     from mneme.models import ExternalTool
+    from mneme.models.mcp import McpTool
 
 ACTIVATE_SKILL = "activate_skill"
 DELEGATE_TO_AGENT = "delegate-to-agent"
@@ -165,7 +166,7 @@ def unavailable_tool_spec(name: str) -> dict[str, Any]:
 
 def build_tool_specs(
     enabled: Iterable[str],
-    external: Sequence[ExternalTool] = (),
+    external: Sequence[ExternalTool | McpTool] = (),
     *,
     has_skills: bool = False,
     allow_delegation: bool = False,
@@ -174,8 +175,9 @@ def build_tool_specs(
 
     ``enabled`` are the internal tool names the caller allows (after the memory policy);
     ``delegate-to-agent`` is offered only when it is enabled **and** ``allow_delegation`` (delegates
-    listed, depth below the limit); ``activate_skill`` whenever the agent has skills. An external tool
-    whose name is already taken is ignored (the first one wins).
+    listed, depth below the limit); ``activate_skill`` whenever the agent has skills. An external tool (a
+    Lambda tool, or an MCP tool named ``<server>__<tool>``) whose name is already taken is ignored (the first
+    one wins).
     """
     specs: dict[str, dict[str, Any]] = {}
     for name in enabled:

@@ -13,6 +13,7 @@ from mneme.engine.deps import Deps
 from mneme.errors import Conflict, Forbidden, InvalidInput, NotFound
 from mneme.models.agent import Agent, Skill, Task
 from mneme.models.common import GLOBAL_OWNER, SLUG_PATTERN
+from mneme.models.mcp import destination_problem
 from mneme.models.requests import AgentBody, SkillBody, TaskBody
 from mneme.models.user import Caller, UserSettings
 
@@ -88,6 +89,7 @@ def put_agent(deps: Deps, caller: Caller, agent_id: str, body: AgentBody) -> Sav
     for other in config.list_agents(agent.owner):
         if other.agent_id != agent.agent_id and other.label.casefold() == agent.label.casefold():
             raise Conflict(f"label {agent.label!r} is already used by agent {other.agent_id!r}", field="label")
+    _check_mcp_destinations(deps, agent)
     warnings = body.memory_policy.hints()
     missing = set(agent.skills) - {s.name for s in config.get_skills(agent.owner, agent.skills)}
     if agent.owner != GLOBAL_OWNER:
@@ -95,6 +97,16 @@ def put_agent(deps: Deps, caller: Caller, agent_id: str, body: AgentBody) -> Sav
     warnings += [f"skill {name!r} does not exist yet" for name in sorted(missing)]
     config.put_agent(agent)
     return Saved(agent, warnings)
+
+
+def _check_mcp_destinations(deps: Deps, agent: Agent) -> None:
+    """On AWS an MCP server (and its token URL) must be public https: refused at save, not at every run."""
+    allow = deps.settings.mcp_allow_private_networks
+    for n, server in enumerate(agent.mcp_servers):
+        for name, url in (("url", server.url), ("auth.token_url", server.auth.token_url)):
+            problem = destination_problem(url, allow_private=allow) if url else None
+            if problem:
+                raise InvalidInput(problem, field=f"mcp_servers.{n}.{name}")
 
 
 def delete_agent(deps: Deps, caller: Caller, agent_id: str) -> None:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from time import monotonic
 from typing import Protocol
 
+from mneme.engine.mcp_catalog import McpCatalog
 from mneme.models.agent import ModelSpec
 from mneme.ports import (
     AuditLog,
@@ -15,11 +16,13 @@ from mneme.ports import (
     Clock,
     ConfigStore,
     Embedder,
+    McpToolSource,
     MemoryStore,
     MemoryWriteQueue,
     ModelClient,
     Orchestrator,
     RunStore,
+    SecretStore,
     Summarizer,
     ToolInvoker,
 )
@@ -51,5 +54,8 @@ class Deps:
     memory: MemoryStore | None = None  # None: memory not configured (degraded mode)
     embedder: Embedder | None = None
     summarizer: Summarizer | None = None
+    mcp: McpToolSource | None = None  # None: agents' MCP servers are not reachable (a warning per run)
+    secrets: SecretStore | None = None  # the secrets MCP servers' auth names
+    mcp_catalog: McpCatalog = field(default_factory=McpCatalog)
     ids: Callable[[], str] = field(default=new_id)
     monotonic: Callable[[], float] = field(default=monotonic)

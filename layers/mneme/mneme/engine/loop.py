@@ -43,7 +43,7 @@ def context_input(session: RunSession) -> ContextInput:
         skills=list(config.skills.values()),
         reattached_skill_blocks=state.reattached_skills,
         enabled_tools=enabled_tools(session),
-        external_tools=agent.external_tools,
+        external_tools=[*agent.external_tools, *state.mcp_tools],
         allow_delegation=can_offer_delegation(agent, run.depth),
         history=state.history,
         continuation=state.turns,

@@ -1,5 +1,6 @@
-"""Memory over the HTTP API (SPEC §5, §10): search, write and soft-delete entries — the caller's own
-scopes, or global — through the same security filter and audit as the runs' memory paths."""
+"""Memory over the HTTP API (SPEC §5, §10) and mneme's MCP server (issue 20): search, write and soft-delete
+entries — the caller's own scopes, or global — through the same security filter and audit as the runs' memory
+paths. ``via`` (``http`` or ``mcp``) says on every audit record which of the two served the request."""
 
 from __future__ import annotations
 
@@ -50,6 +51,8 @@ def search_memory(
     query: str,
     namespaces: Sequence[str] | None,
     top_k: int,
+    *,
+    via: str = "http",
 ) -> SearchResult:
     """Without namespaces: the caller's own scopes and global; with them, the security filter decides.
     Every denied namespace is audited, also when the request is refused for another one."""
@@ -57,11 +60,11 @@ def search_memory(
     try:
         access = http_search_access(caller.user_id, namespaces)
     except InvalidInput as exc:
-        memory_ops.audit_denials(ports, trail.records, denials_of(exc), via="http")
+        memory_ops.audit_denials(ports, trail.records, denials_of(exc), via=via)
         raise
     defaults = ResolvedPolicy()
     ranking = memory_ops.Ranking(top_k, defaults.min_score, defaults.relative_cutoff)
-    hits = memory_ops.search(ports, trail.records, access, query, ranking, via="http")
+    hits = memory_ops.search(ports, trail.records, access, query, ranking, via=via)
     return SearchResult(hits, access)
 
 
@@ -73,13 +76,14 @@ def write_memory(
     *,
     tags: Sequence[str] = (),
     ttl_seconds: int | None = None,
+    via: str = "http",
 ) -> tuple[list[str], str]:
     """Write one entry into a namespace the caller may write; answers its ids and the resolved namespace."""
     ports, trail = _ports(deps), _trail(deps, caller)
     try:
         target = http_write_access(namespace, caller.user_id, is_admin=caller.is_admin)
     except MemoryWriteForbidden as exc:
-        trail.write(deps.audit, "denied", [exc.denial.namespace], via="http", reason=exc.denial.reason)
+        trail.write(deps.audit, "denied", [exc.denial.namespace], via=via, reason=exc.denial.reason)
         raise
     owner = "" if target.startswith("vector.global.") else caller.user_id
     document = memory_ops.new_document(
@@ -89,16 +93,18 @@ def write_memory(
         content,
         clock=deps.clock,
         tags=tags,
-        metadata={"source": "http", "user_id": caller.user_id},
+        metadata={"source": via, "user_id": caller.user_id},
         ttl_seconds=ttl_seconds,
     )
     ids = memory_ops.audited_write(
-        ports, trail.records, "write", target, lambda: memory_ops.write_documents(ports, [document]), via="http"
+        ports, trail.records, "write", target, lambda: memory_ops.write_documents(ports, [document]), via=via
     )
     return ids, target
 
 
-def delete_memory(deps: Deps, caller: Caller, doc_id: str, namespace: str | None = None) -> list[str]:
+def delete_memory(
+    deps: Deps, caller: Caller, doc_id: str, namespace: str | None = None, *, via: str = "http"
+) -> list[str]:
     """Soft-delete an entry (and, by cascade, the entries derived from it); answers every id marked.
     An entry the caller may not delete is answered as not found."""
     ports, trail = _ports(deps), _trail(deps, caller)
@@ -116,7 +122,7 @@ def delete_memory(deps: Deps, caller: Caller, doc_id: str, namespace: str | None
         "delete",
         document.namespace,
         lambda: store.soft_delete(doc_id, document.namespace, now=deps.clock.now()),
-        via="http",
+        via=via,
         id=doc_id,
     )
     return deleted

@@ -1,8 +1,9 @@
-"""Prepare a run before its first model call: history (rolling summary), policy, memory auto-inject."""
+"""Prepare a run before its first model call: history (rolling summary), policy, memory auto-inject, and the
+tools of the agent's MCP servers."""
 
 from __future__ import annotations
 
-from mneme.engine import memory_ops
+from mneme.engine import mcp_tools, memory_ops
 from mneme.engine.session import RunSession
 from mneme.engine.spans import in_run_span
 from mneme.engine.usage import charge
@@ -34,7 +35,9 @@ def prepare(session: RunSession, *, chat: Chat | None, memory_enabled: bool | No
         parent_run_id=run.parent_run_id,
         chat_id=run.chat_id,
     )
+    discovery = mcp_tools.start_discovery(session)  # the MCP servers answer while memory is searched
     _auto_inject(session)
+    mcp_tools.finish_discovery(session, discovery)
     state.initialized = True
 
 

@@ -11,6 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, model_validator
 
 from mneme.models.chat import ChatMessage, ToolResultMessage
+from mneme.models.mcp import McpTool
 from mneme.models.memory import MemoryHit
 from mneme.models.policy import ResolvedPolicy
 
@@ -58,6 +59,7 @@ class LoopState(BaseModel):
     approval_reported: list[str] = []  # pending calls already listed in an approval_requested event
     delegation_refused: bool = False  # the state machine's depth guard refused this step's children
     always_allowed: list[str] = []
+    mcp_tools: list[McpTool] = []  # discovered at run start, offered for the whole run (sorted by name)
     event_seq: int = 0
     request_seq: int = 0
     audit_seq: int = 0

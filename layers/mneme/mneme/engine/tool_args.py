@@ -31,3 +31,14 @@ def validate_arguments(tool: str, schema: Mapping[str, Any], arguments: Any) -> 
     except fastjsonschema.JsonSchemaDefinitionException as exc:
         raise ToolError(f"{tool}: the tool's input schema is invalid: {exc}") from exc
     return arguments
+
+
+def check_schema(schema: Mapping[str, Any]) -> None:
+    """Raise ToolError when ``schema`` cannot be compiled into a validator (a tool offered with it would fail
+    every call)."""
+    import fastjsonschema
+
+    try:
+        _compiled(json.dumps(schema, sort_keys=True))
+    except (fastjsonschema.JsonSchemaDefinitionException, ValueError, TypeError, RecursionError) as exc:
+        raise ToolError(f"the input schema is invalid: {exc}") from exc

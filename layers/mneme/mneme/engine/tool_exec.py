@@ -1,4 +1,5 @@
-"""Ordinary tool calls: the memory tools, activate_skill and external Lambda tools (SPEC §4, §5.4, §8).
+"""Ordinary tool calls: the memory tools, activate_skill, external Lambda tools (SPEC §4, §5.4, §8) and the
+tools of the agent's MCP servers (:mod:`mneme.engine.mcp_tools`).
 
 Every failure becomes a tool error the model sees; denials are audited.
 """
@@ -9,7 +10,7 @@ import json
 from typing import Any
 
 from mneme.context.tools import ACTIVATE_SKILL, INTERNAL_TOOL_SPECS
-from mneme.engine import memory_ops
+from mneme.engine import mcp_tools, memory_ops
 from mneme.engine.session import RunSession
 from mneme.engine.spans import in_tool_span
 from mneme.engine.tool_args import validate_arguments
@@ -27,8 +28,9 @@ def execute(session: RunSession, call: ToolCallMessage) -> ToolResultMessage:
 
 
 def _execute(session: RunSession, call: ToolCallMessage) -> ToolResultMessage:
+    detail: dict[str, Any] = {}  # what the event adds for this kind of tool (an MCP call's server and duration)
     try:
-        content = _dispatch(session, call)
+        content = _dispatch(session, call, detail)
         status = "success"
     except MemoryToolDenied as exc:
         _audit_denial(session, exc)
@@ -40,6 +42,7 @@ def _execute(session: RunSession, call: ToolCallMessage) -> ToolResultMessage:
         call_id=call.call_id,
         tool=call.tool,
         status=status,
+        **detail,
         **({"error": content} if status == "error" else {}),
     )
     return ToolResultMessage(
@@ -54,12 +57,15 @@ def _audit_denial(session: RunSession, exc: MemoryToolDenied) -> None:
         session.recorder.warning("an audit record of a denied namespace could not be written")
 
 
-def _dispatch(session: RunSession, call: ToolCallMessage) -> str:
+def _dispatch(session: RunSession, call: ToolCallMessage, detail: dict[str, Any]) -> str:
     external = {tool.name: tool for tool in session.config.agent.external_tools}
     if call.tool in external:
         tool = external[call.tool]
         args = validate_arguments(call.tool, tool.input_schema, call.arguments)
         return _external(session, tool.function_arn, call, args)
+    mcp_tool = mcp_tools.find(session, call.tool)
+    if mcp_tool is not None:
+        return mcp_tools.call(session, mcp_tool, call, detail)
     definition = INTERNAL_TOOL_SPECS.get(call.tool)
     if definition is None:
         raise ToolError(f"unknown tool {call.tool!r}")

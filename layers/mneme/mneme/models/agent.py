@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
-from mneme.limits import SKILL_DESCRIPTION_MAX
+from mneme.limits import MCP_MAX_SERVERS, SKILL_DESCRIPTION_MAX
 from mneme.models.common import Identifier, Label, LongText, ShortText, Slug
+from mneme.models.mcp import McpServer, check_servers
 from mneme.models.policy import MemoryPolicy
 
 InternalTool = Literal["memory-search", "memory-write", "memory-update", "memory-delete", "delegate-to-agent"]
@@ -128,6 +129,7 @@ class Agent(BaseModel):
     model: ModelSpec = ModelSpec()
     tools: list[InternalTool] = []
     external_tools: Annotated[list[ExternalTool], Field(max_length=64)] = []
+    mcp_servers: Annotated[list[McpServer], Field(max_length=MCP_MAX_SERVERS)] = []
     skills: Annotated[list[Slug], Field(max_length=64)] = []
     delegates: Annotated[
         list[Annotated[str, StringConstraints(min_length=1, max_length=128)]], Field(max_length=64)
@@ -140,6 +142,11 @@ class Agent(BaseModel):
     @classmethod
     def _unique(cls, value: list[str]) -> list[str]:
         return list(dict.fromkeys(value))
+
+    @model_validator(mode="after")
+    def _mcp_namespaces(self) -> Agent:
+        check_servers(self.mcp_servers, [tool.name for tool in self.external_tools])
+        return self
 
 
 class Task(BaseModel):
@@ -170,6 +177,7 @@ __all__ = [
     "GuardrailSpec",
     "Identifier",
     "InferenceSettings",
+    "McpServer",
     "ModelSpec",
     "ReasoningSettings",
     "Skill",

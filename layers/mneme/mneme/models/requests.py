@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
 from mneme.errors import PayloadTooLarge
-from mneme.limits import MAX_RUN_INPUT_CHARS
+from mneme.limits import MAX_RUN_INPUT_CHARS, MCP_MAX_SERVERS
 from mneme.models.agent import (
     ExternalTool,
     InternalTool,
@@ -19,6 +19,7 @@ from mneme.models.agent import (
     ToolApprovalMode,
 )
 from mneme.models.common import Identifier, Label, LongText, ShortText, Slug, TopK
+from mneme.models.mcp import McpServer, check_servers
 from mneme.models.policy import MemoryPolicy
 from mneme.models.run import ToolApproval
 
@@ -59,6 +60,15 @@ class RunRequest(BaseModel):
         return self
 
 
+class McpRunBody(RunRequest):
+    """The MCP ``run-agent`` tool's arguments: a run request, and the ``Idempotency-Key`` of ``POST /v1/runs``."""
+
+    idempotency_key: Annotated[str, StringConstraints(min_length=1, max_length=256)] | None = None
+
+    def run_request(self) -> RunRequest:
+        return RunRequest.model_validate(self.model_dump(exclude={"idempotency_key"}))
+
+
 Reference = Annotated[str, StringConstraints(min_length=1, max_length=128)]
 NamespaceText = Annotated[str, StringConstraints(min_length=1, max_length=512)]
 
@@ -73,6 +83,7 @@ class AgentBody(_Body):
     model: ModelSpec = ModelSpec()
     tools: list[InternalTool] = []
     external_tools: Annotated[list[ExternalTool], Field(max_length=64)] = []
+    mcp_servers: Annotated[list[McpServer], Field(max_length=MCP_MAX_SERVERS)] = []
     skills: Annotated[list[Slug], Field(max_length=64)] = []
     delegates: Annotated[list[Reference], Field(max_length=64)] = []
     memory_policy: MemoryPolicy = MemoryPolicy()
@@ -107,6 +118,11 @@ class AgentBody(_Body):
                 raise ValueError(f"model.inference.top_p must be at least {MIN_REASONING_TOP_P} while reasoning is on")
         return model
 
+    @model_validator(mode="after")
+    def _mcp_namespaces(self) -> AgentBody:
+        check_servers(self.mcp_servers, [tool.name for tool in self.external_tools])
+        return self
+
 
 class TaskBody(_Body):
     name: Annotated[str, StringConstraints(max_length=200)] = ""
@@ -132,6 +148,13 @@ class DocumentBody(_Body):
     content: Annotated[str, StringConstraints(min_length=1, max_length=50_000)]
     tags: Annotated[list[Annotated[str, StringConstraints(min_length=1, max_length=64)]], Field(max_length=32)] = []
     ttl_seconds: Annotated[int, Field(ge=60, le=10 * 365 * 24 * 3600)] | None = None
+
+
+class DeleteDocumentBody(_Body):
+    """The MCP ``memory-delete`` tool's arguments (``DELETE /v1/memory/documents/{id}?namespace=`` over HTTP)."""
+
+    id: Annotated[str, StringConstraints(min_length=1, max_length=128)]
+    namespace: NamespaceText | None = None
 
 
 class ApprovalBody(_Body):

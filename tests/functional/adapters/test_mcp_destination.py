@@ -1,0 +1,32 @@
+"""Where the MCP client may connect on AWS (issue 20): https to public addresses only, checked by resolving
+the host before each request."""
+
+from __future__ import annotations
+
+import pytest
+
+from mneme.adapters.mcp_http import check_destination
+from mneme.errors import McpUnavailable
+
+
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [
+        ("http://8.8.8.8/mcp", "must use https"),
+        ("https://localhost:9001/2018-06-01/runtime/invocation/next", "non-public address (127.0.0.1)"),
+        ("https://127.0.0.1/mcp", "non-public address (127.0.0.1)"),
+        ("https://169.254.169.254/latest/meta-data", "non-public address (169.254.169.254)"),
+        ("https://[::1]/mcp", "non-public address (::1)"),
+    ],
+)
+def test_a_destination_that_is_not_public_https_is_refused(url: str, reason: str) -> None:
+    with pytest.raises(McpUnavailable, match=rf".*{reason.replace('(', '[(]').replace(')', '[)]')}"):
+        check_destination(url, allow_private=False)
+
+
+def test_a_public_address_is_allowed() -> None:
+    check_destination("https://8.8.8.8/mcp", allow_private=False)
+
+
+def test_local_mode_allows_this_machine() -> None:
+    check_destination("http://localhost:8000/mcp", allow_private=True)
