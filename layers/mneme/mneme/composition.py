@@ -70,6 +70,12 @@ def build_aws(settings: Settings, session: Any | None = None) -> Deps:
     )
     if settings.opensearch_endpoint:
         deps.memory, deps.embedder = _memory(settings, boto, bedrock_client())
+    if settings.websocket_endpoint:  # the WebSocket API: live runs pushed to its connections
+        from mneme.adapters.websocket_hub import ApiGatewayPusher, WebSocketHub
+
+        management = boto.client("apigatewaymanagementapi", endpoint_url=settings.websocket_endpoint, config=retries)
+        hub = WebSocketHub(main, ApiGatewayPusher(management), clock)
+        deps.live, deps.sockets = hub, hub
     if settings.summary_model_id:
         from mneme.adapters.model_summarizer import ModelSummarizer
 
@@ -119,3 +125,10 @@ def build_writer(settings: Settings, session: Any | None = None) -> WriterPorts:
         bedrock = boto.client("bedrock-runtime", config=bedrock_client_config(max_attempts=4))
         store, embedder = _memory(settings, boto, bedrock)
     return WriterPorts(store, embedder, audit, SystemClock())
+
+
+def build_verifier(settings: Settings) -> Any:
+    """The WebSocket ``$connect`` authorizer's JWT verifier: the issuer's JWKS over HTTPS, cached."""
+    from mneme.adapters.jwt_verifier import JwtVerifier, jwks_client
+
+    return JwtVerifier(settings.jwt_issuer, settings.jwt_audiences, jwks_client(settings.jwt_issuer))

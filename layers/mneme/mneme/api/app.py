@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
+from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 
 from mneme import __version__
-from mneme.api import audit_routes, chat_routes, config_routes, memory_routes, run_routes
+from mneme.api import approval_routes, audit_routes, chat_routes, config_routes, memory_routes, run_routes
+from mneme.api.resolver import ConcurrentHttpResolver
 from mneme.api.responses import JSON, from_error, from_unexpected, from_validation, json_response
 from mneme.errors import MnemeError
 
@@ -18,9 +19,9 @@ PUBLIC_PATHS = frozenset({"/v1/health", "/v1/openapi.json"})
 MAX_BODY_BYTES = 1_000_000
 
 
-def create_app() -> APIGatewayHttpResolver:
-    app = APIGatewayHttpResolver(enable_validation=True)
-    for module in (config_routes, run_routes, chat_routes, memory_routes, audit_routes):
+def create_app() -> ConcurrentHttpResolver:
+    app = ConcurrentHttpResolver(enable_validation=True)
+    for module in (config_routes, approval_routes, run_routes, chat_routes, memory_routes, audit_routes):
         app.include_router(module.router)
 
     @app.get("/v1/health", include_in_schema=True)
@@ -42,7 +43,7 @@ def create_app() -> APIGatewayHttpResolver:
     return app
 
 
-def openapi_document(app: APIGatewayHttpResolver) -> str:
+def openapi_document(app: ConcurrentHttpResolver) -> str:
     schema = json.loads(
         app.get_openapi_json_schema(
             title="mneme",

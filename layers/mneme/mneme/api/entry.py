@@ -25,11 +25,7 @@ def handle_http(app: Any, deps: Any, event: dict[str, Any], context: Any) -> dic
             "body": json.dumps(exc.to_body()),
             "isBase64Encoded": False,
         }
-    app.append_context(deps=deps)
-    try:
-        result: dict[str, Any] = app.resolve(event, context)
-    finally:
-        app.clear_context()
+    result: dict[str, Any] = app.resolve_request(event, context, deps=deps)
     return result
 
 

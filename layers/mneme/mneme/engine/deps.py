@@ -5,23 +5,29 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from time import monotonic
+from time import monotonic, sleep
 from typing import Protocol
 
 from mneme.models.agent import ModelSpec
 from mneme.ports import (
+    ApprovalGrants,
     AuditLog,
     ChatStore,
     Clock,
     ConfigStore,
     Embedder,
+    LiveFeed,
     MemoryStore,
     MemoryWriteQueue,
     ModelClient,
+    NoLiveFeed,
     Orchestrator,
+    RateLimiter,
     RunStore,
+    SocketHub,
     Summarizer,
     ToolInvoker,
+    TreeLedger,
 )
 from mneme.settings import Settings
 
@@ -43,6 +49,9 @@ class Deps:
     chats: ChatStore
     runs: RunStore
     audit: AuditLog
+    ledger: TreeLedger
+    rates: RateLimiter
+    grants: ApprovalGrants
     models: ModelRegistry
     queue: MemoryWriteQueue
     orchestrator: Orchestrator
@@ -51,5 +60,8 @@ class Deps:
     memory: MemoryStore | None = None  # None: memory not configured (degraded mode)
     embedder: Embedder | None = None
     summarizer: Summarizer | None = None
+    live: LiveFeed = field(default_factory=NoLiveFeed)  # who follows runs live (WebSocket / local SSE)
+    sockets: SocketHub | None = None  # the WebSocket API's connections (AWS, when it is deployed)
     ids: Callable[[], str] = field(default=new_id)
     monotonic: Callable[[], float] = field(default=monotonic)
+    sleep: Callable[[float], None] = field(default=sleep)  # a long-poll's wait between reads

@@ -12,7 +12,8 @@ from typing import Any
 from mneme.context.assembler import ContextInput, assemble
 from mneme.context.tools import DELEGATE_TO_AGENT
 from mneme.delegation import can_offer_delegation
-from mneme.engine import delegate, finish, tool_exec
+from mneme.engine import budget, delegate, finish, live, tool_exec
+from mneme.engine import remembered as approvals_remembered
 from mneme.engine.session import RunSession
 from mneme.engine.state import Outcome, PendingCall
 from mneme.errors import RunAborted
@@ -69,6 +70,10 @@ def advance(session: RunSession) -> Outcome:
             return outcome
         if session.deadline is not None and session.deps.monotonic() > session.deadline:
             return "continue"
+        exceeded = budget.exceeded(session)
+        if exceeded is not None:
+            finish.fail(session, f"budget_exceeded: {exceeded.message}", code=exceeded.code, **exceeded.details)
+            return "done"
         assembled = assemble(context_input(session))
         for warning in assembled.warnings:
             session.recorder.warning(warning)
@@ -80,9 +85,10 @@ def advance(session: RunSession) -> Outcome:
             cache_points=assembled.cache_points,
             tools=list(assembled.offered_tools),
         )
-        response = session.deps.models.client_for(session.config.agent.model).converse(assembled.request)
+        response = live.converse(session, assembled.request, seq)
         run.usage = run.usage + response.usage
         run.tree_usage = run.tree_usage + response.usage
+        budget.charge_model_call(session, response.usage)
         session.recorder.event(
             "model_call", request_seq=seq, stop_reason=response.stop_reason, usage=response.usage.model_dump()
         )
@@ -126,7 +132,7 @@ def _handle_call(session: RunSession, call: ToolCallMessage, offered: tuple[str,
         _ready(session, _error(session, call, f"tool {call.tool!r} is not available to this agent"))
     elif mode == "denied":
         _ready(session, _error(session, call, "tool calls are denied for this run"))
-    elif mode == "prompt" and call.tool not in session.state.always_allowed:
+    elif mode == "prompt" and not approvals_remembered.allowed(session, call):
         session.state.pending.append(
             PendingCall(call_id=call.call_id, tool=call.tool, arguments=call.arguments, kind="approval")
         )

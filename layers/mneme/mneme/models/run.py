@@ -8,6 +8,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from mneme.models.budget import BudgetLimits
+
 ToolApproval = Literal["granted", "prompt", "denied"]
 
 
@@ -40,6 +42,11 @@ class Usage(BaseModel):
             cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
         )
 
+    @property
+    def total(self) -> int:
+        """Every token the model processed (what a budget's ``max_tokens`` counts)."""
+        return self.input_tokens + self.output_tokens + self.cache_read_tokens + self.cache_write_tokens
+
 
 EventType = Literal[
     "run_started",
@@ -53,6 +60,7 @@ EventType = Literal[
     "memory_write_queued",
     "warning",
     "error",
+    "cancelled",
     "completed",
 ]
 
@@ -87,7 +95,12 @@ class Run(BaseModel):
     tool_approval: ToolApproval = "granted"
     usage: Usage = Usage()
     tree_usage: Usage = Usage()
+    model_calls: int = 0
     children: list[str] = []
+    lineage: list[str] = []  # the ancestors' run ids, root first (empty for a root)
+    budget: BudgetLimits | None = None  # the tree's limits, on the root run
+    ledger_open: bool = False  # the root's tree counters exist (from its first delegation on)
+    execution_arn: str | None = None  # the state machine execution running this run (for cancel)
     created_at: datetime
     updated_at: datetime
     version: int = 0  # optimistic-lock counter for conditional writes
@@ -107,6 +120,7 @@ class Run(BaseModel):
             "error": self.error,
             "usage": self.usage.model_dump(),
             "tree_usage": self.tree_usage.model_dump(),
+            "model_calls": self.model_calls,
             "children": list(self.children),
             "created_at": self.created_at.isoformat(),
             "updated_at": self.updated_at.isoformat(),
