@@ -42,6 +42,7 @@ MAX_FRAME_BYTES = 120_000
 LISTENERS_FRESH_SECONDS = 3.0
 CONNECTION_SK = "CONN"
 SUB_PREFIX = "SUB#"
+DIRECT_PREFIX = "SUB#C#"
 TREE_PREFIX = "SUB#T#"
 
 
@@ -121,7 +122,7 @@ class WebSocketHub:
         if tree:
             target = (run_pk(run.root_run_id), f"{TREE_PREFIX}{run.run_id}#{connection_id}")
         else:
-            target = (run_pk(run.run_id), f"{SUB_PREFIX}{connection_id}")
+            target = (run_pk(run.run_id), f"{DIRECT_PREFIX}{connection_id}")
         expires_at = self._expiry()
         subscription: Item = {PK: target[0], SK: target[1], "connection_id": connection_id, "user_id": user_id}
         back: Item = {PK: connection_pk(connection_id), SK: f"{SUB_PREFIX}{run.run_id}#{'tree' if tree else 'run'}"}
@@ -137,13 +138,17 @@ class WebSocketHub:
     def listeners(self, run: Run) -> list[str]:
         """The connections following this run: its own subscribers, and those of a subtree holding it."""
         now = self._clock.now()
-        items = query_all(self._table, run_pk(run.run_id), sk_prefix=SUB_PREFIX)
+        scopes = {*run.lineage, run.run_id}
+        items = query_all(self._table, run_pk(run.run_id), sk_prefix=SUB_PREFIX)  # a root's holds its tree's
         if run.run_id != run.root_run_id:
-            scopes = {*run.lineage, run.run_id}
-            for item in query_all(self._table, run_pk(run.root_run_id), sk_prefix=TREE_PREFIX):
-                if str(item[SK]).removeprefix(TREE_PREFIX).rsplit("#", 1)[0] in scopes:
-                    items.append(item)
-        live = (i for i in items if not expired(i, now) and i.get("user_id") == run.user_id)
+            items += query_all(self._table, run_pk(run.root_run_id), sk_prefix=TREE_PREFIX)
+        wanted = [
+            item
+            for item in items
+            if str(item[SK]).startswith(DIRECT_PREFIX)
+            or str(item[SK]).removeprefix(TREE_PREFIX).rsplit("#", 1)[0] in scopes
+        ]
+        live = (i for i in wanted if not expired(i, now) and i.get("user_id") == run.user_id)
         return list(dict.fromkeys(str(i["connection_id"]) for i in live))
 
     def send(self, connection_id: str, frame: dict[str, Any]) -> bool:
