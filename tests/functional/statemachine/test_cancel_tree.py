@@ -30,8 +30,8 @@ class GatedModel(OfflineModel):
         self.gate = threading.Event()
 
     def converse(self, request: dict[str, Any]) -> ModelResponse:
-        last = str(request["messages"][-1])
-        if "job description" in last and "/delegate" not in last:
+        texts = [block["text"] for block in request["messages"][-1]["content"] if "text" in block]
+        if texts and texts[-1].startswith(LONG):  # a sub-agent's delegation input, not the master's turn
             self.inside.release()
             self.gate.wait(30)
         return super().converse(request)

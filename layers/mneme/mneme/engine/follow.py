@@ -2,8 +2,8 @@
 
 A **long-poll**: the answer comes as soon as an event after the position exists, or empty after ``wait``
 seconds (at most 20, well inside API Gateway's 29 s). While it waits it sleeps between reads of the store
-with a growing pause (0.2 s, then up to 1 s: at most 1.5 reads a second, about one once the pause has
-grown), never spinning; a run already final answers at once.
+with a growing pause (0.2 s, 0.3, 0.5, 0.75, then 1 s: 24 reads in a 20 s wait that finds nothing), never
+spinning; a run already final answers at once.
 
 With ``tree=true`` it follows the run and every run below it. Each event is tagged with its ``run_id`` and
 ``depth``; events are ordered by time, then run and ``seq`` (each run's own events stay in ``seq`` order).
