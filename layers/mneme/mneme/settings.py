@@ -64,7 +64,7 @@ class Settings(BaseModel):
     recency_decay: Annotated[float, Field(ge=0, le=10)] = Field(0.05, alias="MNEME_RECENCY_DECAY")
     namespace_rules: tuple[NamespaceRule, ...] = Field((), alias="MNEME_NAMESPACE_RULES")
 
-    # run trees (issue 15.4): the budget of a tree unless its request or agent names one; per-user limits
+    # run trees (issue 15.4): the budget of a tree, and its ceiling (a request or agent may only lower it)
     budget_max_model_calls: Annotated[int, Field(ge=1, le=100_000)] = Field(500, alias="MNEME_BUDGET_MAX_MODEL_CALLS")
     budget_max_tokens: Annotated[int, Field(ge=1, le=1_000_000_000)] = Field(2_000_000, alias="MNEME_BUDGET_MAX_TOKENS")
     budget_max_runs: Annotated[int, Field(ge=1, le=1_000)] = Field(50, alias="MNEME_BUDGET_MAX_RUNS")

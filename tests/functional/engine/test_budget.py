@@ -77,6 +77,13 @@ def test_the_request_overrides_the_agent_which_overrides_the_deployment_field_by
     assert (limits.max_runs, limits.max_seconds, limits.max_tokens, limits.max_model_calls) == (4, 60, 777, 500)
 
 
+def test_a_budget_never_raises_a_limit_above_the_deployments() -> None:
+    world = make_world(OfflineModel(), MNEME_BUDGET_MAX_RUNS="5")
+    add_agent(world, "master", budget=Budget(max_runs=40, max_tokens=10))
+    limits = run(world, "hello", budget=Budget(max_runs=500)).run.budget
+    assert limits is not None and (limits.max_runs, limits.max_tokens) == (5, 10)
+
+
 def test_a_root_that_does_not_delegate_checks_its_budget_without_reading_the_ledger(world) -> None:
     # Given a counting ledger
     ledger = CountingLedger(world.deps.ledger)

@@ -99,3 +99,18 @@ def test_the_child_reads_only_its_own_policys_namespaces_not_its_parents() -> No
     result = model.requests[-1]["messages"][-1]["content"]
     text = str(result)
     assert "drawer" not in text and "no authorized namespace" in text.lower()
+
+
+def test_in_an_event_triggered_tree_a_prompting_child_is_denied_as_nobody_can_answer() -> None:
+    from mneme.engine.service import start_run
+    from mneme.models.requests import RunRequest
+    from tests.functional.engine.conftest import ALICE
+
+    model = ScriptedModel([tool_use_response(("delegate-to-agent", {"agent": "b", "input": "search something"}))])
+    world = make_world(model)
+    add_agent(world, "master", tools=["delegate-to-agent"], delegates=["b"])
+    add_agent(world, "b", tools=["memory-search"], tool_approval_default="prompt")
+    request = RunRequest(agent_id="master", input="go", tool_approval="granted")
+    root = start_run(world.deps, ALICE, request, event_triggered=True).run
+    child = world.deps.runs.get_run(root.children[0])
+    assert child is not None and child.tool_approval == "denied"

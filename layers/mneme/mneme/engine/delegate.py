@@ -68,8 +68,9 @@ def start_delegation(session: RunSession, call: ToolCallMessage) -> PendingCall 
         root_run_id=context.root_run_id,
         status=RunStatus.QUEUED,
         input=context.input,
+        # the narrowed mode, and in an event's tree (nobody to ask) prompt becomes denied, as for its root
         tool_approval=effective_approval(
-            context.tool_approval, context.tool_approval, event_triggered=session.state.event_triggered
+            context.tool_approval, target.tool_approval_default, event_triggered=session.state.event_triggered
         ),
         lineage=[*run.lineage, run.run_id],
         budget=run.budget,

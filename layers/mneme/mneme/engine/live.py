@@ -50,7 +50,8 @@ def converse(session: RunSession, request: dict[str, Any], request_seq: int) -> 
     deps, run = session.deps, session.run
     client = deps.models.client_for(session.config.agent.model)
     stream = getattr(client, "converse_stream", None)
-    if stream is None or not _listening(deps.live, run):
+    # a run not stored yet (the fast path before its first commit) has no follower: no read to ask
+    if stream is None or not session.state.persisted or not _listening(deps.live, run):
         return client.converse(request)
     deltas = _Deltas(deps.live, run, request_seq, deps.monotonic)
     response: ModelResponse = stream(request, deltas.add)

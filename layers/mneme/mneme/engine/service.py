@@ -258,10 +258,12 @@ def _conclude(session: RunSession, outcome: Outcome, *, hand_off: bool) -> StepR
     if not hand_off:
         writes = [parallel.submit(write) for write in session.after_writes]
     session.recorder.run = run
-    live.publish(deps, run, events)
+    if not create:  # a run this commit created has no follower yet (its id was known to nobody)
+        live.publish(deps, run, events)
     for warning in (message for write in writes for message in write.result()):
         session.recorder.warning(warning)
-    live.publish(deps, run, session.recorder.pending_events())
+    if not create:
+        live.publish(deps, run, session.recorder.pending_events())
     session.recorder.flush()
     if hand_off and outcome != "done":
         deps.orchestrator.start(run.run_id, depth=run.depth)

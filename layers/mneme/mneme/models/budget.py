@@ -2,8 +2,8 @@
 may spend, and what it has spent.
 
 A :class:`Budget` is what an agent's default or a request names (any field may be left out); the root run
-resolves it field by field (request, else agent, else the deployment's defaults) into :class:`BudgetLimits`,
-which hold for the whole tree. :class:`TreeUsage` is what the tree has used so far.
+resolves it field by field (request, else agent, else the deployment's values, which are also the ceiling)
+into :class:`BudgetLimits`, which hold for the whole tree. :class:`TreeUsage` is what the tree has used so far.
 """
 
 from __future__ import annotations
@@ -39,15 +39,14 @@ class BudgetLimits(BaseModel):
     max_seconds: int
 
     @classmethod
-    def resolve(cls, defaults: BudgetLimits, *overrides: Budget | None) -> BudgetLimits:
-        """Each field from the first override that sets it (request before agent), else the default."""
-        values: dict[str, Any] = defaults.model_dump()
-        for name in values:
-            for override in overrides:
-                chosen = getattr(override, name, None) if override is not None else None
-                if chosen is not None:
-                    values[name] = chosen
-                    break
+    def resolve(cls, deployment: BudgetLimits, *overrides: Budget | None) -> BudgetLimits:
+        """Each field from the first override that sets it (request before agent), else the deployment's.
+        The deployment's value is also the ceiling: a budget tightens what the operator allows, never more
+        (a tree can never exceed the deployment's number of runs, issue 12.10)."""
+        values: dict[str, Any] = deployment.model_dump()
+        for name, ceiling in deployment.model_dump().items():
+            chosen = next((getattr(o, name) for o in overrides if o is not None and getattr(o, name) is not None), None)
+            values[name] = ceiling if chosen is None else min(chosen, ceiling)
         return cls(**values)
 
 
