@@ -55,6 +55,18 @@ def test_cancelling_a_run_waiting_for_approval_ends_it_cancelled_and_voids_the_a
 
 
 @pytest.mark.usefixtures("master")
+def test_the_approval_wait_is_ended_too_so_no_execution_waits_for_a_person(api: Api, world: World) -> None:
+    # Given the state machine waits on the approval's task token
+    run_id, _ = _waiting(api)
+    api.runtime.handle({"action": "await_approval", "run_id": run_id, "depth": 0, "task_token": "token-1"})
+    # When the run is cancelled
+    api.post(f"/v1/runs/{run_id}/cancel", None)
+    # Then its wait is completed (were the stop to fail, the execution resumes, meets the cancel and ends)
+    assert world.orchestrator.resumed == [("token-1", {"run_id": run_id})]
+    assert step_event(api, run_id)["outcome"] == "done"
+
+
+@pytest.mark.usefixtures("master")
 def test_a_cancel_is_audited_once_per_run(api: Api, world: World) -> None:
     run_id, _ = _waiting(api)
     api.post(f"/v1/runs/{run_id}/cancel", None)

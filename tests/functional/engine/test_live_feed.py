@@ -63,3 +63,16 @@ def test_without_listeners_the_model_call_is_not_streamed() -> None:
     root = run(world, "/delegate helper :: hi").run
     service.step(world.deps, root.children[0])
     assert feed.checks == 1 and feed.deltas == []
+
+
+def test_a_run_the_state_machine_fails_pushes_its_last_events() -> None:
+    from mneme.runtime import Runtime
+
+    feed = CountingFeed(listening=True)
+    world = _world(feed)
+    root = run(world, "/delegate helper :: hi").run
+    child = root.children[0]
+    Runtime(world.deps).handle({"action": "fail", "run_id": child, "error": {"Error": "Boom", "Cause": "x"}})
+    kinds = [e.type for e in world.deps.runs.list_events(child)]
+    assert kinds[-2:] == ["error", "completed"]
+    assert [seq for batch in feed.published for seq in batch] == [e.seq for e in world.deps.runs.list_events(child)]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from mneme.engine import remembered
+from mneme.engine import live, remembered
 from mneme.engine.audit import AuditScope, AuditTrail
 from mneme.engine.deps import Deps
 from mneme.engine.recorder import Recorder
@@ -125,7 +125,9 @@ def mark_failed(deps: Deps, run_id: str, error: Any) -> dict[str, Any]:
         )
         run = deps.runs.update_run(run)
         deps.runs.save_checkpoint(run_id, state.model_dump(mode="json"))
+        events = recorder.pending_events()
         recorder.flush()
+        live.publish(deps, run, events)  # its followers see it end
     return {"run_id": run_id, "status": run.status.value}
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from mneme.engine import live
+from mneme.engine.approvals import TOKEN_MARK
 from mneme.engine.audit import AuditScope, AuditTrail
 from mneme.engine.deps import Deps
 from mneme.engine.recorder import Recorder
@@ -51,6 +52,8 @@ def cancel_run(deps: Deps, caller: Caller, run_id: str) -> dict[str, Any]:
         for r in final.values()
         if r.status is RunStatus.CANCELLED and _stop(deps, r, f"run {run_id} was cancelled by its owner")
     ]
+    for member in cancelled:  # a wait for a person ends even where no execution could be stopped
+        _end_approval_wait(deps, member.run_id)
     head = final.get(run_id, run)
     if head.status is not RunStatus.CANCELLED:  # it finished in another way while we cancelled
         raise Conflict(f"run {run_id!r} ended as {head.status.value} before the cancel took effect")
@@ -111,6 +114,17 @@ def _stop(deps: Deps, run: Run, cause: str) -> bool:
         return deps.orchestrator.stop(run.run_id, execution_arn=run.execution_arn, depth=run.depth, cause=cause)
     except MnemeError:  # the run is cancelled; its execution ends at its next step (a retry stops it again)
         return False
+
+
+def _end_approval_wait(deps: Deps, run_id: str) -> None:
+    """Complete the approval task the run's execution waits on: it resumes, meets the cancelled run and ends
+    (after a StopExecution the token is void and this does nothing)."""
+    token = deps.runs.list_marks(run_id, TOKEN_MARK).get(TOKEN_MARK, {}).get("token")
+    if token:
+        try:
+            deps.orchestrator.resume(str(token), {"run_id": run_id})
+        except MnemeError:
+            return
 
 
 def yield_to_cancel(deps: Deps, run: Run, state: LoopState) -> Run | None:
