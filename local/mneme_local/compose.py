@@ -28,6 +28,7 @@ from mneme.models.agent import ModelSpec
 from mneme.runtime import Runtime
 from mneme.settings import Settings
 from mneme_local.aws_stand_ins import FUNCTION_NAME, create_aws_stand_ins, start_moto
+from mneme_local.live_feed import InProcessFeed
 from mneme_local.stack import LocalMneme, LocalOptions, LocalSetupError, Provider
 
 # not "mneme…": Powertools filters every logger whose name contains its service name off the root handlers
@@ -184,6 +185,7 @@ def build_local(
         embedder=embedder,
         mcp=SdkMcpToolSource(allow_private_networks=settings.mcp_allow_private_networks),
         secrets=EnvironmentSecrets(env),
+        live=InProcessFeed(),
     )
     summary_provider: Provider = options.model_provider if settings.summary_model_id else "offline"
     summary_spec = ModelSpec(provider=summary_provider, model_id=settings.summary_model_id or "offline")

@@ -7,8 +7,11 @@ same HTTP API **v2.0** event the Lambda receives (:mod:`mneme_local.gateway_even
 :meth:`Runtime.handle` and writes the answer.
 ``/v1/health`` and ``/v1/openapi.json`` need no token, nor do the web console's static files at ``/`` and
 ``/console/…`` (:mod:`mneme_local.console_assets`; the console's API calls carry the token).
-``POST /_local/events`` is the local stand-in of the event bus (:mod:`mneme_local.local_events`, ``make event``),
-not a route of the Lambda. It listens on ``127.0.0.1:$MNEME_PORT`` (8000) only.
+``GET /v1/runs/{id}/events`` with ``Accept: text/event-stream`` streams the run live as server-sent events
+(:mod:`mneme_local.sse`, the local stand-in of the WebSocket API); requests are served concurrently, a
+long-poll never holds up another request. ``POST /_local/events`` is the local stand-in of the event bus
+(:mod:`mneme_local.local_events`, ``make event``), not a route of the Lambda.
+It listens on ``127.0.0.1:$MNEME_PORT`` (8000) only.
 Like Lambda, it refuses a response document over 6 MB (API Gateway then answers 500).
 SIGINT / SIGTERM stop it gracefully: no new requests, the memory queue drained, the stores closed.
 """
@@ -16,6 +19,7 @@ SIGINT / SIGTERM stop it gracefully: no new requests, the memory queue drained, 
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import logging
 import os
@@ -31,7 +35,9 @@ from mneme.limits import LAMBDA_RESPONSE_BYTES
 from mneme_local import console_assets
 from mneme_local.auth import AuthError, authenticate
 from mneme_local.gateway_event import HOST, build_event
+from mneme_local.live_feed import InProcessFeed
 from mneme_local.local_events import LOCAL_EVENTS_PATH, deliver
+from mneme_local.sse import EventStream, wants_stream
 from mneme_local.token import signing_key
 
 log = logging.getLogger("local_mode.server")  # see compose.log
@@ -118,6 +124,10 @@ class LocalHandler(BaseHTTPRequestHandler):
 
     def _serve(self) -> None:
         started = time.monotonic()
+        run_id = wants_stream(self.command, self.path, self.headers.get("Accept"))
+        if run_id is not None and self.server.feed is not None:
+            self._stream(run_id, started)
+            return
         try:
             result = self._result()
         except Exception as exc:  # the runtime crashed: API Gateway would answer 500 too
@@ -168,6 +178,37 @@ class LocalHandler(BaseHTTPRequestHandler):
         )
         return self.server.handle_event(event)
 
+    def _stream(self, run_id: str, started: float) -> None:
+        """``Accept: text/event-stream`` on a run's events: server-sent events (mneme_local.sse)."""
+        try:
+            claims = authenticate(self.server.key, self.headers.get("Authorization"))
+        except AuthError as exc:
+            self._write(_error(401, "unauthorized", str(exc)))
+            return
+        headers = [(k, v) for k, v in self.headers.items() if k.lower() != "accept"]
+
+        def call(target: str) -> dict[str, Any]:
+            event = build_event("GET", target, headers, b"", claims=claims, source_ip=self.client_address[0])
+            result: dict[str, Any] = self.server.handle_event(event)
+            return result
+
+        def write(data: bytes) -> None:
+            self.wfile.write(data)
+            self.wfile.flush()
+
+        self.close_connection = True
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        assert self.server.feed is not None
+        stream = EventStream(run_id, self.path, self.headers.get("Last-Event-ID"), call, write, self.server.feed)
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # gone: it resumes with Last-Event-ID
+            stream.run()
+        if not self.server.quiet:
+            sys.stderr.write(f"GET {self.path} (event stream) {(time.monotonic() - started) * 1000:.0f}ms\n")
+
     def _write(self, result: Any) -> int:
         if not isinstance(result, dict) or "statusCode" not in result:  # payload 2.0: a bare value is JSON 200
             result = {"statusCode": 200, "headers": {"Content-Type": "application/json"}, "body": json.dumps(result)}
@@ -205,9 +246,17 @@ class LocalHTTPServer(ThreadingHTTPServer):
     request_queue_size = 128  # the listen backlog: bursts of clients wait instead of being reset
 
     def __init__(
-        self, port: int, key: bytes, handle_event: Any, *, quiet: bool = False, region: str = "us-east-1"
+        self,
+        port: int,
+        key: bytes,
+        handle_event: Any,
+        *,
+        quiet: bool = False,
+        region: str = "us-east-1",
+        feed: InProcessFeed | None = None,
     ) -> None:
         self.key = key
+        self.feed = feed
         self.handle_event = handle_event
         self.quiet = quiet
         self.region = region
@@ -238,6 +287,7 @@ def main() -> int:
             stack.runtime.handle,
             quiet=os.environ.get("MNEME_QUIET") == "1",
             region=stack.deps.settings.region,
+            feed=stack.deps.live if isinstance(stack.deps.live, InProcessFeed) else None,
         )
     except OSError as exc:
         stack.close()

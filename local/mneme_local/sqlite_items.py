@@ -35,6 +35,7 @@ from mneme.adapters.items import (
     Update,
     WriteOp,
     condition_holds,
+    incremented,
     paginate,
     prefix_upper,
 )
@@ -143,6 +144,21 @@ class SqliteItemTable:
 
     def update(self, pk: str, sk: str, values: Item, *, condition: Condition = None) -> None:
         self.transact([Update(pk, sk, values, condition)])
+
+    def increment(
+        self,
+        pk: str,
+        sk: str,
+        deltas: Mapping[str, int],
+        *,
+        limits: Mapping[str, int] | None = None,
+        values: Item | None = None,
+        must_exist: bool = False,
+    ) -> Item:
+        with self._write() as db:
+            item = incremented(self._load(db, pk, sk), pk, sk, deltas, limits, values, must_exist)
+            self._store(db, item)
+            return item
 
     def delete(self, pk: str, sk: str) -> bool:
         with self._write() as db:

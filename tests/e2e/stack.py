@@ -23,6 +23,7 @@ FROM_OUTPUTS = {
     "MNEME_MEMORY_QUEUE_URL": "MemoryQueueUrl",
     "MNEME_STATE_MACHINE_ARN": "StateMachineArn",
     "MNEME_OPENSEARCH_ENDPOINT": "CollectionEndpoint",
+    "MNEME_WEBSOCKET_ENDPOINT": "LiveConnectionsEndpoint",
 }
 
 

@@ -20,6 +20,7 @@ from mneme.adapters.items import (
     WriteOp,
     after_start,
     condition_holds,
+    incremented,
     order_key,
     paginate,
 )
@@ -50,6 +51,21 @@ class MemoryItemTable:
 
     def update(self, pk: str, sk: str, values: Item, *, condition: Condition = None) -> None:
         self.transact([Update(pk, sk, values, condition)])
+
+    def increment(
+        self,
+        pk: str,
+        sk: str,
+        deltas: Mapping[str, int],
+        *,
+        limits: Mapping[str, int] | None = None,
+        values: Item | None = None,
+        must_exist: bool = False,
+    ) -> Item:
+        with self._lock:
+            item = incremented(self._items.get((pk, sk)), pk, sk, deltas, limits, copy.deepcopy(values), must_exist)
+            self._items[(pk, sk)] = item
+            return copy.deepcopy(item)
 
     def delete(self, pk: str, sk: str) -> bool:
         with self._lock:

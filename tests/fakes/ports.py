@@ -25,6 +25,7 @@ class FakeOrchestrator:
     def __init__(self) -> None:
         self.started: list[tuple[str, int]] = []
         self.resumed: list[tuple[str, dict[str, Any]]] = []
+        self.stopped: list[tuple[str, str | None]] = []
 
     def start(self, run_id: str, *, depth: int) -> str:
         self.started.append((run_id, depth))
@@ -32,6 +33,14 @@ class FakeOrchestrator:
 
     def resume(self, task_token: str, output: dict[str, Any]) -> None:
         self.resumed.append((task_token, output))
+
+    def stop(self, run_id: str, *, execution_arn: str | None, depth: int, cause: str) -> bool:
+        started = any(started == run_id for started, _ in self.started)
+        arn = execution_arn or (f"execution-{run_id}" if depth == 0 and started else None)
+        if arn is None or any(arn == stopped for _, stopped in self.stopped):
+            return False
+        self.stopped.append((run_id, arn))
+        return True
 
 
 class FakeToolInvoker:

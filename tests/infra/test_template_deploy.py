@@ -47,6 +47,7 @@ PHYSICAL_NAME = {
 # Names that live inside another resource of the same stack (so two stacks never meet), and properties
 # ending in "Name" that are not a resource's own name (references to another resource, metric names).
 SCOPED = {
+    ("AWS::ApiGatewayV2::Authorizer", "Name"),
     ("AWS::ApiGatewayV2::Stage", "StageName"),
     ("AWS::Cognito::UserPoolClient", "ClientName"),
     ("AWS::Cognito::UserPoolGroup", "GroupName"),

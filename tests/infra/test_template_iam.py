@@ -18,6 +18,9 @@ from tests.support.sam_template import (
 
 MACHINE_ARN = "arn:${AWS::Partition}:states:${AWS::Region}:${AWS::AccountId}:stateMachine:${AWS::StackName}-agent-run"
 EXECUTIONS_ARN = "arn:${AWS::Partition}:states:${AWS::Region}:${AWS::AccountId}:execution:${AWS::StackName}-agent-run:*"
+LIVE_CONNECTIONS_ARN = (
+    "arn:${AWS::Partition}:execute-api:${AWS::Region}:${AWS::AccountId}:${LiveApi}/live/POST/@connections/*"
+)
 SYNC_RULE = "StepFunctionsGetEventsForStepFunctionsExecutionRule"
 SYNC_RULE_ARN = "arn:${AWS::Partition}:events:${AWS::Region}:${AWS::AccountId}:rule/" + SYNC_RULE
 MODEL_ACTIONS = {"bedrock:InvokeModel", "bedrock:InvokeModelWithResponseStream"}
@@ -58,6 +61,8 @@ EXPECTED: dict[str, dict[str, tuple[set[str], list[Any]]]] = {
             [{"Fn::GetAtt": ["AuditTable", "Arn"]}, "${AuditTable.Arn}/index/*"],
         ),
         "StartAgentRun": ({"states:StartExecution"}, [MACHINE_ARN]),
+        "StopAgentRuns": ({"states:DescribeExecution", "states:StopExecution"}, [EXECUTIONS_ARN]),
+        "PushToLiveConnections": ({"execute-api:ManageConnections"}, [LIVE_CONNECTIONS_ARN]),
         "AnswerApprovalTokens": ({"states:SendTaskSuccess", "states:SendTaskFailure"}, ["*"]),
         "BedrockInvokeInRegion": (
             MODEL_ACTIONS,

@@ -75,7 +75,7 @@ class Scene:
 
 def scene(model: RecordingModel | None = None) -> Scene:
     model = model or RecordingModel()
-    world = make_world(model)
+    world = make_world(model, MNEME_RUNS_PER_USER_PER_MINUTE="0")  # the subject is faults, not rate limits
     world.deps.config.put_agent(
         Agent(
             agent_id="writer",

@@ -116,7 +116,7 @@ def own_or_global(namespace: str) -> bool:
 
 def seeded() -> TwoUsers:
     model = RecordingModel()
-    world = make_world(model)
+    world = make_world(model, MNEME_RUNS_PER_USER_PER_MINUTE="0")  # the subject is isolation, not rate limits
     audit = RecordingAudit(world.deps.audit)
     world.deps.audit = audit
     users = TwoUsers(world, Api(world), model, audit)

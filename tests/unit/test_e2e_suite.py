@@ -20,6 +20,11 @@ SCENARIOS = {
     "test_memory_is_written_found_and_deleted",
     "test_an_approval_round_trip_resumes_the_run",
     "test_an_eventbridge_event_on_the_stacks_bus_starts_one_run",
+    "test_a_long_poll_answers_at_the_next_event_of_a_delegated_tree",
+    "test_the_websocket_api_refuses_a_connection_without_a_valid_token",
+    "test_a_subscriber_receives_the_runs_events_as_they_are_committed_and_resumes_after_a_drop",
+    "test_another_users_run_cannot_be_subscribed",
+    "test_cancelling_a_delegating_root_cancels_its_tree",
 }
 
 

@@ -56,11 +56,13 @@ LOCAL_LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "mneme_local.local_events",
             "mneme_local.console_assets",
             "mneme_local.secrets",
+            "mneme_local.live_feed",
         ),
     ),
     ("stand-ins", ("mneme_local.sfn_emulation", "mneme_local.aws_stand_ins")),
     ("stack", ("mneme_local.stack",)),
     ("compose", ("mneme_local.compose", "mneme_local.recovery")),
+    ("streams", ("mneme_local.sse",)),
     ("entry", ("mneme_local.server", "mneme_local.demo", "mneme_local.demo_support", "mneme_local.send_event")),
 ]
 

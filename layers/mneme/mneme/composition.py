@@ -15,12 +15,12 @@ from mneme.models.agent import ModelSpec
 from mneme.settings import Settings
 
 
-def make_client(session: Any, service: str, config: Any, region: str) -> Any:
+def make_client(session: Any, service: str, config: Any, region: str, **options: Any) -> Any:
     """A client of ``service`` from a botocore session (``create_client``) or a boto3 one (``client``)."""
     create = getattr(session, "create_client", None)
     if create is not None:
-        return create(service, region_name=region, config=config)
-    return session.client(service, config=config)
+        return create(service, region_name=region, config=config, **options)
+    return session.client(service, config=config, **options)
 
 
 class LazyClient:
@@ -96,6 +96,14 @@ def build_aws(settings: Settings, session: Any | None = None) -> Deps:
     )
     if settings.opensearch_endpoint:
         deps.memory, deps.embedder = _memory(settings, boto, bedrock_client())
+    if settings.websocket_endpoint:  # the WebSocket API: live runs pushed to its connections
+        from mneme.adapters.websocket_hub import ApiGatewayPusher, WebSocketHub
+
+        management = make_client(
+            boto, "apigatewaymanagementapi", retries, region, endpoint_url=settings.websocket_endpoint
+        )
+        hub = WebSocketHub(main, ApiGatewayPusher(management), clock)
+        deps.live, deps.sockets = hub, hub
     if settings.summary_model_id:
         from mneme.adapters.model_summarizer import ModelSummarizer
 
@@ -169,3 +177,10 @@ def build_writer(settings: Settings, session: Any | None = None) -> WriterPorts:
         bedrock = make_client(boto, "bedrock-runtime", bedrock_client_config(max_attempts=4), settings.region)
         store, embedder = _memory(settings, boto, bedrock)
     return WriterPorts(store, embedder, audit, SystemClock())
+
+
+def build_verifier(settings: Settings) -> Any:
+    """The WebSocket ``$connect`` authorizer's JWT verifier: the issuer's JWKS over HTTPS, cached."""
+    from mneme.adapters.jwt_verifier import JwtVerifier, jwks_client
+
+    return JwtVerifier(settings.jwt_issuer, settings.jwt_audiences, jwks_client(settings.jwt_issuer))

@@ -10,17 +10,21 @@
   ``Error:``; it never crashes the run.
 * :func:`sub_run_context` — what the sub-agent inherits (ids, approval mode, ``depth + 1``, parent and
   root run ids) and its starting history: the parent's conversation without system messages, tool calls
-  and results only where both are present. The delegation input is *not* part of ``history``: it is the
-  sub-run's current user message (``input``), to which the assembler appends the volatile suffix. When
-  the inherited history ends with a user turn, the two user turns meet and the assembler, which packs
-  consecutive same-role messages into one turn, yields one user message whose **last** text block is the
-  delegation input (see :meth:`SubRunContext.starting_messages`).
+  and results only where both are present — all of it (``full``), its last N messages (``tail:N``) or
+  none (``isolated``), the narrower of the caller's ``delegates`` entry and the tool call
+  (:func:`context_mode`). A child never gets more than its parent: its approval mode is the parent's, or
+  its own agent's default when that is stricter (:func:`narrower_approval`). The delegation input is
+  *not* part of ``history``: it is the sub-run's current user message (``input``), to which the assembler
+  appends the volatile suffix. When the inherited history ends with a user turn, the two user turns meet
+  and the assembler, which packs consecutive same-role messages into one turn, yields one user message
+  whose **last** text block is the delegation input (see :meth:`SubRunContext.starting_messages`).
 
 Pure functions: no I/O.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -36,6 +40,7 @@ from mneme.models import (
     ToolCallMessage,
     ToolResultMessage,
 )
+from mneme.models.agent import CONTEXT_MODE_PATTERN
 from mneme.models.run import ToolApproval
 
 
@@ -81,7 +86,7 @@ def is_self(reference: str, caller: Agent) -> bool:
 
 
 def _allowed_text(caller: Agent) -> str:
-    return ", ".join(caller.delegates) if caller.delegates else "none"
+    return ", ".join(caller.delegate_names) if caller.delegates else "none"
 
 
 def resolve_target(reference: str, *, caller: Agent, candidates: Sequence[Agent], depth: int) -> Agent:
@@ -114,7 +119,7 @@ def resolve_target(reference: str, *, caller: Agent, candidates: Sequence[Agent]
         return target
     if matches:
         reason = f'agent "{reference}" is not one of this agent\'s delegates'
-    elif any(_same(reference, entry) for entry in caller.delegates):
+    elif any(_same(reference, entry) for entry in caller.delegate_names):
         reason = f'agent "{reference}" is not available to you'
     else:
         reason = f'unknown agent "{reference}"'
@@ -133,7 +138,50 @@ def _ordered_matches(reference: str, candidates: Iterable[Agent]) -> list[Agent]
 
 
 def _in_delegates(target: Agent, caller: Agent) -> bool:
-    return any(refers_to(entry, target) for entry in caller.delegates)
+    return any(refers_to(entry, target) for entry in caller.delegate_names)
+
+
+# --------------------------------------------------------------------------------------------- what it gets
+_PERMISSIVENESS: dict[str, int] = {"denied": 0, "prompt": 1, "granted": 2}
+_MODE = re.compile(CONTEXT_MODE_PATTERN)
+
+
+def narrower_approval(parent: ToolApproval, own_default: ToolApproval) -> ToolApproval:
+    """The sub-run's approval mode: the parent's, never more permissive, and its own agent's default when
+    that is stricter (``denied`` < ``prompt`` < ``granted``)."""
+    return parent if _PERMISSIVENESS[parent] <= _PERMISSIVENESS[own_default] else own_default
+
+
+def _breadth(mode: str) -> float:
+    if mode == "full":
+        return float("inf")
+    if mode == "isolated":
+        return 0.0
+    return float(mode.removeprefix("tail:"))
+
+
+def context_mode(caller: Agent, target: Agent, requested: object = None) -> str:
+    """What the sub-agent sees of the conversation: the caller's ``delegates`` entry for ``target`` bounds
+    it, and the tool call's ``context`` may only narrow it. An invalid requested mode is refused."""
+    allowed = next((e.context for e in caller.delegate_entries if refers_to(e.agent, target)), "full")
+    if requested is None or requested == "":
+        return allowed
+    if not isinstance(requested, str) or not _MODE.match(requested):
+        raise DelegationRefused(
+            f'delegation refused: "context" must be "full", "isolated" or "tail:<N>", not {requested!r}',
+            field="context",
+        )
+    return requested if _breadth(requested) < _breadth(allowed) else allowed
+
+
+def history_for(mode: str, parent_history: Iterable[ChatMessage]) -> list[ChatMessage]:
+    """The inherited history in a context mode (tool calls and results kept only in pairs, also at the cut)."""
+    inherited = inherited_history(parent_history)
+    if mode == "isolated":
+        return []
+    if mode.startswith("tail:"):
+        return inherited_history(inherited[-int(mode.removeprefix("tail:")) :])
+    return inherited
 
 
 # --------------------------------------------------------------------------------------------- sub-run
@@ -174,20 +222,23 @@ def sub_run_context(
     agent_id: str,
     input: str,
     task_id: str | None = None,
+    context: str = "full",
+    own_approval_default: ToolApproval = "granted",
 ) -> SubRunContext:
     """The context of a sub-run of ``parent`` for ``agent_id`` (already resolved by
-    :func:`resolve_target`). Raises :class:`DepthLimitExceeded` when ``parent`` may not delegate."""
+    :func:`resolve_target`; ``context`` by :func:`context_mode`). Raises :class:`DepthLimitExceeded` when
+    ``parent`` may not delegate."""
     check_depth(parent.depth)
     return SubRunContext(
         agent_id=agent_id,
         task_id=task_id,
         input=input,
-        history=tuple(inherited_history(parent_history)),
+        history=tuple(history_for(context, parent_history)),
         user_id=parent.user_id,
         chat_id=parent.chat_id,
         project_id=parent.project_id,
         session_id=parent.session_id,
-        tool_approval=parent.tool_approval,
+        tool_approval=narrower_approval(parent.tool_approval, own_approval_default),
         depth=parent.depth + 1,
         parent_run_id=parent.run_id,
         root_run_id=parent.root_run_id or parent.run_id,

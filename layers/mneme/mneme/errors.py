@@ -139,6 +139,18 @@ class DepthLimitExceeded(DelegationRefused):
     code = "depth_limit_exceeded"
 
 
+class BudgetExceeded(MnemeError):
+    """A run tree spent a limit of its budget (issue 15.4); ``details["limit"]`` names it."""
+
+    status, code = 409, "budget_exceeded"
+
+
+class RateLimited(Throttled):
+    """A per-user limit (issue 12.10): retry after ``details["retry_after"]`` seconds."""
+
+    code = "rate_limited"
+
+
 class RunAborted(MnemeError):
     """The run loop stopped on a limit (tool-call budget, repeated identical calls)."""
 

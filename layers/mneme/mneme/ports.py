@@ -25,8 +25,10 @@ from mneme.models import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Sequence
+    from collections.abc import Callable, Iterator, Sequence
     from datetime import datetime
+
+    from mneme.models.budget import TreeUsage
 
 
 class Clock(Protocol):
@@ -336,6 +338,135 @@ class RunStore(Protocol):
     def load_checkpoint(self, run_id: str) -> dict[str, Any] | None: ...
 
 
+# --------------------------------------------------------------------------------------------- run trees
+@dataclass(frozen=True)
+class Reservation:
+    """The answer to a reservation of one more run in a tree: granted, or the limit that refused it."""
+
+    granted: bool
+    usage: TreeUsage | None
+    refused_by: str | None = None  # "max_runs" | "max_concurrent" when refused
+
+
+class TreeLedger(Protocol):
+    """The counters of one run tree (issue 15.4), keyed by its root run: atomic, shared by every run of it."""
+
+    def open(self, root_run_id: str, usage: TreeUsage) -> None:
+        """Create the counters with what the root used so far (nothing happens when they exist)."""
+        ...
+
+    def read(self, root_run_id: str) -> TreeUsage | None: ...
+
+    def reserve_run(self, root_run_id: str, *, max_runs: int, max_active: int) -> Reservation:
+        """Count one more run (and one more unfinished delegated run) unless that passes a limit."""
+        ...
+
+    def release_run(self, root_run_id: str) -> None:
+        """A delegated run was collected by its parent: one fewer unfinished."""
+        ...
+
+    def charge(self, root_run_id: str, *, model_calls: int, tokens: int) -> None:
+        """Add a model call's usage to the tree's counters."""
+        ...
+
+
+class RateLimiter(Protocol):
+    def hit(self, user_id: str, *, now: datetime, limit: int, window_seconds: int = 60) -> int | None:
+        """Count one run start of ``user_id`` in the current fixed window; None when it is allowed, else the
+        seconds until the window ends (the ``Retry-After``)."""
+        ...
+
+    def refund(self, user_id: str, *, now: datetime, window_seconds: int = 60) -> None:
+        """Give back a start counted at ``now`` that started nothing (a duplicate request)."""
+        ...
+
+
+@dataclass(frozen=True)
+class RememberedApproval:
+    """A person's ``always`` for one (agent, tool), kept across runs until revoked (issue 15.6)."""
+
+    approval_id: str
+    user_id: str
+    agent_id: str
+    tool: str
+    created_at: datetime
+    run_id: str | None = None
+
+    def to_api(self) -> dict[str, Any]:
+        return {
+            "id": self.approval_id,
+            "agent_id": self.agent_id,
+            "tool": self.tool,
+            "created_at": self.created_at.isoformat(),
+            "run_id": self.run_id,
+        }
+
+
+class ApprovalGrants(Protocol):
+    def remember(
+        self, user_id: str, agent_id: str, tool: str, *, run_id: str | None, at: datetime
+    ) -> RememberedApproval:
+        """Keep the grant (remembering the same pair again refreshes it); the grant as stored."""
+        ...
+
+    def list(self, user_id: str) -> list[RememberedApproval]: ...
+    def tools_for(self, user_id: str, agent_id: str) -> frozenset[str]:
+        """The tools the user always approves for this agent."""
+        ...
+
+    def revoke(self, user_id: str, approval_id: str) -> RememberedApproval | None:
+        """Delete one of the user's remembered approvals; the one deleted, or None when there is none."""
+        ...
+
+
+# --------------------------------------------------------------------------------------------- live runs
+class LiveFeed(Protocol):
+    """Pushes a run's committed events and its model's text deltas to whoever follows the run live (the
+    WebSocket API's subscribers on AWS, server-sent events locally). Best effort: it never raises, and a
+    lost push loses nothing (the events are durable; a client resumes with ``after=<seq>``)."""
+
+    def listening(self, run: Run) -> bool:
+        """Whether anyone follows this run (or a tree it is part of) right now."""
+        ...
+
+    def publish(self, run: Run, events: Sequence[RunEvent]) -> None: ...
+
+    def publish_delta(self, run: Run, request_seq: int, text: str) -> None: ...
+
+
+class NoLiveFeed:
+    """Nobody follows runs live (no WebSocket API configured)."""
+
+    def listening(self, run: Run) -> bool:
+        return False
+
+    def publish(self, run: Run, events: Sequence[RunEvent]) -> None:
+        return None
+
+    def publish_delta(self, run: Run, request_seq: int, text: str) -> None:
+        return None
+
+
+class SocketHub(Protocol):
+    """The WebSocket API's connections and subscriptions (AWS only), and pushes to one connection."""
+
+    def connect(self, connection_id: str, user_id: str) -> None: ...
+    def user_of(self, connection_id: str) -> str | None: ...
+    def disconnect(self, connection_id: str) -> None: ...
+    def subscribe(self, connection_id: str, user_id: str, run: Run, *, tree: bool) -> None: ...
+    def unsubscribe(self, connection_id: str, run_id: str) -> None: ...
+    def send(self, connection_id: str, frame: dict[str, Any]) -> bool:
+        """Push one frame; False when the connection is gone (it is forgotten)."""
+        ...
+
+
+class StreamingModel(Protocol):
+    def converse_stream(self, request: dict[str, Any], on_text: Callable[[str], None]) -> ModelResponse:
+        """Like ``converse``, but the answer's text arrives in pieces through ``on_text`` as it is generated;
+        the returned response equals what ``converse`` would have returned."""
+        ...
+
+
 # --------------------------------------------------------------------------------------------- orchestration
 class ToolInvoker(Protocol):
     def invoke(self, function_arn: str, payload: dict[str, Any]) -> Any:
@@ -351,6 +482,11 @@ class Orchestrator(Protocol):
 
     def resume(self, task_token: str, output: dict[str, Any]) -> None:
         """Complete a waiting approval task."""
+        ...
+
+    def stop(self, run_id: str, *, execution_arn: str | None, depth: int, cause: str) -> bool:
+        """Stop the execution running a run (a root's is found from its run id when none is recorded); True
+        when one was stopped, False when there was none or it had ended. Never for a retry: idempotent."""
         ...
 
 

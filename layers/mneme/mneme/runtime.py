@@ -15,6 +15,7 @@ from mneme import observability, telemetry
 from mneme.engine.deps import Deps
 
 RUN_REQUESTED = "mneme.RunRequested"
+SOCKET_EVENTS = frozenset({"CONNECT", "MESSAGE", "DISCONNECT"})
 
 
 def preload() -> None:
@@ -46,9 +47,10 @@ class Runtime:
     def __init__(self, deps: Deps) -> None:
         self.deps = deps
         self._app: Any = None
-        # Powertools keeps the current HTTP event in a class attribute: HTTP events are served one at a time
-        # (Lambda does so anyway; the threaded local server must too). Steps and SQS batches need no lock.
-        self._http = threading.Lock()
+        # HTTP events may be resolved concurrently (the threaded local server; a long-poll waiting beside
+        # other requests): the resolver keeps each request's state apart (api/resolver.py). The lock only
+        # guards building the app once.
+        self._app_lock = threading.Lock()
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str]) -> Runtime:
@@ -59,10 +61,11 @@ class Runtime:
 
     @property
     def app(self) -> Any:
-        if self._app is None:
-            from mneme.api.app import create_app
+        with self._app_lock:
+            if self._app is None:
+                from mneme.api.app import create_app
 
-            self._app = create_app(lazy=True)
+                self._app = create_app(lazy=True)
         return self._app
 
     def handle(self, event: Mapping[str, Any], context: Any = None) -> Any:
@@ -78,9 +81,12 @@ class Runtime:
         if "requestContext" in event and "http" in (event.get("requestContext") or {}):
             from mneme.api.entry import handle_http
 
-            with self._http:
-                self.app.include_for(str(event.get("rawPath") or ""))
-                return handle_http(self.app, self.deps, dict(event), context)
+            self.app.include_for(str(event.get("rawPath") or ""))
+            return handle_http(self.app, self.deps, dict(event), context)
+        if (event.get("requestContext") or {}).get("eventType") in SOCKET_EVENTS:  # the WebSocket API
+            from mneme.api.socket_entry import handle_socket
+
+            return handle_socket(self.deps, event)
         if event.get("detail-type") == RUN_REQUESTED:
             return self.run_requested(event)
         action = event.get("action")
@@ -122,6 +128,7 @@ class Runtime:
             run_id,
             delegation_refused=bool(event.get("delegation_refused")),
             entered_at=_parse_time(event.get("entered_at")),
+            execution_arn=str(event.get("execution_id") or "") or None,
         )
         observability.bind(root_run_id=result.run.root_run_id, user_id=result.run.user_id)
         return result.to_state()

@@ -20,6 +20,7 @@ from mneme.limits import (
     SUMMARY_TRIGGER_MESSAGES,
     SUMMARY_TRIGGER_TOKENS,
 )
+from mneme.models.budget import MAX_BUDGET_SECONDS, BudgetLimits
 from mneme.models.memory import NamespaceRule
 from mneme.models.pricing import ModelPrice, PriceTable
 
@@ -81,6 +82,28 @@ class Settings(BaseModel):
     # cost: per-model prices (USD per 1k tokens) over the defaults of mneme.models.pricing
     model_prices: dict[str, ModelPrice] = Field(default_factory=dict, alias="MNEME_MODEL_PRICES")
 
+    # run trees (issue 15.4): the budget of a tree, and its ceiling (a request or agent may only lower it)
+    budget_max_model_calls: Annotated[int, Field(ge=1, le=100_000)] = Field(500, alias="MNEME_BUDGET_MAX_MODEL_CALLS")
+    budget_max_tokens: Annotated[int, Field(ge=1, le=1_000_000_000)] = Field(2_000_000, alias="MNEME_BUDGET_MAX_TOKENS")
+    budget_max_runs: Annotated[int, Field(ge=1, le=1_000)] = Field(50, alias="MNEME_BUDGET_MAX_RUNS")
+    budget_max_seconds: Annotated[int, Field(ge=1, le=MAX_BUDGET_SECONDS)] = Field(
+        3600, alias="MNEME_BUDGET_MAX_SECONDS"
+    )
+    #: delegated runs of one tree that may be unfinished at once (the Map state runs at most 10 at a time)
+    max_concurrent_delegations: Annotated[int, Field(ge=1, le=1_000)] = Field(
+        10, alias="MNEME_MAX_CONCURRENT_DELEGATIONS"
+    )
+    #: runs a user may start per minute over the API (0: no limit)
+    runs_per_user_per_minute: Annotated[int, Field(ge=0, le=100_000)] = Field(
+        60, alias="MNEME_RUNS_PER_USER_PER_MINUTE"
+    )
+
+    # live runs (issue 15.2): the WebSocket API's connection endpoint (https://<api>.execute-api.../<stage>),
+    # empty when there is none; the authorizer of its $connect checks tokens of this issuer and audience
+    websocket_endpoint: str = Field("", alias="MNEME_WEBSOCKET_ENDPOINT")
+    jwt_issuer: str = Field("", alias="MNEME_JWT_ISSUER")
+    jwt_audience: str = Field("", alias="MNEME_JWT_AUDIENCE")  # comma-separated client ids
+
     # retention in days (DynamoDB TTL on the main table; 0 keeps the data forever)
     retention_days_chats: RetentionDays = Field(0, alias="MNEME_RETENTION_DAYS_CHATS")
     retention_days_runs: RetentionDays = Field(0, alias="MNEME_RETENTION_DAYS_RUNS")
@@ -127,6 +150,20 @@ class Settings(BaseModel):
             return self.openai_base_url.rstrip("/") or None
         wanted = endpoint.strip().rstrip("/")
         return wanted if wanted in allowed else None
+
+    @property
+    def default_budget(self) -> BudgetLimits:
+        """The budget of a run tree whose request and agent name none (field by field)."""
+        return BudgetLimits(
+            max_model_calls=self.budget_max_model_calls,
+            max_tokens=self.budget_max_tokens,
+            max_runs=self.budget_max_runs,
+            max_seconds=self.budget_max_seconds,
+        )
+
+    @property
+    def jwt_audiences(self) -> tuple[str, ...]:
+        return tuple(a.strip() for a in self.jwt_audience.split(",") if a.strip())
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str]) -> Settings:

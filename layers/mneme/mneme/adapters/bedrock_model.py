@@ -25,6 +25,7 @@ than this code); a missing one becomes ``"unknown"``.
 from __future__ import annotations
 
 import base64
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from botocore.config import Config
@@ -80,6 +81,26 @@ class BedrockModel:
                 details={"model_id": model_id, "error": type(exc).__name__},
             ) from exc
         return parse_converse_response(dict(response))
+
+    @traced("bedrock.converse_stream")
+    def converse_stream(self, request: dict[str, Any], on_text: Callable[[str], None]) -> ModelResponse:
+        """ConverseStream of the same request: text deltas go to ``on_text`` as they arrive; the answer is
+        the one Converse would give (adapters/bedrock_stream.py). Errors translate as for ``converse``."""
+        from mneme.adapters.bedrock_stream import fold_stream
+
+        model_id = str(request.get("modelId", ""))
+        params = {key: value for key, value in request.items() if value is not None}
+        try:
+            response = self._client.converse_stream(**params)
+            folded = fold_stream(response["stream"], on_text)  # type: ignore[arg-type]
+        except ClientError as exc:  # EventStreamError (an error inside the stream) is a ClientError too
+            raise _translate(exc, model_id) from exc
+        except BotoCoreError as exc:
+            raise ModelUnavailable(
+                f"Bedrock model {model_id!r} could not be reached: {exc}",
+                details={"model_id": model_id, "error": type(exc).__name__},
+            ) from exc
+        return parse_converse_response(folded)
 
 
 def parse_converse_response(response: dict[str, Any]) -> ModelResponse:

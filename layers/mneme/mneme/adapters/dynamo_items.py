@@ -195,6 +195,50 @@ class DynamoItemTable:
         with _translated():
             self._client.update_item(TableName=self._name, **_update(pk, sk, values, condition))
 
+    @traced("dynamodb.increment")
+    def increment(
+        self,
+        pk: str,
+        sk: str,
+        deltas: Mapping[str, int],
+        *,
+        limits: Mapping[str, int] | None = None,
+        values: Item | None = None,
+        must_exist: bool = False,
+    ) -> Item:
+        names: dict[str, str] = {}
+        attr_values: dict[str, Any] = {}
+        adds, sets, conditions = [], [], []
+        if must_exist:
+            names["#pk"] = PK
+            conditions.append("attribute_exists(#pk)")
+        for i, (name, delta) in enumerate(deltas.items()):
+            names[f"#a{i}"], attr_values[f":a{i}"] = name, to_dynamo(delta)
+            adds.append(f"#a{i} :a{i}")
+            if limits and name in limits:
+                if delta > limits[name]:
+                    raise Conflict(f"{name} would exceed its limit {limits[name]} (conditional increment failed)")
+                attr_values[f":l{i}"] = to_dynamo(limits[name] - delta)
+                conditions.append(f"(attribute_not_exists(#a{i}) OR #a{i} <= :l{i})")
+        for i, (name, value) in enumerate((values or {}).items()):
+            names[f"#s{i}"], attr_values[f":s{i}"] = name, to_dynamo(value)
+            sets.append(f"#s{i} = :s{i}")
+        expression = ("SET " + ", ".join(sets) + " " if sets else "") + ("ADD " + ", ".join(adds) if adds else "")
+        args: dict[str, Any] = {
+            "TableName": self._name,
+            "Key": _key(pk, sk),
+            "UpdateExpression": expression.strip(),
+            "ExpressionAttributeNames": names,
+            "ReturnValues": "ALL_NEW",
+        }
+        if attr_values:
+            args["ExpressionAttributeValues"] = attr_values
+        if conditions:
+            args["ConditionExpression"] = " AND ".join(conditions)
+        with _translated():
+            raw = self._client.update_item(**args)
+        return _item_from(raw.get("Attributes") or {})
+
     def delete(self, pk: str, sk: str) -> bool:
         with _translated():
             raw = self._client.delete_item(TableName=self._name, Key=_key(pk, sk), ReturnValues="ALL_OLD")

@@ -23,6 +23,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from mneme.errors import Conflict
+
 Item = dict[str, Any]
 Key = tuple[str, str]  # (PK, SK)
 
@@ -118,6 +120,22 @@ class ItemTable(Protocol):
         """All or nothing: every condition holds and every write is applied, or Conflict and none is."""
         ...
 
+    def increment(
+        self,
+        pk: str,
+        sk: str,
+        deltas: Mapping[str, int],
+        *,
+        limits: Mapping[str, int] | None = None,
+        values: Item | None = None,
+        must_exist: bool = False,
+    ) -> Item:
+        """Atomically add ``deltas`` to numeric attributes (a missing one counts as 0) and set ``values``;
+        the item as written. Every attribute named in ``limits`` must stay at or below its limit after the
+        addition, and with ``must_exist`` the item must exist: otherwise Conflict, and nothing changes
+        (DynamoDB: one UpdateItem with ``ADD`` and a condition, so concurrent callers never overshoot)."""
+        ...
+
     def query(
         self,
         pk: str,
@@ -163,6 +181,29 @@ def condition_holds(existing: Item | None, condition: Condition) -> bool:
     if condition == "exists":
         return existing is not None
     return existing is not None and existing.get(condition.name) == condition.value
+
+
+def incremented(
+    existing: Item | None,
+    pk: str,
+    sk: str,
+    deltas: Mapping[str, int],
+    limits: Mapping[str, int] | None,
+    values: Item | None,
+    must_exist: bool,
+) -> Item:
+    """The item after :meth:`ItemTable.increment` (the local backends' shared semantics); Conflict when a
+    limit or ``must_exist`` does not hold."""
+    if must_exist and existing is None:
+        raise Conflict("the item does not exist (conditional increment failed)")
+    item: Item = dict(existing or {PK: pk, SK: sk})
+    for name, delta in deltas.items():
+        total = int(item.get(name) or 0) + delta
+        if limits and name in limits and total > limits[name]:
+            raise Conflict(f"{name} would exceed its limit {limits[name]} (conditional increment failed)")
+        item[name] = total
+    item.update(values or {})
+    return item
 
 
 def matches(item: Item, filters: Mapping[str, str | int] | None) -> bool:

@@ -34,6 +34,8 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,6 +75,13 @@ class OfflineModel:
         else:
             content, stop_reason = _directive_answer(request, messages, _latest_raw_text(blocks))
         return ModelResponse(content=content, stop_reason=stop_reason, usage=_usage(request, content))
+
+    def converse_stream(self, request: dict[str, Any], on_text: Callable[[str], None]) -> ModelResponse:
+        """The same answer, its text handed to ``on_text`` a word at a time (as a streaming model would)."""
+        response = self.converse(request)
+        for piece in re.findall(r"\S+\s*|\s+", response.text):
+            on_text(piece)
+        return response
 
 
 def _latest_raw_text(blocks: list[dict[str, Any]]) -> str:

@@ -12,6 +12,7 @@ from mneme.errors import OrchestratorUnavailable
 from mneme.observability import traced
 
 _ALREADY_DONE = frozenset({"TaskTimedOut", "TaskDoesNotExist", "InvalidToken"})
+_NOT_RUNNING = frozenset({"ExecutionDoesNotExist", "ExecutionNotRunning"})
 _NAME = re.compile(r"[^A-Za-z0-9_-]")
 
 
@@ -36,8 +37,7 @@ class StepFunctionsOrchestrator:
             )
         except ClientError as exc:
             if exc.response.get("Error", {}).get("Code") == "ExecutionAlreadyExists":
-                arn = self._arn.replace(":stateMachine:", ":execution:") + ":" + execution_name(run_id)
-                return arn
+                return self._root_execution_arn(run_id)
             raise OrchestratorUnavailable(f"the state machine could not start run {run_id}: {exc}") from exc
         except BotoCoreError as exc:
             raise OrchestratorUnavailable(f"the state machine could not start run {run_id}: {exc}") from exc
@@ -53,3 +53,25 @@ class StepFunctionsOrchestrator:
             raise OrchestratorUnavailable(f"the waiting run could not be resumed: {exc}") from exc
         except BotoCoreError as exc:
             raise OrchestratorUnavailable(f"the waiting run could not be resumed: {exc}") from exc
+
+    @traced("stepfunctions.stop")
+    def stop(self, run_id: str, *, execution_arn: str | None, depth: int, cause: str) -> bool:
+        """StopExecution of the run's execution: the recorded one, or for a root the one named after it."""
+        arn = execution_arn or (self._root_execution_arn(run_id) if depth == 0 and self._arn else None)
+        if not arn:
+            return False
+        try:
+            described = self._client.describe_execution(executionArn=arn)
+            if described.get("status") != "RUNNING":
+                return False
+            self._client.stop_execution(executionArn=arn, error="RunCancelled", cause=cause[:32_000])
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") in _NOT_RUNNING:
+                return False
+            raise OrchestratorUnavailable(f"the execution of run {run_id} could not be stopped: {exc}") from exc
+        except BotoCoreError as exc:
+            raise OrchestratorUnavailable(f"the execution of run {run_id} could not be stopped: {exc}") from exc
+        return True
+
+    def _root_execution_arn(self, run_id: str) -> str:
+        return self._arn.replace(":stateMachine:", ":execution:") + ":" + execution_name(run_id)

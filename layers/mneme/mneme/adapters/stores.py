@@ -7,13 +7,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TypedDict
 
+from mneme.adapters.approval_grants import ItemApprovalGrants
 from mneme.adapters.audit_log import ItemAuditLog
 from mneme.adapters.chat_store import ItemChatStore
 from mneme.adapters.config_store import ItemConfigStore
+from mneme.adapters.counters import ItemRateLimiter, ItemTreeLedger
 from mneme.adapters.expiry import Retention
 from mneme.adapters.items import ItemTable
 from mneme.adapters.run_store import ItemRunStore
-from mneme.ports import AuditLog, ChatStore, Clock, ConfigStore, RunStore
+from mneme.ports import ApprovalGrants, AuditLog, ChatStore, Clock, ConfigStore, RateLimiter, RunStore, TreeLedger
 from mneme.settings import Settings
 
 
@@ -24,6 +26,9 @@ class StorePorts(TypedDict):
     chats: ChatStore
     runs: RunStore
     audit: AuditLog
+    ledger: TreeLedger
+    rates: RateLimiter
+    grants: ApprovalGrants
 
 
 @dataclass(frozen=True)
@@ -32,9 +37,20 @@ class Stores:
     chats: ItemChatStore
     runs: ItemRunStore
     audit: ItemAuditLog
+    ledger: ItemTreeLedger
+    rates: ItemRateLimiter
+    grants: ItemApprovalGrants
 
     def ports(self) -> StorePorts:
-        return {"config": self.config, "chats": self.chats, "runs": self.runs, "audit": self.audit}
+        return {
+            "config": self.config,
+            "chats": self.chats,
+            "runs": self.runs,
+            "audit": self.audit,
+            "ledger": self.ledger,
+            "rates": self.rates,
+            "grants": self.grants,
+        }
 
 
 def retention_of(settings: Settings) -> Retention:
@@ -52,4 +68,7 @@ def stores_over(main: ItemTable, audit: ItemTable, clock: Clock, retention: Rete
         chats=ItemChatStore(main, clock, retention=retention),
         runs=ItemRunStore(main, retention=retention, clock=clock),
         audit=ItemAuditLog(audit),
+        ledger=ItemTreeLedger(main, retention),
+        rates=ItemRateLimiter(main),
+        grants=ItemApprovalGrants(main),
     )

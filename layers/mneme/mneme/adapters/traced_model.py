@@ -3,6 +3,7 @@ of every provider, through the one registry (``ModelClients``). With telemetry o
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from mneme import telemetry
@@ -17,8 +18,18 @@ class TracedModel:
         self._provider = PROVIDER_NAMES.get(provider, provider)
 
     def converse(self, request: dict[str, Any]) -> ModelResponse:
+        return self._traced(request, lambda: self._client.converse(request))
+
+    def converse_stream(self, request: dict[str, Any], on_delta: Callable[[str], None]) -> ModelResponse:
+        """The wrapped client's streaming call (``ConverseStream``), or its plain call when it cannot stream."""
+        stream = getattr(self._client, "converse_stream", None)
+        if stream is None:
+            return self.converse(request)
+        return self._traced(request, lambda: stream(request, on_delta))
+
+    def _traced(self, request: dict[str, Any], call: Callable[[], ModelResponse]) -> ModelResponse:
         if not telemetry.enabled():
-            return self._client.converse(request)
+            return call()
         model_id = str(request.get("modelId", ""))
         inference = request.get("inferenceConfig") or {}
         thinking = (request.get("additionalModelRequestFields") or {}).get("thinking") or {}
@@ -35,7 +46,7 @@ class TracedModel:
             "gen_ai.input.messages": telemetry.content(request.get("messages")),
         }
         with telemetry.span(f"chat {model_id}", attributes, kind="client") as span:
-            response = self._client.converse(request)
+            response = call()
             usage = response.usage
             span.set_many(
                 {

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import importlib
 import json
+import threading
 from collections.abc import Iterable
 from typing import Any
 
-from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
+from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 
 from mneme import __version__
+from mneme.api.resolver import ConcurrentHttpResolver
 from mneme.api.responses import JSON, from_error, from_unexpected, from_validation, json_response
 from mneme.errors import MnemeError
 
@@ -25,7 +27,7 @@ MCP_PATH = "/mcp"  # mneme's MCP server (mneme.api.mcp_endpoint), beside the HTT
 MAX_BODY_BYTES = 1_000_000
 
 
-ROUTERS = ("config_routes", "run_routes", "chat_routes", "memory_routes", "audit_routes")
+ROUTERS = ("config_routes", "approval_routes", "run_routes", "chat_routes", "memory_routes", "audit_routes")
 # the first path segment after /v1/ -> the router modules serving it
 _ROUTERS_BY_SEGMENT: dict[str, tuple[str, ...]] = {
     "runs": ("run_routes",),
@@ -33,25 +35,30 @@ _ROUTERS_BY_SEGMENT: dict[str, tuple[str, ...]] = {
     "chats": ("chat_routes",),
     "agents": ("config_routes",),
     "skills": ("config_routes",),
-    "me": ("config_routes",),
+    "me": ("config_routes", "approval_routes"),
     "memory": ("memory_routes",),
     "audit": ("audit_routes",),
     "health": (),
 }
 
 
-class MnemeApp(APIGatewayHttpResolver):
-    """The resolver, with its routers included on demand (once each)."""
+class MnemeApp(ConcurrentHttpResolver):
+    """The resolver (each request's state kept apart, api/resolver.py), with its routers included on demand,
+    once each: concurrent first requests for a router's paths include it once, under a lock."""
 
     def __init__(self) -> None:
         super().__init__(enable_validation=True)
         self.included: list[str] = []
+        self._including = threading.Lock()
 
     def include(self, names: Iterable[str]) -> None:
-        for name in names:
-            if name not in self.included:
-                self.include_router(importlib.import_module(f"mneme.api.{name}").router)
-                self.included.append(name)
+        if all(name in self.included for name in names):
+            return
+        with self._including:
+            for name in names:
+                if name not in self.included:
+                    self.include_router(importlib.import_module(f"mneme.api.{name}").router)
+                    self.included.append(name)
 
     def include_for(self, path: str) -> None:
         """Include the routers that serve ``path`` (all of them for a path no router claims)."""
@@ -86,7 +93,7 @@ def create_app(*, lazy: bool = False) -> MnemeApp:
     return app
 
 
-def openapi_document(app: APIGatewayHttpResolver) -> str:
+def openapi_document(app: ConcurrentHttpResolver) -> str:
     schema = json.loads(
         app.get_openapi_json_schema(
             title="mneme",

@@ -29,11 +29,7 @@ def handle_http(app: Any, deps: Any, event: dict[str, Any], context: Any) -> dic
         from mneme.api.mcp_endpoint import handle_mcp
 
         return handle_mcp(deps, caller, event)
-    app.append_context(deps=deps)
-    try:
-        result: dict[str, Any] = app.resolve(event, context)
-    finally:
-        app.clear_context()
+    result: dict[str, Any] = app.resolve_request(event, context, deps=deps)
     return result
 
 

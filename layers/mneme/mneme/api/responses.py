@@ -22,7 +22,8 @@ def no_content() -> Response[str]:
 
 
 def from_error(error: MnemeError) -> Response[str]:
-    headers = {"Retry-After": "5"} if error.status in (429, 503) else None
+    retry_after = error.details.get("retry_after", 5)
+    headers = {"Retry-After": str(retry_after)} if error.status in (429, 503) else None
     return json_response(error.status, error.to_body(), headers)
 
 

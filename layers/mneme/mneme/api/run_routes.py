@@ -10,6 +10,7 @@ from mneme.api.context import caller_of, deps_of, new_router
 from mneme.api.presenters import audit_view, run_answer
 from mneme.api.views import (
     AuditTreeView,
+    CancelView,
     EventsView,
     PreviewView,
     RequestsView,
@@ -17,7 +18,8 @@ from mneme.api.views import (
     RunView,
     answers,
 )
-from mneme.engine import approvals, runs_read
+from mneme.engine import approvals, cancel, follow, runs_read
+from mneme.engine.follow import MAX_TREE_CURSOR_CHARS, MAX_WAIT_SECONDS
 from mneme.engine.preview import preview
 from mneme.engine.submit import submit_run
 from mneme.limits import PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX
@@ -44,18 +46,34 @@ def create_run(
 
 @router.get("/v1/runs/<run_id>", responses=answers(200, RunView))
 def get_run(run_id: str) -> dict[str, Any]:
-    return runs_read.own_run(deps_of(router), caller_of(router), run_id).to_api()
+    """The run, with its tree's budget and what the tree has used of it."""
+    return runs_read.run_view(deps_of(router), caller_of(router), run_id)
 
 
 @router.get("/v1/runs/<run_id>/events", responses=answers(200, EventsView))
 def get_events(
     run_id: str,
     limit: Annotated[int, Query(ge=1, le=PAGE_LIMIT_MAX)] = PAGE_LIMIT_DEFAULT,
-    cursor: Annotated[str | None, Query(max_length=12, description="the cursor of the previous page")] = None,
+    cursor: Annotated[
+        str | None, Query(max_length=MAX_TREE_CURSOR_CHARS, description="the cursor of the previous page")
+    ] = None,
     after: Annotated[int | None, Query(ge=0, description="the seq of the last event seen (= cursor)")] = None,
+    wait: Annotated[
+        float, Query(ge=0, le=MAX_WAIT_SECONDS, description="long-poll: wait up to this many seconds for an event")
+    ] = 0,
+    tree: Annotated[bool, Query(description="the run and every run below it (events carry run_id, depth)")] = False,
 ) -> dict[str, Any]:
-    """The run's events in order, a page at a time (``cursor`` is null on the last page)."""
-    return runs_read.run_events(deps_of(router), caller_of(router), run_id, limit=limit, cursor=cursor, after=after)
+    """The run's events in order, a page at a time (``cursor`` is null on the last page). With ``wait`` it
+    long-polls: it answers as soon as an event after the position exists, or empty after ``wait`` seconds."""
+    return follow.follow_events(
+        deps_of(router), caller_of(router), run_id, limit=limit, cursor=cursor, after=after, wait=wait, tree=tree
+    )
+
+
+@router.post("/v1/runs/<run_id>/cancel", responses=answers(200, CancelView))
+def post_cancel(run_id: str) -> dict[str, Any]:
+    """Cancel the run and every unfinished run below it (idempotent; 409 for a run that ended otherwise)."""
+    return cancel.cancel_run(deps_of(router), caller_of(router), run_id)
 
 
 @router.get("/v1/runs/<run_id>/context", responses=answers(200, RequestsView))

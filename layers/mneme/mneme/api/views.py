@@ -29,6 +29,22 @@ class UsageView(_View):
     cache_write_tokens: int
 
 
+class TreeUsageView(_View):
+    runs: int
+    model_calls: int
+    tokens: int
+    active_children: int
+    seconds: int
+
+
+class BudgetView(_View):
+    max_model_calls: int
+    max_tokens: int
+    max_runs: int
+    max_seconds: int
+    used: TreeUsageView | None = Field(description="what the run's whole delegation tree has used so far")
+
+
 class RunView(_View):
     run_id: str
     status: str
@@ -42,6 +58,7 @@ class RunView(_View):
     error: str | None
     usage: UsageView
     children: list[str]
+    budget: BudgetView | None = Field(None, description="the tree's budget (GET /v1/runs/{id} only)")
 
 
 class RunAcceptedView(_View):
@@ -57,7 +74,29 @@ class EventView(_View):
 
 class EventsView(_View):
     events: list[EventView]
-    cursor: str | None = Field(description="pass as cursor (or after) for the next page; null on the last page")
+    cursor: str | None = Field(
+        description="pass as cursor (or after) for the next page; null on the last page. With tree=true: the "
+        "tree cursor to continue from (never null); each event then also has run_id and depth"
+    )
+
+
+class CancelView(_View):
+    run_id: str
+    status: str
+    cancelled: list[str] = Field(description="the runs this call cancelled (the run and its unfinished descendants)")
+    stopped_executions: int
+
+
+class RememberedApprovalView(_View):
+    id: str
+    agent_id: str
+    tool: str
+    created_at: str
+    run_id: str | None
+
+
+class RememberedApprovalsView(_View):
+    approvals: list[RememberedApprovalView]
 
 
 class RequestsView(_View):

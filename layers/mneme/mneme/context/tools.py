@@ -15,6 +15,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from mneme.limits import TOP_K_MAX, TOP_K_MIN
+from mneme.models.agent import CONTEXT_MODE_PATTERN
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
@@ -132,6 +133,12 @@ _DEFINITIONS = (
                 "agent": {"type": "string", "minLength": 1, "description": "The agent's label or id."},
                 "input": {"type": "string", "minLength": 1, "description": "The request for that agent."},
                 "task": {"type": "string", "description": "Optional task id of that agent."},
+                "context": {
+                    "type": "string",
+                    "pattern": CONTEXT_MODE_PATTERN,
+                    "description": "What that agent sees of this conversation: full (default), isolated "
+                    "(only the input) or tail:N (the last N messages).",
+                },
             },
             ["agent", "input"],
         ),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
+from mneme.engine import live, remembered
 from mneme.engine.audit import AuditScope, AuditTrail
 from mneme.engine.deps import Deps
 from mneme.engine.recorder import Recorder
@@ -93,6 +94,8 @@ def decide(deps: Deps, caller: Caller, run_id: str, call_id: str, decision: Deci
                 deps.runs.put_mark(run_id, DECISION_MARK + other.call_id, {"decision": "once"}, only_new=True)
     trail = AuditTrail(AuditScope.of_run(run), key=f"{run_id}#approval#{call_id}", clock=deps.clock)
     trail.write(deps.audit, "approval", [None], call_id=call_id, tool=pending.tool, decision=decision)
+    if decision == "always":  # and in the runs to come, until the owner revokes it (issue 15.6)
+        remembered.remember(deps, run, pending.tool, trail)
     answered = decisions(deps, run_id)
     _resume_if_ready(deps, run_id, state, answered)
     remaining = [p.call_id for p in _approvals(state) if p.call_id not in answered]
@@ -122,7 +125,9 @@ def mark_failed(deps: Deps, run_id: str, error: Any) -> dict[str, Any]:
         )
         run = deps.runs.update_run(run)
         deps.runs.save_checkpoint(run_id, state.model_dump(mode="json"))
+        events = recorder.pending_events()
         recorder.flush()
+        live.publish(deps, run, events)  # its followers see it end
     return {"run_id": run_id, "status": run.status.value}
 
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from mneme import telemetry
 from mneme.context.tools import DELEGATE_TO_AGENT
-from mneme.delegation import resolve_target, sub_run_context
+from mneme.delegation import context_mode, effective_approval, resolve_target, sub_run_context
+from mneme.engine import budget
 from mneme.engine.session import RunSession
 from mneme.engine.state import LoopState, PendingCall
 from mneme.errors import AuditWriteFailed, DelegationRefused
@@ -55,25 +56,12 @@ def _start_delegation(session: RunSession, call: ToolCallMessage) -> PendingCall
         target = resolve_target(
             reference, caller=session.config.agent, candidates=config.visible_agents(run.user_id), depth=run.depth
         )
+        mode = context_mode(session.config.agent, target, call.arguments.get("context"))
+        refusal = budget.reserve_child(session)  # the last guard: a refused delegation reserves nothing
+        if refusal is not None:
+            raise DelegationRefused(refusal, field="agent")
     except DelegationRefused as exc:
-        _audit(
-            session,
-            "delegation_refused",
-            parent_run_id=run.run_id,
-            agent=reference,
-            depth=run.depth,
-            reason=exc.message,
-        )
-        session.recorder.event(
-            "tool_call", call_id=call.call_id, tool=call.tool, status="error", error=f"Error: {exc.message}"
-        )
-        return ToolResultMessage(
-            call_id=call.call_id,
-            tool=call.tool,
-            content=f"Error: {exc.message}",
-            status="error",
-            run_id=run.run_id,
-        )
+        return _refused(session, call, reference, exc.message)
     task = call.arguments.get("task")
     context = sub_run_context(
         run,
@@ -81,6 +69,8 @@ def _start_delegation(session: RunSession, call: ToolCallMessage) -> PendingCall
         agent_id=target.agent_id,
         input=str(call.arguments["input"]),
         task_id=str(task) if task else None,
+        context=mode,
+        own_approval_default=target.tool_approval_default,
     )
     now = session.deps.clock.now()
     child = Run(
@@ -96,7 +86,12 @@ def _start_delegation(session: RunSession, call: ToolCallMessage) -> PendingCall
         root_run_id=context.root_run_id,
         status=RunStatus.QUEUED,
         input=context.input,
-        tool_approval=context.tool_approval,
+        # the narrowed mode, and in an event's tree (nobody to ask) prompt becomes denied, as for its root
+        tool_approval=effective_approval(
+            context.tool_approval, target.tool_approval_default, event_triggered=session.state.event_triggered
+        ),
+        lineage=[*run.lineage, run.run_id],
+        budget=run.budget,
         created_at=now,
         updated_at=now,
     )
@@ -115,6 +110,7 @@ def _start_delegation(session: RunSession, call: ToolCallMessage) -> PendingCall
         child_run_id=child.run_id,
         agent_id=target.agent_id,
         depth=child.depth,
+        context=mode,
     )
     _audit(
         session,
@@ -135,11 +131,22 @@ def _start_delegation(session: RunSession, call: ToolCallMessage) -> PendingCall
     )
 
 
+def _refused(session: RunSession, call: ToolCallMessage, reference: str, reason: str) -> ToolResultMessage:
+    """A refused delegation: audited, and a tool error the calling model sees."""
+    run = session.run
+    _audit(session, "delegation_refused", parent_run_id=run.run_id, agent=reference, depth=run.depth, reason=reason)
+    session.recorder.event("tool_call", call_id=call.call_id, tool=call.tool, status="error", error=f"Error: {reason}")
+    return ToolResultMessage(
+        call_id=call.call_id, tool=call.tool, content=f"Error: {reason}", status="error", run_id=run.run_id
+    )
+
+
 def collect(
     session: RunSession, pending: PendingCall, child: Run | None, *, refused_by_state_machine: bool
 ) -> ToolResultMessage:
     """The child's final text, or a tool error with the reason (never an empty success)."""
     run = session.run
+    budget.release_child(session)
     if refused_by_state_machine:
         content, status, outcome = (
             "Error: the delegation depth limit (5) was reached; no sub-agent was started",
@@ -153,6 +160,14 @@ def collect(
         content, status, outcome = "Error: the sub-agent run was lost", "error", "failed"
     elif child.status is RunStatus.SUCCEEDED:
         content, status, outcome = child.output or "", "success", "succeeded"
+        run.tree_usage = run.tree_usage + child.tree_usage
+    elif child.status is RunStatus.CANCELLED:
+        content, status, outcome = (
+            f"Error: the sub-agent {child.agent_id!r} was cancelled ({child.error or 'no reason given'}); "
+            "it gave no answer",
+            "error",
+            "cancelled",
+        )
         run.tree_usage = run.tree_usage + child.tree_usage
     else:
         reason = child.error or f"it ended as {child.status.value}"

@@ -5,26 +5,32 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from time import monotonic
+from time import monotonic, sleep
 from typing import Protocol
 
 from mneme.engine.mcp_catalog import McpCatalog
 from mneme.models.agent import ModelSpec
 from mneme.ports import (
+    ApprovalGrants,
     AuditLog,
     ChatStore,
     Clock,
     ConfigStore,
     Embedder,
+    LiveFeed,
     McpToolSource,
     MemoryStore,
     MemoryWriteQueue,
     ModelClient,
+    NoLiveFeed,
     Orchestrator,
+    RateLimiter,
     RunStore,
     SecretStore,
+    SocketHub,
     Summarizer,
     ToolInvoker,
+    TreeLedger,
 )
 from mneme.settings import Settings
 
@@ -46,6 +52,9 @@ class Deps:
     chats: ChatStore
     runs: RunStore
     audit: AuditLog
+    ledger: TreeLedger
+    rates: RateLimiter
+    grants: ApprovalGrants
     models: ModelRegistry
     queue: MemoryWriteQueue
     orchestrator: Orchestrator
@@ -57,5 +66,8 @@ class Deps:
     mcp: McpToolSource | None = None  # None: agents' MCP servers are not reachable (a warning per run)
     secrets: SecretStore | None = None  # the secrets MCP servers' auth names
     mcp_catalog: McpCatalog = field(default_factory=McpCatalog)
+    live: LiveFeed = field(default_factory=NoLiveFeed)  # who follows runs live (WebSocket / local SSE)
+    sockets: SocketHub | None = None  # the WebSocket API's connections (AWS, when it is deployed)
     ids: Callable[[], str] = field(default=new_id)
     monotonic: Callable[[], float] = field(default=monotonic)
+    sleep: Callable[[float], None] = field(default=sleep)  # a long-poll's wait between reads

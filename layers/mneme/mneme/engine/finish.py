@@ -57,11 +57,11 @@ def succeed(session: RunSession, output: str) -> None:
     )
 
 
-def fail(session: RunSession, error: str) -> None:
-    """A failed run: a clear error, nothing written to memory or to the chat."""
+def fail(session: RunSession, error: str, **detail: object) -> None:
+    """A failed run: a clear error (``detail`` joins its error event), nothing written to memory or chat."""
     run = session.run
     run.status, run.error = RunStatus.FAILED, error
-    session.recorder.event("error", message=error)
+    session.recorder.event("error", message=error, **detail)
     session.recorder.event(
         "completed", status=run.status.value, usage=run.usage.model_dump(), tree_usage=run.tree_usage.model_dump()
     )

@@ -11,7 +11,8 @@ import json
 from mneme.context.assembler import ContextInput, assemble
 from mneme.context.tools import DELEGATE_TO_AGENT
 from mneme.delegation import can_offer_delegation
-from mneme.engine import delegate, finish, tool_exec
+from mneme.engine import budget, delegate, finish, live, tool_exec
+from mneme.engine import remembered as approvals_remembered
 from mneme.engine.session import RunSession
 from mneme.engine.spans import in_run_span
 from mneme.engine.state import Outcome, PendingCall
@@ -75,6 +76,10 @@ def advance(session: RunSession) -> Outcome:
             return outcome
         if session.deadline is not None and session.deps.monotonic() > session.deadline:
             return "continue"
+        exceeded = budget.exceeded(session)
+        if exceeded is not None:
+            finish.fail(session, f"budget_exceeded: {exceeded.message}", code=exceeded.code, **exceeded.details)
+            return "done"
         assembled = assemble(context_input(session))
         for warning in assembled.warnings:
             session.recorder.warning(warning)
@@ -87,8 +92,9 @@ def advance(session: RunSession) -> Outcome:
             tools=list(assembled.offered_tools),
         )
         model = session.config.agent.model
-        response = session.deps.models.client_for(model).converse(assembled.request)
+        response = live.converse(session, assembled.request, seq)
         priced = charge(session, model.model_id, response.usage, provider=model.provider)
+        budget.charge_model_call(session, response.usage)
         session.recorder.event(
             "model_call", request_seq=seq, stop_reason=response.stop_reason, usage=priced.model_dump()
         )
@@ -138,7 +144,7 @@ def _handle_call(session: RunSession, call: ToolCallMessage, offered: tuple[str,
         _ready(session, _error(session, call, f"tool {call.tool!r} is not available to this agent"))
     elif mode == "denied":
         _ready(session, _error(session, call, "tool calls are denied for this run"))
-    elif mode == "prompt" and call.tool not in session.state.always_allowed:
+    elif mode == "prompt" and not approvals_remembered.allowed(session, call):
         session.state.pending.append(
             PendingCall(call_id=call.call_id, tool=call.tool, arguments=call.arguments, kind="approval")
         )

@@ -21,6 +21,14 @@ def own_run(deps: Deps, caller: Caller, run_id: str) -> Run:
     return run
 
 
+def run_view(deps: Deps, caller: Caller, run_id: str) -> dict[str, Any]:
+    """``GET /v1/runs/{id}``: the run, with its tree's budget and what the tree has used of it."""
+    from mneme.engine.budget import budget_view
+
+    run = own_run(deps, caller, run_id)
+    return {**run.to_api(), "budget": budget_view(deps, run)}
+
+
 def run_events(
     deps: Deps, caller: Caller, run_id: str, *, limit: int, cursor: str | None = None, after: int | None = None
 ) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from mneme import observability
 from mneme.delegation import effective_approval
-from mneme.engine import approvals, parallel
+from mneme.engine import approvals, budget, cancel, live, parallel
 from mneme.engine.deps import Deps
 from mneme.engine.finish import fail
 from mneme.engine.loop import advance
@@ -20,6 +20,7 @@ from mneme.engine.recorder import Recorder
 from mneme.engine.session import RunSession
 from mneme.engine.state import LoopState, Outcome, load_state
 from mneme.errors import (
+    Conflict,
     MnemeError,
     ModelThrottled,
     NotFound,
@@ -90,6 +91,7 @@ def start_run(
         tool_approval=effective_approval(
             request.tool_approval, config.agent.tool_approval_default, event_triggered=event_triggered
         ),
+        budget=budget.limits_for(deps, config.agent, request.budget),
         created_at=now,
         updated_at=now,
     )
@@ -160,7 +162,12 @@ def _new_chat(deps: Deps, caller: Caller, request: RunRequest) -> Chat:
 
 
 def step(
-    deps: Deps, run_id: str, *, delegation_refused: bool = False, entered_at: datetime | None = None
+    deps: Deps,
+    run_id: str,
+    *,
+    delegation_refused: bool = False,
+    entered_at: datetime | None = None,
+    execution_arn: str | None = None,
 ) -> StepResult:
     """One step inside the state machine: resume a checkpointed run (or start a child) until it waits."""
     run = deps.runs.get_run(run_id)
@@ -168,6 +175,14 @@ def step(
         raise NotFound(f"no run {run_id!r}")
     if run.status.finished:
         return StepResult(run, "done", [])
+    if execution_arn and run.execution_arn != execution_arn:  # once per execution: what a cancel stops
+        try:
+            run = deps.runs.update_run(run.model_copy(update={"execution_arn": execution_arn}))
+        except Conflict:  # cancelled (or finished) a moment ago
+            run = deps.runs.get_run(run_id) or run
+            if run.status.finished:
+                return StepResult(run, "done", [])
+            raise
     raw = deps.runs.load_checkpoint(run_id)
     state = load_state(raw) if raw else LoopState(user_text=run.input)
     state.delegation_refused = delegation_refused
@@ -222,16 +237,33 @@ def _conclude(session: RunSession, outcome: Outcome, *, hand_off: bool) -> StepR
     """End the step: the run, its events, requests and checkpoint in one commit, beside the chat and queue
     writes of a successful run (one sequential round trip); then hand a waiting run to the state machine."""
     deps, run, state = session.deps, session.run, session.state
-    writes = [parallel.submit(write) for write in session.after_writes]
     create, state.persisted = not state.persisted, True
+    # the fast path writes its chat turn and queue jobs beside the commit (one round trip; nobody could
+    # address the run for a cancel before this answer). A state machine step writes them once its commit
+    # succeeded: a cancel that came meanwhile made the commit's version stale, and the step yields.
+    writes = [parallel.submit(write) for write in session.after_writes] if hand_off else []
     run.updated_at = deps.clock.now()
     observability.report_step(run, outcome, session.recorder.pending_events())
     events, requests = session.recorder.take()
     checkpoint = state.model_dump(mode="json") if outcome != "done" else None
-    session.run = run = deps.runs.commit(run, create=create, events=events, requests=requests, checkpoint=checkpoint)
+    try:
+        session.run = run = deps.runs.commit(
+            run, create=create, events=events, requests=requests, checkpoint=checkpoint
+        )
+    except Conflict:
+        stored = None if create else cancel.yield_to_cancel(deps, run, state)
+        if stored is None:
+            raise
+        return StepResult(stored, "done", [])  # cancelled meanwhile: nothing of this step is kept
+    if not hand_off:
+        writes = [parallel.submit(write) for write in session.after_writes]
     session.recorder.run = run
+    if not create:  # a run this commit created has no follower yet (its id was known to nobody)
+        live.publish(deps, run, events)
     for warning in (message for write in writes for message in write.result()):
         session.recorder.warning(warning)
+    if not create:
+        live.publish(deps, run, session.recorder.pending_events())
     session.recorder.flush()
     if hand_off and outcome != "done":
         deps.orchestrator.start(run.run_id, depth=run.depth)

@@ -28,6 +28,7 @@ class RunSession:
     children: list[dict[str, Any]] = field(default_factory=list)
     query_vector: Future[list[float]] | None = None  # the user text, embedded while the config loaded
     after_writes: list[Callable[[], list[str]]] = field(default_factory=list)  # run beside the commit
+    remembered_tools: frozenset[str] | None = None  # the user's remembered approvals for this agent (read once)
 
     @property
     def scope(self) -> MemoryScope:

@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
 from mneme.limits import MCP_MAX_SERVERS, SKILL_DESCRIPTION_MAX
+from mneme.models.budget import Budget
 from mneme.models.common import Identifier, Label, LongText, ShortText, Slug
 from mneme.models.mcp import McpServer, check_servers
 from mneme.models.policy import MemoryPolicy
@@ -23,6 +24,21 @@ INTERNAL_TOOLS: tuple[str, ...] = (
 ToolApprovalMode = Literal["granted", "prompt", "denied"]
 Provider = Literal["bedrock", "offline", "openai-compatible"]
 ToolName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
+#: what a sub-agent sees of its parent's conversation (issue 15.5): ``full`` (the history without system
+#: messages, SPEC §6), ``isolated`` (only the delegation input) or ``tail:N`` (the last N messages)
+CONTEXT_MODE_PATTERN = r"^(full|isolated|tail:[1-9][0-9]{0,3})$"
+ContextMode = Annotated[str, StringConstraints(pattern=CONTEXT_MODE_PATTERN)]
+DelegateReference = Annotated[str, StringConstraints(min_length=1, max_length=128)]
+
+
+class DelegateEntry(BaseModel):
+    """A ``delegates`` entry that also bounds the context the sub-agent gets (a bare string means ``full``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    agent: DelegateReference
+    context: ContextMode = "full"
+
 
 # cross-region inference profile prefixes: us.anthropic..., eu.amazon.nova-..., global.anthropic...
 _PROFILE_PREFIX = re.compile(r"^(?:us|eu|apac|global|us-gov|jp|au|ca)\.")
@@ -131,22 +147,30 @@ class Agent(BaseModel):
     external_tools: Annotated[list[ExternalTool], Field(max_length=64)] = []
     mcp_servers: Annotated[list[McpServer], Field(max_length=MCP_MAX_SERVERS)] = []
     skills: Annotated[list[Slug], Field(max_length=64)] = []
-    delegates: Annotated[
-        list[Annotated[str, StringConstraints(min_length=1, max_length=128)]], Field(max_length=64)
-    ] = []
+    delegates: Annotated[list[DelegateReference | DelegateEntry], Field(max_length=64)] = []
     memory_policy: MemoryPolicy = MemoryPolicy()
     tool_approval_default: ToolApprovalMode = "granted"
     default_task_id: Slug | None = None
+    budget: Budget | None = None  # the default budget of the run trees this agent is the root of
 
     @field_validator("tools", "skills", "delegates")
     @classmethod
-    def _unique(cls, value: list[str]) -> list[str]:
+    def _unique(cls, value: list[Any]) -> list[Any]:
         return list(dict.fromkeys(value))
 
     @model_validator(mode="after")
     def _mcp_namespaces(self) -> Agent:
         check_servers(self.mcp_servers, [tool.name for tool in self.external_tools])
         return self
+
+    @property
+    def delegate_entries(self) -> list[DelegateEntry]:
+        """Every ``delegates`` entry with its context mode (``full`` for a bare reference)."""
+        return [entry if isinstance(entry, DelegateEntry) else DelegateEntry(agent=entry) for entry in self.delegates]
+
+    @property
+    def delegate_names(self) -> list[str]:
+        return [entry.agent for entry in self.delegate_entries]
 
 
 class Task(BaseModel):
@@ -173,6 +197,8 @@ class Skill(BaseModel):
 __all__ = [
     "INTERNAL_TOOLS",
     "Agent",
+    "ContextMode",
+    "DelegateEntry",
     "ExternalTool",
     "GuardrailSpec",
     "Identifier",

@@ -13,11 +13,13 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_vali
 from mneme.errors import PayloadTooLarge
 from mneme.limits import MAX_RUN_INPUT_CHARS, MCP_MAX_SERVERS
 from mneme.models.agent import (
+    DelegateEntry,
     ExternalTool,
     InternalTool,
     ModelSpec,
     ToolApprovalMode,
 )
+from mneme.models.budget import Budget
 from mneme.models.common import Identifier, Label, LongText, ShortText, Slug, TopK
 from mneme.models.mcp import McpServer, check_servers
 from mneme.models.policy import MemoryPolicy
@@ -50,6 +52,7 @@ class RunRequest(BaseModel):
     input: Annotated[str, Field(min_length=1)]
     tool_approval: ToolApproval | None = None
     memory: MemoryOverride | None = None
+    budget: Budget | None = None
 
     def check_size(self) -> RunRequest:
         """Raise PayloadTooLarge (413) when the input is over the limit of SPEC §12."""
@@ -85,10 +88,11 @@ class AgentBody(_Body):
     external_tools: Annotated[list[ExternalTool], Field(max_length=64)] = []
     mcp_servers: Annotated[list[McpServer], Field(max_length=MCP_MAX_SERVERS)] = []
     skills: Annotated[list[Slug], Field(max_length=64)] = []
-    delegates: Annotated[list[Reference], Field(max_length=64)] = []
+    delegates: Annotated[list[Reference | DelegateEntry], Field(max_length=64)] = []
     memory_policy: MemoryPolicy = MemoryPolicy()
     tool_approval_default: ToolApprovalMode = "granted"
     default_task_id: Slug | None = None
+    budget: Budget | None = None
     is_global: bool = Field(False, alias="global", description="admins only: a global agent usable by all")
 
     @field_validator("model")
@@ -160,3 +164,21 @@ class DeleteDocumentBody(_Body):
 class ApprovalBody(_Body):
     call_id: Annotated[str, StringConstraints(min_length=1, max_length=128)]
     decision: Literal["once", "always", "deny"]
+
+
+class SocketMessage(_Body):
+    """A WebSocket client's message: ``{action: subscribe | unsubscribe | ping, run_id, tree?, after?, cursor?}``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    action: Literal["subscribe", "unsubscribe", "ping"]
+    run_id: Annotated[str, StringConstraints(min_length=1, max_length=128)] | None = None
+    tree: bool = False
+    after: Annotated[int, Field(ge=0)] | None = None
+    cursor: Annotated[str, StringConstraints(max_length=4096)] | None = None
+
+    @model_validator(mode="after")
+    def _names_a_run(self) -> SocketMessage:
+        if self.action != "ping" and not self.run_id:
+            raise ValueError(f"{self.action} needs a run_id")
+        return self

@@ -8,6 +8,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from mneme.models.budget import BudgetLimits
+
 ToolApproval = Literal["granted", "prompt", "denied"]
 
 
@@ -42,6 +44,11 @@ class Usage(BaseModel):
             cost_usd=round(self.cost_usd + other.cost_usd, 10),
         )
 
+    @property
+    def total(self) -> int:
+        """Every token the model processed (what a budget's ``max_tokens`` counts)."""
+        return self.input_tokens + self.output_tokens + self.cache_read_tokens + self.cache_write_tokens
+
 
 EventType = Literal[
     "run_started",
@@ -56,6 +63,7 @@ EventType = Literal[
     "guardrail_intervened",
     "warning",
     "error",
+    "cancelled",
     "completed",
 ]
 
@@ -90,7 +98,12 @@ class Run(BaseModel):
     tool_approval: ToolApproval = "granted"
     usage: Usage = Usage()
     tree_usage: Usage = Usage()
+    model_calls: int = 0
     children: list[str] = []
+    lineage: list[str] = []  # the ancestors' run ids, root first (empty for a root)
+    budget: BudgetLimits | None = None  # the tree's limits, on the root run
+    ledger_open: bool = False  # the root's tree counters exist (from its first delegation on)
+    execution_arn: str | None = None  # the state machine execution running this run (for cancel)
     created_at: datetime
     updated_at: datetime
     version: int = 0  # optimistic-lock counter for conditional writes
@@ -110,6 +123,7 @@ class Run(BaseModel):
             "error": self.error,
             "usage": self.usage.model_dump(),
             "tree_usage": self.tree_usage.model_dump(),
+            "model_calls": self.model_calls,
             "children": list(self.children),
             "created_at": self.created_at.isoformat(),
             "updated_at": self.updated_at.isoformat(),

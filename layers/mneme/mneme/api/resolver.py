@@ -1,0 +1,86 @@
+"""Powertools' HTTP API resolver with its per-request state kept per request, not per process.
+
+Powertools keeps the current event and the route context in class and instance attributes: two requests
+resolved at once in one process (the threaded local server; a long-poll waiting while another request is
+served) would see each other's event. This resolver keeps them in a ContextVar set for each ``resolve``
+call — the pattern of Powertools' own ``HttpResolverLocal`` — so concurrent requests never share state.
+On Lambda (one event at a time per container) it behaves exactly like ``APIGatewayHttpResolver``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any
+
+from aws_lambda_powertools.event_handler import APIGatewayHttpResolver
+from aws_lambda_powertools.utilities.data_classes.common import BaseProxyEvent
+
+
+@dataclass
+class _RequestState:
+    event: BaseProxyEvent | None = None
+    lambda_context: Any = None
+    context: dict[str, Any] = field(default_factory=dict)
+    processed_stack_frames: list[str] = field(default_factory=list)
+
+
+class ConcurrentHttpResolver(APIGatewayHttpResolver):
+    def __init__(self, **options: Any) -> None:
+        self._startup_state = _RequestState()
+        self._request_state: ContextVar[_RequestState | None] = ContextVar("mneme_http_request", default=None)
+        super().__init__(**options)
+
+    @property
+    def _state(self) -> _RequestState:
+        return self._request_state.get() or self._startup_state
+
+    @property  # type: ignore[override]
+    def current_event(self) -> BaseProxyEvent:
+        event = self._state.event
+        assert event is not None, "current_event is only available while a request is resolved"
+        return event
+
+    @current_event.setter
+    def current_event(self, value: BaseProxyEvent) -> None:
+        self._state.event = value
+
+    @property
+    def lambda_context(self) -> Any:
+        return self._state.lambda_context
+
+    @lambda_context.setter
+    def lambda_context(self, value: Any) -> None:
+        self._state.lambda_context = value
+
+    @property
+    def context(self) -> dict[str, Any]:
+        return self._state.context
+
+    @context.setter
+    def context(self, value: dict[str, Any]) -> None:
+        self._state.context = value
+
+    @property
+    def processed_stack_frames(self) -> list[str]:
+        return self._state.processed_stack_frames
+
+    @processed_stack_frames.setter
+    def processed_stack_frames(self, value: list[str]) -> None:
+        self._state.processed_stack_frames = value
+
+    def resolve_request(self, event: Mapping[str, Any], context: Any, **request_context: Any) -> dict[str, Any]:
+        """Resolve one HTTP event with its own state; ``request_context`` is what routes read from
+        ``router.context`` (the deps)."""
+        state = _RequestState(
+            event=self._to_proxy_event(dict(event)),
+            lambda_context=context,
+            context={**self._startup_state.context, **request_context},
+        )
+        token = self._request_state.set(state)
+        try:
+            result: dict[str, Any] = super().resolve(event, context)
+            return result
+        finally:
+            self._request_state.reset(token)
