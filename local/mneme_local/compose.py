@@ -61,7 +61,7 @@ class LocalToolInvoker:
     """External tools locally: a Python handler registered in ``sfn_emulation.HANDLERS`` under the function's
     name (the last segment of its ARN); anything else is a tool error the model sees."""
 
-    def invoke(self, function_arn: str, payload: dict[str, Any]) -> Any:
+    def invoke(self, function_arn: str, payload: dict[str, Any], *, timeout_seconds: float | None = None) -> Any:
         from mneme_local import sfn_emulation
 
         name = function_arn.split(":function:", 1)[-1].split(":", 1)[0]
@@ -74,9 +74,10 @@ class LocalToolInvoker:
             raise ToolError(f"the tool failed: {exc}") from exc
 
 
-def _bedrock_client(settings: Settings, options: LocalOptions) -> Any | None:
+def _bedrock_client(settings: Settings, options: LocalOptions) -> tuple[Any, Any] | tuple[None, None]:
+    """The boto3 session and the embeddings' ``bedrock-runtime`` client, when a Bedrock provider is chosen."""
     if options.model_provider != "bedrock" and options.embedding_provider != "bedrock":
-        return None
+        return None, None
     import boto3
 
     from mneme.adapters.bedrock_model import bedrock_client_config
@@ -88,7 +89,7 @@ def _bedrock_client(settings: Settings, options: LocalOptions) -> Any | None:
             "(AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY) and a region (AWS_REGION); "
             "unset them to use the offline model and the local embedder"
         )
-    return session.client("bedrock-runtime", config=bedrock_client_config(max_attempts=4))
+    return session, session.client("bedrock-runtime", config=bedrock_client_config(max_attempts=2, read_timeout=10))
 
 
 def build_local(
@@ -115,7 +116,7 @@ def build_local(
         env["MNEME_MODEL_PROVIDER"] = model_provider
     options = LocalOptions.from_env(env)
     settings = local_settings(options, env)
-    bedrock = _bedrock_client(settings, options)
+    session, bedrock = _bedrock_client(settings, options)
     options.data_dir.mkdir(parents=True, exist_ok=True)
 
     main, audit = open_local_tables(options.data_dir)
@@ -130,8 +131,14 @@ def build_local(
     settings = settings.model_copy(update={"state_machine_arn": machine_arn, "memory_queue_url": queue_url})
 
     clock = SystemClock()
+    timed = None
+    if session is not None:
+        from mneme.adapters.timed_calls import TimedClients
+
+        timed = TimedClients(lambda config: session.client("bedrock-runtime", config=config))
     models = ModelClients(
         (lambda: bedrock) if options.model_provider == "bedrock" else None,
+        bedrock_timed=timed,
         offline_fallback=True,
         on_fallback=_warn_offline,
     )

@@ -45,11 +45,11 @@ class FlakyModel(RecordingModel):
         super().__init__()
         self.errors = list(errors)
 
-    def converse(self, request: dict[str, Any]) -> ModelResponse:
+    def converse(self, request: dict[str, Any], **options: Any) -> ModelResponse:
         if self.errors:
             self.requests.append(request)
             raise self.errors.pop(0)
-        return super().converse(request)
+        return super().converse(request, **options)
 
 
 @dataclass

@@ -42,10 +42,10 @@ class RecordingModel(OfflineModel):
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
 
-    def converse(self, request: dict[str, Any]) -> ModelResponse:
+    def converse(self, request: dict[str, Any], **options: Any) -> ModelResponse:
         with self._lock:
             self.requests.append(request)
-        return super().converse(request)
+        return super().converse(request, **options)
 
 
 class RecordingAudit:

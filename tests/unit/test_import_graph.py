@@ -16,7 +16,17 @@ PACKAGES = {"mneme": ROOT / "layers" / "mneme" / "mneme", "mneme_local": ROOT / 
 
 #: low to high; the first prefix that matches a module names its layer
 MNEME_LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("base", ("mneme.limits", "mneme.errors", "mneme.namespace_grammar", "mneme.clock", "mneme.observability")),
+    (
+        "base",
+        (
+            "mneme.limits",
+            "mneme.errors",
+            "mneme.namespace_grammar",
+            "mneme.clock",
+            "mneme.observability",
+            "mneme.json_depth",
+        ),
+    ),
     ("models", ("mneme.models",)),
     ("contracts", ("mneme.ports", "mneme.settings")),
     ("core", ("mneme.memory", "mneme.context", "mneme.history", "mneme.skills", "mneme.delegation")),

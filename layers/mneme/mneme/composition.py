@@ -43,10 +43,12 @@ def build_aws(settings: Settings, session: Any | None = None) -> Deps:
     from mneme.adapters.sfn_orchestrator import StepFunctionsOrchestrator
     from mneme.adapters.sqs_queue import SqsMemoryQueue
     from mneme.adapters.stores import stores_over
+    from mneme.adapters.timed_calls import EMBEDDING_READ_TIMEOUT_SECONDS, TimedClients, service_config
     from mneme.clock import SystemClock
+    from mneme.limits import MAX_EXTERNAL_TOOL_SECONDS
 
     boto = session or boto3.Session(region_name=settings.region)
-    retries = bedrock_client_config(max_attempts=3)
+    retries = service_config()
     dynamodb = boto.client("dynamodb", config=retries)
     main = DynamoItemTable(dynamodb, settings.table_name, MAIN_SCHEMA)
     audit = DynamoItemTable(dynamodb, settings.audit_table_name, AUDIT_SCHEMA)
@@ -54,17 +56,26 @@ def build_aws(settings: Settings, session: Any | None = None) -> Deps:
     bedrock: list[Any] = []
 
     def bedrock_client() -> Any:
+        """Embeddings (and a model call given no timeout): short reads, one retry."""
         if not bedrock:
-            bedrock.append(boto.client("bedrock-runtime", config=bedrock_client_config(max_attempts=4)))
+            config = bedrock_client_config(max_attempts=2, read_timeout=EMBEDDING_READ_TIMEOUT_SECONDS)
+            bedrock.append(boto.client("bedrock-runtime", config=config))
         return bedrock[0]
+
+    def timed(service: str) -> TimedClients:
+        """Clients whose read timeout fits the run's budget (model calls, external tools)."""
+        return TimedClients(lambda config: boto.client(service, config=config))  # type: ignore[call-overload]
 
     deps = Deps(
         settings=settings,
         **stores_over(main, audit, clock).ports(),
-        models=ModelClients(bedrock_client),
+        models=ModelClients(bedrock_client, bedrock_timed=timed("bedrock-runtime")),
         queue=SqsMemoryQueue(LazyClient(boto, "sqs", retries), settings.memory_queue_url),
         orchestrator=StepFunctionsOrchestrator(LazyClient(boto, "stepfunctions", retries), settings.state_machine_arn),
-        tools=LambdaToolInvoker(LazyClient(boto, "lambda", retries)),
+        tools=LambdaToolInvoker(
+            LazyClient(boto, "lambda", service_config(read_timeout=MAX_EXTERNAL_TOOL_SECONDS, max_attempts=1)),
+            timed=timed("lambda"),
+        ),
         clock=clock,
     )
     if settings.opensearch_endpoint:
@@ -108,13 +119,15 @@ def build_writer(settings: Settings, session: Any | None = None) -> WriterPorts:
     from mneme.adapters.bedrock_model import bedrock_client_config
     from mneme.adapters.dynamo_items import DynamoItemTable
     from mneme.adapters.items import AUDIT_SCHEMA
+    from mneme.adapters.timed_calls import EMBEDDING_READ_TIMEOUT_SECONDS, service_config
     from mneme.clock import SystemClock
 
     boto = session or boto3.Session(region_name=settings.region)
-    dynamodb = boto.client("dynamodb", config=bedrock_client_config(max_attempts=3))
+    dynamodb = boto.client("dynamodb", config=service_config())
     audit = ItemAuditLog(DynamoItemTable(dynamodb, settings.audit_table_name, AUDIT_SCHEMA))
     store, embedder = None, None
     if settings.opensearch_endpoint:
-        bedrock = boto.client("bedrock-runtime", config=bedrock_client_config(max_attempts=4))
+        config = bedrock_client_config(max_attempts=4, read_timeout=EMBEDDING_READ_TIMEOUT_SECONDS)
+        bedrock = boto.client("bedrock-runtime", config=config)
         store, embedder = _memory(settings, boto, bedrock)
     return WriterPorts(store, embedder, audit, SystemClock())

@@ -80,6 +80,13 @@ class ModelThrottled(ModelUnavailable):
     status, code = 429, "model_throttled"
 
 
+class ModelTimedOut(ModelUnavailable):
+    """The model gave no answer within the call's timeout (the budget's share). Not retried: the fast path
+    hands the run to the state machine, a state machine step fails the run with the reason."""
+
+    code = "model_timeout"
+
+
 class ModelRequestRejected(ModelUnavailable):
     """The model provider refused the request itself (invalid request, unknown model id, no access):
     retrying cannot help, so it is a distinct name for the state machine's ``Retry`` (never listed)."""
@@ -117,6 +124,20 @@ class DelegationRefused(ToolError):
 
 class DepthLimitExceeded(DelegationRefused):
     code = "depth_limit_exceeded"
+
+
+class RunFailedUnexpectedly(MnemeError):
+    """An unexpected error (a bug, or input nothing else refused) ended a run's step: the run was marked
+    ``failed`` with the reason and an ``error`` event. The answer names the run."""
+
+    status, code = 500, "internal_error"
+
+    def __init__(self, run_id: str, message: str) -> None:
+        super().__init__(message, details={"run_id": run_id})
+        self.run_id = run_id
+
+    def to_body(self) -> dict[str, Any]:
+        return {**super().to_body(), "run_id": self.run_id}
 
 
 class RunAborted(MnemeError):

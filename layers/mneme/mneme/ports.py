@@ -54,8 +54,10 @@ class ModelResponse:
 
 
 class ModelClient(Protocol):
-    def converse(self, request: dict[str, Any]) -> ModelResponse:
-        """Send one Bedrock-Converse-shaped request; raise ModelThrottled / ModelUnavailable on failure."""
+    def converse(self, request: dict[str, Any], *, timeout_seconds: float | None = None) -> ModelResponse:
+        """Send one Bedrock-Converse-shaped request; raise ModelThrottled / ModelUnavailable on failure, and
+        ModelTimedOut when no answer came within ``timeout_seconds`` (retries included; None: the client's
+        own timeouts). A timed-out call is not retried."""
         ...
 
 
@@ -297,8 +299,9 @@ class RunStore(Protocol):
 
 # --------------------------------------------------------------------------------------------- orchestration
 class ToolInvoker(Protocol):
-    def invoke(self, function_arn: str, payload: dict[str, Any]) -> Any:
-        """Call an external tool's Lambda function and return its decoded result; raise ToolError."""
+    def invoke(self, function_arn: str, payload: dict[str, Any], *, timeout_seconds: float | None = None) -> Any:
+        """Call an external tool's Lambda function and return its decoded result; raise ToolError (also when
+        it did not answer within ``timeout_seconds``)."""
         ...
 
 
@@ -310,4 +313,10 @@ class Orchestrator(Protocol):
 
     def resume(self, task_token: str, output: dict[str, Any]) -> None:
         """Complete a waiting approval task."""
+        ...
+
+    def is_running(self, run_id: str, execution_id: str | None) -> bool:
+        """Is an execution still running this run? ``execution_id`` as its first step recorded it; without
+        one, the execution :meth:`start` would have started (root runs). Raise OrchestratorUnavailable when
+        it cannot be told."""
         ...

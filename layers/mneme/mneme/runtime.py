@@ -1,4 +1,5 @@
-"""The run function's dispatcher: every entry point (HTTP, EventBridge, the state machine's steps, the redrive).
+"""The run function's dispatcher: every entry point (HTTP, EventBridge, the state machine's steps, the redrive,
+the sweeper).
 
 The Lambda handler builds one :class:`Runtime` per container (settings validated at cold start, clients
 created once) and hands it each event. Errors raised to the state machine keep their class names, which
@@ -58,13 +59,17 @@ class Runtime:
         action = event.get("action")
         if action in ("step", "await_approval", "fail"):
             return self.state_machine(str(action), event)
+        if action == "sweep":
+            from mneme.engine.sweeper import sweep
+
+            return sweep(self.deps).to_dict()
         if action == "redrive" or event.get("detail-type") == "mneme.Redrive":
             from mneme.engine.redrive import redrive_outbox
 
             return redrive_outbox(self.deps).to_dict()
         from mneme.errors import InvalidInput
 
-        raise InvalidInput("unknown event: not an HTTP request, a mneme.RunRequested event, a step or a redrive")
+        raise InvalidInput("unknown event: not an HTTP request, a mneme.RunRequested event, a step, a redrive, a sweep")
 
     def run_requested(self, detail: Mapping[str, Any]) -> dict[str, Any]:
         """EventBridge ``mneme.RunRequested``: a run exactly like the API's, with no person to ask."""
@@ -72,10 +77,13 @@ class Runtime:
 
         from mneme.engine.service import start_run
         from mneme.errors import InvalidInput, MnemeError
+        from mneme.json_depth import too_deep_message, value_depth_exceeds
         from mneme.models.requests import RunRequest
         from mneme.models.user import Caller
 
         try:
+            if value_depth_exceeds(detail):  # before pydantic (and any log line) walks it recursively
+                raise InvalidInput(too_deep_message("the event detail"), field="detail")
             caller = Caller(user_id=str(detail.get("user_id") or ""))
             if not caller.user_id.strip():
                 raise InvalidInput("the event names no user_id", field="user_id")
@@ -106,6 +114,7 @@ class Runtime:
             run_id,
             delegation_refused=bool(event.get("delegation_refused")),
             entered_at=_parse_time(event.get("entered_at")),
+            execution_id=str(event.get("execution_id") or "") or None,
         )
         observability.bind(root_run_id=result.run.root_run_id, user_id=result.run.user_id)
         return result.to_state()

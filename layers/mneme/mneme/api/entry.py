@@ -1,4 +1,4 @@
-"""HTTP entry: authenticate from the JWT claims, guard the body (size, text), resolve the route."""
+"""HTTP entry: authenticate from the JWT claims, guard the body (size, text, nesting), resolve the route."""
 
 from __future__ import annotations
 
@@ -10,13 +10,15 @@ from typing import Any
 from mneme.api.app import MAX_BODY_BYTES, PUBLIC_PATHS
 from mneme.api.auth import caller_from_event
 from mneme.errors import InvalidInput, MnemeError, PayloadTooLarge
+from mneme.json_depth import text_depth_exceeds, too_deep_message
 
 
 def handle_http(app: Any, deps: Any, event: dict[str, Any], context: Any) -> dict[str, Any]:
     path = event.get("rawPath") or ""
+    caller = None
     try:
-        if path not in PUBLIC_PATHS:
-            caller_from_event(event)  # 401 before anything else, even before body validation
+        if path not in PUBLIC_PATHS:  # 401 before anything else, even before body validation
+            caller = caller_from_event(event, admin_group=deps.settings.admin_group)
         event = _text_body(event)
     except MnemeError as exc:
         return {
@@ -25,7 +27,7 @@ def handle_http(app: Any, deps: Any, event: dict[str, Any], context: Any) -> dic
             "body": json.dumps(exc.to_body()),
             "isBase64Encoded": False,
         }
-    app.append_context(deps=deps)
+    app.append_context(deps=deps, caller=caller)
     try:
         result: dict[str, Any] = app.resolve(event, context)
     finally:
@@ -34,18 +36,21 @@ def handle_http(app: Any, deps: Any, event: dict[str, Any], context: Any) -> dic
 
 
 def _text_body(event: dict[str, Any]) -> dict[str, Any]:
-    """Bodies are JSON text: a binary (base64) body is decoded here, and one that is not UTF-8 is a 400."""
+    """Bodies are JSON text: a binary (base64) body is decoded here, one that is not UTF-8 is a 400, and so
+    is one nested deeper than the JSON limit (checked before Powertools parses it recursively)."""
     body = event.get("body") or ""
-    raw = body.encode("utf-8") if not event.get("isBase64Encoded") else _b64(body)
+    raw = body.encode("utf-8", "surrogatepass") if not event.get("isBase64Encoded") else _b64(body)
     if len(raw) > MAX_BODY_BYTES:
         raise PayloadTooLarge(f"the body is larger than {MAX_BODY_BYTES} bytes", field="body")
-    if not event.get("isBase64Encoded"):
-        return event
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise InvalidInput("the body is not UTF-8 text (JSON is expected)", field="body") from None
-    return {**event, "body": text, "isBase64Encoded": False}
+    if event.get("isBase64Encoded"):
+        try:
+            body = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise InvalidInput("the body is not UTF-8 text (JSON is expected)", field="body") from None
+        event = {**event, "body": body, "isBase64Encoded": False}
+    if text_depth_exceeds(body):
+        raise InvalidInput(too_deep_message("the body"), field="body")
+    return event
 
 
 def _b64(body: str) -> bytes:

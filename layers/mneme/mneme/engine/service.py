@@ -5,54 +5,36 @@ Each returns plain data for the handler; errors are mneme exceptions the handler
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-from mneme import observability
 from mneme.delegation import effective_approval
 from mneme.engine import approvals, parallel
+from mneme.engine.budget import Budget
 from mneme.engine.deps import Deps
-from mneme.engine.finish import fail
+from mneme.engine.driver import TRANSIENT, StepResult, finish, lease_until, settle
 from mneme.engine.loop import advance
 from mneme.engine.prepare import prepare
 from mneme.engine.recorder import Recorder
 from mneme.engine.session import RunSession
 from mneme.engine.state import LoopState, Outcome, load_state
-from mneme.errors import (
-    MnemeError,
-    ModelThrottled,
-    NotFound,
-    StoreUnavailable,
-    Throttled,
-)
+from mneme.errors import NotFound
 from mneme.models.chat import Chat
 from mneme.models.requests import RunRequest
 from mneme.models.run import Run, RunStatus
 from mneme.models.user import Caller
 
-#: errors the state machine retries (its Retry names them); anything else fails the run with its reason
-TRANSIENT: tuple[type[MnemeError], ...] = (ModelThrottled, StoreUnavailable, Throttled)
-
-
-@dataclass(frozen=True)
-class StepResult:
-    run: Run
-    outcome: Outcome
-    children: list[dict[str, Any]]
-
-    def to_state(self) -> dict[str, Any]:
-        """The small payload that travels in the state machine."""
-        return {
-            "run_id": self.run.run_id,
-            "depth": self.run.depth,
-            "outcome": self.outcome,
-            "children": self.children,
-        }
+__all__ = ["TRANSIENT", "StepResult", "start_run", "step"]
 
 
 def start_run(
-    deps: Deps, caller: Caller, request: RunRequest, *, event_triggered: bool = False, run_id: str | None = None
+    deps: Deps,
+    caller: Caller,
+    request: RunRequest,
+    *,
+    event_triggered: bool = False,
+    run_id: str | None = None,
+    request_digest: str | None = None,
 ) -> StepResult:
     """Create a run and drive it on the fast path; hand it to the state machine when it must wait.
 
@@ -65,6 +47,7 @@ def start_run(
     memory_off = request.memory is not None and request.memory.enabled is False
     vector = parallel.submit(_embed, deps, request.input) if deps.memory and deps.embedder and not memory_off else None
     stored_chat = parallel.submit(deps.chats.get_chat, caller.user_id, request.chat_id) if request.chat_id else None
+    budget = Budget.fast(deps.settings, deps.monotonic)
     config = deps.config.load_run_config(caller.user_id, request.agent_id, request.task_id)
     existing = stored_chat.result() if stored_chat else None
     chat = existing or _new_chat(deps, caller, request)
@@ -88,6 +71,8 @@ def start_run(
         ),
         created_at=now,
         updated_at=now,
+        lease_until=lease_until(deps, now),
+        request_digest=request_digest,
     )
     created = parallel.submit(deps.runs.create_run, run) if idempotent else None
     state = LoopState(
@@ -97,30 +82,25 @@ def start_run(
         new_chat=None if existing else chat.model_dump(mode="json", exclude={"messages"}),
         persisted=created is not None,
     )
-    session = RunSession(
-        deps,
-        run,
-        state,
-        config,
-        Recorder(deps, run, state),
-        deadline=deps.monotonic() + deps.settings.fast_path_budget_seconds,
-    )
+    session = RunSession(deps, run, state, config, Recorder(deps, run, state), budget=budget)
     session.query_vector = vector
     memory = request.memory
-    try:
+
+    def setup() -> Outcome | None:
         prepare(
             session,
             chat=chat,
             memory_enabled=memory.enabled if memory else None,
             top_k=memory.top_k if memory else None,
         )
-    except MnemeError as exc:
-        if created is not None:
-            created.result()
-        return _conclude(session, _failed(session, exc), hand_off=False)
+        return None
+
+    refused = settle(session, setup, transient="fail")
     if created is not None:
         created.result()  # a Conflict (the id exists: an idempotent retry) surfaces before the model is called
-    return _drive(session, hand_off=True)
+    if refused is not None:
+        return finish(session, refused, hand_off=True)
+    return finish(session, settle(session, lambda: advance(session), transient="hand_off"), hand_off=True)
 
 
 def _embed(deps: Deps, text: str) -> list[float]:
@@ -143,7 +123,12 @@ def _new_chat(deps: Deps, caller: Caller, request: RunRequest) -> Chat:
 
 
 def step(
-    deps: Deps, run_id: str, *, delegation_refused: bool = False, entered_at: datetime | None = None
+    deps: Deps,
+    run_id: str,
+    *,
+    delegation_refused: bool = False,
+    entered_at: datetime | None = None,
+    execution_id: str | None = None,
 ) -> StepResult:
     """One step inside the state machine: resume a checkpointed run (or start a child) until it waits."""
     run = deps.runs.get_run(run_id)
@@ -151,75 +136,47 @@ def step(
         raise NotFound(f"no run {run_id!r}")
     if run.status.finished:
         return StepResult(run, "done", [])
-    raw = deps.runs.load_checkpoint(run_id)
-    state = load_state(raw) if raw else LoopState(user_text=run.input)
+    if execution_id:
+        run.execution_id = execution_id
+    state, unreadable = _stored_state(deps, run)
     state.delegation_refused = delegation_refused
-    approvals.apply_decisions(deps, run_id, state)
-    try:
-        config = deps.config.load_run_config(run.user_id, run.agent_id, run.task_id)
-    except MnemeError as exc:
-        session = RunSession(deps, run, state, _placeholder_config(run), Recorder(deps, run, state))
-        return _conclude(session, _failed(session, exc), hand_off=False)
+    recorder = Recorder(deps, run, state, base_time=entered_at)
     session = RunSession(
-        deps,
-        run,
-        state,
-        config,
-        Recorder(deps, run, state, base_time=entered_at),
-        deadline=deps.monotonic() + deps.settings.fast_path_budget_seconds,
+        deps, run, state, _placeholder_config(run), recorder, budget=Budget.step(deps.settings, deps.monotonic)
     )
-    if run.task_id is None and config.task is not None:
-        run.task_id = config.task.task_id  # a child delegated without a task runs its agent's default task
-    if not state.initialized:
-        prepare(session, chat=None, memory_enabled=None, top_k=None)
-    return _drive(session, hand_off=False)
+
+    def work() -> Outcome:
+        if unreadable is not None:
+            raise unreadable
+        approvals.apply_decisions(deps, run_id, state)
+        session.config = config = deps.config.load_run_config(run.user_id, run.agent_id, run.task_id)
+        if run.task_id is None and config.task is not None:
+            run.task_id = config.task.task_id  # a child delegated without a task runs its agent's default task
+        if not state.initialized:
+            prepare(session, chat=None, memory_enabled=None, top_k=None)
+        return advance(session)
+
+    return finish(session, settle(session, work, transient="raise"), hand_off=False)
+
+
+def _stored_state(deps: Deps, run: Run) -> tuple[LoopState, Exception | None]:
+    """The run's checkpoint; one that cannot be read fails the step (its events continue after the stored
+    ones, so the failure is recorded without overwriting any)."""
+    try:
+        raw = deps.runs.load_checkpoint(run.run_id)
+        return (load_state(raw) if raw else LoopState(user_text=run.input)), None
+    except ValueError as exc:  # pydantic's ValidationError included: a newer release's or a damaged checkpoint
+        seq = max((event.seq for event in deps.runs.list_events(run.run_id)), default=0)
+        return LoopState(user_text=run.input, event_seq=seq), exc
 
 
 def _placeholder_config(run: Run) -> Any:
+    """The configuration a step works with until (and if) the real one is loaded."""
     from mneme.models.agent import Agent
     from mneme.models.user import UserSettings
     from mneme.ports import RunConfig
 
     return RunConfig(UserSettings(), Agent(agent_id=run.agent_id, label=run.agent_id), None, {})
-
-
-def _failed(session: RunSession, exc: MnemeError) -> Outcome:
-    fail(session, f"{type(exc).__name__}: {exc.message}")
-    return "done"
-
-
-def _drive(session: RunSession, *, hand_off: bool) -> StepResult:
-    try:
-        outcome = advance(session)
-    except TRANSIENT as exc:
-        if not hand_off:
-            session.recorder.flush()
-            raise  # the state machine retries the step with backoff, from the last checkpoint
-        session.recorder.warning(f"{type(exc).__name__}: {exc.message}; the run continues in the state machine")
-        outcome = "continue"
-    except MnemeError as exc:
-        outcome = _failed(session, exc)
-    return _conclude(session, outcome, hand_off=hand_off)
-
-
-def _conclude(session: RunSession, outcome: Outcome, *, hand_off: bool) -> StepResult:
-    """End the step: the run, its events, requests and checkpoint in one commit, beside the chat and queue
-    writes of a successful run (one sequential round trip); then hand a waiting run to the state machine."""
-    deps, run, state = session.deps, session.run, session.state
-    writes = [parallel.submit(write) for write in session.after_writes]
-    create, state.persisted = not state.persisted, True
-    run.updated_at = deps.clock.now()
-    observability.report_step(run, outcome, session.recorder.pending_events())
-    events, requests = session.recorder.take()
-    checkpoint = state.model_dump(mode="json") if outcome != "done" else None
-    session.run = run = deps.runs.commit(run, create=create, events=events, requests=requests, checkpoint=checkpoint)
-    session.recorder.run = run
-    for warning in (message for write in writes for message in write.result()):
-        session.recorder.warning(warning)
-    session.recorder.flush()
-    if hand_off and outcome != "done":
-        deps.orchestrator.start(run.run_id, depth=run.depth)
-    return StepResult(run, outcome, session.children)
 
 
 Decision = Literal["once", "always", "deny"]

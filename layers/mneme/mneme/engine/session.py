@@ -7,6 +7,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
+from mneme.engine.budget import Budget
 from mneme.engine.deps import Deps
 from mneme.engine.memory_ops import MemoryPorts, Ranking
 from mneme.engine.recorder import Recorder
@@ -24,10 +25,12 @@ class RunSession:
     state: LoopState
     config: RunConfig
     recorder: Recorder
-    deadline: float | None = None  # monotonic time after which the fast path hands off
+    budget: Budget | None = None  # the time left for blocking calls (None: the preview, which makes none)
     children: list[dict[str, Any]] = field(default_factory=list)
     query_vector: Future[list[float]] | None = None  # the user text, embedded while the config loaded
     after_writes: list[Callable[[], list[str]]] = field(default_factory=list)  # run beside the commit
+    unusable_arguments: set[str] = field(default_factory=set)  # call ids whose arguments were refused
+    crash: str | None = None  # the reason, when an unexpected error ended the step (engine/driver.py)
 
     @property
     def scope(self) -> MemoryScope:

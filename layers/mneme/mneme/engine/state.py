@@ -18,19 +18,21 @@ Outcome = Literal["done", "delegate", "await_approval", "continue"]
 
 
 class PendingCall(BaseModel):
-    """A tool call that waits: for a person's decision, or for a delegated child run."""
+    """A tool call that waits: for a person's decision, for a delegated child run, or (``deferred``) for
+    time: the fast path's budget was spent before it ran, so the next step runs it."""
 
     call_id: str
     tool: str
     arguments: dict[str, Any] = {}
-    kind: Literal["approval", "delegation"]
+    kind: Literal["approval", "delegation", "deferred"]
     child_run_id: str | None = None
     child_agent_id: str | None = None
     decision: Literal["once", "always", "deny"] | None = None
 
 
-#: the layout of :class:`LoopState` written today; :func:`load_state` reads this one and every older one
-CHECKPOINT_VERSION = 2
+#: the layout of :class:`LoopState` written today; :func:`load_state` reads this one and every older one.
+#: 3: a pending call may be ``deferred`` (an older release would not know that kind).
+CHECKPOINT_VERSION = 3
 
 
 class LoopState(BaseModel):
@@ -66,7 +68,8 @@ class LoopState(BaseModel):
     @classmethod
     def _upgrade(cls, data: Any) -> Any:
         """Older checkpoints: version 1 kept two flags in an untyped ``extra`` dict (and a model-call
-        counter nothing read). A checkpoint from a newer release is refused, not misread."""
+        counter nothing read); version 2 is version 3 without deferred calls (nothing to convert). A
+        checkpoint from a newer release is refused, not misread."""
         if not isinstance(data, dict):
             return data
         version = data.get("checkpoint_version", 1)
@@ -77,7 +80,9 @@ class LoopState(BaseModel):
             data = {k: v for k, v in data.items() if k not in ("extra", "model_calls")}
             data["approval_reported"] = list(extra.get("approval_reported") or [])
             data["delegation_refused"] = bool(extra.get("delegation_refused"))
-            data["checkpoint_version"] = CHECKPOINT_VERSION
+            version = 2
+        if version == 2:
+            data = {**data, "checkpoint_version": CHECKPOINT_VERSION}
         return data
 
     @property
@@ -92,6 +97,11 @@ class LoopState(BaseModel):
     @property
     def waiting_approvals(self) -> list[PendingCall]:
         return [p for p in self.pending if p.kind == "approval"]
+
+    @property
+    def deferred(self) -> list[PendingCall]:
+        """Calls the fast path had no time left for: the next step runs them."""
+        return [p for p in self.pending if p.kind == "deferred"]
 
 
 def load_state(raw: dict[str, Any]) -> LoopState:

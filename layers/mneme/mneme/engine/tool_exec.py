@@ -86,8 +86,9 @@ def _external(session: RunSession, function_arn: str, call: ToolCallMessage, arg
         "session_id": run.session_id,
         "depth": run.depth,
     }
+    timeout = session.budget.tool_timeout() if session.budget is not None else None
     try:
-        result = session.deps.tools.invoke(function_arn, payload)
+        result = session.deps.tools.invoke(function_arn, payload, timeout_seconds=timeout)
     except MnemeError as exc:
         raise ToolError(f"{call.tool} failed: {exc.message}") from exc
     return result if isinstance(result, str) else json.dumps(result, ensure_ascii=False, default=str)
@@ -143,7 +144,7 @@ def _memory_write(session: RunSession, args: dict[str, Any]) -> str:
             "session_id": run.session_id,
             "run_id": run.run_id,
         },
-        ttl_seconds=args.get("ttl_seconds"),
+        ttl_seconds=int(args["ttl_seconds"]) if args.get("ttl_seconds") is not None else None,
     )
     ids = memory_ops.audited_write(
         session.memory,

@@ -90,6 +90,13 @@ class Run(BaseModel):
     children: list[str] = []
     created_at: datetime
     updated_at: datetime
+    #: until when the run may go without a step ending: past it, a run that no execution runs is failed as
+    #: interrupted by the sweeper (engine/sweeper.py); renewed by every commit
+    lease_until: datetime | None = None
+    #: the state machine execution that runs it (recorded by its first step; None on the fast path)
+    execution_id: str | None = None
+    #: a digest of the request that started it (idempotent requests: a retry must repeat it exactly)
+    request_digest: str | None = None
     version: int = 0  # optimistic-lock counter for conditional writes
 
     def to_api(self) -> dict[str, Any]:
