@@ -54,6 +54,10 @@ EXPECTED: dict[str, dict[str, tuple[set[str], list[Any]]]] = {
             [{"Fn::GetAtt": ["AuditTable", "Arn"]}, "${AuditTable.Arn}/index/*"],
         ),
         "StartAgentRun": ({"states:StartExecution"}, [MACHINE_ARN]),
+        "DescribeAgentRunExecutions": (
+            {"states:DescribeExecution"},
+            ["arn:${AWS::Partition}:states:${AWS::Region}:${AWS::AccountId}:execution:${AWS::StackName}-agent-run:*"],
+        ),
         "AnswerApprovalTokens": ({"states:SendTaskSuccess", "states:SendTaskFailure"}, ["*"]),
         "BedrockInvokeInRegion": (
             MODEL_ACTIONS,
