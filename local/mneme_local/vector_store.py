@@ -213,6 +213,11 @@ class EmbeddedVectorStore:
             except NotFound:
                 return None
 
+    def entries(self, doc_ids: Sequence[str]) -> list[MemoryDocument]:
+        with self._lock:
+            found = self._fetch(list(dict.fromkeys(doc_ids))) if doc_ids else {}
+        return [found[i] for i in dict.fromkeys(doc_ids) if i in found]
+
     def find(self, doc_id: str) -> MemoryDocument | None:
         with self._lock:
             row = self._db.execute(f"SELECT {COLUMNS} FROM memory WHERE id = ? AND deleted = 0", (doc_id,)).fetchone()

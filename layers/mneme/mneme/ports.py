@@ -114,6 +114,11 @@ class MemoryStore(Protocol):
         """Mark an entry deleted and cascade to entries derived from it; returns every id marked."""
         ...
 
+    def entries(self, doc_ids: Sequence[str]) -> list[MemoryDocument]:
+        """The entries of these ids, deleted or not, in any namespace (whose entries a cascade deleted: the
+        caller audits each owner's)."""
+        ...
+
 
 @dataclass(frozen=True)
 class MemoryWriteJob:

@@ -13,7 +13,15 @@ from collections.abc import Sequence
 from dataclasses import asdict, replace
 
 from mneme.engine.session import RunSession
-from mneme.errors import Conflict, MnemeError, NotFound, QueueUnavailable, StoreUnavailable, Throttled
+from mneme.errors import (
+    AuditWriteFailed,
+    Conflict,
+    MnemeError,
+    NotFound,
+    QueueUnavailable,
+    StoreUnavailable,
+    Throttled,
+)
 from mneme.memory.autowrite import plan_auto_write
 from mneme.models.chat import Chat, ChatMessage, TextMessage
 from mneme.models.run import RunStatus
@@ -44,6 +52,11 @@ def succeed(session: RunSession, output: str) -> None:
     )
     for warning in plan.warnings:
         session.recorder.warning(warning)
+    for namespace, reason in plan.refused:  # a refused auto-write is a denial like any other (SPEC §9)
+        try:
+            session.recorder.audit("denied", [namespace], via="auto_write", reason=reason)
+        except AuditWriteFailed:
+            session.recorder.warning("the audit record of the refused auto-write could not be written")
     # the writer audits each job into the delegation tree, at the time it was queued (the same on redelivery)
     queued_at = (session.recorder.base_time or session.deps.clock.now()).isoformat()
     tree = {"root_run_id": run.root_run_id, "depth": run.depth, "queued_at": queued_at}

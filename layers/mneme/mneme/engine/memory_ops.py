@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+from mneme.engine.audit import AuditTrail, cascade_records, denial_records
 from mneme.errors import AuditWriteFailed, MemoryUnavailable, NotFound
 from mneme.memory.access import Denial, ReadAccess
 from mneme.memory.ranking import k_for, rank
@@ -50,16 +51,9 @@ class MemoryPorts:
         return vectors[0]
 
 
-def denial_records(records: RecordFactory, denied: Sequence[Denial], via: str) -> list[AuditRecord]:
-    out: list[AuditRecord] = []
-    for denial in denied:
-        out += records("denied", [denial.namespace], via=via, reason=denial.reason)
-    return out
-
-
 def audit_denials(ports: MemoryPorts, records: RecordFactory, denied: Sequence[Denial], *, via: str) -> None:
     """Audit the namespaces a refused request tried (the refusal itself is answered by the caller)."""
-    _append(ports.audit, denial_records(records, denied, via))
+    _append(ports.audit, denial_records(records, denied, via=via))
 
 
 def search(
@@ -71,12 +65,14 @@ def search(
     *,
     via: str,
     vector: Sequence[float] | None = None,
+    action: AuditAction = "read",
 ) -> list[MemoryHit]:
-    """Search the granted namespaces; audit denials and reads; return the ranked hits.
+    """Search the granted namespaces; audit denials and reads (``action``: ``preview`` for the preview's);
+    return the ranked hits.
 
     Raises MemoryUnavailable when the store or embeddings fail, AuditWriteFailed when the audit fails.
     """
-    pending = denial_records(records, access.denied, via)
+    pending = denial_records(records, access.denied, via=via)
     try:
         if access.empty:
             return []
@@ -95,7 +91,7 @@ def search(
         )
         for namespace in access.allowed:
             count = sum(1 for hit in hits if matches(namespace, hit.namespace))
-            pending += records("read", [namespace], via=via, hits=count, top_k=ranking.top_k)
+            pending += records(action, [namespace], via=via, hits=count, top_k=ranking.top_k)
         to_write, pending = pending, []
         _append(ports.audit, to_write)
         return hits
@@ -121,6 +117,24 @@ def audited_write(
     result = operation()
     _append(ports.audit, records(action, [namespace], **detail))
     return result
+
+
+def audited_delete(
+    ports: MemoryPorts,
+    trail: AuditTrail,
+    deleter: str,
+    target: MemoryDocument,
+    **detail: Any,
+) -> list[str]:
+    """Soft-delete ``target`` (cascading to the entries derived from it) and audit it: the delete under the
+    deleter, and each cascaded entry's under its owner (fail closed: an audit failure fails the call)."""
+    store, _ = ports.require()
+    deleted = store.soft_delete(target.id, target.namespace, now=ports.clock.now())
+    cascaded = [doc for doc in store.entries([i for i in deleted if i != target.id])]
+    records = trail.records("delete", [target.namespace], **detail, cascaded=len(cascaded))
+    records += cascade_records(trail, deleter, target, cascaded, via=str(detail.get("via", "")))
+    _append(ports.audit, records)
+    return deleted
 
 
 def new_document(
@@ -171,6 +185,7 @@ __all__ = [
     "AuditWriteFailed",
     "MemoryPorts",
     "Ranking",
+    "audited_delete",
     "audited_write",
     "denial_records",
     "new_document",

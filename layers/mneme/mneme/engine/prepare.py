@@ -70,10 +70,18 @@ def _auto_inject(session: RunSession) -> None:
         session.recorder.warning(warning)
     if not access.allowed and not access.denied:
         return
+    via = "preview" if session.preview else "auto_inject"
     try:
         vector = session.query_vector.result() if session.query_vector is not None else None
         hits = memory_ops.search(
-            session.memory, session.records, access, state.user_text, session.ranking, via="auto_inject", vector=vector
+            session.memory,
+            session.records,
+            access,
+            state.user_text,
+            session.ranking,
+            via=via,
+            vector=vector,
+            action="preview" if session.preview else "read",
         )
     except MemoryUnavailable as exc:
         session.recorder.warning(f"memory unavailable, the run continues without it: {exc.message}")
@@ -84,7 +92,7 @@ def _auto_inject(session: RunSession) -> None:
     state.hits = hits
     session.recorder.event(
         "memory_hits",
-        via="auto_inject",
+        via=via,
         count=len(hits),
         namespaces=list(access.allowed),
         hits=[{"id": h.id, "namespace": h.namespace, "relevance": round(h.relevance, 4)} for h in hits],

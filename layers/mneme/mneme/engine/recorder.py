@@ -49,9 +49,11 @@ class Recorder:
     def audit_records(self, action: AuditAction, namespaces: list[str | None], **detail: Any) -> list[AuditRecord]:
         """Records of this run; numbered by the checkpointed ``audit_seq``, timed by the step's entered time,
         so a retried step builds the same records (see :mod:`mneme.engine.audit`)."""
-        return self._trail().records(action, namespaces, **detail)
+        return self.trail().records(action, namespaces, **detail)
 
-    def _trail(self) -> AuditTrail:
+    def trail(self) -> AuditTrail:
+        """The audit trail of this step (records numbered by the checkpoint, timed by the entered time)."""
+
         def next_seq() -> int:
             self._state.audit_seq += 1
             return self._state.audit_seq

@@ -31,6 +31,7 @@ class RunSession:
     after_writes: list[Callable[[], list[str]]] = field(default_factory=list)  # run beside the commit
     unusable_arguments: set[str] = field(default_factory=set)  # call ids whose arguments were refused
     crash: str | None = None  # the reason, when an unexpected error ended the step (engine/driver.py)
+    preview: bool = False  # POST /v1/context/preview: memory reads are audited as ``preview``
 
     @property
     def scope(self) -> MemoryScope:

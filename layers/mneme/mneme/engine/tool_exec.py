@@ -186,15 +186,7 @@ def _memory_update(session: RunSession, args: dict[str, Any]) -> str:
 def _memory_delete(session: RunSession, args: dict[str, Any]) -> str:
     target = tool_write_access(session.state.policy, session.scope, "delete", args["namespace"])
     ports = session.memory
-    memory_ops.require_document(ports, args["id"], target)
-    store, _ = ports.require()
-    ids = memory_ops.audited_write(
-        ports,
-        session.records,
-        "delete",
-        target,
-        lambda: store.soft_delete(args["id"], target, now=session.deps.clock.now()),
-        via="tool",
-        id=args["id"],
-    )
+    document = memory_ops.require_document(ports, args["id"], target)
+    trail = session.recorder.trail()
+    ids = memory_ops.audited_delete(ports, trail, session.run.user_id, document, via="tool", id=args["id"])
     return json.dumps({"deleted": ids})

@@ -7,7 +7,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-AuditAction = Literal["read", "write", "update", "delete", "denied", "delegation", "delegation_refused", "approval"]
+#: ``preview``: a memory read by ``POST /v1/context/preview`` (nothing reached a model)
+AuditAction = Literal[
+    "read", "write", "update", "delete", "denied", "delegation", "delegation_refused", "approval", "preview"
+]
 
 
 class AuditRecord(BaseModel):
