@@ -89,14 +89,17 @@ class TwoUsers:
         return [leak for r in self.model.requests[since:] for leak in self.leaks(json.dumps(r, ensure_ascii=False))]
 
     def denied(self, since: int, *, via: str | None = None, run_id: str | None = None) -> set[str]:
-        return {
-            r.namespace or ""
-            for r in self.audit.records[since:]
-            if r.action == "denied"
-            and r.user_id == ALICE
-            and (via is None or r.detail.get("via") == via)
-            and (run_id is None or r.run_id == run_id)
-        }
+        """The namespaces alice's denied records name (one record of many names lists them in its detail)."""
+        names: set[str] = set()
+        for r in self.audit.records[since:]:
+            if (
+                r.action == "denied"
+                and r.user_id == ALICE
+                and (via is None or r.detail.get("via") == via)
+                and (run_id is None or r.run_id == run_id)
+            ):
+                names.update([r.namespace] if r.namespace else r.detail.get("namespaces", []))
+        return names
 
     def drive(self, run_id: str, limit: int = 50) -> StepResult:
         """Play the state machine: step the run, running its children first whenever it delegates."""

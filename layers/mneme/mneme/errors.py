@@ -50,6 +50,12 @@ class Conflict(MnemeError):
     status, code = 409, "conflict"
 
 
+class IdempotencyConflict(Conflict):
+    """An ``Idempotency-Key`` repeated with a request that differs from the first one."""
+
+    code = "idempotency_conflict"
+
+
 class PayloadTooLarge(MnemeError):
     status, code = 413, "payload_too_large"
 
