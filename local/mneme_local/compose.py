@@ -26,6 +26,8 @@ from mneme.models.agent import ModelSpec
 from mneme.runtime import Runtime
 from mneme.settings import Settings
 from mneme_local.aws_stand_ins import FUNCTION_NAME, create_aws_stand_ins, start_moto
+from mneme_local.files import private_dir, private_file
+from mneme_local.outbox import DurableQueue, SqliteOutbox
 from mneme_local.stack import LocalMneme, LocalOptions, LocalSetupError, Provider
 
 # not "mneme…": Powertools filters every logger whose name contains its service name off the root handlers
@@ -92,6 +94,37 @@ def _bedrock_client(settings: Settings, options: LocalOptions) -> tuple[Any, Any
     return session, session.client("bedrock-runtime", config=bedrock_client_config(max_attempts=2, read_timeout=10))
 
 
+def _models(settings: Settings, options: LocalOptions, session: Any, bedrock: Any) -> tuple[Any, Any]:
+    """The model registry (the offline model, or Bedrock with budget-fitted clients) and the embedder."""
+    from mneme.adapters.model_registry import ModelClients
+
+    timed = None
+    if session is not None:
+        from mneme.adapters.timed_calls import TimedClients
+
+        timed = TimedClients(lambda config: session.client("bedrock-runtime", config=config))
+    models = ModelClients(
+        (lambda: bedrock) if options.model_provider == "bedrock" else None,
+        bedrock_timed=timed,
+        offline_fallback=True,
+        on_fallback=_warn_offline,
+    )
+    if options.embedding_provider == "bedrock":
+        from mneme.adapters.bedrock_embeddings import BedrockEmbedder
+
+        embedder: Any = BedrockEmbedder(
+            bedrock,
+            model_id=settings.embedding_model_id,
+            dimension=settings.embedding_dimension,
+            normalize=settings.embedding_normalize,
+        )
+    else:
+        from mneme_local.embedder import LocalEmbedder
+
+        embedder = LocalEmbedder()
+    return models, embedder
+
+
 def build_local(
     data_dir: str | Path | None = None,
     *,
@@ -99,7 +132,6 @@ def build_local(
     environ: Mapping[str, str] | None = None,
 ) -> LocalMneme:
     """Build (and start) the local stack. Call :meth:`LocalMneme.close` to stop it."""
-    from mneme.adapters.model_registry import ModelClients
     from mneme.adapters.model_summarizer import ModelSummarizer
     from mneme.adapters.sfn_orchestrator import StepFunctionsOrchestrator
     from mneme.adapters.sqs_queue import SqsMemoryQueue
@@ -117,11 +149,12 @@ def build_local(
     options = LocalOptions.from_env(env)
     settings = local_settings(options, env)
     session, bedrock = _bedrock_client(settings, options)
-    options.data_dir.mkdir(parents=True, exist_ok=True)
+    private_dir(options.data_dir)
 
     main, audit = open_local_tables(options.data_dir)
-    memory = EmbeddedVectorStore(options.data_dir / "memory.sqlite3")
-    closers: list[Any] = [main.close, audit.close, memory.close]
+    memory = EmbeddedVectorStore(private_file(options.data_dir / "memory.sqlite3"))
+    outbox = SqliteOutbox(options.data_dir / "mneme.sqlite3")
+    closers: list[Any] = [main.close, audit.close, memory.close, outbox.close]
     moto, url = start_moto()
     try:
         machine_arn, queue_url, sfn, sqs = create_aws_stand_ins(url, settings.region)
@@ -131,35 +164,12 @@ def build_local(
     settings = settings.model_copy(update={"state_machine_arn": machine_arn, "memory_queue_url": queue_url})
 
     clock = SystemClock()
-    timed = None
-    if session is not None:
-        from mneme.adapters.timed_calls import TimedClients
-
-        timed = TimedClients(lambda config: session.client("bedrock-runtime", config=config))
-    models = ModelClients(
-        (lambda: bedrock) if options.model_provider == "bedrock" else None,
-        bedrock_timed=timed,
-        offline_fallback=True,
-        on_fallback=_warn_offline,
-    )
-    if options.embedding_provider == "bedrock":
-        from mneme.adapters.bedrock_embeddings import BedrockEmbedder
-
-        embedder: Any = BedrockEmbedder(
-            bedrock,  # type: ignore[arg-type]
-            model_id=settings.embedding_model_id,
-            dimension=settings.embedding_dimension,
-            normalize=settings.embedding_normalize,
-        )
-    else:
-        from mneme_local.embedder import LocalEmbedder
-
-        embedder = LocalEmbedder()
+    models, embedder = _models(settings, options, session, bedrock)
     deps = Deps(
         settings=settings,
         **stores_over(main, audit, clock).ports(),
         models=models,
-        queue=SqsMemoryQueue(sqs, queue_url),
+        queue=(queue := DurableQueue(outbox, SqsMemoryQueue(sqs, queue_url))),
         orchestrator=StepFunctionsOrchestrator(sfn, machine_arn),
         tools=LocalToolInvoker(),
         clock=clock,
@@ -171,6 +181,7 @@ def build_local(
     deps.summarizer = ModelSummarizer(models.client_for(summary_spec), summary_spec.model_id)
     runtime = Runtime(deps)
     sfn_emulation.HANDLERS[FUNCTION_NAME] = runtime.handle
-    stack = LocalMneme(options, deps, runtime, url, moto, sqs, closers)
+    stack = LocalMneme(options, deps, runtime, url, moto, sqs, closers, outbox=outbox)
+    stack.requeued = queue.requeue_pending()  # what a killed server left queued is written now
     stack.start_drainer()
     return stack

@@ -21,6 +21,7 @@ from typing import Any
 import jwt
 
 from mneme.models.common import reserved_user_id
+from mneme_local.files import private_dir
 
 DEFAULT_DATA_DIR = ".local-data"
 ISSUER = "mneme-local"
@@ -38,7 +39,7 @@ def signing_key(data_dir: str | Path) -> bytes:
     """The local development key of ``data_dir``: created on first use (atomically), then read back."""
     path = Path(data_dir) / KEY_FILE
     if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(path.parent)
         try:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         except FileExistsError:

@@ -36,7 +36,11 @@ MNEME_LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("roots", ("mneme.runtime", "mneme.composition")),
 ]
 LOCAL_LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("stores", ("mneme_local.sqlite_items", "mneme_local.vector_rows", "mneme_local.vector_store")),
+    ("files", ("mneme_local.files",)),
+    (
+        "stores",
+        ("mneme_local.sqlite_items", "mneme_local.vector_rows", "mneme_local.vector_store", "mneme_local.outbox"),
+    ),
     ("services", ("mneme_local.embedder", "mneme_local.token", "mneme_local.auth", "mneme_local.gateway_event")),
     ("stand-ins", ("mneme_local.sfn_emulation", "mneme_local.aws_stand_ins")),
     ("stack", ("mneme_local.stack",)),
