@@ -81,7 +81,7 @@ class AuditTrail:
         self._at = at
         self._next = seq or itertools.count(1).__next__
 
-    def records(self, action: AuditAction, namespaces: Sequence[str | None], **detail: Any) -> list[AuditRecord]:
+    def records(self, action: AuditAction, namespaces: Sequence[str | None], /, **detail: Any) -> list[AuditRecord]:
         """One record per namespace (``[None]`` for an action without one, e.g. a delegation)."""
         at = self._at or self._clock.now()
         scope = self.scope
@@ -106,7 +106,7 @@ class AuditTrail:
             )
         return out
 
-    def write(self, log: AuditLog, action: AuditAction, namespaces: Sequence[str | None], **detail: Any) -> None:
+    def write(self, log: AuditLog, action: AuditAction, namespaces: Sequence[str | None], /, **detail: Any) -> None:
         """Build and append at once; raises AuditWriteFailed (callers fail closed)."""
         records = self.records(action, namespaces, **detail)
         if records:
@@ -121,16 +121,20 @@ class AuditTrail:
 RecordFactory = Callable[..., list[AuditRecord]]
 
 
-def denial_records(records: RecordFactory, denied: Sequence[Denial], *, via: str) -> list[AuditRecord]:
-    """The ``denied`` record of what one request was refused: one record, whatever it named."""
+def denial_records(
+    records: RecordFactory, denied: Sequence[Denial], *, via: str, count: int | None = None
+) -> list[AuditRecord]:
+    """The ``denied`` record of what one request was refused: one record, whatever it named (``count``:
+    how many it named when ``denied`` is already a sample)."""
+    total = len(denied) if count is None else count
     if not denied:
         return []
-    if len(denied) == 1:
+    if total == 1:
         return records("denied", [denied[0].namespace], via=via, reason=denied[0].reason)
     reasons = Counter(denial.reason for denial in denied)
     sample = [denial.namespace for denial in denied[:DENIAL_SAMPLE]]
     single = {"reason": next(iter(reasons))} if len(reasons) == 1 else {}
-    return records("denied", [None], via=via, count=len(denied), namespaces=sample, reasons=dict(reasons), **single)
+    return records("denied", [None], via=via, count=total, namespaces=sample, reasons=dict(reasons), **single)
 
 
 def cascade_records(

@@ -63,5 +63,5 @@ class RunSession:
         policy = self.state.policy
         return Ranking(top_k=policy.top_k, min_score=policy.min_score, relative_cutoff=policy.relative_cutoff)
 
-    def records(self, action: Any, namespaces: list[str | None], **detail: Any) -> list[AuditRecord]:
+    def records(self, action: Any, namespaces: list[str | None], /, **detail: Any) -> list[AuditRecord]:
         return self.recorder.audit_records(action, namespaces, **detail)

@@ -10,10 +10,12 @@ from typing import Any
 
 from mneme.context.tools import ACTIVATE_SKILL, INTERNAL_TOOL_SPECS
 from mneme.engine import memory_ops
+from mneme.engine.audit import DENIAL_SAMPLE
 from mneme.engine.session import RunSession
 from mneme.engine.tool_args import validate_arguments
 from mneme.errors import AuditWriteFailed, MnemeError, ToolError
-from mneme.memory.access import MemoryToolDenied, denials_of, tool_search_access, tool_write_access
+from mneme.limits import MAX_NAMESPACE_CHARS
+from mneme.memory.access import Denial, MemoryToolDenied, denials_of, tool_search_access, tool_write_access
 from mneme.memory.ranking import k_for
 from mneme.models.chat import ToolCallMessage, ToolResultMessage
 from mneme.skills import activate_skill, skill_name_argument
@@ -41,6 +43,19 @@ def execute(session: RunSession, call: ToolCallMessage) -> ToolResultMessage:
     )
 
 
+def _audit_refused_search(session: RunSession, call: ToolCallMessage) -> None:
+    """A search refused for its arguments still tried the namespaces it named: one bounded ``denied``
+    record says so (however many it named)."""
+    named = call.arguments.get("namespaces") if call.tool == "memory-search" else None
+    if not isinstance(named, list) or not named:
+        return
+    denied = [Denial(str(item)[:MAX_NAMESPACE_CHARS], "invalid_arguments") for item in named[:DENIAL_SAMPLE]]
+    try:
+        session.recorder.audit_denials(denied, via="tool", count=len(named))
+    except AuditWriteFailed:
+        session.recorder.warning("an audit record of a refused search could not be written")
+
+
 def _audit_denial(session: RunSession, exc: MemoryToolDenied) -> None:
     try:
         session.recorder.audit("denied", [exc.denial.namespace], via="tool", reason=exc.denial.reason)
@@ -57,7 +72,11 @@ def _dispatch(session: RunSession, call: ToolCallMessage) -> str:
     definition = INTERNAL_TOOL_SPECS.get(call.tool)
     if definition is None:
         raise ToolError(f"unknown tool {call.tool!r}")
-    args = validate_arguments(call.tool, definition.input_schema, call.arguments)
+    try:
+        args = validate_arguments(call.tool, definition.input_schema, call.arguments)
+    except ToolError:
+        _audit_refused_search(session, call)
+        raise
     if call.tool == ACTIVATE_SKILL:
         return activate_skill(skill_name_argument(args), session.config.skills)
     handlers = {
