@@ -25,6 +25,7 @@ from schemathesis.specs.openapi.checks import (
 from mneme_local.token import issue
 from tests.functional.local.support import LocalServer
 from tests.reliability.figures import Figures
+from tests.reliability.ledger import LEDGER
 
 pytestmark = pytest.mark.slow
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
@@ -50,7 +51,7 @@ def _describe(exc: BaseException) -> str:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServer]:
-    local = LocalServer(Path(tmp_path_factory.mktemp("schemathesis"))).start()
+    local = LocalServer(LEDGER.data_dir("bad input server", Path(tmp_path_factory.mktemp("schemathesis")))).start()
     try:
         yield local
     finally:

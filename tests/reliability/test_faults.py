@@ -30,6 +30,7 @@ from mneme.runtime import Runtime
 from tests.functional.api.conftest import Api
 from tests.reliability.faults import FlakyAudit, FlakyTable, drain, swap_main_table
 from tests.reliability.figures import Figures
+from tests.reliability.ledger import LEDGER
 from tests.reliability.world import RecordingModel
 from tests.support.deps import World, make_world
 
@@ -75,7 +76,7 @@ class Scene:
 
 def scene(model: RecordingModel | None = None) -> Scene:
     model = model or RecordingModel()
-    world = make_world(model)
+    world = LEDGER.world("faults scene", make_world(model))
     world.deps.config.put_agent(
         Agent(
             agent_id="writer",

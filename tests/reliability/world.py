@@ -22,6 +22,7 @@ from mneme.models.run import RunStatus
 from mneme.models.user import Caller
 from mneme.ports import AuditLog, ModelResponse
 from tests.functional.api.conftest import Api
+from tests.reliability.ledger import LEDGER
 from tests.support.deps import World, make_world
 
 SECRET = "BOBSECRET"
@@ -119,7 +120,7 @@ def own_or_global(namespace: str) -> bool:
 
 def seeded() -> TwoUsers:
     model = RecordingModel()
-    world = make_world(model)
+    world = LEDGER.world("isolation world", make_world(model))
     audit = RecordingAudit(world.deps.audit)
     world.deps.audit = audit
     users = TwoUsers(world, Api(world), model, audit)
