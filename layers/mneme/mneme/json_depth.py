@@ -14,24 +14,36 @@ import re
 from typing import Any, Final
 
 MAX_JSON_DEPTH: Final = 64
+#: the longest number literal accepted: Python refuses to parse integers of more than 4,300 digits (a
+#: ValueError no JSON error handler expects), and no value mneme reads needs more than a few dozen
+MAX_NUMBER_CHARS: Final = 1000
 
-# a whole string literal (escapes included, an unterminated one runs to the end), or one bracket
-_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]', re.DOTALL)
+# a whole string literal (escapes included, an unterminated one runs to the end), one bracket, or a run of
+# digits (a number's, outside any string)
+_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]|[0-9]+', re.DOTALL)
 
 
-def text_depth_exceeds(text: str, limit: int = MAX_JSON_DEPTH) -> bool:
-    """Does the JSON text open more than ``limit`` arrays / objects inside each other? Brackets inside
-    strings do not count. Invalid JSON is scanned the same way (the parser refuses it afterwards)."""
+def text_problem(text: str, limit: int = MAX_JSON_DEPTH) -> str | None:
+    """Why the JSON text must not reach a parser (None when it may): it opens more than ``limit`` arrays /
+    objects inside each other, or holds a number of more than :data:`MAX_NUMBER_CHARS` digits. Brackets
+    and digits inside strings do not count. Invalid JSON is scanned the same way (the parser refuses it)."""
     depth = 0
     for match in _TOKEN.finditer(text):
         token = match.group()
         if token in ("[", "{"):
             depth += 1
             if depth > limit:
-                return True
+                return too_deep_message("it", limit)
         elif token in ("]", "}"):
             depth = max(depth - 1, 0)
-    return False
+        elif token[0] != '"' and len(token) > MAX_NUMBER_CHARS:
+            return f"it holds a number of more than {MAX_NUMBER_CHARS} digits"
+    return None
+
+
+def text_depth_exceeds(text: str, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Is the JSON text nested more than ``limit`` levels deep, or unfit for a parser (:func:`text_problem`)?"""
+    return text_problem(text, limit) is not None
 
 
 def value_depth_exceeds(value: Any, limit: int = MAX_JSON_DEPTH) -> bool:

@@ -10,7 +10,7 @@ from typing import Any
 from mneme.api.app import MAX_BODY_BYTES, PUBLIC_PATHS
 from mneme.api.auth import caller_from_event
 from mneme.errors import InvalidInput, MnemeError, PayloadTooLarge
-from mneme.json_depth import text_depth_exceeds, too_deep_message
+from mneme.json_depth import text_problem
 
 
 def handle_http(app: Any, deps: Any, event: dict[str, Any], context: Any) -> dict[str, Any]:
@@ -48,8 +48,9 @@ def _text_body(event: dict[str, Any]) -> dict[str, Any]:
         except UnicodeDecodeError:
             raise InvalidInput("the body is not UTF-8 text (JSON is expected)", field="body") from None
         event = {**event, "body": body, "isBase64Encoded": False}
-    if text_depth_exceeds(body):
-        raise InvalidInput(too_deep_message("the body"), field="body")
+    problem = text_problem(body)
+    if problem is not None:
+        raise InvalidInput(f"the body cannot be read as JSON: {problem}", field="body")
     return event
 
 
