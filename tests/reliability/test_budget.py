@@ -102,7 +102,7 @@ def test_fifty_slow_searches_in_one_turn_hand_off_before_the_api_gives_up(figure
     model = SlowModel(time, [(1.0, tool_use_response(*calls)), (1.0, text_response("all answered"))])
     world = _world("12.9 searches", model, time)
     searches = SlowSearches(world.deps.memory, time, 0.6)
-    world.deps.memory = searches  # type: ignore[assignment]
+    world.deps.memory = searches
     # When the run is started over the API
     reply = Api(world).post("/v1/runs", {"agent_id": "searcher", "input": "fifty questions"})
     elapsed = _answered_within(time, reply)

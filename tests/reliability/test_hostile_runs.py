@@ -124,7 +124,7 @@ def _tool_output(world: World, tool: str, arguments: dict[str, Any]) -> str:
 def test_tool_arguments_get_the_bounds_of_the_http_bodies() -> None:
     world = _world("12.2")
     own = "vector.user.alice.memory"
-    cases = {
+    cases: dict[str, tuple[str, dict[str, Any], str]] = {
         "namespaces": ("memory-search", {"query": "q", "namespaces": [own] * 33}, "must contain less than or equal"),
         "query": ("memory-search", {"query": "q" * 20_001}, "must be shorter than or equal to 20000"),
         "content": ("memory-write", {"content": "c" * 50_001, "namespace": own}, "shorter than or equal to 50000"),
@@ -238,7 +238,7 @@ class _ChatStoreThatCrashes:
 
 def test_a_run_whose_chat_turn_cannot_be_stored_is_failed_not_succeeded() -> None:
     world = _world("12.4 failed turn", ScriptedModel(["the answer"]))
-    world.deps.chats = _ChatStoreThatCrashes(world.deps.chats)  # type: ignore[assignment]
+    world.deps.chats = _ChatStoreThatCrashes(world.deps.chats)
     reply = Api(world).post("/v1/runs", {"agent_id": "writer", "input": "go"})
     # Then the answer names the run, and the stored run is failed: never "succeeded" without its turn
     assert reply.status == 500 and "run_id" in reply.body

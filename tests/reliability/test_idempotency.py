@@ -107,7 +107,7 @@ def test_the_same_key_with_any_other_body_field_is_a_409_idempotency_conflict(fi
     first_body = {"agent_id": "writer", "input": LONG}
     first = s.api.post("/v1/runs", first_body, user="alice", headers={"Idempotency-Key": "k-body"})
     assert first.status == 200
-    variants = {
+    variants: dict[str, dict[str, Any]] = {
         "task": {"task_id": "review"},
         "chat": {"chat_id": "another-chat"},
         "project": {"project_id": "p2"},

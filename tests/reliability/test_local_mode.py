@@ -11,6 +11,7 @@ import sqlite3
 import stat
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -93,7 +94,7 @@ def test_the_in_process_moto_refuses_a_request_without_the_servers_secret(stack:
     queue_url = stack.deps.settings.memory_queue_url  # type: ignore[attr-defined]
     job = {"job_id": "planted", "namespace": "vector.user.bob.memory", "owner_user_id": "bob", "content": "planted"}
     form = {"Action": "SendMessage", "QueueUrl": queue_url, "MessageBody": json.dumps(job), "Version": "2012-11-05"}
-    body = "&".join(f"{k}={urllib.request.quote(v, safe='')}" for k, v in form.items()).encode()
+    body = urllib.parse.urlencode(form).encode()
     headers = {
         "Content-Type": "application/x-www-form-urlencoded",
         "Authorization": "AWS4-HMAC-SHA256 Credential=local",
