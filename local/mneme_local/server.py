@@ -234,7 +234,7 @@ def main() -> int:
                 stack.requeued,
             )
         stack.sweep()  # beside recovery: what no execution runs any more is failed as interrupted
-        stack.start_sweeper(SWEEP_SECONDS)
+        stack.start_sweeper(float(os.environ.get("MNEME_SWEEP_SECONDS") or SWEEP_SECONDS))
         models = stack.options.model_provider
         embedder = stack.options.embedding_provider
         print(

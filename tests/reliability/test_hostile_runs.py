@@ -10,6 +10,7 @@ from typing import Any
 
 from mneme.adapters.offline_model import OfflineModel
 from mneme.engine.service import step
+from mneme.errors import OrchestratorUnavailable
 from mneme.models.agent import Agent, ExternalTool
 from mneme.models.run import RunStatus
 from tests.fakes.model import ScriptedModel, tool_use_response
@@ -96,6 +97,28 @@ def test_an_unexpected_error_in_a_state_machine_step_fails_the_run_without_escap
     parent = step(world.deps, started.body["run_id"])
     assert parent.run.status is RunStatus.SUCCEEDED
     figures.add("hostile crashes ending in a failed run")
+
+
+class _NoStateMachine:
+    def start(self, run_id: str, *, depth: int) -> str:
+        raise OrchestratorUnavailable("StartExecution: service unavailable")
+
+
+def test_a_hand_off_whose_execution_cannot_start_answers_the_run_failed_not_running() -> None:
+    # Given a run that must hand off (it delegates), and a state machine that cannot be started
+    model = ScriptedModel([tool_use_response(("delegate-to-agent", {"agent": "writer", "input": "x"}))])
+    world = _world("12.1 no state machine", model)
+    world.deps.config.put_agent(
+        Agent(agent_id="boss", owner="alice", label="Boss", tools=["delegate-to-agent"], delegates=["writer"])
+    )
+    world.deps.orchestrator = _NoStateMachine()  # type: ignore[assignment]
+    # When it is started
+    reply = Api(world).post("/v1/runs", {"agent_id": "boss", "input": "delegate"})
+    # Then the answer names the run, failed with the reason: nothing is left "running" that nothing runs
+    assert (reply.status, reply.body["status"]) == (200, "failed")
+    assert "OrchestratorUnavailable" in reply.body["error"]
+    assert world.deps.runs.get_run(reply.body["run_id"]).status is RunStatus.FAILED  # type: ignore[union-attr]
+    assert world.deps.runs.list_unfinished() == []  # nor the child it had created
 
 
 def test_a_ttl_of_1e12_seconds_is_a_tool_error_not_a_stuck_run() -> None:

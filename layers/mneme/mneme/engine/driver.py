@@ -16,6 +16,7 @@ from typing import Any, Literal, TypeVar
 
 from mneme import observability
 from mneme.engine import parallel
+from mneme.engine.approvals import mark_failed
 from mneme.engine.deps import Deps
 from mneme.engine.finish import fail
 from mneme.engine.session import RunSession
@@ -150,7 +151,15 @@ def _conclude(session: RunSession, outcome: Outcome, *, hand_off: bool) -> StepR
     except Exception:  # the run is committed: its answer stands
         observability.logger().exception("writing after the step's commit failed", run_id=run.run_id)
     if hand_off and outcome != "done":
-        deps.orchestrator.start(run.run_id, depth=run.depth)
+        try:
+            deps.orchestrator.start(run.run_id, depth=run.depth)
+        except MnemeError as exc:  # nothing would continue it: the answer is the run, failed with the reason
+            reason = {"Error": type(exc).__name__, "Cause": exc.message}
+            for child in session.children:  # children it created that nothing will start
+                mark_failed(deps, child["run_id"], reason)
+            mark_failed(deps, run.run_id, reason)
+            failed = deps.runs.get_run(run.run_id)
+            return StepResult(failed or run, "done", [])
     return StepResult(run, outcome, session.children)
 
 
