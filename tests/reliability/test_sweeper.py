@@ -70,7 +70,13 @@ def test_the_sweep_fails_only_runs_past_their_lease_that_nothing_runs(figures: F
         assert _status(world, run_id)[0] == status, run_id
     # And a second sweep finds nothing more to do
     assert Runtime(world.deps).handle({"action": "sweep"})["failed"] == []
-    figures.add("sweeper runs failed as interrupted", len(report["failed"]))
+    # Until the execution ends without finishing its runs: the next sweep past their leases fails them too
+    world.orchestrator.running.clear()
+    world.clock.advance(minutes=5)
+    later = Runtime(world.deps).handle({"action": "sweep"})
+    assert sorted(later["failed"]) == ["alive", "queued-child", "young"]
+    assert _status(world, "waiting")[0] == "waiting_approval"
+    figures.add("sweeper runs failed as interrupted", len(report["failed"]) + len(later["failed"]))
 
 
 def test_the_local_server_sweeps_while_it_runs(tmp_path: Path, figures: Figures) -> None:
