@@ -72,7 +72,7 @@ def mneme_conversation() -> float:
 
         calls = 0
 
-        def converse(self, request: dict[str, Any]) -> Any:
+        def converse(self, request: dict[str, Any], **options: Any) -> Any:
             StubModel.calls += 1
             return reply(request)
 

@@ -28,7 +28,9 @@ from mneme.models.agent import ModelSpec
 from mneme.runtime import Runtime
 from mneme.settings import Settings
 from mneme_local.aws_stand_ins import FUNCTION_NAME, create_aws_stand_ins, start_moto
+from mneme_local.files import private_dir, private_file
 from mneme_local.live_feed import InProcessFeed
+from mneme_local.outbox import DurableQueue, SqliteOutbox
 from mneme_local.stack import LocalMneme, LocalOptions, LocalSetupError, Provider
 
 # not "mneme…": Powertools filters every logger whose name contains its service name off the root handlers
@@ -65,7 +67,7 @@ class LocalToolInvoker:
     """External tools locally: a Python handler registered in ``sfn_emulation.HANDLERS`` under the function's
     name (the last segment of its ARN); anything else is a tool error the model sees."""
 
-    def invoke(self, function_arn: str, payload: dict[str, Any]) -> Any:
+    def invoke(self, function_arn: str, payload: dict[str, Any], *, timeout_seconds: float | None = None) -> Any:
         from mneme_local import sfn_emulation
 
         name = function_arn.split(":function:", 1)[-1].split(":", 1)[0]
@@ -78,9 +80,10 @@ class LocalToolInvoker:
             raise ToolError(f"the tool failed: {exc}") from exc
 
 
-def _bedrock_client(settings: Settings, options: LocalOptions) -> Any | None:
+def _bedrock_client(settings: Settings, options: LocalOptions) -> tuple[Any, Any] | tuple[None, None]:
+    """The boto3 session and the embeddings' ``bedrock-runtime`` client, when a Bedrock provider is chosen."""
     if options.model_provider != "bedrock" and options.embedding_provider != "bedrock":
-        return None
+        return None, None
     import boto3
 
     from mneme.adapters.bedrock_model import bedrock_client_config
@@ -92,7 +95,39 @@ def _bedrock_client(settings: Settings, options: LocalOptions) -> Any | None:
             "(AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY) and a region (AWS_REGION); "
             "unset them to use the offline model and the local embedder"
         )
-    return session.client("bedrock-runtime", config=bedrock_client_config(max_attempts=4))
+    return session, session.client("bedrock-runtime", config=bedrock_client_config(max_attempts=2, read_timeout=10))
+
+
+def _models(settings: Settings, options: LocalOptions, session: Any, bedrock: Any) -> tuple[Any, Any]:
+    """The model registry (the offline model, or Bedrock with budget-fitted clients) and the embedder."""
+    from mneme.adapters.model_registry import ModelClients
+
+    timed = None
+    if session is not None:
+        from mneme.adapters.timed_calls import TimedClients
+
+        timed = TimedClients(lambda config: session.client("bedrock-runtime", config=config))
+    models = ModelClients(
+        (lambda: bedrock) if options.model_provider == "bedrock" else None,
+        openai=_openai_clients(settings),
+        bedrock_timed=timed,
+        offline_fallback=True,
+        on_fallback=_warn_offline,
+    )
+    if options.embedding_provider == "bedrock":
+        from mneme.adapters.bedrock_embeddings import BedrockEmbedder
+
+        embedder: Any = BedrockEmbedder(
+            bedrock,
+            model_id=settings.embedding_model_id,
+            dimension=settings.embedding_dimension,
+            normalize=settings.embedding_normalize,
+        )
+    else:
+        from mneme_local.embedder import LocalEmbedder
+
+        embedder = LocalEmbedder()
+    return models, embedder
 
 
 def _openai_clients(settings: Settings) -> Any:
@@ -117,7 +152,6 @@ def build_local(
 ) -> LocalMneme:
     """Build (and start) the local stack. Call :meth:`LocalMneme.close` to stop it."""
     from mneme.adapters.mcp_client import SdkMcpToolSource
-    from mneme.adapters.model_registry import ModelClients
     from mneme.adapters.model_summarizer import ModelSummarizer
     from mneme.adapters.sfn_orchestrator import StepFunctionsOrchestrator
     from mneme.adapters.sqs_queue import SqsMemoryQueue
@@ -139,12 +173,13 @@ def build_local(
         from mneme import telemetry
 
         telemetry.configure(enabled=True, capture_content=settings.otel_capture_content)
-    bedrock = _bedrock_client(settings, options)
-    options.data_dir.mkdir(parents=True, exist_ok=True)
+    session, bedrock = _bedrock_client(settings, options)
+    private_dir(options.data_dir)
 
     main, audit = open_local_tables(options.data_dir)
-    memory = EmbeddedVectorStore(options.data_dir / "memory.sqlite3")
-    closers: list[Any] = [main.close, audit.close, memory.close]
+    memory = EmbeddedVectorStore(private_file(options.data_dir / "memory.sqlite3"))
+    outbox = SqliteOutbox(options.data_dir / "mneme.sqlite3")
+    closers: list[Any] = [main.close, audit.close, memory.close, outbox.close]
     moto, url = start_moto()
     try:
         machine_arn, queue_url, sfn, sqs = create_aws_stand_ins(url, settings.region)
@@ -154,30 +189,12 @@ def build_local(
     settings = settings.model_copy(update={"state_machine_arn": machine_arn, "memory_queue_url": queue_url})
 
     clock = SystemClock()
-    models = ModelClients(
-        (lambda: bedrock) if options.model_provider == "bedrock" else None,
-        openai=_openai_clients(settings),
-        offline_fallback=True,
-        on_fallback=_warn_offline,
-    )
-    if options.embedding_provider == "bedrock":
-        from mneme.adapters.bedrock_embeddings import BedrockEmbedder
-
-        embedder: Any = BedrockEmbedder(
-            bedrock,  # type: ignore[arg-type]
-            model_id=settings.embedding_model_id,
-            dimension=settings.embedding_dimension,
-            normalize=settings.embedding_normalize,
-        )
-    else:
-        from mneme_local.embedder import LocalEmbedder
-
-        embedder = LocalEmbedder()
+    models, embedder = _models(settings, options, session, bedrock)
     deps = Deps(
         settings=settings,
         **stores_over(main, audit, clock, retention_of(settings)).ports(),
         models=models,
-        queue=SqsMemoryQueue(sqs, queue_url),
+        queue=(queue := DurableQueue(outbox, SqsMemoryQueue(sqs, queue_url))),
         orchestrator=StepFunctionsOrchestrator(sfn, machine_arn),
         tools=LocalToolInvoker(),
         clock=clock,
@@ -194,6 +211,7 @@ def build_local(
     )
     runtime = Runtime(deps)
     sfn_emulation.HANDLERS[FUNCTION_NAME] = runtime.handle
-    stack = LocalMneme(options, deps, runtime, url, moto, sqs, closers)
+    stack = LocalMneme(options, deps, runtime, url, moto, sqs, closers, outbox=outbox)
+    stack.requeued = queue.requeue_pending()  # what a killed server left queued is written now
     stack.start_drainer()
     return stack

@@ -45,6 +45,16 @@ log = logging.getLogger("local_mode.server")  # see compose.log
 DEFAULT_PORT = 8000
 PUBLIC_PATHS = frozenset({"/v1/health", "/v1/openapi.json"})
 MAX_REQUEST_BYTES = 10 * 1024 * 1024  # API Gateway's payload limit
+SWEEP_SECONDS = 60.0  # how often the local sweeper looks for runs nothing runs any more
+MAX_CHUNK_LINE = 1024  # a chunk-size line (size and extensions) or trailer line longer than this is malformed
+MAX_TRAILERS = 32
+
+
+def _chunk_size(line: bytes) -> int:
+    digits = line.split(b";", 1)[0].strip()
+    if not digits or len(digits) > 16 or any(c not in b"0123456789abcdefABCDEF" for c in digits):
+        raise ValueError(f"invalid chunk size {digits[:20]!r}")
+    return int(digits, 16)
 
 
 _TOO_LARGE = json.dumps({"message": "Internal Server Error"})  # what an HTTP API answers for a refused response
@@ -104,23 +114,42 @@ class LocalHandler(BaseHTTPRequestHandler):
         self._serve()
 
     def _read_body(self) -> bytes | None:
+        """The body, or None when it is over the cap; ValueError when it is malformed (a 400)."""
         if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
-            chunks: list[bytes] = []
-            total = 0
-            while True:
-                size = int(self.rfile.readline().split(b";", 1)[0].strip() or b"0", 16)
-                if size == 0:
-                    self.rfile.readline()
-                    return b"".join(chunks)
-                total += size
-                if total > MAX_REQUEST_BYTES:
-                    return None
-                chunks.append(self.rfile.read(size))
-                self.rfile.readline()
-        length = int(self.headers.get("Content-Length") or 0)
+            return self._read_chunked()
+        text = (self.headers.get("Content-Length") or "0").strip()
+        if not text.isdigit():
+            raise ValueError(f"invalid Content-Length {text[:40]!r}")
+        length = int(text)
         if length > MAX_REQUEST_BYTES:
             return None
         return self.rfile.read(length) if length > 0 else b""
+
+    def _read_chunked(self) -> bytes | None:
+        """A chunked body (RFC 9112 §7.1): each size line bounded and strictly hex, each chunk read exactly,
+        the total capped like a Content-Length body; trailers are read and dropped."""
+        chunks: list[bytes] = []
+        total = 0
+        while True:
+            size = _chunk_size(self._line())
+            if size == 0:
+                for _ in range(MAX_TRAILERS + 1):
+                    if self._line().strip() == b"":
+                        return b"".join(chunks)
+                raise ValueError("too many trailer lines")
+            total += size
+            if total > MAX_REQUEST_BYTES:
+                return None
+            data = self.rfile.read(size)
+            if len(data) != size or self._line().strip() != b"":
+                raise ValueError("a chunk is shorter than its size, or not followed by CRLF")
+            chunks.append(data)
+
+    def _line(self) -> bytes:
+        line = self.rfile.readline(MAX_CHUNK_LINE + 1)
+        if len(line) > MAX_CHUNK_LINE or not line.endswith(b"\n"):
+            raise ValueError("a chunk line is too long or the body ended early")
+        return line
 
     def _serve(self) -> None:
         started = time.monotonic()
@@ -302,12 +331,15 @@ def main() -> int:
     signal.signal(signal.SIGTERM, stop)
     try:
         recover(stack)
-        if stack.resumed or stack.interrupted:
+        if stack.resumed or stack.interrupted or stack.requeued:
             log.info(
-                "runs left unfinished by the last server: %d resumed, %d marked failed",
+                "left unfinished by the last server: %d runs resumed, %d marked failed, %d memory writes requeued",
                 len(stack.resumed),
                 len(stack.interrupted),
+                stack.requeued,
             )
+        stack.sweep()  # beside recovery: what no execution runs any more is failed as interrupted
+        stack.start_sweeper(float(os.environ.get("MNEME_SWEEP_SECONDS") or SWEEP_SECONDS))
         models = stack.options.model_provider
         embedder = stack.options.embedding_provider
         print(

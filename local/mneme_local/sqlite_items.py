@@ -40,6 +40,7 @@ from mneme.adapters.items import (
     prefix_upper,
 )
 from mneme.errors import Conflict, StoreUnavailable
+from mneme_local.files import private_file
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
 
@@ -52,7 +53,8 @@ class SqliteItemTable:
         self._table = table_name
         self._indexes = {name: i for i, name in enumerate(schema.indexes)}
         self._lock = threading.RLock()
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        if str(path) != ":memory:":
+            private_file(path)  # 0600 (its -wal / -shm files inherit the mode), in a 0700 folder
         try:
             self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None, timeout=10)
             self._db.execute("PRAGMA journal_mode=WAL")

@@ -6,6 +6,7 @@ choices read from the environment (data folder, model and embedding providers).
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 from collections.abc import Mapping
@@ -67,6 +68,9 @@ class LocalMneme:
     _drainer: threading.Thread | None = None
     resumed: list[str] = field(default_factory=list)
     interrupted: list[str] = field(default_factory=list)
+    outbox: Any = None  # the durable outbox of queued memory writes (mneme_local.outbox.SqliteOutbox)
+    requeued: int = 0  # jobs an earlier server left in the outbox, sent to the queue again on start
+    _sweeper: threading.Thread | None = None
 
     # ------------------------------------------------------------------------------ memory queue
     def start_drainer(self) -> None:
@@ -114,15 +118,38 @@ class LocalMneme:
                 QueueUrl=url,
                 Entries=[{"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]} for i, m in enumerate(done)],
             )
+            if self.outbox is not None:  # written: no longer kept for a restart
+                self.outbox.remove([str(json.loads(m["Body"]).get("job_id", "")) for m in done])
         if failed:
             log.warning("%d memory writes failed; they are retried (then dead-lettered)", len(failed))
         return len(messages)
+
+    # ------------------------------------------------------------------------------ sweeper
+    def start_sweeper(self, interval: float) -> None:
+        """Fail, every ``interval`` seconds, the runs nothing runs any more (engine/sweeper.py)."""
+        self._sweeper = threading.Thread(target=self._sweep_loop, args=(interval,), name="mneme-sweeper", daemon=True)
+        self._sweeper.start()
+
+    def sweep(self) -> dict[str, Any]:
+        result: dict[str, Any] = self.runtime.handle({"action": "sweep"})
+        if result.get("failed"):
+            log.info("the sweeper failed %d interrupted runs: %s", len(result["failed"]), result["failed"])
+        return result
+
+    def _sweep_loop(self, interval: float) -> None:
+        while not self._stop.wait(interval):
+            try:
+                self.sweep()
+            except Exception:  # the next sweep tries again
+                log.exception("the local sweeper failed")
 
     # ------------------------------------------------------------------------------ lifecycle
     def close(self) -> None:
         self._stop.set()
         if self._drainer is not None:
             self._drainer.join(timeout=5)
+        if self._sweeper is not None:
+            self._sweeper.join(timeout=5)
         try:  # a last drain: memory writes still queued are not lost with moto's in-memory queue
             for _ in range(20):
                 if not self.drain_once():

@@ -20,6 +20,9 @@ from typing import Any
 
 import jwt
 
+from mneme.models.common import reserved_user_id
+from mneme_local.files import private_dir
+
 DEFAULT_DATA_DIR = ".local-data"
 ISSUER = "mneme-local"
 AUDIENCE = "mneme"
@@ -36,7 +39,7 @@ def signing_key(data_dir: str | Path) -> bytes:
     """The local development key of ``data_dir``: created on first use (atomically), then read back."""
     path = Path(data_dir) / KEY_FILE
     if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(path.parent)
         try:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         except FileExistsError:
@@ -94,8 +97,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--data-dir", default=None, help="the data folder (default: $MNEME_DATA_DIR or .local-data)")
     args = parser.parse_args(argv)
     user = str(args.user).strip()
-    if not user or len(user) > 128:
-        parser.error("--user must be 1 to 128 characters")
+    reason = reserved_user_id(user)
+    if reason is not None:  # the server would refuse such a token (401): say so now
+        parser.error(f"--user cannot be a user id: {reason}")
     data_dir = Path(args.data_dir) if args.data_dir else data_dir_from_env()
     sys.stdout.write(issue(data_dir, user, admin=args.admin, hours=args.hours) + "\n")
     return 0

@@ -216,6 +216,17 @@ class EmbeddedVectorStore:
             except NotFound:
                 return None
 
+    def entries(self, doc_ids: Sequence[str]) -> list[MemoryDocument]:
+        """The entries of these ids (deleted ones too), once each, in the order asked."""
+        wanted = list(dict.fromkeys(doc_ids))
+        if not wanted:
+            return []
+        marks = ", ".join("?" * len(wanted))
+        with self._lock:
+            rows = self._db.execute(f"SELECT {COLUMNS} FROM memory WHERE id IN ({marks})", tuple(wanted)).fetchall()
+        found = {row[0]: row_document(row) for row in rows}
+        return [found[i] for i in wanted if i in found]
+
     def find(self, doc_id: str) -> MemoryDocument | None:
         with self._lock:
             row = self._db.execute(f"SELECT {COLUMNS} FROM memory WHERE id = ? AND deleted = 0", (doc_id,)).fetchone()

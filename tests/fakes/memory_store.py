@@ -133,6 +133,11 @@ class InMemoryMemoryStore:
                 self.vectors[doc_id] = [float(x) for x in vector]
             return doc
 
+    def entries(self, doc_ids: Sequence[str]) -> list[MemoryDocument]:
+        self._check()
+        with self._lock:
+            return [self.documents[i] for i in dict.fromkeys(doc_ids) if i in self.documents]
+
     def soft_delete(self, doc_id: str, namespace: str, *, now: datetime) -> list[str]:
         self._check()
         with self._lock:

@@ -39,6 +39,7 @@ class ScriptedModel:
         self.script: list[ScriptItem] = list(script)
         self.default = default
         self.requests: list[dict[str, Any]] = []
+        self.timeouts: list[float | None] = []  # the timeout_seconds of each call
 
     def add(self, *items: ScriptItem) -> ScriptedModel:
         self.script.extend(items)
@@ -57,8 +58,9 @@ class ScriptedModel:
     def remaining(self) -> int:
         return len(self.script)
 
-    def converse(self, request: dict[str, Any]) -> ModelResponse:
+    def converse(self, request: dict[str, Any], *, timeout_seconds: float | None = None) -> ModelResponse:
         self.requests.append(copy.deepcopy(request))
+        self.timeouts.append(timeout_seconds)
         if self.script:
             item = self.script.pop(0)
         elif self.default is not None:

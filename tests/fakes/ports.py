@@ -25,7 +25,10 @@ class FakeOrchestrator:
     def __init__(self) -> None:
         self.started: list[tuple[str, int]] = []
         self.resumed: list[tuple[str, dict[str, Any]]] = []
-        self.stopped: list[tuple[str, str | None]] = []
+        self.stopped: list[tuple[str, str | None]] = []  # (run id, execution) stopped by a cancel
+        self.described: list[tuple[str, str | None]] = []
+        self.running: set[str] = set()  # execution ids that are running
+        self.ended: set[str] = set()  # run ids whose started execution has ended
 
     def start(self, run_id: str, *, depth: int) -> str:
         self.started.append((run_id, depth))
@@ -42,14 +45,23 @@ class FakeOrchestrator:
         self.stopped.append((run_id, arn))
         return True
 
+    def is_running(self, run_id: str, execution_id: str | None) -> bool:
+        """Running: what was started and not marked ended (``ended``), or an execution id in ``running``."""
+        self.described.append((run_id, execution_id))
+        if execution_id is not None:
+            return execution_id in self.running
+        return run_id in {started for started, _ in self.started} and run_id not in self.ended
+
 
 class FakeToolInvoker:
     def __init__(self, handler: Callable[[str, dict[str, Any]], Any] | None = None) -> None:
         self.calls: list[tuple[str, dict[str, Any]]] = []
+        self.timeouts: list[float | None] = []
         self._handler = handler
 
-    def invoke(self, function_arn: str, payload: dict[str, Any]) -> Any:
+    def invoke(self, function_arn: str, payload: dict[str, Any], *, timeout_seconds: float | None = None) -> Any:
         self.calls.append((function_arn, payload))
+        self.timeouts.append(timeout_seconds)
         if self._handler is None:
             raise ToolError("no fake tool handler")
         return self._handler(function_arn, payload)

@@ -34,7 +34,11 @@ def test_the_api_authorizes_with_jwt_from_this_stacks_pool_or_the_given_issuer()
 def test_the_cognito_pool_client_and_admin_group_exist_only_when_no_issuer_is_given() -> None:
     for name in ("UserPool", "UserPoolClient", "AdminGroup"):
         assert resources()[name]["Condition"] == "CreateUserPool", name
-    assert resources()["AdminGroup"]["Properties"]["GroupName"] == "admin"  # mneme.api.auth.ADMIN_GROUP
+    # the admin group is a parameter: the pool's group and the functions' MNEME_ADMIN_GROUP are the same value
+    assert resources()["AdminGroup"]["Properties"]["GroupName"] == {"Ref": "AdminGroupName"}
+    variables = load_template()["Globals"]["Function"]["Environment"]["Variables"]
+    assert variables["MNEME_ADMIN_GROUP"] == {"Ref": "AdminGroupName"}
+    assert load_template()["Parameters"]["AdminGroupName"]["Default"] == "admin"
     client = resources()["UserPoolClient"]["Properties"]
     assert client["GenerateSecret"] is False
     assert "ALLOW_USER_PASSWORD_AUTH" not in client["ExplicitAuthFlows"]

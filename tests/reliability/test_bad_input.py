@@ -22,9 +22,10 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from mneme_local.token import issue
-from tests.functional.local.support import LocalServer
+from mneme_local.token import issue, signing_key
+from tests.functional.local.support import LocalServer, wait_until
 from tests.reliability.figures import Figures
+from tests.reliability.ledger import LEDGER
 
 pytestmark = pytest.mark.slow
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
@@ -50,7 +51,7 @@ def _describe(exc: BaseException) -> str:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServer]:
-    local = LocalServer(Path(tmp_path_factory.mktemp("schemathesis"))).start()
+    local = LocalServer(LEDGER.data_dir("bad input server", Path(tmp_path_factory.mktemp("schemathesis")))).start()
     try:
         yield local
     finally:
@@ -119,3 +120,42 @@ def test_a_body_that_is_not_utf8_is_a_400() -> None:
     response = api.runtime.handle(event)
     # Then it is refused as invalid input, not a 500
     assert response["statusCode"] == 400, response
+
+
+def test_the_hostile_corpus_gets_no_5xx(server: LocalServer, figures: Figures) -> None:
+    from tests.reliability.corpus import cases, send
+
+    # Given the echo agent (made by the schemathesis test) and the server's development key
+    server.request("PUT", "/v1/agents/echo", {"label": "Echo"}, token=issue(server.data_dir, "alice"))
+    key = signing_key(server.data_dir)
+    statuses: dict[int, int] = {}
+    server_errors: list[str] = []
+    # When every case of the corpus is sent as raw bytes
+    for case in cases():
+        status = send(server.port, key, case)
+        statuses[status] = statuses.get(status, 0) + 1
+        if status >= 500 or status == 0:
+            server_errors.append(f"{case.name}: {status}")
+        figures.add("hostile corpus cases")
+    # Then none was answered with a 5xx (or not answered at all), and the server still serves
+    figures.set("hostile corpus statuses", ", ".join(f"{code}: {n}" for code, n in sorted(statuses.items())))
+    assert server_errors == []
+    assert server.request("GET", "/v1/health").status == 200
+
+
+def test_every_run_the_fuzzing_left_is_final_or_waiting_for_a_person(server: LocalServer, figures: Figures) -> None:
+    from mneme.adapters.run_store import ItemRunStore
+    from mneme_local.sqlite_items import open_local_tables
+
+    # When the runs of the fuzzed server are listed (state machine steps may still be finishing a few)
+    main, audit = open_local_tables(server.data_dir)
+    try:
+        runs = ItemRunStore(main)
+        pending = wait_until(lambda: [r for r in runs.list_unfinished() if r.status.value != "waiting_approval"] == [])
+        left = [f"{r.run_id} {r.status.value}" for r in runs.list_unfinished() if r.status.value != "waiting_approval"]
+    finally:
+        main.close()
+        audit.close()
+    # Then every run is final, or legitimately waits for a person's approval
+    figures.set("fuzzed server runs left unfinished", str(len(left)))
+    assert pending and left == []

@@ -30,6 +30,7 @@ from mneme.runtime import Runtime
 from tests.functional.api.conftest import Api
 from tests.reliability.faults import FlakyAudit, FlakyTable, drain, swap_main_table
 from tests.reliability.figures import Figures
+from tests.reliability.ledger import LEDGER
 from tests.reliability.world import RecordingModel
 from tests.support.deps import World, make_world
 
@@ -45,11 +46,11 @@ class FlakyModel(RecordingModel):
         super().__init__()
         self.errors = list(errors)
 
-    def converse(self, request: dict[str, Any]) -> ModelResponse:
+    def converse(self, request: dict[str, Any], **options: Any) -> ModelResponse:
         if self.errors:
             self.requests.append(request)
             raise self.errors.pop(0)
-        return super().converse(request)
+        return super().converse(request, **options)
 
 
 @dataclass
@@ -75,7 +76,8 @@ class Scene:
 
 def scene(model: RecordingModel | None = None) -> Scene:
     model = model or RecordingModel()
-    world = make_world(model, MNEME_RUNS_PER_USER_PER_MINUTE="0")  # the subject is faults, not rate limits
+    # the subject is faults, not rate limits
+    world = LEDGER.world("faults scene", make_world(model, MNEME_RUNS_PER_USER_PER_MINUTE="0"))
     world.deps.config.put_agent(
         Agent(
             agent_id="writer",

@@ -15,6 +15,7 @@ import pytest
 
 from mneme.engine.service import step
 from mneme.errors import ModelThrottled, Throttled
+from mneme.models.agent import Task
 from mneme.models.run import RunStatus
 from tests.functional.api.conftest import stored_runs
 from tests.reliability.faults import FlakyTable, drain, swap_main_table
@@ -97,3 +98,31 @@ def test_a_step_retried_after_a_failure_at_any_write_duplicates_nothing(position
     assert len(got) == len(set(got)) == 2, got
     events = [e.type for e in s.world.deps.runs.list_events(run_id)]
     assert events.count("completed") == 1, events
+
+
+def test_the_same_key_with_any_other_body_field_is_a_409_idempotency_conflict(figures: Figures) -> None:
+    # Given a run started with a key (the writer agent has a second task to name)
+    s = scene()
+    s.world.deps.config.put_task(Task(task_id="review", agent_id="writer", owner="alice"))
+    first_body = {"agent_id": "writer", "input": LONG}
+    first = s.api.post("/v1/runs", first_body, user="alice", headers={"Idempotency-Key": "k-body"})
+    assert first.status == 200
+    variants: dict[str, dict[str, Any]] = {
+        "task": {"task_id": "review"},
+        "chat": {"chat_id": "another-chat"},
+        "project": {"project_id": "p2"},
+        "session": {"session_id": "s2"},
+        "approval mode": {"tool_approval": "denied"},
+        "memory off": {"memory": {"enabled": False}},
+        "memory top_k": {"memory": {"top_k": 3}},
+    }
+    for name, change in variants.items():
+        # When the key is sent again with one field changed
+        reply = s.api.post("/v1/runs", {**first_body, **change}, user="alice", headers={"Idempotency-Key": "k-body"})
+        # Then it is refused, never answered with the first request's run
+        assert (reply.status, reply.body["error"]) == (409, "idempotency_conflict"), name
+        figures.add("idempotency conflicting bodies refused")
+    # And the same body again is the same run; only one run exists
+    again = s.api.post("/v1/runs", first_body, user="alice", headers={"Idempotency-Key": "k-body"})
+    assert (again.status, again.body["run_id"]) == (200, first.body["run_id"])
+    assert stored_runs(s.world) == [first.body["run_id"]]

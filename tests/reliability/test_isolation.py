@@ -229,7 +229,7 @@ def test_the_context_preview_never_leaks(figures: Figures) -> None:
             resolved, _ = resolve_patterns(read, _values(chat_id=chat_id))
             shown = {hit["namespace"] for hit in reply.body["memory_hits"]}
             dropped = {ns for ns in resolved if not own_or_global(ns)}
-            assert dropped <= users.denied(since, via="auto_inject")
+            assert dropped <= users.denied(since, via="preview")
             assert not (shown & dropped)
             figures.add("isolation denials audited", len(dropped))
 

@@ -18,6 +18,7 @@ import pytest
 from mneme_local.token import issue
 from tests.functional.local.support import LocalServer
 from tests.reliability.figures import Figures
+from tests.reliability.ledger import LEDGER
 
 pytestmark = [pytest.mark.slow]
 USERS = 20
@@ -39,7 +40,7 @@ def _p95(values: list[float]) -> float:
 
 
 def test_200_concurrent_runs_of_20_users_on_the_local_server(tmp_path: Path, figures: Figures) -> None:
-    server = LocalServer(tmp_path / "data").start()
+    server = LocalServer(LEDGER.data_dir("load server", tmp_path / "data")).start()
     try:
         tokens = {f"user{u:02d}": issue(server.data_dir, f"user{u:02d}") for u in range(USERS)}
         for token in tokens.values():

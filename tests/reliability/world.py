@@ -22,6 +22,7 @@ from mneme.models.run import RunStatus
 from mneme.models.user import Caller
 from mneme.ports import AuditLog, ModelResponse
 from tests.functional.api.conftest import Api
+from tests.reliability.ledger import LEDGER
 from tests.support.deps import World, make_world
 
 SECRET = "BOBSECRET"
@@ -42,10 +43,10 @@ class RecordingModel(OfflineModel):
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
 
-    def converse(self, request: dict[str, Any]) -> ModelResponse:
+    def converse(self, request: dict[str, Any], **options: Any) -> ModelResponse:
         with self._lock:
             self.requests.append(request)
-        return super().converse(request)
+        return super().converse(request, **options)
 
 
 class RecordingAudit:
@@ -89,14 +90,17 @@ class TwoUsers:
         return [leak for r in self.model.requests[since:] for leak in self.leaks(json.dumps(r, ensure_ascii=False))]
 
     def denied(self, since: int, *, via: str | None = None, run_id: str | None = None) -> set[str]:
-        return {
-            r.namespace or ""
-            for r in self.audit.records[since:]
-            if r.action == "denied"
-            and r.user_id == ALICE
-            and (via is None or r.detail.get("via") == via)
-            and (run_id is None or r.run_id == run_id)
-        }
+        """The namespaces alice's denied records name (one record of many names lists them in its detail)."""
+        names: set[str] = set()
+        for r in self.audit.records[since:]:
+            if (
+                r.action == "denied"
+                and r.user_id == ALICE
+                and (via is None or r.detail.get("via") == via)
+                and (run_id is None or r.run_id == run_id)
+            ):
+                names.update([r.namespace] if r.namespace else r.detail.get("namespaces", []))
+        return names
 
     def drive(self, run_id: str, limit: int = 50) -> StepResult:
         """Play the state machine: step the run, running its children first whenever it delegates."""
@@ -116,7 +120,8 @@ def own_or_global(namespace: str) -> bool:
 
 def seeded() -> TwoUsers:
     model = RecordingModel()
-    world = make_world(model, MNEME_RUNS_PER_USER_PER_MINUTE="0")  # the subject is isolation, not rate limits
+    # the subject is isolation, not rate limits
+    world = LEDGER.world("isolation world", make_world(model, MNEME_RUNS_PER_USER_PER_MINUTE="0"))
     audit = RecordingAudit(world.deps.audit)
     world.deps.audit = audit
     users = TwoUsers(world, Api(world), model, audit)

@@ -25,6 +25,7 @@ MNEME_LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "mneme.clock",
             "mneme.observability",
             "mneme.telemetry",
+            "mneme.json_depth",
         ),
     ),
     ("models", ("mneme.models",)),
@@ -36,6 +37,7 @@ MNEME_LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("roots", ("mneme.runtime", "mneme.composition")),
 ]
 LOCAL_LAYERS: list[tuple[str, tuple[str, ...]]] = [
+    ("files", ("mneme_local.files",)),
     (
         "stores",
         (
@@ -44,6 +46,7 @@ LOCAL_LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "mneme_local.vector_index",
             "mneme_local.vector_indexes",
             "mneme_local.vector_store",
+            "mneme_local.outbox",
         ),
     ),
     (

@@ -60,11 +60,13 @@ def build_aws(settings: Settings, session: Any | None = None) -> Deps:
     from mneme.adapters.sfn_orchestrator import StepFunctionsOrchestrator
     from mneme.adapters.sqs_queue import SqsMemoryQueue
     from mneme.adapters.stores import retention_of, stores_over
+    from mneme.adapters.timed_calls import EMBEDDING_READ_TIMEOUT_SECONDS, TimedClients, service_config
     from mneme.clock import SystemClock
+    from mneme.limits import MAX_EXTERNAL_TOOL_SECONDS
 
     boto = session or botocore.session.Session()
     region = settings.region
-    retries = bedrock_client_config(max_attempts=3)
+    retries = service_config()
     if settings.otel_enabled:
         from mneme import telemetry
 
@@ -76,20 +78,31 @@ def build_aws(settings: Settings, session: Any | None = None) -> Deps:
     bedrock: list[Any] = []
 
     def bedrock_client() -> Any:
+        """Embeddings (and a model call given no timeout): short reads, one retry."""
         if not bedrock:
-            bedrock.append(make_client(boto, "bedrock-runtime", bedrock_client_config(max_attempts=4), region))
+            config = bedrock_client_config(max_attempts=2, read_timeout=EMBEDDING_READ_TIMEOUT_SECONDS)
+            bedrock.append(make_client(boto, "bedrock-runtime", config, region))
         return bedrock[0]
+
+    def timed(service: str) -> TimedClients:
+        """Clients whose read timeout fits the run's budget (model calls, external tools)."""
+        return TimedClients(lambda config: make_client(boto, service, config, region))
 
     retention = retention_of(settings)
     deps = Deps(
         settings=settings,
         **stores_over(main, audit, clock, retention).ports(),
-        models=ModelClients(bedrock_client, openai=_openai_clients(settings, boto, retries)),
+        models=ModelClients(
+            bedrock_client, openai=_openai_clients(settings, boto, retries), bedrock_timed=timed("bedrock-runtime")
+        ),
         queue=SqsMemoryQueue(LazyClient(boto, "sqs", retries, region), settings.memory_queue_url),
         orchestrator=StepFunctionsOrchestrator(
             LazyClient(boto, "stepfunctions", retries, region), settings.state_machine_arn
         ),
-        tools=LambdaToolInvoker(LazyClient(boto, "lambda", retries, region)),
+        tools=LambdaToolInvoker(
+            LazyClient(boto, "lambda", service_config(read_timeout=MAX_EXTERNAL_TOOL_SECONDS, max_attempts=1), region),
+            timed=timed("lambda"),
+        ),
         clock=clock,
         mcp=SdkMcpToolSource(allow_private_networks=settings.mcp_allow_private_networks),
         secrets=SecretsManagerStore(LazyClient(boto, "secretsmanager", retries, region), settings.mcp_secret_prefix),
@@ -167,14 +180,16 @@ def build_writer(settings: Settings, session: Any | None = None) -> WriterPorts:
     from mneme.adapters.bedrock_model import bedrock_client_config
     from mneme.adapters.dynamo_items import DynamoItemTable
     from mneme.adapters.items import AUDIT_SCHEMA
+    from mneme.adapters.timed_calls import EMBEDDING_READ_TIMEOUT_SECONDS, service_config
     from mneme.clock import SystemClock
 
     boto = session or botocore.session.Session()
-    dynamodb = make_client(boto, "dynamodb", bedrock_client_config(max_attempts=3), settings.region)
+    dynamodb = make_client(boto, "dynamodb", service_config(), settings.region)
     audit = ItemAuditLog(DynamoItemTable(dynamodb, settings.audit_table_name, AUDIT_SCHEMA))
     store, embedder = None, None
     if settings.opensearch_endpoint:
-        bedrock = make_client(boto, "bedrock-runtime", bedrock_client_config(max_attempts=4), settings.region)
+        config = bedrock_client_config(max_attempts=4, read_timeout=EMBEDDING_READ_TIMEOUT_SECONDS)
+        bedrock = make_client(boto, "bedrock-runtime", config, settings.region)
         store, embedder = _memory(settings, boto, bedrock)
     return WriterPorts(store, embedder, audit, SystemClock())
 

@@ -58,6 +58,12 @@ class Conflict(MnemeError):
     status, code = 409, "conflict"
 
 
+class IdempotencyConflict(Conflict):
+    """An ``Idempotency-Key`` repeated with a request that differs from the first one."""
+
+    code = "idempotency_conflict"
+
+
 class PayloadTooLarge(MnemeError):
     status, code = 413, "payload_too_large"
 
@@ -86,6 +92,13 @@ class ModelUnavailable(DependencyUnavailable):
 
 class ModelThrottled(ModelUnavailable):
     status, code = 429, "model_throttled"
+
+
+class ModelTimedOut(ModelUnavailable):
+    """The model gave no answer within the call's timeout (the budget's share). Not retried: the fast path
+    hands the run to the state machine, a state machine step fails the run with the reason."""
+
+    code = "model_timeout"
 
 
 class ModelRequestRejected(ModelUnavailable):
@@ -149,6 +162,20 @@ class RateLimited(Throttled):
     """A per-user limit (issue 12.10): retry after ``details["retry_after"]`` seconds."""
 
     code = "rate_limited"
+
+
+class RunFailedUnexpectedly(MnemeError):
+    """An unexpected error (a bug, or input nothing else refused) ended a run's step: the run was marked
+    ``failed`` with the reason and an ``error`` event. The answer names the run."""
+
+    status, code = 500, "internal_error"
+
+    def __init__(self, run_id: str, message: str) -> None:
+        super().__init__(message, details={"run_id": run_id})
+        self.run_id = run_id
+
+    def to_body(self) -> dict[str, Any]:
+        return {**super().to_body(), "run_id": self.run_id}
 
 
 class RunAborted(MnemeError):

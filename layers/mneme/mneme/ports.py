@@ -62,8 +62,10 @@ class ModelResponse:
 
 
 class ModelClient(Protocol):
-    def converse(self, request: dict[str, Any]) -> ModelResponse:
-        """Send one Bedrock-Converse-shaped request; raise ModelThrottled / ModelUnavailable on failure."""
+    def converse(self, request: dict[str, Any], *, timeout_seconds: float | None = None) -> ModelResponse:
+        """Send one Bedrock-Converse-shaped request; raise ModelThrottled / ModelUnavailable on failure, and
+        ModelTimedOut when no answer came within ``timeout_seconds`` (retries included; None: the client's
+        own timeouts). A timed-out call is not retried."""
         ...
 
 
@@ -128,6 +130,11 @@ class MemoryStore(Protocol):
 
     def soft_delete(self, doc_id: str, namespace: str, *, now: datetime) -> list[str]:
         """Mark an entry deleted and cascade to entries derived from it; returns every id marked."""
+        ...
+
+    def entries(self, doc_ids: Sequence[str]) -> list[MemoryDocument]:
+        """The entries of these ids, deleted or not, in any namespace (whose entries a cascade deleted: the
+        caller audits each owner's)."""
         ...
 
 
@@ -469,8 +476,9 @@ class StreamingModel(Protocol):
 
 # --------------------------------------------------------------------------------------------- orchestration
 class ToolInvoker(Protocol):
-    def invoke(self, function_arn: str, payload: dict[str, Any]) -> Any:
-        """Call an external tool's Lambda function and return its decoded result; raise ToolError."""
+    def invoke(self, function_arn: str, payload: dict[str, Any], *, timeout_seconds: float | None = None) -> Any:
+        """Call an external tool's Lambda function and return its decoded result; raise ToolError (also when
+        it did not answer within ``timeout_seconds``)."""
         ...
 
 
@@ -482,6 +490,12 @@ class Orchestrator(Protocol):
 
     def resume(self, task_token: str, output: dict[str, Any]) -> None:
         """Complete a waiting approval task."""
+        ...
+
+    def is_running(self, run_id: str, execution_id: str | None) -> bool:
+        """Is an execution still running this run? ``execution_id`` as its first step recorded it; without
+        one, the execution :meth:`start` would have started (root runs). Raise OrchestratorUnavailable when
+        it cannot be told."""
         ...
 
     def stop(self, run_id: str, *, execution_arn: str | None, depth: int, cause: str) -> bool:

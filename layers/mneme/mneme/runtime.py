@@ -1,4 +1,5 @@
-"""The run function's dispatcher: every entry point (HTTP, EventBridge, the state machine's steps, the redrive).
+"""The run function's dispatcher: every entry point (HTTP, EventBridge, the state machine's steps, the redrive,
+the sweeper).
 
 The Lambda handler builds one :class:`Runtime` per container (settings validated at cold start, clients
 created once) and hands it each event. Errors raised to the state machine keep their class names, which
@@ -92,13 +93,17 @@ class Runtime:
         action = event.get("action")
         if action in ("step", "await_approval", "fail"):
             return self.state_machine(str(action), event)
+        if action == "sweep":
+            from mneme.engine.sweeper import sweep
+
+            return sweep(self.deps).to_dict()
         if action == "redrive" or event.get("detail-type") == "mneme.Redrive":
             from mneme.engine.redrive import redrive_outbox
 
             return redrive_outbox(self.deps).to_dict()
         from mneme.errors import InvalidInput
 
-        raise InvalidInput("unknown event: not an HTTP request, a mneme.RunRequested event, a step or a redrive")
+        raise InvalidInput("unknown event: not an HTTP request, a mneme.RunRequested event, a step, a redrive, a sweep")
 
     def run_requested(self, event: Mapping[str, Any]) -> dict[str, Any]:
         """EventBridge ``mneme.RunRequested``: a run exactly like the API's, once per event (see engine.events).

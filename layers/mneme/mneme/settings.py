@@ -15,8 +15,11 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, f
 
 from mneme.errors import MnemeError
 from mneme.limits import (
+    API_ANSWER_SECONDS,
     FAST_PATH_BUDGET_SECONDS,
+    HAND_OFF_RESERVE_SECONDS,
     MCP_TOOLS_TTL_SECONDS,
+    RUN_FUNCTION_TIMEOUT_SECONDS,
     SUMMARY_TRIGGER_MESSAGES,
     SUMMARY_TRIGGER_TOKENS,
 )
@@ -58,9 +61,19 @@ class Settings(BaseModel):
     embedding_dimension: Annotated[int, Field(ge=8, le=16_000)] = Field(1024, alias="MNEME_EMBEDDING_DIMENSION")
     embedding_normalize: bool = Field(True, alias="MNEME_EMBEDDING_NORMALIZE")
 
+    # identity: the group (``cognito:groups``) whose members are admins, matched by exact name
+    admin_group: Annotated[str, Field(min_length=1, max_length=128, pattern=r"^[^\s\[\]\",]+$")] = Field(
+        "admin", alias="MNEME_ADMIN_GROUP"
+    )
+
     # behaviour
-    fast_path_budget_seconds: Annotated[float, Field(gt=0, le=28)] = Field(
+    # the fast path's blocking calls end within this; with the hand-off reserve the API answers in 25 s
+    fast_path_budget_seconds: Annotated[float, Field(gt=0, le=API_ANSWER_SECONDS - HAND_OFF_RESERVE_SECONDS)] = Field(
         FAST_PATH_BUDGET_SECONDS, alias="MNEME_FAST_PATH_BUDGET_SECONDS"
+    )
+    # the run function's timeout: a state machine step's model calls get what fits inside it
+    run_function_timeout_seconds: Annotated[float, Field(ge=60, le=900)] = Field(
+        RUN_FUNCTION_TIMEOUT_SECONDS, alias="MNEME_RUN_FUNCTION_TIMEOUT"
     )
     summary_trigger_tokens: Annotated[int, Field(ge=100)] = Field(
         SUMMARY_TRIGGER_TOKENS, alias="MNEME_SUMMARY_TRIGGER_TOKENS"

@@ -17,7 +17,8 @@ from botocore.exceptions import EndpointConnectionError
 from botocore.stub import Stubber
 
 from mneme.adapters.bedrock_model import BedrockModel, bedrock_client_config
-from mneme.errors import ModelRequestRejected, ModelThrottled, ModelUnavailable
+from mneme.adapters.timed_calls import Attempts
+from mneme.errors import ModelRequestRejected, ModelThrottled, ModelTimedOut, ModelUnavailable
 from mneme.models.run import Usage
 from mneme.ports import ModelClient
 
@@ -176,7 +177,6 @@ def test_rejected_requests_are_a_distinct_model_unavailable(client: Any, code: s
     [
         ("ServiceUnavailableException", 503),
         ("InternalServerException", 500),
-        ("ModelTimeoutException", 408),
         ("ModelNotReadyException", 429),
         ("ModelErrorException", 424),
     ],
@@ -188,6 +188,15 @@ def test_transient_errors_map_to_model_unavailable(client: Any, code: str, statu
             BedrockModel(client).converse(REQUEST)
     assert type(caught.value) is ModelUnavailable
     assert caught.value.details["aws_error"] == code
+
+
+def test_bedrocks_own_model_timeout_is_a_timed_out_call(client: Any) -> None:
+    # a long generation Bedrock gave up on: not retried (it would be billed again), the run decides
+    with Stubber(client) as stub:
+        stub.add_client_error("converse", "ModelTimeoutException", "too long", http_status_code=408)
+        with pytest.raises(ModelTimedOut):
+            BedrockModel(client, attempts=Attempts(max_attempts=3, sleep=lambda _: None)).converse(REQUEST)
+        stub.assert_no_pending_responses()
 
 
 def test_connection_errors_map_to_model_unavailable(client: Any) -> None:

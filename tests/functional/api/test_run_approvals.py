@@ -113,9 +113,9 @@ def test_the_preview_writes_nothing_but_the_read_audit(api: Api, world: World) -
     assert stored_runs(world) == []
     assert world.deps.chats.list_chats("alice") == []
     assert world.orchestrator.started == [] and world.queue.jobs == []
-    # And the only audit records are the memory reads
+    # And the only audit records are the preview's memory reads (action "preview", issue 12.7)
     records = world.deps.audit.query("alice").records
-    assert records and {r.action for r in records} == {"read"}
+    assert records and {(r.action, r.detail["via"]) for r in records} == {("preview", "preview")}
 
 
 @pytest.mark.usefixtures("master")

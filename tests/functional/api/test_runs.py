@@ -138,7 +138,7 @@ def test_an_idempotent_hand_off_is_started_once(api: Api, world: World) -> None:
 def test_an_idempotency_key_reused_with_another_body_is_409(api: Api, world: World) -> None:
     api.post("/v1/runs", {"agent_id": "master", "input": "hello"}, headers={"Idempotency-Key": "k-3"})
     reply = api.post("/v1/runs", {"agent_id": "master", "input": "something else"}, headers={"Idempotency-Key": "k-3"})
-    assert (reply.status, reply.body["error"]) == (409, "conflict")
+    assert (reply.status, reply.body["error"]) == (409, "idempotency_conflict")
     assert len(stored_runs(world)) == 1
 
 

@@ -58,22 +58,47 @@ def test_a_run_waiting_on_a_version_1_checkpoint_resumes_without_asking_again(wo
     assert resumed.outcome == "delegate" and len(resumed.children) == 1
 
 
-def test_a_version_2_checkpoint_loads_as_today_s_layout() -> None:
-    # Given a checkpoint written by the release before reasoning blocks joined the run's turns
+def test_a_version_2_checkpoint_loads_as_today_s_layout_with_nothing_deferred() -> None:
+    # Given a checkpoint written before reasoning blocks joined the run's turns (3) and deferred calls (4)
     raw = json.loads((CHECKPOINTS / "v2-waiting-approval.json").read_text())
     assert raw["checkpoint_version"] == 2
     # When it is read
     state = load_state(raw)
-    # Then it is today's version with the same turns and pending calls
-    assert state.checkpoint_version == CHECKPOINT_VERSION == 3
+    # Then it is today's version with the same turns and pending calls, and nothing deferred
+    assert (state.checkpoint_version, CHECKPOINT_VERSION) == (4, 4)
     assert [m.model_dump(mode="json") for m in state.turns] == raw["turns"]
     assert [p.call_id for p in state.waiting_approvals] == raw["approval_reported"]
+    assert state.deferred == []
 
 
 def test_a_run_waiting_on_a_version_2_checkpoint_resumes(world) -> None:
     _searcher(world)
     waiting = run(world, "/search tea\n/delegate writer :: Draft a haiku", tool_approval="prompt").run
     raw = json.loads((CHECKPOINTS / "v2-waiting-approval.json").read_text())
+    world.deps.runs.save_checkpoint(waiting.run_id, raw)
+    for pending in load_state(raw).waiting_approvals:
+        world.deps.runs.put_mark(waiting.run_id, approvals.DECISION_MARK + pending.call_id, {"decision": "once"})
+    resumed = step(world.deps, waiting.run_id)
+    assert resumed.outcome == "delegate" and len(resumed.children) == 1
+    assert load_state(world.deps.runs.load_checkpoint(waiting.run_id) or {}).checkpoint_version == CHECKPOINT_VERSION
+
+
+def test_a_version_3_checkpoint_loads_as_today_s_layout_with_nothing_deferred() -> None:
+    # Given a checkpoint written by the release with reasoning turns but before deferred calls
+    raw = json.loads((CHECKPOINTS / "v3-waiting-approval.json").read_text())
+    assert raw["checkpoint_version"] == 3
+    # When it is read
+    state = load_state(raw)
+    # Then it is today's version, its pending approvals intact and nothing deferred
+    assert state.checkpoint_version == CHECKPOINT_VERSION == 4
+    assert [p.call_id for p in state.waiting_approvals] == raw["approval_reported"]
+    assert state.deferred == []
+
+
+def test_a_run_waiting_on_a_version_3_checkpoint_resumes(world) -> None:
+    _searcher(world)
+    waiting = run(world, "/search tea\n/delegate writer :: Draft a haiku", tool_approval="prompt").run
+    raw = json.loads((CHECKPOINTS / "v3-waiting-approval.json").read_text())
     world.deps.runs.save_checkpoint(waiting.run_id, raw)
     for pending in load_state(raw).waiting_approvals:
         world.deps.runs.put_mark(waiting.run_id, approvals.DECISION_MARK + pending.call_id, {"decision": "once"})

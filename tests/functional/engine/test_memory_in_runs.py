@@ -23,10 +23,10 @@ class AuditCheckingModel(OfflineModel):
         self.world_ref = world_ref
         self.reads_seen: list[int] = []
 
-    def converse(self, request):
+    def converse(self, request, **options):
         page = self.world_ref[0].deps.audit.query("alice", action="read")
         self.reads_seen.append(len(page.records))
-        return super().converse(request)
+        return super().converse(request, **options)
 
 
 def test_hits_land_in_the_last_user_message_between_the_text_and_the_date_line() -> None:

@@ -21,11 +21,11 @@ class ThrottledOnce(OfflineModel):
     def __init__(self) -> None:
         self.failures = 1
 
-    def converse(self, request):
+    def converse(self, request, **options):
         if request["modelId"] == "child-model" and self.failures:
             self.failures -= 1
             raise ModelThrottled("slow down")
-        return super().converse(request)
+        return super().converse(request, **options)
 
 
 def test_a_retried_child_step_writes_each_audit_record_once() -> None:

@@ -20,8 +20,9 @@ PYTHONPATH = os.pathsep.join(str(REPO / p) for p in ("layers/mneme", "local", "f
 START_TIMEOUT = 45.0
 
 
-def server_env(data_dir: Path, port: int) -> dict[str, str]:
+def server_env(data_dir: Path, port: int, extra: dict[str, str] | None = None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MNEME_")}
+    env.update(extra or {})
     env.update(
         PYTHONPATH=PYTHONPATH,
         MNEME_DATA_DIR=str(data_dir),
@@ -45,8 +46,9 @@ class Response:
 class LocalServer:
     """One ``make run``-equivalent server process on a free loopback port."""
 
-    def __init__(self, data_dir: Path, port: int | None = None) -> None:
+    def __init__(self, data_dir: Path, port: int | None = None, *, env: dict[str, str] | None = None) -> None:
         self.data_dir = data_dir
+        self.env = env or {}
         self.port = port or free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.process: subprocess.Popen[bytes] | None = None
@@ -58,7 +60,7 @@ class LocalServer:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "mneme_local.server"],
                 cwd=REPO,
-                env=server_env(self.data_dir, self.port),
+                env=server_env(self.data_dir, self.port, self.env),
                 stdout=log,
                 stderr=subprocess.STDOUT,
             )

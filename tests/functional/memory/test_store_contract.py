@@ -210,6 +210,19 @@ def test_soft_delete_cascades_transitively_to_derived_entries(store):
         store.update(grandchild.id, grandchild.namespace, content=None, tags=["x"], vector=None, now=NOW)
 
 
+def test_the_entries_a_cascade_deleted_are_read_back_by_id_with_their_namespace_and_owner(store):
+    root = doc("root")
+    child = doc("child", "vector.agent.alice.memory", derived_from=[root.id])
+    store.put([(root, unit(1)), (child, unit(1))])
+    marked = store.soft_delete(root.id, root.namespace, now=later(minutes=5))
+    found = store.entries([*marked, "m-missing"])
+    assert [(d.id, d.namespace, d.owner_user_id, d.deleted) for d in found] == [
+        (root.id, root.namespace, root.owner_user_id, True),
+        (child.id, child.namespace, child.owner_user_id, True),
+    ]
+    assert store.entries([]) == []
+
+
 def test_soft_delete_of_a_missing_entry_is_not_found(store):
     with pytest.raises(NotFound):
         store.soft_delete("m-missing", "vector.user.alice.memory", now=NOW)

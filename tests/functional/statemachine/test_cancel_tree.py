@@ -29,12 +29,12 @@ class GatedModel(OfflineModel):
         self.inside = threading.Semaphore(0)
         self.gate = threading.Event()
 
-    def converse(self, request: dict[str, Any]) -> ModelResponse:
+    def converse(self, request: dict[str, Any], *, timeout_seconds: float | None = None) -> ModelResponse:
         texts = [block["text"] for block in request["messages"][-1]["content"] if "text" in block]
         if texts and texts[-1].startswith(LONG):  # a sub-agent's delegation input, not the master's turn
             self.inside.release()
             self.gate.wait(30)
-        return super().converse(request)
+        return super().converse(request, timeout_seconds=timeout_seconds)
 
 
 @pytest.fixture

@@ -115,10 +115,10 @@ def test_two_delegations_in_one_turn_run_as_two_parallel_children(machine) -> No
 class _BrokenFor(OfflineModel):
     """The offline model, except for requests to one model id, which it rejects."""
 
-    def converse(self, request):
+    def converse(self, request, **options):
         if request["modelId"] == "broken-model":
             raise ModelRequestRejected("the model refused the request")
-        return super().converse(request)
+        return super().converse(request, **options)
 
 
 def test_a_failing_child_comes_back_to_the_parent_as_a_tool_error() -> None:

@@ -18,9 +18,9 @@ class Recording(OfflineModel):
     def __init__(self) -> None:
         self.requests: list[dict[str, Any]] = []
 
-    def converse(self, request: dict[str, Any]) -> ModelResponse:
+    def converse(self, request: dict[str, Any], *, timeout_seconds: float | None = None) -> ModelResponse:
         self.requests.append(request)
-        return super().converse(request)
+        return super().converse(request, timeout_seconds=timeout_seconds)
 
 
 def test_max_runs_3_and_five_parallel_delegations_start_two_children_and_the_model_learns_why() -> None:

@@ -1,8 +1,11 @@
 """Bedrock Converse adapter of the ModelClient port (SPEC §3).
 
-The composition root creates the ``bedrock-runtime`` client with :func:`bedrock_client_config`, so
-transient errors (throttling, 5xx, connection resets) are retried by botocore's *standard* retry mode
-before they reach this adapter. What still fails after the retries is translated here:
+A call gets a timeout from the run's budget (``timeout_seconds``, engine/budget.py): it is made with a
+``bedrock-runtime`` client whose read timeout fits what is left (:class:`~mneme.adapters.timed_calls.
+TimedClients`, one attempt each), and retried here — throttling, 5xx, dropped connections — only while
+another attempt fits (:func:`~mneme.adapters.timed_calls.call_within`). A read timeout (or Bedrock's own
+``ModelTimeoutException``) is :class:`ModelTimedOut` and never retried: a long generation is billed once.
+Without a timeout the client given is used as it is. What fails is translated here:
 
 * ``ThrottlingException`` / ``ServiceQuotaExceededException`` → :class:`ModelThrottled`;
 * ``ValidationException`` / ``AccessDeniedException`` / ``ResourceNotFoundException`` →
@@ -29,9 +32,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from botocore.config import Config
-from botocore.exceptions import BotoCoreError, ClientError
+from botocore.exceptions import BotoCoreError, ClientError, ParamValidationError, ReadTimeoutError
 
-from mneme.errors import ModelRequestRejected, ModelThrottled, ModelUnavailable
+from mneme.adapters.timed_calls import Attempts, Retryable, TimedClients, call_within
+from mneme.errors import ModelRequestRejected, ModelThrottled, ModelTimedOut, ModelUnavailable
 from mneme.models.run import Usage
 from mneme.observability import traced
 from mneme.ports import ModelResponse
@@ -62,39 +66,77 @@ def bedrock_client_config(max_attempts: int = 3, *, read_timeout: float = 60.0, 
 class BedrockModel:
     """Sends the Converse request exactly as mneme recorded it and returns a :class:`ModelResponse`."""
 
-    def __init__(self, client: BedrockRuntimeClient) -> None:
+    def __init__(
+        self,
+        client: BedrockRuntimeClient,
+        *,
+        timed: TimedClients | None = None,
+        attempts: Attempts | None = None,
+    ) -> None:
         self._client = client
+        self._timed = timed
+        self._attempts = attempts or Attempts(max_attempts=1)
 
     @traced("bedrock.converse")
-    def converse(self, request: dict[str, Any]) -> ModelResponse:
+    def converse(self, request: dict[str, Any], *, timeout_seconds: float | None = None) -> ModelResponse:
         model_id = str(request.get("modelId", ""))
         params = {key: value for key, value in request.items() if value is not None}
         if "messages" in params:
             params["messages"] = [_wire_message(message) for message in params["messages"]]
-        try:
-            response = self._client.converse(**params)
-        except ClientError as exc:
-            raise _translate(exc, model_id) from exc
-        except BotoCoreError as exc:  # connection, timeout, parameter validation
-            raise ModelUnavailable(
-                f"Bedrock model {model_id!r} could not be reached: {exc}",
-                details={"model_id": model_id, "error": type(exc).__name__},
-            ) from exc
-        return parse_converse_response(dict(response))
+
+        def attempt(read_timeout: float | None) -> dict[str, Any]:
+            client: Any = self._client
+            if read_timeout is not None and self._timed is not None:
+                client = self._timed.for_read_timeout(read_timeout)
+            try:
+                return dict(client.converse(**params))
+            except ClientError as exc:
+                error = _translate(exc, model_id)
+                raise error if isinstance(error, ModelRequestRejected | ModelTimedOut) else Retryable(error) from exc
+            except ReadTimeoutError as exc:
+                raise ModelTimedOut(
+                    f"Bedrock model {model_id!r} gave no answer within {read_timeout or 'its read timeout'} s",
+                    details={"model_id": model_id},
+                ) from exc
+            except ParamValidationError as exc:
+                raise ModelRequestRejected(f"the request for Bedrock model {model_id!r} is invalid: {exc}") from exc
+            except BotoCoreError as exc:  # a connection failure
+                raise Retryable(
+                    ModelUnavailable(
+                        f"Bedrock model {model_id!r} could not be reached: {exc}",
+                        details={"model_id": model_id, "error": type(exc).__name__},
+                    )
+                ) from exc
+
+        response = call_within(attempt, timeout_seconds=timeout_seconds, attempts=self._attempts)
+        return parse_converse_response(response)
 
     @traced("bedrock.converse_stream")
-    def converse_stream(self, request: dict[str, Any], on_text: Callable[[str], None]) -> ModelResponse:
+    def converse_stream(
+        self, request: dict[str, Any], on_text: Callable[[str], None], *, timeout_seconds: float | None = None
+    ) -> ModelResponse:
         """ConverseStream of the same request: text deltas go to ``on_text`` as they arrive; the answer is
-        the one Converse would give (adapters/bedrock_stream.py). Errors translate as for ``converse``."""
+        the one Converse would give (adapters/bedrock_stream.py). Errors translate as for ``converse``; one
+        attempt, within ``timeout_seconds`` (a stream already partly shown is never replayed)."""
         from mneme.adapters.bedrock_stream import fold_stream
 
         model_id = str(request.get("modelId", ""))
         params = {key: value for key, value in request.items() if value is not None}
+        if "messages" in params:
+            params["messages"] = [_wire_message(message) for message in params["messages"]]
+        client: Any = self._client
+        if timeout_seconds is not None and self._timed is not None:
+            client = self._timed.for_read_timeout(timeout_seconds)
         try:
-            response = self._client.converse_stream(**params)
-            folded = fold_stream(response["stream"], on_text)  # type: ignore[arg-type]
+            response = client.converse_stream(**params)
+            folded = fold_stream(response["stream"], on_text)
         except ClientError as exc:  # EventStreamError (an error inside the stream) is a ClientError too
             raise _translate(exc, model_id) from exc
+        except ReadTimeoutError as exc:
+            raise ModelTimedOut(
+                f"Bedrock model {model_id!r} gave no answer within {timeout_seconds or 'its read timeout'} s",
+                details={"model_id": model_id},
+            ) from exc
         except BotoCoreError as exc:
             raise ModelUnavailable(
                 f"Bedrock model {model_id!r} could not be reached: {exc}",
@@ -180,6 +222,8 @@ def _translate(exc: ClientError, model_id: str) -> ModelUnavailable:
     details = {"model_id": model_id, "aws_error": code}
     if code in THROTTLING_CODES:
         return ModelThrottled(f"Bedrock model {model_id!r} is throttled: {message}", details=details)
+    if code == "ModelTimeoutException":
+        return ModelTimedOut(f"Bedrock model {model_id!r} timed out: {message}", details=details)
     if code in REJECTED_CODES:
         return ModelRequestRejected(
             f"Bedrock rejected the request for model {model_id!r} ({code}): {message}", details=details

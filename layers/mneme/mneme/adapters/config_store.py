@@ -1,7 +1,10 @@
 """ConfigStore over an ItemTable (main table): user settings, agents, tasks and skills.
 
-Every owner's configuration is one partition ``PK = OWNER#<owner>`` (a user id, or ``GLOBAL_OWNER`` for
-admin-created global agents, tasks and skills):
+Every user's configuration is one partition ``PK = OWNER#<user_id>``; the global (admin-created) agents,
+tasks and skills — owner ``GLOBAL_OWNER`` in the models — are the partition ``PK = GLOBAL``, which no user
+id maps to. Releases before issue 12 kept them under ``OWNER#__global__`` (a key a token with that ``sub``
+could reach): they are still read there (the new partition wins for an id found in both), every write goes
+to ``GLOBAL``, and a delete removes both copies. See docs/data-model.md (Migration).
 
 =========================== ===============================
 ``SK``                      item
@@ -36,8 +39,18 @@ K = TypeVar("K")
 SETTINGS_SK = "SETTINGS"
 
 
+GLOBAL_PK = "GLOBAL"
+LEGACY_GLOBAL_PK = f"OWNER#{GLOBAL_OWNER}"
+
+
 def owner_pk(owner: str) -> str:
-    return f"OWNER#{owner}"
+    """The partition an owner's items are written to."""
+    return GLOBAL_PK if owner == GLOBAL_OWNER else f"OWNER#{owner}"
+
+
+def owner_partitions(owner: str) -> list[str]:
+    """The partitions an owner's items are read from, in precedence order (global: new, then legacy)."""
+    return [GLOBAL_PK, LEGACY_GLOBAL_PK] if owner == GLOBAL_OWNER else [owner_pk(owner)]
 
 
 def agent_key(owner: str, agent_id: str) -> Key:
@@ -50,6 +63,11 @@ def task_key(owner: str, agent_id: str, task_id: str) -> Key:
 
 def skill_key(owner: str, name: str) -> Key:
     return owner_pk(owner), f"SKILL#{name}"
+
+
+def _keys(owner: str, key: Key) -> list[Key]:
+    """``key`` (written for ``owner``) in every partition the owner is read from."""
+    return [(pk, key[1]) for pk in owner_partitions(owner)]
 
 
 def settings_key(user_id: str) -> Key:
@@ -103,49 +121,54 @@ class ItemConfigStore:
 
     # ------------------------------------------------------------------------------------- agents
     def get_agent(self, owner: str, agent_id: str) -> Agent | None:
-        return _model(Agent, self._table.get(*agent_key(owner, agent_id)))
+        return _model(Agent, self._first(_keys(owner, agent_key(owner, agent_id))))
 
     def list_agents(self, owner: str) -> list[Agent]:
-        return self._list(Agent, owner, "AGENT#")
+        return self._list(Agent, owner, "AGENT#", "agent_id")
 
     def put_agent(self, agent: Agent) -> None:
         key = agent_key(_owner(agent.owner), agent.agent_id)
         self._table.put(_item(key, agent, owner=agent.owner, agent_id=agent.agent_id, label=agent.label))
 
     def delete_agent(self, owner: str, agent_id: str) -> bool:
-        """Delete the agent and, with it, its tasks."""
-        tasks = query_all(self._table, owner_pk(owner), sk_prefix=f"TASK#{agent_id}#")
-        self._table.delete_many([(t[PK], t[SK]) for t in tasks])
-        return self._table.delete(*agent_key(owner, agent_id))
+        """Delete the agent and, with it, its tasks (from every partition the owner is read from)."""
+        deleted = False
+        for pk in owner_partitions(owner):
+            tasks = query_all(self._table, pk, sk_prefix=f"TASK#{agent_id}#")
+            self._table.delete_many([(t[PK], t[SK]) for t in tasks])
+            deleted = self._table.delete(pk, agent_key(owner, agent_id)[1]) or deleted
+        return deleted
 
     # ------------------------------------------------------------------------------------- tasks
     def get_task(self, owner: str, agent_id: str, task_id: str) -> Task | None:
-        return _model(Task, self._table.get(*task_key(owner, agent_id, task_id)))
+        return _model(Task, self._first(_keys(owner, task_key(owner, agent_id, task_id))))
 
     def list_tasks(self, owner: str, agent_id: str) -> list[Task]:
-        return self._list(Task, owner, f"TASK#{agent_id}#")
+        return self._list(Task, owner, f"TASK#{agent_id}#", "task_id")
 
     def put_task(self, task: Task) -> None:
         key = task_key(_owner(task.owner), task.agent_id, task.task_id)
         self._table.put(_item(key, task, owner=task.owner, agent_id=task.agent_id, task_id=task.task_id))
 
     def delete_task(self, owner: str, agent_id: str, task_id: str) -> bool:
-        return self._table.delete(*task_key(owner, agent_id, task_id))
+        return self._delete_everywhere(_keys(owner, task_key(owner, agent_id, task_id)))
 
     # ------------------------------------------------------------------------------------- skills
     def get_skills(self, owner: str, names: Sequence[str]) -> list[Skill]:
         """The named skills of one owner that exist, in the order of ``names``."""
-        found = self._skills_by_key(self._table.batch_get([skill_key(owner, n) for n in names]))
-        return [found[key] for key in dict.fromkeys(skill_key(owner, n) for n in names) if key in found]
+        keys = {name: _keys(owner, skill_key(owner, name)) for name in dict.fromkeys(names)}
+        found = self._skills_by_key(self._table.batch_get([key for each in keys.values() for key in each]))
+        skills = (first_visible(each, found.get) for each in keys.values())
+        return [skill for skill in skills if skill is not None]
 
     def list_skills(self, owner: str) -> list[Skill]:
-        return self._list(Skill, owner, "SKILL#")
+        return self._list(Skill, owner, "SKILL#", "name")
 
     def put_skill(self, skill: Skill) -> None:
         self._table.put(_item(skill_key(_owner(skill.owner), skill.name), skill, owner=skill.owner, name=skill.name))
 
     def delete_skill(self, owner: str, name: str) -> bool:
-        return self._table.delete(*skill_key(owner, name))
+        return self._delete_everywhere(_keys(owner, skill_key(owner, name)))
 
     # ------------------------------------------------------------------------------------- visibility
     def find_agent(self, user_id: str, agent_id: str) -> Agent | None:
@@ -168,49 +191,70 @@ class ItemConfigStore:
         first, then global) and its default task. An agent that names no default task and is run without
         one uses its only task, when it has exactly one (one query, only then). Nothing else is read."""
         owners = visibility_order(user_id)
-        first: list[Key] = [settings_key(user_id), *(agent_key(o, agent_id) for o in owners)]
+        agent_keys = [key for o in owners for key in _keys(o, agent_key(o, agent_id))]
+        first: list[Key] = [settings_key(user_id), *agent_keys]
         if task_id is not None:
-            first += [task_key(o, agent_id, task_id) for o in owners]
+            first += [key for o in owners for key in _keys(o, task_key(o, agent_id, task_id))]
         items = {(i[PK], i[SK]): i for i in self._table.batch_get(first)}
 
-        agent = first_visible(owners, lambda o: _model(Agent, items.get(agent_key(o, agent_id))))
+        agent = _model(Agent, first_visible(agent_keys, items.get))
         if agent is None:
             raise NotFound(f"agent {agent_id!r} not found", field="agent_id")
         owner = agent.owner or user_id
         settings = _model(UserSettings, items.get(settings_key(user_id))) or UserSettings()
         task: Task | None = None
         if task_id is not None:
-            task = _model(Task, items.get(task_key(owner, agent_id, task_id)))
+            task = _model(Task, first_visible(_keys(owner, task_key(owner, agent_id, task_id)), items.get))
             if task is None:
                 raise NotFound(f"task {task_id!r} of agent {agent_id!r} not found", field="task_id")
 
         skill_owners = visibility_order(owner)
-        second = [skill_key(o, name) for name in agent.skills for o in skill_owners]
-        default_key = task_key(owner, agent_id, agent.default_task_id) if agent.default_task_id else None
-        if task_id is None and default_key is not None:
-            second.append(default_key)
+        skill_keys = {name: [k for o in skill_owners for k in _keys(o, skill_key(o, name))] for name in agent.skills}
+        second = [key for keys in skill_keys.values() for key in keys]
+        default_keys = _keys(owner, task_key(owner, agent_id, agent.default_task_id)) if agent.default_task_id else []
+        if task_id is None:
+            second += default_keys
         found = self._table.batch_get(second) if second else []
         by_key = self._skills_by_key(found)
         skills: dict[str, Skill] = {}
-        for name in agent.skills:
-            keys = [skill_key(o, name) for o in skill_owners]
+        for name, keys in skill_keys.items():
             skill = first_visible(keys, by_key.get)
             if skill is not None:
                 skills.setdefault(name, skill)
-        if task_id is None and default_key is not None:
-            task = _model(Task, next((i for i in found if (i[PK], i[SK]) == default_key), None))
+        if task_id is None and default_keys:
+            found_by_key = {(i[PK], i[SK]): i for i in found}
+            task = _model(Task, first_visible(default_keys, found_by_key.get))
         elif task_id is None:
             task = self._sole_task(owner, agent_id)
         return RunConfig(settings=settings, agent=agent, task=task, skills=skills)
 
     def _sole_task(self, owner: str, agent_id: str) -> Task | None:
         """The agent's task when it has exactly one (SPEC §2: it is then the default)."""
-        page = self._table.query(owner_pk(owner), sk_prefix=f"TASK#{agent_id}#", limit=2)
-        return _model(Task, page.items[0]) if len(page.items) == 1 else None
+        for pk in owner_partitions(owner):
+            page = self._table.query(pk, sk_prefix=f"TASK#{agent_id}#", limit=2)
+            if page.items:
+                return _model(Task, page.items[0]) if len(page.items) == 1 else None
+        return None
 
     # ------------------------------------------------------------------------------------- helpers
-    def _list(self, cls: type[M], owner: str, prefix: str) -> list[M]:
-        return [cls.model_validate_json(i["data"]) for i in query_all(self._table, owner_pk(owner), sk_prefix=prefix)]
+    def _first(self, keys: Sequence[Key]) -> Item | None:
+        """The item of the first key that has one (one read per partition, stopping at the first hit)."""
+        return first_visible(keys, lambda key: self._table.get(*key))
+
+    def _delete_everywhere(self, keys: Sequence[Key]) -> bool:
+        deleted = False
+        for key in keys:
+            deleted = self._table.delete(*key) or deleted
+        return deleted
+
+    def _list(self, cls: type[M], owner: str, prefix: str, id_field: str) -> list[M]:
+        """An owner's items of one kind, by id (from the first partition that has the id)."""
+        seen: dict[str, M] = {}
+        for pk in owner_partitions(owner):
+            for item in query_all(self._table, pk, sk_prefix=prefix):
+                model = cls.model_validate_json(item["data"])
+                seen.setdefault(str(getattr(model, id_field)), model)
+        return [seen[key] for key in sorted(seen)]
 
     @staticmethod
     def _skills_by_key(items: Sequence[Item]) -> dict[Key, Skill]:

@@ -1,11 +1,12 @@
 """The model clients by provider (the ``ModelRegistry`` of :class:`mneme.engine.deps.Deps`), used by every root.
 
-A client is created on first use and reused for the container's life (thread-safe: the local server and the
-state machine's steps share it): one per provider, and for ``openai-compatible`` one per (base URL,
-key secret) — the base URL being the agent's endpoint when the deployment allows it, else the
-deployment's. ``offline_fallback`` is local mode's choice: an agent whose provider is not
-available here is answered by the deterministic offline model (reported once through ``on_fallback``) instead
-of failing with :class:`~mneme.errors.ModelUnavailable`.
+A Bedrock call is made with a client whose read timeout fits the run's budget (``bedrock_timed``, one per
+whole second, one attempt each; the adapter retries what fits). A client is created on first use and reused
+for the container's life (thread-safe: the local server and the state machine's steps share it): one per
+provider, and for ``openai-compatible`` one per (base URL, key secret) — the base URL being the agent's
+endpoint when the deployment allows it, else the deployment's. ``offline_fallback`` is local mode's choice:
+an agent whose provider is not available here is answered by the deterministic offline model (reported once
+through ``on_fallback``) instead of failing with :class:`~mneme.errors.ModelUnavailable`.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from mneme.adapters.timed_calls import Attempts, TimedClients
 from mneme.adapters.traced_model import TracedModel
 from mneme.errors import ModelUnavailable
 from mneme.models.agent import ModelSpec
@@ -50,11 +52,13 @@ class ModelClients:
         bedrock: Callable[[], Any] | None,
         *,
         openai: OpenAIFactory | None = None,
+        bedrock_timed: TimedClients | None = None,
         offline_fallback: bool = False,
         on_fallback: Callable[[str], None] | None = None,
     ) -> None:
         self._bedrock = bedrock
         self._openai = openai
+        self._bedrock_timed = bedrock_timed
         self._offline_fallback = offline_fallback
         self._on_fallback = on_fallback
         self._cache: dict[tuple[str, ...], ModelClient] = {}
@@ -80,7 +84,7 @@ class ModelClients:
         if provider == "bedrock" and self._bedrock is not None:
             from mneme.adapters.bedrock_model import BedrockModel
 
-            return BedrockModel(self._bedrock())
+            return BedrockModel(self._bedrock(), timed=self._bedrock_timed, attempts=Attempts())
         if provider == "openai-compatible" and self._openai is not None and base_url is not None:
             return self._openai.client(base_url, spec.api_key_secret_arn)
         if self._offline_fallback:

@@ -12,7 +12,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from mneme.errors import ModelUnavailable
-from mneme.limits import SUMMARY_MAX_CHARS
+from mneme.limits import SUMMARY_MAX_CHARS, SUMMARY_TIMEOUT_SECONDS
 from mneme.models.chat import SystemMessage, TextMessage, ToolCallMessage, ToolResultMessage
 from mneme.ports import Summary
 
@@ -54,7 +54,8 @@ class ModelSummarizer:
         }
 
     def summarize(self, previous_summary: str | None, messages: Sequence[ChatMessage]) -> Summary:
-        response = self._model.converse(self.build_request(previous_summary, messages))
+        request = self.build_request(previous_summary, messages)
+        response = self._model.converse(request, timeout_seconds=SUMMARY_TIMEOUT_SECONDS)
         summary = response.text.strip()
         if not summary:
             raise ModelUnavailable(f"the summary model {self._model_id!r} returned no text")

@@ -18,7 +18,8 @@ Directives, one per line (leading spaces allowed), all emitted as tool calls in 
   by its offered name, e.g. ``/tool weather__forecast {"city": "Paris"}``
 
 Other lines (and unknown ``/words``) are plain text. A directive that cannot be parsed (missing
-``::`` or argument, arguments that are not a JSON object) or that names a tool absent from
+``::`` or argument, arguments that are not a JSON object or nest more than 64 levels deep, text that is not
+valid Unicode) or that names a tool absent from
 ``toolConfig`` produces no tool call; it is explained in a text block starting ``offline:`` — next to
 the tool calls of the valid directives, or as the whole answer (``end_turn``) when none is valid.
 
@@ -39,6 +40,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from mneme.json_depth import text_depth_exceeds, too_deep_message
 from mneme.models.run import Usage
 from mneme.ports import ModelResponse
 
@@ -65,7 +67,7 @@ def raw_user_text(text: str) -> str:
 class OfflineModel:
     """A ModelClient that answers from directives in the user's text, deterministically."""
 
-    def converse(self, request: dict[str, Any]) -> ModelResponse:
+    def converse(self, request: dict[str, Any], *, timeout_seconds: float | None = None) -> ModelResponse:
         messages: list[dict[str, Any]] = list(request.get("messages") or [])
         last_user = next((m for m in reversed(messages) if m.get("role") == "user"), None)
         blocks = [b for b in (last_user or {}).get("content") or [] if "cachePoint" not in b]
@@ -76,7 +78,9 @@ class OfflineModel:
             content, stop_reason = _directive_answer(request, messages, _latest_raw_text(blocks))
         return ModelResponse(content=content, stop_reason=stop_reason, usage=_usage(request, content))
 
-    def converse_stream(self, request: dict[str, Any], on_text: Callable[[str], None]) -> ModelResponse:
+    def converse_stream(
+        self, request: dict[str, Any], on_text: Callable[[str], None], *, timeout_seconds: float | None = None
+    ) -> ModelResponse:
         """The same answer, its text handed to ``on_text`` a word at a time (as a streaming model would)."""
         response = self.converse(request)
         for piece in re.findall(r"\S+\s*|\s+", response.text):
@@ -161,16 +165,27 @@ def _parse_tool(line: str, rest: str) -> _Call | str:
     name, _, raw_args = rest.partition(" ")
     if not name:
         return f"cannot parse {line!r} (expected /tool <name> <json-arguments>)"
-    raw_args = raw_args.strip()
+    arguments = _tool_arguments(line, name, raw_args.strip())
+    return arguments if isinstance(arguments, str) else _Call(name, arguments)
+
+
+def _tool_arguments(line: str, name: str, raw_args: str) -> dict[str, Any] | str:
+    """The JSON object of a ``/tool`` line, or why it is refused."""
     if not raw_args:
-        return _Call(name, {})
+        return {}
+    if text_depth_exceeds(raw_args):  # before json.loads, which recurses once per level
+        return f"cannot parse the arguments of {name!r}: {too_deep_message('the JSON')}"
     try:
         arguments = json.loads(raw_args)
     except ValueError as exc:
         return f"cannot parse the arguments of {line!r}: invalid JSON ({exc})"
     if not isinstance(arguments, dict):
         return f"cannot parse the arguments of {line!r}: a JSON object is required"
-    return _Call(name, arguments)
+    try:  # an escaped lone surrogate ("\\ud800") parses, but no real model can send it, nor can it be stored
+        json.dumps(arguments, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return f"cannot parse the arguments of {name!r}: they are not valid Unicode text"
+    return arguments
 
 
 def _offered_tools(request: dict[str, Any]) -> set[str]:

@@ -24,7 +24,7 @@ import json
 from typing import TYPE_CHECKING, Any, Protocol
 
 from mneme.adapters.openai_wire import from_chat_completion, to_chat_completions
-from mneme.errors import ModelRequestRejected, ModelThrottled, ModelUnavailable
+from mneme.errors import ModelRequestRejected, ModelThrottled, ModelTimedOut, ModelUnavailable
 from mneme.observability import traced
 
 if TYPE_CHECKING:
@@ -83,7 +83,8 @@ class OpenAICompatibleModel:
         self._session = session or _pooled_session()
 
     @traced("openai.chat_completions")
-    def converse(self, request: dict[str, Any]) -> ModelResponse:
+    def converse(self, request: dict[str, Any], *, timeout_seconds: float | None = None) -> ModelResponse:
+        """One Chat Completion; its read timeout is the run's remaining budget when that is shorter."""
         import requests
 
         model_id = str(request.get("modelId", ""))
@@ -96,9 +97,13 @@ class OpenAICompatibleModel:
                 self._url,
                 data=json.dumps(to_chat_completions(request), ensure_ascii=False).encode(),
                 headers=headers,
-                timeout=(CONNECT_TIMEOUT, READ_TIMEOUT),
+                timeout=(CONNECT_TIMEOUT, min(READ_TIMEOUT, timeout_seconds or READ_TIMEOUT)),
             )
-        except requests.RequestException as exc:  # connection, timeout, retries spent
+        except requests.ReadTimeout as exc:
+            raise ModelTimedOut(
+                f"the model endpoint for {model_id!r} gave no answer in time", details={"model_id": model_id}
+            ) from exc
+        except requests.RequestException as exc:  # connection, retries spent
             raise ModelUnavailable(
                 f"the model endpoint for {model_id!r} could not be reached ({type(exc).__name__})",
                 details={"model_id": model_id, "error": type(exc).__name__},

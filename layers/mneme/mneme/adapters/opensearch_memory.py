@@ -171,6 +171,15 @@ class OpenSearchMemoryStore:
         except NotFound:
             return None
 
+    def entries(self, doc_ids: Sequence[str]) -> list[MemoryDocument]:
+        if not doc_ids:
+            return []
+        found = {
+            hit["_source"]["memory_id"]: from_source(hit["_source"])
+            for hit in self._query([{"terms": {"memory_id": list(dict.fromkeys(doc_ids))}}])
+        }
+        return [found[i] for i in dict.fromkeys(doc_ids) if i in found]
+
     def find(self, doc_id: str) -> MemoryDocument | None:
         hits = self._query([{"term": {"memory_id": doc_id}}, {"term": {"deleted": False}}], size=1)
         return from_source(hits[0]["_source"]) if hits else None

@@ -43,6 +43,21 @@ class StepFunctionsOrchestrator:
             raise OrchestratorUnavailable(f"the state machine could not start run {run_id}: {exc}") from exc
         return str(response["executionArn"])
 
+    @traced("stepfunctions.describe")
+    def is_running(self, run_id: str, execution_id: str | None) -> bool:
+        if not self._arn:
+            return False
+        arn = execution_id or self._arn.replace(":stateMachine:", ":execution:") + ":" + execution_name(run_id)
+        try:
+            response = self._client.describe_execution(executionArn=arn)
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") in ("ExecutionDoesNotExist", "InvalidArn"):
+                return False
+            raise OrchestratorUnavailable(f"the execution of run {run_id} could not be described: {exc}") from exc
+        except BotoCoreError as exc:
+            raise OrchestratorUnavailable(f"the execution of run {run_id} could not be described: {exc}") from exc
+        return str(response.get("status")) in ("RUNNING", "PENDING_REDRIVE")
+
     @traced("stepfunctions.resume")
     def resume(self, task_token: str, output: dict[str, Any]) -> None:
         try:

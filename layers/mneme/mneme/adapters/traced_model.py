@@ -17,15 +17,17 @@ class TracedModel:
         self._client = client
         self._provider = PROVIDER_NAMES.get(provider, provider)
 
-    def converse(self, request: dict[str, Any]) -> ModelResponse:
-        return self._traced(request, lambda: self._client.converse(request))
+    def converse(self, request: dict[str, Any], *, timeout_seconds: float | None = None) -> ModelResponse:
+        return self._traced(request, lambda: self._client.converse(request, timeout_seconds=timeout_seconds))
 
-    def converse_stream(self, request: dict[str, Any], on_delta: Callable[[str], None]) -> ModelResponse:
+    def converse_stream(
+        self, request: dict[str, Any], on_delta: Callable[[str], None], *, timeout_seconds: float | None = None
+    ) -> ModelResponse:
         """The wrapped client's streaming call (``ConverseStream``), or its plain call when it cannot stream."""
         stream = getattr(self._client, "converse_stream", None)
         if stream is None:
-            return self.converse(request)
-        return self._traced(request, lambda: stream(request, on_delta))
+            return self.converse(request, timeout_seconds=timeout_seconds)
+        return self._traced(request, lambda: stream(request, on_delta, timeout_seconds=timeout_seconds))
 
     def _traced(self, request: dict[str, Any], call: Callable[[], ModelResponse]) -> ModelResponse:
         if not telemetry.enabled():

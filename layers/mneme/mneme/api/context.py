@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from aws_lambda_powertools.event_handler.api_gateway import Router
 
-from mneme.api.auth import caller_from_event
 from mneme.engine.deps import Deps
+from mneme.errors import Unauthorized
 from mneme.models.user import Caller
 
 
@@ -21,4 +21,8 @@ def deps_of(router: Router) -> Deps:
 
 
 def caller_of(router: Router) -> Caller:
-    return caller_from_event(router.current_event.raw_event)
+    """The caller the entry authenticated from the JWT claims (``mneme.api.entry``)."""
+    caller = router.context.get("caller")
+    if not isinstance(caller, Caller):
+        raise Unauthorized("a verified token with a 'sub' claim is required")
+    return caller

@@ -1,5 +1,5 @@
-"""HTTP entry: authenticate from the JWT claims, guard the body (size, text), resolve the route — or hand an
-``/mcp`` request to mneme's MCP server (its own entry: one call, like a route)."""
+"""HTTP entry: authenticate from the JWT claims, guard the body (size, text, nesting), resolve the route — or
+hand an ``/mcp`` request to mneme's MCP server (its own entry: one call, like a route)."""
 
 from __future__ import annotations
 
@@ -11,12 +11,16 @@ from typing import Any
 from mneme.api.app import MAX_BODY_BYTES, MCP_PATH, PUBLIC_PATHS
 from mneme.api.auth import caller_from_event
 from mneme.errors import InvalidInput, MnemeError, PayloadTooLarge
+from mneme.json_depth import text_problem
 
 
 def handle_http(app: Any, deps: Any, event: dict[str, Any], context: Any) -> dict[str, Any]:
     path = event.get("rawPath") or ""
+    caller = None
     try:
-        caller = caller_from_event(event) if path not in PUBLIC_PATHS else None  # 401 before anything else
+        caller = (
+            caller_from_event(event, admin_group=deps.settings.admin_group) if path not in PUBLIC_PATHS else None
+        )  # 401 before anything else, even before body validation
         event = _text_body(event)
     except MnemeError as exc:
         return {
@@ -29,23 +33,27 @@ def handle_http(app: Any, deps: Any, event: dict[str, Any], context: Any) -> dic
         from mneme.api.mcp_endpoint import handle_mcp
 
         return handle_mcp(deps, caller, event)
-    result: dict[str, Any] = app.resolve_request(event, context, deps=deps)
+    result: dict[str, Any] = app.resolve_request(event, context, deps=deps, caller=caller)
     return result
 
 
 def _text_body(event: dict[str, Any]) -> dict[str, Any]:
-    """Bodies are JSON text: a binary (base64) body is decoded here, and one that is not UTF-8 is a 400."""
+    """Bodies are JSON text: a binary (base64) body is decoded here, one that is not UTF-8 is a 400, and so
+    is one nested deeper than the JSON limit (checked before Powertools parses it recursively)."""
     body = event.get("body") or ""
-    raw = body.encode("utf-8") if not event.get("isBase64Encoded") else _b64(body)
+    raw = body.encode("utf-8", "surrogatepass") if not event.get("isBase64Encoded") else _b64(body)
     if len(raw) > MAX_BODY_BYTES:
         raise PayloadTooLarge(f"the body is larger than {MAX_BODY_BYTES} bytes", field="body")
-    if not event.get("isBase64Encoded"):
-        return event
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise InvalidInput("the body is not UTF-8 text (JSON is expected)", field="body") from None
-    return {**event, "body": text, "isBase64Encoded": False}
+    if event.get("isBase64Encoded"):
+        try:
+            body = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise InvalidInput("the body is not UTF-8 text (JSON is expected)", field="body") from None
+        event = {**event, "body": body, "isBase64Encoded": False}
+    problem = text_problem(body)
+    if problem is not None:
+        raise InvalidInput(f"the body cannot be read as JSON: {problem}", field="body")
+    return event
 
 
 def _b64(body: str) -> bytes:

@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from mneme.api.responses import JSON
+from mneme.models.audit import AuditAction
 
 
 class _View(BaseModel):
@@ -140,7 +141,7 @@ class DocumentsView(_View):
 
 class AuditRecordView(_View):
     at: str
-    action: str
+    action: AuditAction
     namespace: str | None
     user_id: str
     run_id: str | None

@@ -3,7 +3,8 @@
 Serialization is deterministic so that the tool configuration stays byte-identical between requests:
 tools are sorted by name and every JSON schema is canonicalized (keys sorted at every level).
 :data:`INTERNAL_TOOL_SPECS` holds the internal tools' schemas; the run engine validates arguments
-against the same schemas.
+against the same schemas. They carry the bounds of the HTTP bodies (``mneme.limits``): a model's call gets
+no more than a person's request.
 """
 
 from __future__ import annotations
@@ -14,7 +15,20 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from mneme.limits import TOP_K_MAX, TOP_K_MIN
+from mneme.limits import (
+    MAX_DOCUMENT_CHARS,
+    MAX_NAMESPACE_CHARS,
+    MAX_NAMESPACES_PER_SEARCH,
+    MAX_QUERY_CHARS,
+    MAX_REFERENCE_CHARS,
+    MAX_RUN_INPUT_CHARS,
+    MAX_TAG_CHARS,
+    MAX_TAGS,
+    MAX_TTL_SECONDS,
+    MIN_TTL_SECONDS,
+    TOP_K_MAX,
+    TOP_K_MIN,
+)
 from mneme.models.agent import CONTEXT_MODE_PATTERN
 
 if TYPE_CHECKING:
@@ -55,10 +69,18 @@ def _object(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
 
 _NAMESPACE = {
     "type": "string",
+    "minLength": 1,
+    "maxLength": MAX_NAMESPACE_CHARS,
     "description": "A namespace such as vector.user.<user_id>.memory.",
 }
-_TAGS = {"type": "array", "items": {"type": "string"}, "description": "Optional tags."}
-_ID = {"type": "string", "minLength": 1, "description": "The id of the memory entry."}
+_TAGS = {
+    "type": "array",
+    "items": {"type": "string", "minLength": 1, "maxLength": MAX_TAG_CHARS},
+    "maxItems": MAX_TAGS,
+    "description": "Optional tags.",
+}
+_ID = {"type": "string", "minLength": 1, "maxLength": MAX_REFERENCE_CHARS, "description": "The id of the memory entry."}
+_CONTENT_MAX = {"maxLength": MAX_DOCUMENT_CHARS}
 
 _DEFINITIONS = (
     ToolDefinition(
@@ -71,6 +93,7 @@ _DEFINITIONS = (
                 "query": {
                     "type": "string",
                     "minLength": 1,
+                    "maxLength": MAX_QUERY_CHARS,
                     "description": "The question, as a full sentence.",
                 },
                 "top_k": {
@@ -81,7 +104,8 @@ _DEFINITIONS = (
                 },
                 "namespaces": {
                     "type": "array",
-                    "items": {"type": "string"},
+                    "items": {k: v for k, v in _NAMESPACE.items() if k != "description"},
+                    "maxItems": MAX_NAMESPACES_PER_SEARCH,
                     "description": "Optional namespaces to search; empty or missing means all readable ones.",
                 },
             },
@@ -94,13 +118,19 @@ _DEFINITIONS = (
         "make sense later without this conversation.",
         _object(
             {
-                "content": {"type": "string", "minLength": 1, "description": "The text to remember."},
+                "content": {
+                    "type": "string",
+                    "minLength": 1,
+                    **_CONTENT_MAX,
+                    "description": "The text to remember.",
+                },
                 "namespace": {**_NAMESPACE, "description": "Target namespace; the default one when missing."},
                 "tags": _TAGS,
                 "ttl_seconds": {
                     "type": "integer",
-                    "minimum": 1,
-                    "description": "Optional lifetime in seconds; the entry expires afterwards.",
+                    "minimum": MIN_TTL_SECONDS,
+                    "maximum": MAX_TTL_SECONDS,
+                    "description": "Optional lifetime in seconds (60 s to 10 years); the entry expires afterwards.",
                 },
             },
             ["content"],
@@ -113,7 +143,7 @@ _DEFINITIONS = (
             {
                 "id": _ID,
                 "namespace": _NAMESPACE,
-                "content": {"type": "string", "minLength": 1, "description": "The new text."},
+                "content": {"type": "string", "minLength": 1, **_CONTENT_MAX, "description": "The new text."},
                 "tags": _TAGS,
             },
             ["id", "namespace"],
@@ -130,12 +160,23 @@ _DEFINITIONS = (
         "say everything the other agent needs to do the job.",
         _object(
             {
-                "agent": {"type": "string", "minLength": 1, "description": "The agent's label or id."},
-                "input": {"type": "string", "minLength": 1, "description": "The request for that agent."},
-                "task": {"type": "string", "description": "Optional task id of that agent."},
+                "agent": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": MAX_REFERENCE_CHARS,
+                    "description": "The agent's label or id.",
+                },
+                "input": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": MAX_RUN_INPUT_CHARS,
+                    "description": "The request for that agent.",
+                },
+                "task": {"type": "string", "maxLength": 64, "description": "Optional task id of that agent."},
                 "context": {
                     "type": "string",
                     "pattern": CONTEXT_MODE_PATTERN,
+                    "maxLength": 32,
                     "description": "What that agent sees of this conversation: full (default), isolated "
                     "(only the input) or tail:N (the last N messages).",
                 },
@@ -147,7 +188,10 @@ _DEFINITIONS = (
         ACTIVATE_SKILL,
         "Load the full instructions of a skill from the skill catalog. Call it before answering when the "
         "request matches a skill's description, then follow the instructions it returns.",
-        _object({"name": {"type": "string", "minLength": 1, "description": "The skill's name."}}, ["name"]),
+        _object(
+            {"name": {"type": "string", "minLength": 1, "maxLength": 64, "description": "The skill's name."}},
+            ["name"],
+        ),
     ),
 )
 

@@ -114,10 +114,9 @@ def mark_failed(deps: Deps, run_id: str, error: Any) -> dict[str, Any]:
     if run is None:
         raise NotFound(f"no run {run_id!r}")
     if not run.status.finished:
-        raw = deps.runs.load_checkpoint(run_id)
-        state = load_state(raw) if raw else LoopState(user_text=run.input)
+        state = _state_or_fresh(deps, run)
         recorder = Recorder(deps, run, state)
-        reason = _reason(error)
+        reason = _reason(error).encode("utf-8", "backslashreplace").decode("utf-8")
         run.status, run.error, run.updated_at = RunStatus.FAILED, reason, deps.clock.now()
         recorder.event("error", message=reason)
         recorder.event(
@@ -129,6 +128,17 @@ def mark_failed(deps: Deps, run_id: str, error: Any) -> dict[str, Any]:
         recorder.flush()
         live.publish(deps, run, events)  # its followers see it end
     return {"run_id": run_id, "status": run.status.value}
+
+
+def _state_or_fresh(deps: Deps, run: Run) -> LoopState:
+    """The run's checkpoint; if it cannot be read, a fresh state whose events follow the stored ones (a run
+    with a damaged checkpoint can still be failed)."""
+    try:
+        raw = deps.runs.load_checkpoint(run.run_id)
+        return load_state(raw) if raw else LoopState(user_text=run.input)
+    except ValueError:
+        seq = max((event.seq for event in deps.runs.list_events(run.run_id)), default=0)
+        return LoopState(user_text=run.input, event_seq=seq)
 
 
 def _reason(error: Any) -> str:

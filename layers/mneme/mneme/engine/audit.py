@@ -13,6 +13,11 @@ an approval                  ``<run id>#approval#<call id>``             when it
 a queued memory write        the job id                                   when the run queued it
 an HTTP request              a fresh random id (a retry is a new request) when it was served
 ============================ =========================================== =============================
+
+Two rules keep the log complete and bounded (issue 12.7): the namespaces one request was refused are one
+``denied`` record however many it named (a count, the reasons and a capped sample; a single one keeps its
+namespace), and a soft delete that cascades to entries of other owners writes a ``delete`` record under each
+of them, per namespace.
 """
 
 from __future__ import annotations
@@ -21,14 +26,25 @@ import hashlib
 import itertools
 import json
 import uuid
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from mneme.limits import MAX_NAMESPACES_PER_SEARCH
 from mneme.models.audit import AuditAction, AuditRecord
+from mneme.models.memory import MemoryDocument
 from mneme.models.run import Run
 from mneme.ports import AuditLog, Clock
+
+if TYPE_CHECKING:
+    from mneme.memory.access import Denial
+
+#: the namespaces a ``denied`` record of many names lists (a search names at most this many)
+DENIAL_SAMPLE = MAX_NAMESPACES_PER_SEARCH
+#: the entry ids a cascade ``delete`` record lists
+CASCADE_SAMPLE = 50
 
 
 @dataclass(frozen=True)
@@ -65,7 +81,7 @@ class AuditTrail:
         self._at = at
         self._next = seq or itertools.count(1).__next__
 
-    def records(self, action: AuditAction, namespaces: Sequence[str | None], **detail: Any) -> list[AuditRecord]:
+    def records(self, action: AuditAction, namespaces: Sequence[str | None], /, **detail: Any) -> list[AuditRecord]:
         """One record per namespace (``[None]`` for an action without one, e.g. a delegation)."""
         at = self._at or self._clock.now()
         scope = self.scope
@@ -90,11 +106,54 @@ class AuditTrail:
             )
         return out
 
-    def write(self, log: AuditLog, action: AuditAction, namespaces: Sequence[str | None], **detail: Any) -> None:
+    def write(self, log: AuditLog, action: AuditAction, namespaces: Sequence[str | None], /, **detail: Any) -> None:
         """Build and append at once; raises AuditWriteFailed (callers fail closed)."""
         records = self.records(action, namespaces, **detail)
         if records:
             log.append(records)
+
+    def for_user(self, user_id: str) -> AuditTrail:
+        """The same unit of work, recorded under another user's partition (and outside the run: its run,
+        agent and tree are the acting user's, not theirs)."""
+        return AuditTrail(AuditScope(user_id), key=self._key, clock=self._clock, at=self._at, seq=self._next)
+
+
+RecordFactory = Callable[..., list[AuditRecord]]
+
+
+def denial_records(
+    records: RecordFactory, denied: Sequence[Denial], *, via: str, count: int | None = None
+) -> list[AuditRecord]:
+    """The ``denied`` record of what one request was refused: one record, whatever it named (``count``:
+    how many it named when ``denied`` is already a sample)."""
+    total = len(denied) if count is None else count
+    if not denied:
+        return []
+    if total == 1:
+        return records("denied", [denied[0].namespace], via=via, reason=denied[0].reason)
+    reasons = Counter(denial.reason for denial in denied)
+    sample = [denial.namespace for denial in denied[:DENIAL_SAMPLE]]
+    single = {"reason": next(iter(reasons))} if len(reasons) == 1 else {}
+    return records("denied", [None], via=via, count=total, namespaces=sample, reasons=dict(reasons), **single)
+
+
+def cascade_records(
+    trail: AuditTrail, deleter: str, target: MemoryDocument, cascaded: Sequence[MemoryDocument], *, via: str
+) -> list[AuditRecord]:
+    """A soft delete took ``cascaded`` entries (derived from ``target``) with it: one ``delete`` record per
+    owner and namespace, under that owner (a global entry's under the deleter)."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for document in cascaded:
+        owner = document.owner_user_id or deleter
+        groups.setdefault((owner, document.namespace), []).append(document.id)
+    out: list[AuditRecord] = []
+    for (owner, namespace), ids in sorted(groups.items()):
+        detail = {"via": via, "cascade_of": target.id, "count": len(ids), "ids": ids[:CASCADE_SAMPLE]}
+        if owner != deleter:
+            out += trail.for_user(owner).records("delete", [namespace], deleted_by=deleter, **detail)
+        else:
+            out += trail.records("delete", [namespace], **detail)
+    return out
 
 
 def request_trail(user_id: str, clock: Clock) -> AuditTrail:

@@ -10,7 +10,9 @@ from typing import Generic, TypeVar
 from mneme.context.caching import supports_reasoning
 from mneme.context.variables import task_context_warnings
 from mneme.engine.deps import Deps
+from mneme.engine.time_budget import step_model_window
 from mneme.errors import Conflict, Forbidden, InvalidInput, NotFound
+from mneme.limits import OUTPUT_TOKENS_PER_SECOND_FAST, OUTPUT_TOKENS_PER_SECOND_SLOW
 from mneme.models.agent import Agent, Skill, Task
 from mneme.models.common import GLOBAL_OWNER, SLUG_PATTERN
 from mneme.models.mcp import destination_problem
@@ -90,7 +92,7 @@ def put_agent(deps: Deps, caller: Caller, agent_id: str, body: AgentBody) -> Sav
         if other.agent_id != agent.agent_id and other.label.casefold() == agent.label.casefold():
             raise Conflict(f"label {agent.label!r} is already used by agent {other.agent_id!r}", field="label")
     _check_mcp_destinations(deps, agent)
-    warnings = body.memory_policy.hints()
+    warnings = body.memory_policy.hints() + _max_tokens_fit(deps, agent)
     missing = set(agent.skills) - {s.name for s in config.get_skills(agent.owner, agent.skills)}
     if agent.owner != GLOBAL_OWNER:
         missing -= {s.name for s in config.get_skills(GLOBAL_OWNER, sorted(missing))}
@@ -107,6 +109,30 @@ def _check_mcp_destinations(deps: Deps, agent: Agent) -> None:
             problem = destination_problem(url, allow_private=allow) if url else None
             if problem:
                 raise InvalidInput(problem, field=f"mcp_servers.{n}.{name}")
+
+
+def _max_tokens_fit(deps: Deps, agent: Agent) -> list[str]:
+    """``max_tokens`` against the time a model call gets (issue 11.5): one that cannot be generated within a
+    state machine step's model window even at a fast model's speed is refused; one that a slow model could
+    not finish gets a warning."""
+    max_tokens = agent.model.inference.max_tokens
+    if max_tokens is None or agent.model.provider == "offline":
+        return []
+    window = step_model_window(deps.settings)
+    if max_tokens / OUTPUT_TOKENS_PER_SECOND_FAST > window:
+        limit = int(window * OUTPUT_TOKENS_PER_SECOND_FAST)
+        raise InvalidInput(
+            f"model.inference.max_tokens {max_tokens} cannot be generated within a model call's {window:.0f} s "
+            f"(at {OUTPUT_TOKENS_PER_SECOND_FAST} tokens/s at most {limit}); lower it",
+            field="model.inference.max_tokens",
+        )
+    if max_tokens / OUTPUT_TOKENS_PER_SECOND_SLOW > window:
+        return [
+            f"model.inference.max_tokens {max_tokens}: a model writing {OUTPUT_TOKENS_PER_SECOND_SLOW} tokens/s "
+            f"needs {max_tokens / OUTPUT_TOKENS_PER_SECOND_SLOW:.0f} s for it, more than a model call's "
+            f"{window:.0f} s; a long answer may time out"
+        ]
+    return []
 
 
 def delete_agent(deps: Deps, caller: Caller, agent_id: str) -> None:

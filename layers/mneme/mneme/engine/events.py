@@ -21,6 +21,7 @@ from pydantic import ValidationError
 from mneme.engine.deps import Deps
 from mneme.engine.service import start_run
 from mneme.errors import Conflict, EventRejected, Forbidden, InvalidInput, NotFound, PayloadTooLarge
+from mneme.json_depth import too_deep_message, value_depth_exceeds
 from mneme.models.requests import RunRequest
 from mneme.models.run import Run
 from mneme.models.user import Caller
@@ -59,6 +60,8 @@ def start_requested_run(deps: Deps, event: Mapping[str, Any]) -> dict[str, Any]:
 def _parse(event_id: str, detail: Any) -> tuple[Caller, RunRequest]:
     if not isinstance(detail, Mapping):
         raise _rejected(event_id, "its detail is not a JSON object", "detail")
+    if value_depth_exceeds(detail):  # before pydantic (and any log line) walks it recursively
+        raise _rejected(event_id, too_deep_message("its detail"), "detail")
     user_id = detail.get("user_id")
     if not isinstance(user_id, str) or not user_id.strip():
         raise _rejected(event_id, "it names no user (detail.user_id is missing or empty)", "user_id")

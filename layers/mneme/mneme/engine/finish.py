@@ -1,12 +1,14 @@
 """The end of a run: success stores the turn in the chat and queues auto-write; failure writes nothing.
 
+A run's answer and its chat turn are stored together, or the run fails: the turn is written first (a
+serialization or store error there fails the run before anything says it succeeded), and only then is the
+run marked succeeded and its auto-write planned. The queue write is an *after-write*: the step's end runs it
+in parallel with the run's own commit. Its outcome is already in the events (the jobs are queued, or kept
+in the run's outbox for the redrive); a failure adds a warning event afterwards.
+
 A guardrail intervention (``stopReason: guardrail_intervened``, issue 16) ends the run **failed**, with a
 ``guardrail_intervened`` event: the blocked exchange is not stored in the chat and nothing is auto-written.
 The run's reasoning blocks (signed for this run's tool loop) are never stored in the chat either.
-
-The chat and queue writes are returned as *after-writes*: the step's end runs them in parallel with the
-run's own commit (one sequential round trip for all three). Their outcome is already in the events (the
-jobs are queued, or kept in the run's outbox for the redrive); a failure adds a warning event afterwards.
 """
 
 from __future__ import annotations
@@ -15,7 +17,15 @@ from collections.abc import Sequence
 from dataclasses import asdict, replace
 
 from mneme.engine.session import RunSession
-from mneme.errors import Conflict, MnemeError, NotFound, QueueUnavailable, StoreUnavailable, Throttled
+from mneme.errors import (
+    AuditWriteFailed,
+    Conflict,
+    MnemeError,
+    NotFound,
+    QueueUnavailable,
+    StoreUnavailable,
+    Throttled,
+)
 from mneme.memory.autowrite import plan_auto_write
 from mneme.models.chat import Chat, ChatMessage, ReasoningMessage, TextMessage
 from mneme.models.run import RunStatus
@@ -24,14 +34,17 @@ from mneme.ports import MemoryWriteJob
 
 def succeed(session: RunSession, output: str) -> None:
     run, state = session.run, session.state
-    run.status, run.output, run.error = RunStatus.SUCCEEDED, output, None
     if run.depth == 0 and run.chat_id:
         turn: list[ChatMessage] = [
             TextMessage(role="user", text=state.user_text, run_id=run.run_id, at=state.started_at),
             *(message for message in state.turns if not isinstance(message, ReasoningMessage)),
             TextMessage(role="assistant", text=output, run_id=run.run_id, at=session.deps.clock.now()),
         ]
-        session.after_writes.append(lambda: _store_turn(session, turn))
+        problem = _store_turn(session, turn)
+        if problem is not None:
+            fail(session, f"the answer could not be stored in the chat: {problem}")
+            return
+    run.status, run.output, run.error = RunStatus.SUCCEEDED, output, None
     plan = plan_auto_write(
         state.policy,
         session.scope,
@@ -43,6 +56,11 @@ def succeed(session: RunSession, output: str) -> None:
     )
     for warning in plan.warnings:
         session.recorder.warning(warning)
+    for namespace, reason in plan.refused:  # a refused auto-write is a denial like any other (SPEC §9)
+        try:
+            session.recorder.audit("denied", [namespace], via="auto_write", reason=reason)
+        except AuditWriteFailed:
+            session.recorder.warning("the audit record of the refused auto-write could not be written")
     # the writer audits each job into the delegation tree, at the time it was queued (the same on redelivery)
     queued_at = (session.recorder.base_time or session.deps.clock.now()).isoformat()
     tree = {"root_run_id": run.root_run_id, "depth": run.depth, "queued_at": queued_at}
@@ -60,6 +78,7 @@ def succeed(session: RunSession, output: str) -> None:
 def fail(session: RunSession, error: str, **detail: object) -> None:
     """A failed run: a clear error (``detail`` joins its error event), nothing written to memory or chat."""
     run = session.run
+    error = error.encode("utf-8", "backslashreplace").decode("utf-8")  # hostile text must stay storable
     run.status, run.error = RunStatus.FAILED, error
     session.recorder.event("error", message=error, **detail)
     session.recorder.event(
@@ -82,10 +101,12 @@ def blocked_by_guardrail(session: RunSession, request_seq: int, guardrail_text: 
     fail(session, f"guardrail_intervened: the guardrail {name} blocked this run")
 
 
-def _store_turn(session: RunSession, messages: list[ChatMessage]) -> list[str]:
-    """Store the run's messages once (a retried step finds them stored); a new chat is created with them."""
+def _store_turn(session: RunSession, messages: list[ChatMessage]) -> str | None:
+    """Store the run's messages once (a retried step finds them stored); a new chat is created with them.
+    Answers why they could not be stored (None when they are)."""
     chats, run, state = session.deps.chats, session.run, session.state
     create, expected = state.new_chat is not None, state.chat_message_count
+    problem = "the chat changed concurrently"
     try:
         for _ in range(3):
             try:
@@ -93,19 +114,20 @@ def _store_turn(session: RunSession, messages: list[ChatMessage]) -> list[str]:
                     chats.create_chat(Chat.model_validate({**state.new_chat, "messages": messages}))
                 else:
                     chats.append_messages(run.user_id, run.chat_id or "", messages, expected_count=expected)
-                return []
+                return None
             except Conflict:  # the chat exists (created meanwhile), or it grew: append after what is there
+                problem = "the chat changed concurrently"
                 chat = chats.get_chat_tail(run.user_id, run.chat_id or "", since=expected)
                 if chat is not None and any(m.run_id == run.run_id for m in chat.messages):
-                    return []  # stored by an earlier attempt of this step
+                    return None  # stored by an earlier attempt of this step
                 create, expected = chat is None, chat.message_count if chat else 0
             except NotFound:  # the chat is gone: create it with this turn
                 create, expected = state.new_chat is not None, 0
-            except (Throttled, StoreUnavailable):  # transient (after the client's own retries): try again
-                continue
-        return ["the chat changed concurrently; this turn was not stored in it"]
+            except (Throttled, StoreUnavailable) as exc:  # transient (after the client's retries): try again
+                problem = exc.message
+        return problem
     except MnemeError as exc:
-        return [f"this turn was not stored in the chat: {exc.message}"]
+        return exc.message
 
 
 def _enqueue(session: RunSession, jobs: Sequence[MemoryWriteJob]) -> list[str]:

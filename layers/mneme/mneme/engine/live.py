@@ -45,16 +45,19 @@ class _Deltas:
             self.pushes += 1
 
 
-def converse(session: RunSession, request: dict[str, Any], request_seq: int) -> ModelResponse:
-    """One model call: streamed to the run's live followers when there are any and the model can stream."""
+def converse(
+    session: RunSession, request: dict[str, Any], request_seq: int, *, timeout_seconds: float | None = None
+) -> ModelResponse:
+    """One model call (within ``timeout_seconds``, the run's time budget): streamed to the run's live
+    followers when there are any and the model can stream."""
     deps, run = session.deps, session.run
     client = deps.models.client_for(session.config.agent.model)
     stream = getattr(client, "converse_stream", None)
     # a run not stored yet (the fast path before its first commit) has no follower: no read to ask
     if stream is None or not session.state.persisted or not _listening(deps.live, run):
-        return client.converse(request)
+        return client.converse(request, timeout_seconds=timeout_seconds)
     deltas = _Deltas(deps.live, run, request_seq, deps.monotonic)
-    response: ModelResponse = stream(request, deltas.add)
+    response: ModelResponse = stream(request, deltas.add, timeout_seconds=timeout_seconds)
     deltas.flush()
     return response
 

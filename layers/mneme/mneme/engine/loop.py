@@ -9,15 +9,17 @@ from __future__ import annotations
 import json
 
 from mneme.context.assembler import ContextInput, assemble
-from mneme.context.tools import DELEGATE_TO_AGENT
+from mneme.context.tools import DELEGATE_TO_AGENT, INTERNAL_TOOL_SPECS
 from mneme.delegation import can_offer_delegation
 from mneme.engine import budget, delegate, finish, live, tool_exec
 from mneme.engine import remembered as approvals_remembered
 from mneme.engine.session import RunSession
 from mneme.engine.spans import in_run_span
 from mneme.engine.state import Outcome, PendingCall
+from mneme.engine.tool_args import validate_arguments
 from mneme.engine.usage import charge
-from mneme.errors import RunAborted
+from mneme.errors import RunAborted, ToolError
+from mneme.json_depth import too_deep_message, value_depth_exceeds
 from mneme.limits import MAX_IDENTICAL_TOOL_CALLS, MAX_TOOL_CALLS_PER_RUN
 from mneme.models.chat import ChatMessage, ReasoningMessage, TextMessage, ToolCallMessage, ToolResultMessage
 from mneme.models.run import RunStatus
@@ -74,12 +76,13 @@ def advance(session: RunSession) -> Outcome:
         outcome = _resolve_pending(session)
         if outcome is not None:
             return outcome
-        if session.deadline is not None and session.deps.monotonic() > session.deadline:
-            return "continue"
         exceeded = budget.exceeded(session)
         if exceeded is not None:
             finish.fail(session, f"budget_exceeded: {exceeded.message}", code=exceeded.code, **exceeded.details)
             return "done"
+        timeout = session.time_budget.model_timeout() if session.time_budget is not None else None
+        if session.time_budget is not None and timeout is None:
+            return "continue"  # no time for a model call: the next step (a fresh invocation) makes it
         assembled = assemble(context_input(session))
         for warning in assembled.warnings:
             session.recorder.warning(warning)
@@ -92,7 +95,7 @@ def advance(session: RunSession) -> Outcome:
             tools=list(assembled.offered_tools),
         )
         model = session.config.agent.model
-        response = live.converse(session, assembled.request, seq)
+        response = live.converse(session, assembled.request, seq, timeout_seconds=timeout)
         priced = charge(session, model.model_id, response.usage, provider=model.provider)
         budget.charge_model_call(session, response.usage)
         session.recorder.event(
@@ -111,14 +114,19 @@ def advance(session: RunSession) -> Outcome:
 
 def _record_assistant_turn(session: RunSession, response: ModelResponse) -> list[ToolCallMessage]:
     """The assistant turn joins the run's turns: its reasoning blocks verbatim and first (Bedrock rejects a
-    tool result whose assistant turn lost its signed thinking), then its text, then its tool calls."""
+    tool result whose assistant turn lost its signed thinking), then its text, then its tool calls. Arguments
+    that are not an object, or nest deeper than the JSON limit, are kept as ``{}`` (nothing downstream may
+    recurse into them) and their call fails as a tool error."""
     run_id, text = session.run.run_id, response.text
     reasoning: list[ChatMessage] = [ReasoningMessage.from_block(block, run_id=run_id) for block in response.reasoning]
     turn: list[ChatMessage] = [TextMessage(role="assistant", text=text, run_id=run_id)] if text.strip() else []
-    calls = [
-        ToolCallMessage(call_id=use["toolUseId"], tool=use["name"], arguments=use.get("input") or {}, run_id=run_id)
-        for use in response.tool_uses
-    ]
+    calls: list[ToolCallMessage] = []
+    for use in response.tool_uses:
+        arguments = use.get("input") or {}
+        if not isinstance(arguments, dict) or value_depth_exceeds(arguments):
+            session.unusable_arguments.add(str(use["toolUseId"]))
+            arguments = {}
+        calls.append(ToolCallMessage(call_id=use["toolUseId"], tool=use["name"], arguments=arguments, run_id=run_id))
     session.state.turns += [*reasoning, *turn, *calls]
     session.state.call_order = [call.call_id for call in calls]
     return calls
@@ -142,6 +150,8 @@ def _handle_call(session: RunSession, call: ToolCallMessage, offered: tuple[str,
     mode = session.run.tool_approval
     if call.tool not in offered:
         _ready(session, _error(session, call, f"tool {call.tool!r} is not available to this agent"))
+    elif call.call_id in session.unusable_arguments:
+        _ready(session, _error(session, call, f"{call.tool}: {too_deep_message('the arguments')} or not an object"))
     elif mode == "denied":
         _ready(session, _error(session, call, "tool calls are denied for this run"))
     elif mode == "prompt" and not approvals_remembered.allowed(session, call):
@@ -149,11 +159,27 @@ def _handle_call(session: RunSession, call: ToolCallMessage, offered: tuple[str,
             PendingCall(call_id=call.call_id, tool=call.tool, arguments=call.arguments, kind="approval")
         )
     else:
+        _run_or_defer(session, call)
+
+
+def _run_or_defer(session: RunSession, call: ToolCallMessage) -> None:
+    """Run the call, unless the budget has no time left for it: then the next step runs it (the fast path
+    hands the run off with the call deferred in its checkpoint)."""
+    if session.time_budget is not None and session.time_budget.tool_timeout() is None:
+        session.state.pending.append(
+            PendingCall(call_id=call.call_id, tool=call.tool, arguments=call.arguments, kind="deferred")
+        )
+    else:
         _run_call(session, call)
 
 
 def _run_call(session: RunSession, call: ToolCallMessage) -> None:
     if call.tool == DELEGATE_TO_AGENT:
+        try:
+            validate_arguments(call.tool, INTERNAL_TOOL_SPECS[DELEGATE_TO_AGENT].input_schema, call.arguments)
+        except ToolError as exc:
+            _ready(session, _error(session, call, exc.message))
+            return
         started = delegate.start_delegation(session, call)
         if isinstance(started, PendingCall):
             session.state.pending.append(started)
@@ -179,11 +205,19 @@ def _ready(session: RunSession, result: ToolResultMessage) -> None:
 
 
 def _resolve_pending(session: RunSession) -> Outcome | None:
-    """Settle what the run waited for, in three passes (no recursion): collect finished children, apply
-    the people's decisions, then report what still waits (an outcome) or hand the turn's results on."""
+    """Settle what the run waited for, in passes (no recursion): collect finished children, apply the
+    people's decisions, run the calls deferred for time, then report what still waits (an outcome) or hand
+    the turn's results on."""
     _collect_children(session)
     for approved in _apply_decisions(session):
-        _run_call(session, approved)
+        _run_or_defer(session, approved)
+    deferred = session.state.deferred
+    session.state.pending = [p for p in session.state.pending if p.kind != "deferred"]
+    for pending in deferred:
+        call = ToolCallMessage(
+            call_id=pending.call_id, tool=pending.tool, arguments=pending.arguments, run_id=session.run.run_id
+        )
+        _run_or_defer(session, call)
     return _report_waiting(session)
 
 
@@ -244,6 +278,8 @@ def _report_waiting(session: RunSession) -> Outcome | None:
     if state.waiting_children:
         session.children = [{"run_id": child, "depth": session.run.depth + 1} for child in state.waiting_children]
         return "delegate"
+    if state.deferred:
+        return "continue"
     if state.call_order:
         state.turns += [state.ready.pop(call_id) for call_id in state.call_order if call_id in state.ready]
         state.call_order = []

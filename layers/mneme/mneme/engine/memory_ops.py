@@ -13,6 +13,7 @@ from datetime import timedelta
 from typing import Any
 
 from mneme import telemetry
+from mneme.engine.audit import AuditTrail, cascade_records, denial_records
 from mneme.errors import AuditWriteFailed, MemoryUnavailable, NotFound
 from mneme.memory.access import Denial, ReadAccess
 from mneme.memory.ranking import Dropped, Ranked, k_for, rank_explained
@@ -51,16 +52,9 @@ class MemoryPorts:
         return vectors[0]
 
 
-def denial_records(records: RecordFactory, denied: Sequence[Denial], via: str) -> list[AuditRecord]:
-    out: list[AuditRecord] = []
-    for denial in denied:
-        out += records("denied", [denial.namespace], via=via, reason=denial.reason)
-    return out
-
-
 def audit_denials(ports: MemoryPorts, records: RecordFactory, denied: Sequence[Denial], *, via: str) -> None:
     """Audit the namespaces a refused request tried (the refusal itself is answered by the caller)."""
-    _append(ports.audit, denial_records(records, denied, via))
+    _append(ports.audit, denial_records(records, denied, via=via))
 
 
 def search(
@@ -72,12 +66,14 @@ def search(
     *,
     via: str,
     vector: Sequence[float] | None = None,
+    action: AuditAction = "read",
 ) -> list[MemoryHit]:
-    """Search the granted namespaces; audit denials and reads; return the ranked hits.
+    """Search the granted namespaces; audit denials and reads (``action``: ``preview`` for the preview's);
+    return the ranked hits.
 
     Raises MemoryUnavailable when the store or embeddings fail, AuditWriteFailed when the audit fails.
     """
-    return search_explained(ports, records, access, query, ranking, via=via, vector=vector).hits
+    return search_explained(ports, records, access, query, ranking, via=via, vector=vector, action=action).hits
 
 
 def search_explained(
@@ -89,6 +85,7 @@ def search_explained(
     *,
     via: str,
     vector: Sequence[float] | None = None,
+    action: AuditAction = "read",
 ) -> Ranked:
     """:func:`search`, also telling how many candidates each ranking rule dropped (in a retrieval span)."""
     attributes = {
@@ -100,7 +97,7 @@ def search_explained(
         "gen_ai.retrieval.query.text": telemetry.content(query),
     }
     with telemetry.span(f"retrieval {via}", attributes) as span:
-        ranked = _search(ports, records, access, query, ranking, via=via, vector=vector)
+        ranked = _search(ports, records, access, query, ranking, via=via, vector=vector, action=action)
         span.set_many(_ranked_attributes(ranked))
         return ranked
 
@@ -126,8 +123,9 @@ def _search(
     *,
     via: str,
     vector: Sequence[float] | None,
+    action: AuditAction,
 ) -> Ranked:
-    pending = denial_records(records, access.denied, via)
+    pending = denial_records(records, access.denied, via=via)
     try:
         if access.empty:
             return Ranked(hits=[], dropped=Dropped(), candidates=0)
@@ -146,7 +144,7 @@ def _search(
         )
         for namespace in access.allowed:
             count = sum(1 for hit in ranked.hits if matches(namespace, hit.namespace))
-            pending += records("read", [namespace], via=via, hits=count, top_k=ranking.top_k)
+            pending += records(action, [namespace], via=via, hits=count, top_k=ranking.top_k)
         to_write, pending = pending, []
         _append(ports.audit, to_write)
         return ranked
@@ -208,6 +206,24 @@ def audited_write(
         return result
 
 
+def audited_delete(
+    ports: MemoryPorts,
+    trail: AuditTrail,
+    deleter: str,
+    target: MemoryDocument,
+    **detail: Any,
+) -> list[str]:
+    """Soft-delete ``target`` (cascading to the entries derived from it) and audit it: the delete under the
+    deleter, and each cascaded entry's under its owner (fail closed: an audit failure fails the call)."""
+    store, _ = ports.require()
+    deleted = store.soft_delete(target.id, target.namespace, now=ports.clock.now())
+    cascaded = [doc for doc in store.entries([i for i in deleted if i != target.id])]
+    records = trail.records("delete", [target.namespace], **detail, cascaded=len(cascaded))
+    records += cascade_records(trail, deleter, target, cascaded, via=str(detail.get("via", "")))
+    _append(ports.audit, records)
+    return deleted
+
+
 def new_document(
     doc_id: str,
     namespace: str,
@@ -256,6 +272,7 @@ __all__ = [
     "AuditWriteFailed",
     "MemoryPorts",
     "Ranking",
+    "audited_delete",
     "audited_write",
     "denial_records",
     "hits_event",

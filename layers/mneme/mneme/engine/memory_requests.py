@@ -116,13 +116,4 @@ def delete_memory(
         or not http_delete_allowed(document.namespace, caller.user_id, is_admin=caller.is_admin)
     ):
         raise NotFound(f"no memory entry {doc_id!r}")
-    deleted: list[str] = memory_ops.audited_write(
-        ports,
-        trail.records,
-        "delete",
-        document.namespace,
-        lambda: store.soft_delete(doc_id, document.namespace, now=deps.clock.now()),
-        via=via,
-        id=doc_id,
-    )
-    return deleted
+    return memory_ops.audited_delete(ports, trail, caller.user_id, document, via=via, id=doc_id)

@@ -85,10 +85,18 @@ def _auto_inject(session: RunSession) -> None:
         session.recorder.warning(warning)
     if not access.allowed and not access.denied:
         return
+    via = "preview" if session.preview else "auto_inject"
     try:
         vector = session.query_vector.result() if session.query_vector is not None else None
         ranked = memory_ops.search_explained(
-            session.memory, session.records, access, state.user_text, session.ranking, via="auto_inject", vector=vector
+            session.memory,
+            session.records,
+            access,
+            state.user_text,
+            session.ranking,
+            via=via,
+            vector=vector,
+            action="preview" if session.preview else "read",
         )
     except MemoryUnavailable as exc:
         session.recorder.warning(f"memory unavailable, the run continues without it: {exc.message}")
@@ -97,4 +105,4 @@ def _auto_inject(session: RunSession) -> None:
         session.recorder.warning("the memory read could not be audited, so its hits are not used")
         return
     state.hits = ranked.hits
-    session.recorder.event("memory_hits", via="auto_inject", **memory_ops.hits_event(ranked, access, session.ranking))
+    session.recorder.event("memory_hits", via=via, **memory_ops.hits_event(ranked, access, session.ranking))

@@ -42,7 +42,7 @@ def preview(deps: Deps, caller: Caller, request: RunRequest) -> dict[str, Any]:
     state = LoopState(user_text=request.input, is_admin=caller.is_admin)
     recorder = Recorder(deps, run, state)
     quiet = deps.settings.model_copy(update={"summary_trigger_tokens": _NEVER, "summary_trigger_messages": _NEVER})
-    session = RunSession(_with_settings(deps, quiet), run, state, config, recorder)
+    session = RunSession(_with_settings(deps, quiet), run, state, config, recorder, preview=True)
     memory = request.memory
     prepare(
         session,

@@ -6,14 +6,18 @@ audit records are written at once, because a memory read may only be used after 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mneme.engine.audit import AuditScope, AuditTrail
+from mneme.engine.audit import AuditScope, AuditTrail, denial_records
 from mneme.engine.deps import Deps
 from mneme.engine.state import LoopState
 from mneme.models.audit import AuditAction, AuditRecord
 from mneme.models.run import EventType, Run, RunEvent
+
+if TYPE_CHECKING:
+    from mneme.memory.access import Denial
 
 
 class Recorder:
@@ -46,12 +50,14 @@ class Recorder:
         self._requests.append((self._state.request_seq, request))
         return self._state.request_seq
 
-    def audit_records(self, action: AuditAction, namespaces: list[str | None], **detail: Any) -> list[AuditRecord]:
+    def audit_records(self, action: AuditAction, namespaces: list[str | None], /, **detail: Any) -> list[AuditRecord]:
         """Records of this run; numbered by the checkpointed ``audit_seq``, timed by the step's entered time,
         so a retried step builds the same records (see :mod:`mneme.engine.audit`)."""
-        return self._trail().records(action, namespaces, **detail)
+        return self.trail().records(action, namespaces, **detail)
 
-    def _trail(self) -> AuditTrail:
+    def trail(self) -> AuditTrail:
+        """The audit trail of this step (records numbered by the checkpoint, timed by the entered time)."""
+
         def next_seq() -> int:
             self._state.audit_seq += 1
             return self._state.audit_seq
@@ -59,9 +65,15 @@ class Recorder:
         scope = AuditScope.of_run(self.run)
         return AuditTrail(scope, key=self.run.run_id, clock=self._deps.clock, at=self._base_time, seq=next_seq)
 
-    def audit(self, action: AuditAction, namespaces: list[str | None], **detail: Any) -> None:
+    def audit(self, action: AuditAction, namespaces: list[str | None], /, **detail: Any) -> None:
         """Write audit records now; raises AuditWriteFailed (callers fail closed)."""
         records = self.audit_records(action, namespaces, **detail)
+        if records:
+            self._deps.audit.append(records)
+
+    def audit_denials(self, denied: Sequence[Denial], *, via: str, count: int | None = None) -> None:
+        """Write the one ``denied`` record of a refused request now; raises AuditWriteFailed."""
+        records = denial_records(self.audit_records, denied, via=via, count=count)
         if records:
             self._deps.audit.append(records)
 

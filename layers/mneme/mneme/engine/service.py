@@ -1,32 +1,25 @@
 """The run engine's entry points: start a run (API, event), step it (state machine), approvals, failure.
 
-Each returns plain data for the handler; errors are mneme exceptions the handler maps in one place.
+Each returns plain data for the handler; errors are mneme exceptions the handler maps in one place. How a
+step ends — whatever it raised — is decided in one place, the step driver (:mod:`mneme.engine.driver`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-from mneme import observability
 from mneme.delegation import effective_approval
-from mneme.engine import approvals, budget, cancel, live, parallel
+from mneme.engine import approvals, budget, parallel
 from mneme.engine.deps import Deps
-from mneme.engine.finish import fail
+from mneme.engine.driver import TRANSIENT, StepResult, finish, lease_until, settle
 from mneme.engine.loop import advance
 from mneme.engine.prepare import prepare
 from mneme.engine.recorder import Recorder
 from mneme.engine.session import RunSession
 from mneme.engine.state import LoopState, Outcome, load_state
-from mneme.errors import (
-    Conflict,
-    MnemeError,
-    ModelThrottled,
-    NotFound,
-    StoreUnavailable,
-    Throttled,
-)
+from mneme.engine.time_budget import TimeBudget
+from mneme.errors import Conflict, NotFound
 from mneme.memory.policy import apply_run_overrides, merge_policies
 from mneme.models.chat import Chat
 from mneme.models.requests import RunRequest
@@ -34,28 +27,17 @@ from mneme.models.run import Run, RunStatus
 from mneme.models.user import Caller
 from mneme.ports import RunConfig
 
-#: errors the state machine retries (its Retry names them); anything else fails the run with its reason
-TRANSIENT: tuple[type[MnemeError], ...] = (ModelThrottled, StoreUnavailable, Throttled)
-
-
-@dataclass(frozen=True)
-class StepResult:
-    run: Run
-    outcome: Outcome
-    children: list[dict[str, Any]]
-
-    def to_state(self) -> dict[str, Any]:
-        """The small payload that travels in the state machine."""
-        return {
-            "run_id": self.run.run_id,
-            "depth": self.run.depth,
-            "outcome": self.outcome,
-            "children": self.children,
-        }
+__all__ = ["TRANSIENT", "StepResult", "start_run", "step"]
 
 
 def start_run(
-    deps: Deps, caller: Caller, request: RunRequest, *, event_triggered: bool = False, run_id: str | None = None
+    deps: Deps,
+    caller: Caller,
+    request: RunRequest,
+    *,
+    event_triggered: bool = False,
+    run_id: str | None = None,
+    request_digest: str | None = None,
 ) -> StepResult:
     """Create a run and drive it on the fast path; hand it to the state machine when it must wait.
 
@@ -66,6 +48,7 @@ def start_run(
     run item is created first, while memory is searched, so a duplicate is refused before the model runs.
     """
     request.check_size()
+    time_budget = TimeBudget.fast(deps.settings, deps.monotonic)
     stored_chat = (
         parallel.submit(deps.chats.get_chat_tail, caller.user_id, request.chat_id) if request.chat_id else None
     )
@@ -94,6 +77,8 @@ def start_run(
         budget=budget.limits_for(deps, config.agent, request.budget),
         created_at=now,
         updated_at=now,
+        lease_until=lease_until(deps, now),
+        request_digest=request_digest,
     )
     created = parallel.submit(deps.runs.create_run, run) if idempotent else None
     state = LoopState(
@@ -103,30 +88,25 @@ def start_run(
         new_chat=None if existing else chat.model_dump(mode="json", exclude={"messages"}),
         persisted=created is not None,
     )
-    session = RunSession(
-        deps,
-        run,
-        state,
-        config,
-        Recorder(deps, run, state),
-        deadline=deps.monotonic() + deps.settings.fast_path_budget_seconds,
-    )
+    session = RunSession(deps, run, state, config, Recorder(deps, run, state), time_budget=time_budget)
     session.query_vector = vector
     memory = request.memory
-    try:
+
+    def setup() -> Outcome | None:
         prepare(
             session,
             chat=chat,
             memory_enabled=memory.enabled if memory else None,
             top_k=memory.top_k if memory else None,
         )
-    except MnemeError as exc:
-        if created is not None:
-            created.result()
-        return _conclude(session, _failed(session, exc), hand_off=False)
+        return None
+
+    refused = settle(session, setup, transient="fail")
     if created is not None:
         created.result()  # a Conflict (the id exists: an idempotent retry) surfaces before the model is called
-    return _drive(session, hand_off=True)
+    if refused is not None:
+        return finish(session, refused, hand_off=True)
+    return finish(session, settle(session, lambda: advance(session), transient="hand_off"), hand_off=True)
 
 
 def _auto_injects(deps: Deps, config: RunConfig, request: RunRequest) -> bool:
@@ -183,91 +163,43 @@ def step(
             if run.status.finished:
                 return StepResult(run, "done", [])
             raise
-    raw = deps.runs.load_checkpoint(run_id)
-    state = load_state(raw) if raw else LoopState(user_text=run.input)
+    state, unreadable = _stored_state(deps, run)
     state.delegation_refused = delegation_refused
-    approvals.apply_decisions(deps, run_id, state)
+    recorder = Recorder(deps, run, state, base_time=entered_at)
+    time_budget = TimeBudget.step(deps.settings, deps.monotonic)
+    session = RunSession(deps, run, state, _placeholder_config(run), recorder, time_budget=time_budget)
+
+    def work() -> Outcome:
+        if unreadable is not None:
+            raise unreadable
+        approvals.apply_decisions(deps, run_id, state)
+        session.config = config = deps.config.load_run_config(run.user_id, run.agent_id, run.task_id)
+        if run.task_id is None and config.task is not None:
+            run.task_id = config.task.task_id  # a child delegated without a task runs its agent's default task
+        if not state.initialized:
+            prepare(session, chat=None, memory_enabled=None, top_k=None)
+        return advance(session)
+
+    return finish(session, settle(session, work, transient="raise"), hand_off=False)
+
+
+def _stored_state(deps: Deps, run: Run) -> tuple[LoopState, Exception | None]:
+    """The run's checkpoint; one that cannot be read fails the step (its events continue after the stored
+    ones, so the failure is recorded without overwriting any)."""
     try:
-        config = deps.config.load_run_config(run.user_id, run.agent_id, run.task_id)
-    except MnemeError as exc:
-        session = RunSession(deps, run, state, _placeholder_config(run), Recorder(deps, run, state))
-        return _conclude(session, _failed(session, exc), hand_off=False)
-    session = RunSession(
-        deps,
-        run,
-        state,
-        config,
-        Recorder(deps, run, state, base_time=entered_at),
-        deadline=deps.monotonic() + deps.settings.fast_path_budget_seconds,
-    )
-    if run.task_id is None and config.task is not None:
-        run.task_id = config.task.task_id  # a child delegated without a task runs its agent's default task
-    if not state.initialized:
-        prepare(session, chat=None, memory_enabled=None, top_k=None)
-    return _drive(session, hand_off=False)
+        raw = deps.runs.load_checkpoint(run.run_id)
+        return (load_state(raw) if raw else LoopState(user_text=run.input)), None
+    except ValueError as exc:  # pydantic's ValidationError included: a newer release's or a damaged checkpoint
+        seq = max((event.seq for event in deps.runs.iter_events(run.run_id)), default=0)
+        return LoopState(user_text=run.input, event_seq=seq), exc
 
 
 def _placeholder_config(run: Run) -> Any:
+    """The configuration a step works with until (and if) the real one is loaded."""
     from mneme.models.agent import Agent
     from mneme.models.user import UserSettings
 
     return RunConfig(UserSettings(), Agent(agent_id=run.agent_id, label=run.agent_id), None, {})
-
-
-def _failed(session: RunSession, exc: MnemeError) -> Outcome:
-    fail(session, f"{type(exc).__name__}: {exc.message}")
-    return "done"
-
-
-def _drive(session: RunSession, *, hand_off: bool) -> StepResult:
-    try:
-        outcome = advance(session)
-    except TRANSIENT as exc:
-        if not hand_off:
-            session.recorder.flush()
-            raise  # the state machine retries the step with backoff, from the last checkpoint
-        session.recorder.warning(f"{type(exc).__name__}: {exc.message}; the run continues in the state machine")
-        outcome = "continue"
-    except MnemeError as exc:
-        outcome = _failed(session, exc)
-    return _conclude(session, outcome, hand_off=hand_off)
-
-
-def _conclude(session: RunSession, outcome: Outcome, *, hand_off: bool) -> StepResult:
-    """End the step: the run, its events, requests and checkpoint in one commit, beside the chat and queue
-    writes of a successful run (one sequential round trip); then hand a waiting run to the state machine."""
-    deps, run, state = session.deps, session.run, session.state
-    create, state.persisted = not state.persisted, True
-    # the fast path writes its chat turn and queue jobs beside the commit (one round trip; nobody could
-    # address the run for a cancel before this answer). A state machine step writes them once its commit
-    # succeeded: a cancel that came meanwhile made the commit's version stale, and the step yields.
-    writes = [parallel.submit(write) for write in session.after_writes] if hand_off else []
-    run.updated_at = deps.clock.now()
-    observability.report_step(run, outcome, session.recorder.pending_events())
-    events, requests = session.recorder.take()
-    checkpoint = state.model_dump(mode="json") if outcome != "done" else None
-    try:
-        session.run = run = deps.runs.commit(
-            run, create=create, events=events, requests=requests, checkpoint=checkpoint
-        )
-    except Conflict:
-        stored = None if create else cancel.yield_to_cancel(deps, run, state)
-        if stored is None:
-            raise
-        return StepResult(stored, "done", [])  # cancelled meanwhile: nothing of this step is kept
-    if not hand_off:
-        writes = [parallel.submit(write) for write in session.after_writes]
-    session.recorder.run = run
-    if not create:  # a run this commit created has no follower yet (its id was known to nobody)
-        live.publish(deps, run, events)
-    for warning in (message for write in writes for message in write.result()):
-        session.recorder.warning(warning)
-    if not create:
-        live.publish(deps, run, session.recorder.pending_events())
-    session.recorder.flush()
-    if hand_off and outcome != "done":
-        deps.orchestrator.start(run.run_id, depth=run.depth)
-    return StepResult(run, outcome, session.children)
 
 
 Decision = Literal["once", "always", "deny"]

@@ -11,6 +11,7 @@ from mneme.engine.deps import Deps
 from mneme.engine.memory_ops import MemoryPorts, Ranking
 from mneme.engine.recorder import Recorder
 from mneme.engine.state import LoopState
+from mneme.engine.time_budget import TimeBudget
 from mneme.memory.policy import MemoryScope
 from mneme.models.audit import AuditRecord
 from mneme.models.run import Run
@@ -24,11 +25,14 @@ class RunSession:
     state: LoopState
     config: RunConfig
     recorder: Recorder
-    deadline: float | None = None  # monotonic time after which the fast path hands off
+    time_budget: TimeBudget | None = None  # the time left for blocking calls (None: the preview, which makes none)
     children: list[dict[str, Any]] = field(default_factory=list)
     query_vector: Future[list[float]] | None = None  # the user text, embedded while the config loaded
     after_writes: list[Callable[[], list[str]]] = field(default_factory=list)  # run beside the commit
     remembered_tools: frozenset[str] | None = None  # the user's remembered approvals for this agent (read once)
+    unusable_arguments: set[str] = field(default_factory=set)  # call ids whose arguments were refused
+    crash: str | None = None  # the reason, when an unexpected error ended the step (engine/driver.py)
+    preview: bool = False  # POST /v1/context/preview: memory reads are audited as ``preview``
 
     @property
     def scope(self) -> MemoryScope:
@@ -60,5 +64,5 @@ class RunSession:
         policy = self.state.policy
         return Ranking(top_k=policy.top_k, min_score=policy.min_score, relative_cutoff=policy.relative_cutoff)
 
-    def records(self, action: Any, namespaces: list[str | None], **detail: Any) -> list[AuditRecord]:
+    def records(self, action: Any, namespaces: list[str | None], /, **detail: Any) -> list[AuditRecord]:
         return self.recorder.audit_records(action, namespaces, **detail)

@@ -19,19 +19,21 @@ Outcome = Literal["done", "delegate", "await_approval", "continue"]
 
 
 class PendingCall(BaseModel):
-    """A tool call that waits: for a person's decision, or for a delegated child run."""
+    """A tool call that waits: for a person's decision, for a delegated child run, or (``deferred``) for
+    time: the fast path's budget was spent before it ran, so the next step runs it."""
 
     call_id: str
     tool: str
     arguments: dict[str, Any] = {}
-    kind: Literal["approval", "delegation"]
+    kind: Literal["approval", "delegation", "deferred"]
     child_run_id: str | None = None
     child_agent_id: str | None = None
     decision: Literal["once", "always", "deny"] | None = None
 
 
-#: the layout of :class:`LoopState` written today; :func:`load_state` reads this one and every older one
-CHECKPOINT_VERSION = 3
+#: the layout of :class:`LoopState` written today; :func:`load_state` reads this one and every older one.
+#: 3: the model's reasoning blocks kept in ``turns``; 4: a pending call may be ``deferred``.
+CHECKPOINT_VERSION = 4
 
 
 class LoopState(BaseModel):
@@ -68,9 +70,9 @@ class LoopState(BaseModel):
     @classmethod
     def _upgrade(cls, data: Any) -> Any:
         """Older checkpoints: version 1 kept two flags in an untyped ``extra`` dict (and a model-call
-        counter nothing read); version 2 had no ``reasoning`` messages in ``turns`` (version 3 keeps the model's
-        reasoning blocks there), so a v2 checkpoint is a valid v3 one as it is. A checkpoint from a newer
-        release is refused, not misread."""
+        counter nothing read); versions 2 and 3 need no conversion (3 added ``reasoning`` messages to
+        ``turns``, 4 the ``deferred`` kind of pending call, both new kinds an older release never wrote). A
+        checkpoint from a newer release is refused, not misread."""
         if not isinstance(data, dict):
             return data
         version = data.get("checkpoint_version", 1)
@@ -82,7 +84,7 @@ class LoopState(BaseModel):
             data["approval_reported"] = list(extra.get("approval_reported") or [])
             data["delegation_refused"] = bool(extra.get("delegation_refused"))
             version = 2
-        if version == 2:
+        if version < CHECKPOINT_VERSION:
             data = {**data, "checkpoint_version": CHECKPOINT_VERSION}
         return data
 
@@ -98,6 +100,11 @@ class LoopState(BaseModel):
     @property
     def waiting_approvals(self) -> list[PendingCall]:
         return [p for p in self.pending if p.kind == "approval"]
+
+    @property
+    def deferred(self) -> list[PendingCall]:
+        """Calls the fast path had no time left for: the next step runs them."""
+        return [p for p in self.pending if p.kind == "deferred"]
 
 
 def load_state(raw: dict[str, Any]) -> LoopState:

@@ -2,17 +2,20 @@
 
 With a key, the run id (and, when the request names no chat, the chat id) is derived from the caller and
 the key, so a retry answers the run the first request started instead of starting another: the run item
-is created conditionally, and a concurrent duplicate finds it.
+is created conditionally, and a concurrent duplicate finds it. A retry must repeat the request exactly (a
+digest of the validated body is kept on the run): the same key with another body is a 409
+``idempotency_conflict``.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 from datetime import datetime
 
 from mneme.engine.deps import Deps
 from mneme.engine.service import start_run
-from mneme.errors import Conflict, RateLimited
+from mneme.errors import Conflict, IdempotencyConflict, RateLimited
 from mneme.models.requests import RunRequest
 from mneme.models.run import Run
 from mneme.models.user import Caller
@@ -26,21 +29,24 @@ def submit_run(deps: Deps, caller: Caller, request: RunRequest, idempotency_key:
         return start_run(deps, caller, request).run
     key = hashlib.sha256(f"{caller.user_id}\x00{idempotency_key}".encode()).hexdigest()[:32]
     run_id = f"run-{key}"
+    digest = request_digest(request)
     existing = deps.runs.get_run(run_id)
     if existing is not None:
-        return _same_request(existing, request)
+        return _same_request(existing, request, digest)
     if request.chat_id is None:
         request = request.model_copy(update={"chat_id": f"chat-{key}"})
     counted = _count_start(deps, caller)
     try:
-        return start_run(deps, caller, request, run_id=run_id).run
+        return start_run(deps, caller, request, run_id=run_id, request_digest=digest).run
+    except IdempotencyConflict:
+        raise
     except Conflict:  # a concurrent retry with the same key created the run first: it started nothing
         if counted is not None:
             deps.rates.refund(caller.user_id, now=counted)
         existing = deps.runs.get_run(run_id)
         if existing is None:
             raise
-        return _same_request(existing, request)
+        return _same_request(existing, request, digest)
 
 
 def _count_start(deps: Deps, caller: Caller) -> datetime | None:
@@ -59,10 +65,20 @@ def _count_start(deps: Deps, caller: Caller) -> datetime | None:
     return now
 
 
-def _same_request(run: Run, request: RunRequest) -> Run:
-    """A retry must repeat the request: the same key with another agent or input is a 409."""
-    if (run.agent_id, run.input) != (request.agent_id, request.input):
-        raise Conflict(
-            "this Idempotency-Key was used for another request (agent or input differ)", field="Idempotency-Key"
+def request_digest(request: RunRequest) -> str:
+    """A digest of the request as validated (every field, canonical JSON): what a retry must repeat."""
+    canonical = json.dumps(request.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _same_request(run: Run, request: RunRequest, digest: str) -> Run:
+    """A retry must repeat the request exactly (runs from before the digest: the same agent and input)."""
+    if run.request_digest:
+        same = run.request_digest == digest
+    else:
+        same = (run.agent_id, run.input) == (request.agent_id, request.input)
+    if not same:
+        raise IdempotencyConflict(
+            "this Idempotency-Key was used for another request (its body differs)", field="Idempotency-Key"
         )
     return run

@@ -11,11 +11,13 @@ from typing import Any
 
 from mneme.context.tools import ACTIVATE_SKILL, INTERNAL_TOOL_SPECS
 from mneme.engine import mcp_tools, memory_ops
+from mneme.engine.audit import DENIAL_SAMPLE
 from mneme.engine.session import RunSession
 from mneme.engine.spans import in_tool_span
 from mneme.engine.tool_args import validate_arguments
 from mneme.errors import AuditWriteFailed, MnemeError, ToolError
-from mneme.memory.access import MemoryToolDenied, denials_of, tool_search_access, tool_write_access
+from mneme.limits import MAX_NAMESPACE_CHARS
+from mneme.memory.access import Denial, MemoryToolDenied, denials_of, tool_search_access, tool_write_access
 from mneme.models.chat import ToolCallMessage, ToolResultMessage
 from mneme.skills import activate_skill, skill_name_argument
 
@@ -50,6 +52,19 @@ def _execute(session: RunSession, call: ToolCallMessage) -> ToolResultMessage:
     )
 
 
+def _audit_refused_search(session: RunSession, call: ToolCallMessage) -> None:
+    """A search refused for its arguments still tried the namespaces it named: one bounded ``denied``
+    record says so (however many it named)."""
+    named = call.arguments.get("namespaces") if call.tool == "memory-search" else None
+    if not isinstance(named, list) or not named:
+        return
+    denied = [Denial(str(item)[:MAX_NAMESPACE_CHARS], "invalid_arguments") for item in named[:DENIAL_SAMPLE]]
+    try:
+        session.recorder.audit_denials(denied, via="tool", count=len(named))
+    except AuditWriteFailed:
+        session.recorder.warning("an audit record of a refused search could not be written")
+
+
 def _audit_denial(session: RunSession, exc: MemoryToolDenied) -> None:
     try:
         session.recorder.audit("denied", [exc.denial.namespace], via="tool", reason=exc.denial.reason)
@@ -69,7 +84,11 @@ def _dispatch(session: RunSession, call: ToolCallMessage, detail: dict[str, Any]
     definition = INTERNAL_TOOL_SPECS.get(call.tool)
     if definition is None:
         raise ToolError(f"unknown tool {call.tool!r}")
-    args = validate_arguments(call.tool, definition.input_schema, call.arguments)
+    try:
+        args = validate_arguments(call.tool, definition.input_schema, call.arguments)
+    except ToolError:
+        _audit_refused_search(session, call)
+        raise
     if call.tool == ACTIVATE_SKILL:
         return activate_skill(skill_name_argument(args), session.config.skills)
     handlers = {
@@ -98,8 +117,9 @@ def _external(session: RunSession, function_arn: str, call: ToolCallMessage, arg
         "session_id": run.session_id,
         "depth": run.depth,
     }
+    timeout = session.time_budget.tool_timeout() if session.time_budget is not None else None
     try:
-        result = session.deps.tools.invoke(function_arn, payload)
+        result = session.deps.tools.invoke(function_arn, payload, timeout_seconds=timeout)
     except MnemeError as exc:
         raise ToolError(f"{call.tool} failed: {exc.message}") from exc
     return result if isinstance(result, str) else json.dumps(result, ensure_ascii=False, default=str)
@@ -156,7 +176,7 @@ def _memory_write(session: RunSession, args: dict[str, Any]) -> str:
             "session_id": run.session_id,
             "run_id": run.run_id,
         },
-        ttl_seconds=args.get("ttl_seconds"),
+        ttl_seconds=int(args["ttl_seconds"]) if args.get("ttl_seconds") is not None else None,
     )
     ids = memory_ops.audited_write(
         session.memory,
@@ -198,15 +218,7 @@ def _memory_update(session: RunSession, args: dict[str, Any]) -> str:
 def _memory_delete(session: RunSession, args: dict[str, Any]) -> str:
     target = tool_write_access(session.state.policy, session.scope, "delete", args["namespace"])
     ports = session.memory
-    memory_ops.require_document(ports, args["id"], target)
-    store, _ = ports.require()
-    ids = memory_ops.audited_write(
-        ports,
-        session.records,
-        "delete",
-        target,
-        lambda: store.soft_delete(args["id"], target, now=session.deps.clock.now()),
-        via="tool",
-        id=args["id"],
-    )
+    document = memory_ops.require_document(ports, args["id"], target)
+    trail = session.recorder.trail()
+    ids = memory_ops.audited_delete(ports, trail, session.run.user_id, document, via="tool", id=args["id"])
     return json.dumps({"deleted": ids})

@@ -29,6 +29,7 @@ DenialReason = Literal[
     "not_whitelisted",  # not covered by allowed_write_namespaces
     "tool_disabled",  # the policy does not enable the tool
     "admin_required",  # a global write by a non-admin
+    "invalid_arguments",  # named by a tool call refused for its arguments (nothing was searched)
 ]
 WriteAction = Literal["write", "update", "delete"]
 

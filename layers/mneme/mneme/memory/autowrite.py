@@ -27,10 +27,12 @@ AutoWriteSource = Literal["run_input", "run_output"]
 
 @dataclass(frozen=True)
 class AutoWritePlan:
-    """The jobs to queue (possibly none) and warnings for the run's events."""
+    """The jobs to queue (possibly none), warnings for the run's events, and the namespace the security
+    filter refused (``(namespace, reason)``, to be audited as ``denied``)."""
 
     jobs: tuple[MemoryWriteJob, ...] = ()
     warnings: tuple[str, ...] = ()
+    refused: tuple[tuple[str, str], ...] = ()
 
 
 def auto_write_job_id(run_id: str, source: AutoWriteSource) -> str:
@@ -66,7 +68,10 @@ def plan_auto_write(
         return AutoWritePlan(warnings=(f"auto-write skipped: write namespace unusable: {exc}",))
     if not can_write(namespace, scope.user_id, is_admin=scope.is_admin):
         why = "only an admin may write global memory" if _is_global(namespace) else "not the user's own"
-        return AutoWritePlan(warnings=(f"auto-write skipped: cannot write {namespace!r}: {why}",))
+        reason = "admin_required" if _is_global(namespace) else "security_filter"
+        return AutoWritePlan(
+            warnings=(f"auto-write skipped: cannot write {namespace!r}: {why}",), refused=((namespace, reason),)
+        )
 
     owner = "" if _is_global(namespace) else scope.user_id
     jobs: list[MemoryWriteJob] = []

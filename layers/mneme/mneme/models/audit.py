@@ -7,8 +7,18 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+#: ``preview``: a memory read by ``POST /v1/context/preview`` (nothing reached a model)
 AuditAction = Literal[
-    "read", "write", "update", "delete", "denied", "delegation", "delegation_refused", "approval", "cancel"
+    "read",
+    "write",
+    "update",
+    "delete",
+    "denied",
+    "delegation",
+    "delegation_refused",
+    "approval",
+    "cancel",
+    "preview",
 ]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Annotated
 
 from pydantic import Field, StringConstraints
@@ -14,7 +15,7 @@ Slug = Annotated[str, StringConstraints(pattern=SLUG_PATTERN)]
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$"
 Identifier = Annotated[str, StringConstraints(pattern=ID_PATTERN)]
 
-#: a user id as it comes from a verified JWT ``sub`` claim.
+#: a user id as it comes from a verified JWT ``sub`` claim (see :func:`reserved_user_id` for what is refused).
 UserId = Annotated[str, StringConstraints(min_length=1, max_length=128)]
 
 Label = Annotated[str, StringConstraints(min_length=1, max_length=128, strip_whitespace=True)]
@@ -22,5 +23,32 @@ ShortText = Annotated[str, StringConstraints(max_length=1024)]
 LongText = Annotated[str, StringConstraints(max_length=100_000)]
 TopK = Annotated[int, Field(ge=1, le=20)]
 
-#: the owner value of global (admin-created) agents and skills.
+#: the owner value of global (admin-created) agents and skills in the models. It is never a key: the
+#: configuration store keeps global resources in their own partition (``GLOBAL``), which no user id maps to,
+#: and a token whose ``sub`` equals it (or any reserved value) is refused (:func:`reserved_user_id`).
 GLOBAL_OWNER = "__global__"
+
+#: the longest user id (``sub``) accepted
+MAX_USER_ID_CHARS = 128
+#: the separator of every key scheme (``OWNER#<id>``, ``USER#<id>#CHAT#<chat>``, ``RUN#<id>``)
+KEY_SEPARATOR = "#"
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_SENTINEL = re.compile(r"^__.*__$")
+
+
+def reserved_user_id(value: str) -> str | None:
+    """Why ``value`` cannot be a user id (None when it can): empty, longer than 128 characters, a reserved
+    sentinel such as the global owner (any ``__name__``), or containing the key separator ``#``, a control
+    character or a line separator — each could make one user's keys collide with another's or with the
+    global ones."""
+    if not value or not value.strip():
+        return "it is empty"
+    if len(value) > MAX_USER_ID_CHARS:
+        return f"it is longer than {MAX_USER_ID_CHARS} characters"
+    if _SENTINEL.match(value):
+        return f"{value!r} is a reserved name"
+    if KEY_SEPARATOR in value:
+        return f"it contains {KEY_SEPARATOR!r}, the separator of mneme's keys"
+    if _CONTROL.search(value):
+        return "it contains a control character"
+    return None

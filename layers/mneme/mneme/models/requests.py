@@ -11,7 +11,19 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
 from mneme.errors import PayloadTooLarge
-from mneme.limits import MAX_RUN_INPUT_CHARS, MCP_MAX_SERVERS
+from mneme.limits import (
+    MAX_DOCUMENT_CHARS,
+    MAX_NAMESPACE_CHARS,
+    MAX_NAMESPACES_PER_SEARCH,
+    MAX_QUERY_CHARS,
+    MAX_REFERENCE_CHARS,
+    MAX_RUN_INPUT_CHARS,
+    MAX_TAG_CHARS,
+    MAX_TAGS,
+    MAX_TTL_SECONDS,
+    MCP_MAX_SERVERS,
+    MIN_TTL_SECONDS,
+)
 from mneme.models.agent import (
     DelegateEntry,
     ExternalTool,
@@ -72,8 +84,8 @@ class McpRunBody(RunRequest):
         return RunRequest.model_validate(self.model_dump(exclude={"idempotency_key"}))
 
 
-Reference = Annotated[str, StringConstraints(min_length=1, max_length=128)]
-NamespaceText = Annotated[str, StringConstraints(min_length=1, max_length=512)]
+Reference = Annotated[str, StringConstraints(min_length=1, max_length=MAX_REFERENCE_CHARS)]
+NamespaceText = Annotated[str, StringConstraints(min_length=1, max_length=MAX_NAMESPACE_CHARS)]
 
 
 class _Body(BaseModel):
@@ -142,16 +154,18 @@ class SkillBody(_Body):
 
 
 class SearchBody(_Body):
-    query: Annotated[str, StringConstraints(min_length=1, max_length=20_000)]
-    namespaces: Annotated[list[NamespaceText], Field(max_length=32)] | None = None
+    query: Annotated[str, StringConstraints(min_length=1, max_length=MAX_QUERY_CHARS)]
+    namespaces: Annotated[list[NamespaceText], Field(max_length=MAX_NAMESPACES_PER_SEARCH)] | None = None
     top_k: TopK = 5
 
 
 class DocumentBody(_Body):
     namespace: NamespaceText
-    content: Annotated[str, StringConstraints(min_length=1, max_length=50_000)]
-    tags: Annotated[list[Annotated[str, StringConstraints(min_length=1, max_length=64)]], Field(max_length=32)] = []
-    ttl_seconds: Annotated[int, Field(ge=60, le=10 * 365 * 24 * 3600)] | None = None
+    content: Annotated[str, StringConstraints(min_length=1, max_length=MAX_DOCUMENT_CHARS)]
+    tags: Annotated[
+        list[Annotated[str, StringConstraints(min_length=1, max_length=MAX_TAG_CHARS)]], Field(max_length=MAX_TAGS)
+    ] = []
+    ttl_seconds: Annotated[int, Field(ge=MIN_TTL_SECONDS, le=MAX_TTL_SECONDS)] | None = None
 
 
 class DeleteDocumentBody(_Body):

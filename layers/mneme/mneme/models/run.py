@@ -103,9 +103,16 @@ class Run(BaseModel):
     lineage: list[str] = []  # the ancestors' run ids, root first (empty for a root)
     budget: BudgetLimits | None = None  # the tree's limits, on the root run
     ledger_open: bool = False  # the root's tree counters exist (from its first delegation on)
-    execution_arn: str | None = None  # the state machine execution running this run (for cancel)
+    #: the state machine execution that runs it (recorded by its first step; None on the fast path): what a
+    #: cancel stops and what the sweeper asks about
+    execution_arn: str | None = None
     created_at: datetime
     updated_at: datetime
+    #: until when the run may go without a step ending: past it, a run that no execution runs is failed as
+    #: interrupted by the sweeper (engine/sweeper.py); renewed by every commit
+    lease_until: datetime | None = None
+    #: a digest of the request that started it (idempotent requests: a retry must repeat it exactly)
+    request_digest: str | None = None
     version: int = 0  # optimistic-lock counter for conditional writes
 
     def to_api(self) -> dict[str, Any]:

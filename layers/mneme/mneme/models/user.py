@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from mneme.models.common import UserId
+from mneme.models.common import UserId, reserved_user_id
 
 _BCP47 = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
 _EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s]+\.[^@\s]+$")
@@ -21,6 +21,14 @@ class Caller(BaseModel):
 
     user_id: UserId
     is_admin: bool = False
+
+    @field_validator("user_id")
+    @classmethod
+    def _not_reserved(cls, value: str) -> str:
+        reason = reserved_user_id(value)
+        if reason is not None:
+            raise ValueError(f"not a usable user id: {reason}")
+        return value
 
 
 class UserSettings(BaseModel):
