@@ -6,7 +6,9 @@ same HTTP API **v2.0** event the Lambda receives (:mod:`mneme_local.gateway_even
 ``requestContext.authorizer.jwt.claims``, rendered as strings the way API Gateway does), hands it to
 :meth:`Runtime.handle` and writes the answer.
 ``/v1/health`` and ``/v1/openapi.json`` need no token. ``POST /_local/events`` is the local stand-in of the
-event bus (:mod:`mneme_local.local_events`, ``make event``), not a route of the Lambda.
+event bus (:mod:`mneme_local.local_events`, ``make event``), and ``GET /_local/exports/<key>`` the stand-in of
+an export's presigned S3 URL (:mod:`mneme_local.file_exports`; the owner's token only); neither is a route
+of the Lambda.
 It listens on ``127.0.0.1:$MNEME_PORT`` (8000) only.
 Like Lambda, it refuses a response document over 6 MB (API Gateway then answers 500).
 SIGINT / SIGTERM stop it gracefully: no new requests, the memory queue drained, the stores closed.
@@ -28,6 +30,7 @@ from urllib.parse import urlsplit
 
 from mneme.limits import LAMBDA_RESPONSE_BYTES
 from mneme_local.auth import AuthError, authenticate
+from mneme_local.file_exports import LOCAL_EXPORTS_PREFIX, serve_export
 from mneme_local.gateway_event import HOST, build_event
 from mneme_local.local_events import LOCAL_EVENTS_PATH, deliver
 from mneme_local.token import signing_key
@@ -107,7 +110,8 @@ class LocalHandler(BaseHTTPRequestHandler):
         except Exception as exc:  # the runtime crashed: API Gateway would answer 500 too
             log.exception("the run function failed on %s %s", self.command, self.path)
             result = _error(500, "internal_error", f"the run function failed: {type(exc).__name__}")
-        if _lambda_response_bytes(result) > LAMBDA_RESPONSE_BYTES:  # Lambda refuses it; API Gateway answers 500
+        local = isinstance(result, dict) and result.pop("local", False)  # served by this server, not by Lambda
+        if not local and _lambda_response_bytes(result) > LAMBDA_RESPONSE_BYTES:  # Lambda refuses it: API Gateway 500
             log.error("the response to %s %s exceeds Lambda's 6 MB response limit", self.command, self.path)
             result = {"statusCode": 500, "headers": {"Content-Type": "application/json"}, "body": _TOO_LARGE}
         status = self._write(result)
@@ -134,6 +138,8 @@ class LocalHandler(BaseHTTPRequestHandler):
                 body=body,
                 region=self.server.region,
             )
+        if path.startswith(LOCAL_EXPORTS_PREFIX) and self.server.exports is not None:
+            return self._export(path)
         claims: dict[str, Any] | None = None
         if path not in PUBLIC_PATHS:
             try:
@@ -149,6 +155,18 @@ class LocalHandler(BaseHTTPRequestHandler):
             source_ip=self.client_address[0],
         )
         return self.server.handle_event(event)
+
+    def _export(self, path: str) -> Any:
+        """An export archive, to its owner only (the stand-in of the presigned S3 URL)."""
+        if self.command != "GET":
+            return _error(405, "method_not_allowed", "exports are downloaded with GET")
+        try:
+            claims = authenticate(self.server.key, self.headers.get("Authorization"))
+        except AuthError as exc:
+            return _error(401, "unauthorized", str(exc))
+        status, headers, payload = serve_export(self.server.exports, path, str(claims.get("sub", "")))
+        body = base64.b64encode(payload).decode()
+        return {"statusCode": status, "headers": headers, "body": body, "isBase64Encoded": True, "local": True}
 
     def _write(self, result: Any) -> int:
         if not isinstance(result, dict) or "statusCode" not in result:  # payload 2.0: a bare value is JSON 200
@@ -187,10 +205,18 @@ class LocalHTTPServer(ThreadingHTTPServer):
     request_queue_size = 128  # the listen backlog: bursts of clients wait instead of being reset
 
     def __init__(
-        self, port: int, key: bytes, handle_event: Any, *, quiet: bool = False, region: str = "us-east-1"
+        self,
+        port: int,
+        key: bytes,
+        handle_event: Any,
+        *,
+        quiet: bool = False,
+        region: str = "us-east-1",
+        exports: Any = None,
     ) -> None:
         self.key = key
         self.handle_event = handle_event
+        self.exports = exports
         self.quiet = quiet
         self.region = region
         super().__init__((HOST, port), LocalHandler)
@@ -220,6 +246,7 @@ def main() -> int:
             stack.runtime.handle,
             quiet=os.environ.get("MNEME_QUIET") == "1",
             region=stack.deps.settings.region,
+            exports=stack.deps.exports,
         )
     except OSError as exc:
         stack.close()

@@ -21,7 +21,7 @@ import hashlib
 import json
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -31,8 +31,9 @@ from typing import Any
 import numpy as np
 
 from mneme.errors import MemoryUnavailable, NotFound
-from mneme.models.memory import MemoryCandidate, MemoryDocument
-from mneme_local.vector_rows import COLUMNS, LIVE, SCHEMA, micros, namespace_sql, row_document
+from mneme.models.memory import MemoryCandidate, MemoryClass, MemoryDocument
+from mneme_local import vector_privacy
+from mneme_local.vector_rows import COLUMNS, LIVE, SCHEMA, micros, migrate, namespace_sql, row_document
 
 _NEVER = np.iinfo(np.int64).max
 
@@ -55,6 +56,7 @@ class EmbeddedVectorStore:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(SCHEMA)
+        migrate(self._db)
         found = self._db.execute("SELECT value FROM memory_meta WHERE key = 'dimension'").fetchone()
         self._dimension: int | None = int(found[0]) if found else None
         self._blocks: dict[str, _Block] = {}  # namespace -> its live vectors (search reads no BLOBs)
@@ -177,7 +179,7 @@ class EmbeddedVectorStore:
     @staticmethod
     def _insert(db: sqlite3.Connection, doc: MemoryDocument, blob: bytes) -> None:
         db.execute(
-            f"INSERT OR REPLACE INTO memory ({COLUMNS}, vector) VALUES ({', '.join('?' * 14)})",
+            f"INSERT OR REPLACE INTO memory ({COLUMNS}, vector) VALUES ({', '.join('?' * 15)})",
             (
                 doc.id,
                 doc.namespace,
@@ -192,6 +194,7 @@ class EmbeddedVectorStore:
                 micros(doc.expires_at),
                 int(doc.deleted),
                 int(doc.superseded),
+                doc.memory_class,
                 blob,
             ),
         )
@@ -266,3 +269,20 @@ class EmbeddedVectorStore:
                 [(micros(now), i) for i in marked],
             )
         return marked
+
+    # ----------------------------------------------------------------------------------------- privacy
+    # (listing by owner and deleting for good: kept to these few methods, see mneme_local.vector_privacy)
+    def iter_owned(self, user_id: str) -> Iterator[MemoryDocument]:
+        return vector_privacy.iter_rows(self._lock, self._db, "owner_user_id = ?", (user_id,))
+
+    def iter_authored(self, user_id: str) -> Iterator[MemoryDocument]:
+        where, params = vector_privacy.AUTHORED
+        return vector_privacy.iter_rows(self._lock, self._db, where, (*params, user_id))
+
+    def hard_delete(self, ids: Sequence[str]) -> int:
+        with self._write() as db:
+            return vector_privacy.delete_rows(db, ids)
+
+    def purge_expired(self, now: datetime, cutoffs: Mapping[MemoryClass, datetime]) -> int:
+        with self._write() as db:
+            return vector_privacy.delete_rows(db, vector_privacy.expired_ids(db, now, cutoffs))

@@ -26,7 +26,16 @@ MNEME_LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("roots", ("mneme.runtime", "mneme.composition")),
 ]
 LOCAL_LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("stores", ("mneme_local.sqlite_items", "mneme_local.vector_rows", "mneme_local.vector_store")),
+    (
+        "stores",
+        (
+            "mneme_local.sqlite_items",
+            "mneme_local.vector_rows",
+            "mneme_local.vector_privacy",
+            "mneme_local.vector_store",
+            "mneme_local.file_exports",
+        ),
+    ),
     (
         "services",
         (

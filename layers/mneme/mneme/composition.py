@@ -34,13 +34,16 @@ class LazyClient:
 def build_aws(settings: Settings, session: Any | None = None) -> Deps:
     """Deps over real AWS services (DynamoDB, SQS, Step Functions, Lambda, Bedrock, OpenSearch)."""
     import boto3
+    from botocore.config import Config
 
     from mneme.adapters.bedrock_model import bedrock_client_config
     from mneme.adapters.dynamo_items import DynamoItemTable
     from mneme.adapters.items import AUDIT_SCHEMA, MAIN_SCHEMA
     from mneme.adapters.lambda_tools import LambdaToolInvoker
     from mneme.adapters.model_registry import ModelClients
+    from mneme.adapters.s3_exports import S3ExportStorage
     from mneme.adapters.sfn_orchestrator import StepFunctionsOrchestrator
+    from mneme.adapters.sqs_privacy import SqsDeadLetters, SqsPrivacyJobs
     from mneme.adapters.sqs_queue import SqsMemoryQueue
     from mneme.adapters.stores import retention_of, stores_over
     from mneme.clock import SystemClock
@@ -59,14 +62,20 @@ def build_aws(settings: Settings, session: Any | None = None) -> Deps:
         return bedrock[0]
 
     retention = retention_of(settings)
+    sqs = LazyClient(boto, "sqs", retries)
+    s3_config = retries.merge(Config(signature_version="s3v4", s3={"addressing_style": "virtual"}))
+    s3 = LazyClient(boto, "s3", s3_config)
     deps = Deps(
         settings=settings,
         **stores_over(main, audit, clock, retention).ports(),
         models=ModelClients(bedrock_client),
-        queue=SqsMemoryQueue(LazyClient(boto, "sqs", retries), settings.memory_queue_url),
+        queue=SqsMemoryQueue(sqs, settings.memory_queue_url),
         orchestrator=StepFunctionsOrchestrator(LazyClient(boto, "stepfunctions", retries), settings.state_machine_arn),
         tools=LambdaToolInvoker(LazyClient(boto, "lambda", retries)),
         clock=clock,
+        exports=S3ExportStorage(s3, settings.export_bucket),
+        dead_letters=SqsDeadLetters(sqs, settings.memory_dlq_url),
+        privacy_jobs=SqsPrivacyJobs(sqs, settings.privacy_queue_url),
     )
     if settings.opensearch_endpoint:
         deps.memory, deps.embedder = _memory(settings, boto, bedrock_client())
@@ -108,14 +117,19 @@ def build_writer(settings: Settings, session: Any | None = None) -> WriterPorts:
     from mneme.adapters.audit_log import ItemAuditLog
     from mneme.adapters.bedrock_model import bedrock_client_config
     from mneme.adapters.dynamo_items import DynamoItemTable
-    from mneme.adapters.items import AUDIT_SCHEMA
+    from mneme.adapters.items import AUDIT_SCHEMA, MAIN_SCHEMA
+    from mneme.adapters.privacy_ledger import ItemPrivacyLedger
     from mneme.clock import SystemClock
+    from mneme.memory.retention import memory_retention
 
     boto = session or boto3.Session(region_name=settings.region)
     dynamodb = boto.client("dynamodb", config=bedrock_client_config(max_attempts=3))
     audit = ItemAuditLog(DynamoItemTable(dynamodb, settings.audit_table_name, AUDIT_SCHEMA))
+    clock = SystemClock()
+    # the erasure tombstones only (the role may read nothing else of the main table)
+    ledger = ItemPrivacyLedger(DynamoItemTable(dynamodb, settings.table_name, MAIN_SCHEMA), clock)
     store, embedder = None, None
     if settings.opensearch_endpoint:
         bedrock = boto.client("bedrock-runtime", config=bedrock_client_config(max_attempts=4))
         store, embedder = _memory(settings, boto, bedrock)
-    return WriterPorts(store, embedder, audit, SystemClock())
+    return WriterPorts(store, embedder, audit, clock, memory_retention(settings), ledger)

@@ -7,7 +7,7 @@ in-memory fake (``tests/fakes``, never shipped). The core only ever sees these P
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from mneme.models import (
     Agent,
@@ -25,14 +25,28 @@ from mneme.models import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Sequence
+    from collections.abc import Iterable, Iterator, Mapping, Sequence
     from datetime import datetime
+
+    from mneme.models.memory import MemoryClass
+    from mneme.models.privacy import ChainReport, ErasureState, ExportStatus
 
 
 class Clock(Protocol):
     def now(self) -> datetime:
         """The current time, timezone-aware, in UTC."""
         ...
+
+
+@dataclass(frozen=True)
+class OwnedItem:
+    """One thing a store holds for a user, as an export lists it and an erasure counts it: its ``kind``
+    (``agent``, ``message``, ``event``, ``memory``, ``audit`` ...), a ``key`` unique across mneme (an erasure
+    receipt's digest is over these keys) and its content as JSON-ready data."""
+
+    kind: str
+    key: str
+    data: Any
 
 
 # --------------------------------------------------------------------------------------------- model
@@ -112,6 +126,23 @@ class MemoryStore(Protocol):
         """Mark an entry deleted and cascade to entries derived from it; returns every id marked."""
         ...
 
+    def iter_owned(self, user_id: str) -> Iterator[MemoryDocument]:
+        """Every entry in the user's own namespaces (owner ``user_id``), of every status, expired ones too."""
+        ...
+
+    def iter_authored(self, user_id: str) -> Iterator[MemoryDocument]:
+        """The ``vector.global.*`` entries whose metadata names ``user_id`` as their writer."""
+        ...
+
+    def hard_delete(self, ids: Sequence[str]) -> int:
+        """Remove the entries (every stored copy) for good; answers how many documents were removed."""
+        ...
+
+    def purge_expired(self, now: datetime, cutoffs: Mapping[MemoryClass, datetime]) -> int:
+        """Remove for good every entry expired at ``now``, and every entry of a class in ``cutoffs`` created
+        before that class's cutoff; answers how many were removed."""
+        ...
+
 
 @dataclass(frozen=True)
 class MemoryWriteJob:
@@ -160,6 +191,20 @@ class AuditLog(Protocol):
 
     def by_root_run(self, root_run_id: str) -> list[AuditRecord]:
         """Every record of one delegation tree, oldest first."""
+        ...
+
+    def iter_owned(self, user_id: str) -> Iterator[OwnedItem]:
+        """Every record of the user as stored (with its chain fields), oldest first."""
+        ...
+
+    def redact(self, user_id: str, through: AuditRecord) -> int:
+        """Replace the ``detail`` of every record of the user chained before ``through`` (a stored record:
+        the erasure's own), and of records from before the chain; answers how many were redacted. The one
+        sanctioned rewrite of audit records: the chain covers a digest of the detail, which stays."""
+        ...
+
+    def verify(self, user_id: str) -> ChainReport:
+        """Check the user's hash chain from the first record to the chain head; name the first broken link."""
         ...
 
 
@@ -213,6 +258,14 @@ class ConfigStore(Protocol):
         ``task_id``) when the agent, or a task named explicitly, does not exist."""
         ...
 
+    def iter_owned(self, user_id: str) -> Iterator[OwnedItem]:
+        """Everything in the user's configuration partition: settings, agents, tasks, skills, exports."""
+        ...
+
+    def erase_owned(self, user_id: str) -> dict[str, int]:
+        """Delete the user's configuration partition; answers the items deleted by kind."""
+        ...
+
 
 class ChatStore(Protocol):
     def get_chat(self, user_id: str, chat_id: str, *, messages: bool = True) -> Chat | None:
@@ -252,6 +305,17 @@ class ChatStore(Protocol):
         ...
 
     def delete_chat(self, user_id: str, chat_id: str) -> bool: ...
+
+    def iter_owned(
+        self, user_id: str, chat_ids: Sequence[str] = (), *, include_expired: bool = False
+    ) -> Iterator[OwnedItem]:
+        """The user's chats (headers with their summaries) and messages: those the chat index lists and
+        ``chat_ids`` (found elsewhere, e.g. on the user's runs)."""
+        ...
+
+    def erase_owned(self, user_id: str, chat_ids: Sequence[str] = ()) -> dict[str, int]:
+        """Delete the user's chats (those listed and ``chat_ids``); answers the items deleted by kind."""
+        ...
 
 
 class RunStore(Protocol):
@@ -318,6 +382,67 @@ class RunStore(Protocol):
 
     def delete_outbox(self, run_id: str) -> None: ...
     def load_checkpoint(self, run_id: str) -> dict[str, Any] | None: ...
+
+    def iter_owned(
+        self, user_id: str, run_ids: Sequence[str] = (), *, include_expired: bool = False
+    ) -> Iterator[OwnedItem]:
+        """The user's runs with their events, recorded requests, checkpoints, approval marks and outboxes:
+        those the user's run index lists and ``run_ids`` (found elsewhere) that belong to the user."""
+        ...
+
+    def erase_owned(self, user_id: str, run_ids: Sequence[str] = ()) -> dict[str, int]:
+        """Delete every item of the user's runs (listed as by :meth:`iter_owned`); answers them by kind."""
+        ...
+
+
+# --------------------------------------------------------------------------------------------- privacy
+@dataclass(frozen=True)
+class PrivacyJob:
+    """A privacy operation continued asynchronously (the privacy worker's SQS message body)."""
+
+    kind: Literal["export", "erasure"]
+    user_id: str
+    job_id: str  # the export id / the erasure id
+
+
+class PrivacyJobQueue(Protocol):
+    def enqueue(self, job: PrivacyJob) -> None:
+        """Hand a job to the privacy worker; raise QueueUnavailable on failure."""
+        ...
+
+
+class PrivacyLedger(Protocol):
+    """Export records (in the user's configuration partition) and erasure states (their own partition: they
+    outlive the erasure as tombstones the memory writer checks)."""
+
+    def get_export(self, user_id: str, export_id: str) -> ExportStatus | None: ...
+    def put_export(self, status: ExportStatus) -> None: ...
+    def get_erasure(self, user_id: str) -> ErasureState | None: ...
+    def put_erasure(self, state: ErasureState) -> None: ...
+
+    def erasures(self, user_ids: Sequence[str]) -> dict[str, ErasureState]:
+        """The erasure states of those of ``user_ids`` that have one (one batch read)."""
+        ...
+
+
+class ExportStorage(Protocol):
+    def write(self, key: str, lines: Iterable[bytes]) -> int:
+        """Store an archive from its lines (streamed); answers its size in bytes."""
+        ...
+
+    def url(self, key: str, *, filename: str, expires_in: int) -> str:
+        """Where the archive's owner downloads it (S3: a presigned URL valid ``expires_in`` seconds)."""
+        ...
+
+    def delete(self, key: str) -> None:
+        """Remove an archive (nothing happens when it is gone already)."""
+        ...
+
+
+class DeadLetterQueue(Protocol):
+    def purge_user(self, user_id: str) -> list[str]:
+        """Delete the dead-lettered memory writes of ``user_id`` (owner or writer); answers their job ids."""
+        ...
 
 
 # --------------------------------------------------------------------------------------------- orchestration

@@ -1,6 +1,6 @@
 """The one composition of the DynamoDB-shaped stores over two item tables, used by every composition root
 (AWS, local mode, the tests and the benchmarks): config, chats and runs share the main table; the audit log
-has its own table."""
+has its own table. Export records and erasure states (the privacy ledger) live in the main table too."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ from mneme.adapters.chat_store import ItemChatStore
 from mneme.adapters.config_store import ItemConfigStore
 from mneme.adapters.expiry import Retention
 from mneme.adapters.items import ItemTable
+from mneme.adapters.privacy_ledger import ItemPrivacyLedger
 from mneme.adapters.run_store import ItemRunStore
-from mneme.ports import AuditLog, ChatStore, Clock, ConfigStore, RunStore
+from mneme.ports import AuditLog, ChatStore, Clock, ConfigStore, PrivacyLedger, RunStore
 from mneme.settings import Settings
 
 
@@ -24,6 +25,7 @@ class StorePorts(TypedDict):
     chats: ChatStore
     runs: RunStore
     audit: AuditLog
+    ledger: PrivacyLedger
 
 
 @dataclass(frozen=True)
@@ -32,9 +34,16 @@ class Stores:
     chats: ItemChatStore
     runs: ItemRunStore
     audit: ItemAuditLog
+    ledger: ItemPrivacyLedger
 
     def ports(self) -> StorePorts:
-        return {"config": self.config, "chats": self.chats, "runs": self.runs, "audit": self.audit}
+        return {
+            "config": self.config,
+            "chats": self.chats,
+            "runs": self.runs,
+            "audit": self.audit,
+            "ledger": self.ledger,
+        }
 
 
 def retention_of(settings: Settings) -> Retention:
@@ -52,4 +61,5 @@ def stores_over(main: ItemTable, audit: ItemTable, clock: Clock, retention: Rete
         chats=ItemChatStore(main, clock, retention=retention),
         runs=ItemRunStore(main, retention=retention, clock=clock),
         audit=ItemAuditLog(audit),
+        ledger=ItemPrivacyLedger(main, clock),
     )

@@ -9,7 +9,7 @@ from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 
 from mneme import __version__
-from mneme.api import audit_routes, chat_routes, config_routes, memory_routes, run_routes
+from mneme.api import audit_routes, chat_routes, config_routes, memory_routes, privacy_routes, run_routes
 from mneme.api.responses import JSON, from_error, from_unexpected, from_validation, json_response
 from mneme.errors import MnemeError
 
@@ -20,7 +20,7 @@ MAX_BODY_BYTES = 1_000_000
 
 def create_app() -> APIGatewayHttpResolver:
     app = APIGatewayHttpResolver(enable_validation=True)
-    for module in (config_routes, run_routes, chat_routes, memory_routes, audit_routes):
+    for module in (config_routes, run_routes, chat_routes, memory_routes, audit_routes, privacy_routes):
         app.include_router(module.router)
 
     @app.get("/v1/health", include_in_schema=True)
@@ -70,7 +70,7 @@ def _document_errors(schema: dict[str, Any]) -> dict[str, Any]:
         for method, operation in operations.items():
             responses = operation.setdefault("responses", {})
             responses.pop("422", None)
-            if method == "delete":  # the deletes answer 204 without a body
+            if method == "delete" and "202" not in responses:  # deletes answer 204 without a body (not erasures)
                 responses.pop("200", None)
                 responses["204"] = {"description": "deleted"}
             responses["400"] = {"description": "invalid input; `field` names the failing field", **error}

@@ -14,11 +14,15 @@ from mneme.ports import (
     ChatStore,
     Clock,
     ConfigStore,
+    DeadLetterQueue,
     Embedder,
+    ExportStorage,
     MemoryStore,
     MemoryWriteQueue,
     ModelClient,
     Orchestrator,
+    PrivacyJobQueue,
+    PrivacyLedger,
     RunStore,
     Summarizer,
     ToolInvoker,
@@ -43,6 +47,7 @@ class Deps:
     chats: ChatStore
     runs: RunStore
     audit: AuditLog
+    ledger: PrivacyLedger
     models: ModelRegistry
     queue: MemoryWriteQueue
     orchestrator: Orchestrator
@@ -51,5 +56,9 @@ class Deps:
     memory: MemoryStore | None = None  # None: memory not configured (degraded mode)
     embedder: Embedder | None = None
     summarizer: Summarizer | None = None
+    # privacy operations (exports, erasures): None where the deployment has no such resource
+    exports: ExportStorage | None = None
+    dead_letters: DeadLetterQueue | None = None
+    privacy_jobs: PrivacyJobQueue | None = None
     ids: Callable[[], str] = field(default=new_id)
     monotonic: Callable[[], float] = field(default=monotonic)

@@ -18,6 +18,7 @@ from mneme.memory.access import (
     http_search_access,
     http_write_access,
 )
+from mneme.memory.retention import is_expired, memory_retention
 from mneme.models.memory import MemoryHit
 from mneme.models.policy import ResolvedPolicy
 from mneme.models.user import Caller
@@ -37,6 +38,7 @@ def _ports(deps: Deps) -> memory_ops.MemoryPorts:
         clock=deps.clock,
         rules=deps.settings.namespace_rules,
         recency_decay=deps.settings.recency_decay,
+        retention=memory_retention(deps.settings),
     )
 
 
@@ -91,6 +93,7 @@ def write_memory(
         tags=tags,
         metadata={"source": "http", "user_id": caller.user_id},
         ttl_seconds=ttl_seconds,
+        retention=ports.retention,
     )
     ids = memory_ops.audited_write(
         ports, trail.records, "write", target, lambda: memory_ops.write_documents(ports, [document]), via="http"
@@ -107,6 +110,7 @@ def delete_memory(deps: Deps, caller: Caller, doc_id: str, namespace: str | None
     if (
         document is None
         or document.deleted
+        or is_expired(document, deps.clock.now())
         or not http_delete_allowed(document.namespace, caller.user_id, is_admin=caller.is_admin)
     ):
         raise NotFound(f"no memory entry {doc_id!r}")

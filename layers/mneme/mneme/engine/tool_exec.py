@@ -144,6 +144,7 @@ def _memory_write(session: RunSession, args: dict[str, Any]) -> str:
             "run_id": run.run_id,
         },
         ttl_seconds=args.get("ttl_seconds"),
+        retention=session.memory.retention,
     )
     ids = memory_ops.audited_write(
         session.memory,

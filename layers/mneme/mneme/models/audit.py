@@ -7,7 +7,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-AuditAction = Literal["read", "write", "update", "delete", "denied", "delegation", "delegation_refused", "approval"]
+AuditAction = Literal[
+    "read", "write", "update", "delete", "denied", "delegation", "delegation_refused", "approval", "export", "erasure"
+]
 
 
 class AuditRecord(BaseModel):
