@@ -82,13 +82,15 @@ def continue_erasure(deps: Deps, user_id: str, erasure_id: str, *, deadline: flo
     state = deps.ledger.get_erasure(user_id)
     if state is None or state.erasure_id != erasure_id or state.status == "done":
         return state
+    ran = 0
     for phase in ERASURE_PHASES:
         if phase in state.phases_done:
             continue
-        if deps.monotonic() > deadline and deps.privacy_jobs is not None:
+        if ran and deps.monotonic() > deadline and deps.privacy_jobs is not None:  # one phase at least: progress
             deps.privacy_jobs.enqueue(PrivacyJob("erasure", user_id, erasure_id))
             return state
         state = _PHASES[phase](deps, state)
+        ran += 1
         state = state.model_copy(update={"phases_done": [*state.phases_done, phase]})
         deps.ledger.put_erasure(state)
     state = state.model_copy(update={"status": "done", "finished_at": deps.clock.now()})
@@ -122,6 +124,8 @@ def _inventory(deps: Deps, state: ErasureState) -> ErasureState:
 
 def _dead_letters(deps: Deps, state: ErasureState) -> ErasureState:
     removed = deps.dead_letters.purge_user(state.user_id) if deps.dead_letters is not None else []
+    if not removed:
+        return state
     counts = {**state.counts, "dead_letter": state.counts.get("dead_letter", 0) + len(removed)}
     return state.model_copy(update={"counts": counts})
 

@@ -117,6 +117,8 @@ def archive_lines(deps: Deps, status: ExportStatus, counts: Counter[str]) -> Ite
     ]
     for source in items:
         for item in source:
+            if item.kind == "export" and item.data.get("export_id") == status.export_id:
+                continue  # this export's own record is not data of the user
             counts[item.kind] += 1
             yield _line(item)
     yield _line(OwnedItem("export_end", f"export:{status.export_id}:end", {"counts": dict(counts)}))
