@@ -23,6 +23,8 @@ FROM_OUTPUTS = {
     "MNEME_MEMORY_QUEUE_URL": "MemoryQueueUrl",
     "MNEME_STATE_MACHINE_ARN": "StateMachineArn",
     "MNEME_OPENSEARCH_ENDPOINT": "CollectionEndpoint",
+    "MNEME_PRIVACY_QUEUE_URL": "PrivacyQueueUrl",
+    "MNEME_EXPORT_BUCKET": "ExportBucketName",
 }
 
 

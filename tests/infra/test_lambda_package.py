@@ -44,4 +44,4 @@ def test_local_mode_lives_outside_every_code_uri() -> None:
         for res in resources().values()
         if res["Type"] in ("AWS::Serverless::Function", "AWS::Serverless::LayerVersion")
     ]
-    assert all(not str(uri).startswith("local") for uri in uris) and len(uris) == 3
+    assert all(not str(uri).startswith("local") for uri in uris) and len(uris) == 4

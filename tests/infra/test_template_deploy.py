@@ -171,9 +171,10 @@ def test_no_resource_has_a_name_that_a_second_stack_would_repeat(logical_id: str
         assert sources & per_stack, f"{logical_id}.{prop} = {value!r} is the same in every stack"
 
 
-def test_the_redrive_schedule_is_named_by_cloudformation() -> None:
-    (schedule,) = [r for r in _resources().values() if r["Type"] == "AWS::Scheduler::Schedule"]
-    assert "Name" not in schedule["Properties"]
+def test_the_schedules_are_named_by_cloudformation() -> None:
+    schedules = [r for r in _resources().values() if r["Type"] == "AWS::Scheduler::Schedule"]
+    assert len(schedules) == 2  # the outbox redrive, the memory purge
+    assert all("Name" not in schedule["Properties"] for schedule in schedules)
 
 
 def test_stack_specific_parameters_have_no_default_and_differ_between_stacks() -> None:
