@@ -8,7 +8,8 @@ from dataclasses import asdict
 from typing import Any
 
 from mneme.errors import QueueUnavailable
-from mneme.ports import MemoryWriteJob, PrivacyJob
+from mneme.ports import MemoryWriteJob
+from mneme.privacy_ports import PrivacyJob
 
 
 class MemoryExports:

@@ -18,7 +18,7 @@ PACKAGES = {"mneme": ROOT / "layers" / "mneme" / "mneme", "mneme_local": ROOT / 
 MNEME_LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("mneme.limits", "mneme.errors", "mneme.namespace_grammar", "mneme.clock", "mneme.observability")),
     ("models", ("mneme.models",)),
-    ("contracts", ("mneme.ports", "mneme.settings")),
+    ("contracts", ("mneme.ports", "mneme.privacy_ports", "mneme.settings")),
     ("core", ("mneme.memory", "mneme.context", "mneme.history", "mneme.skills", "mneme.delegation")),
     ("adapters", ("mneme.adapters",)),
     ("engine", ("mneme.engine",)),

@@ -7,7 +7,7 @@ in-memory fake (``tests/fakes``, never shipped). The core only ever sees these P
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mneme.models import (
     Agent,
@@ -25,11 +25,11 @@ from mneme.models import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator, Mapping, Sequence
+    from collections.abc import Iterator, Mapping, Sequence
     from datetime import datetime
 
     from mneme.models.memory import MemoryClass
-    from mneme.models.privacy import ChainReport, ErasureState, ExportStatus
+    from mneme.models.privacy import ChainReport
 
 
 class Clock(Protocol):
@@ -191,6 +191,10 @@ class AuditLog(Protocol):
 
     def by_root_run(self, root_run_id: str) -> list[AuditRecord]:
         """Every record of one delegation tree, oldest first."""
+        ...
+
+    def warm(self, user_id: str) -> None:
+        """Read what the user's next append needs (the chain head) ahead of it, beside other I/O."""
         ...
 
     def iter_owned(self, user_id: str) -> Iterator[OwnedItem]:
@@ -392,56 +396,6 @@ class RunStore(Protocol):
 
     def erase_owned(self, user_id: str, run_ids: Sequence[str] = ()) -> dict[str, int]:
         """Delete every item of the user's runs (listed as by :meth:`iter_owned`); answers them by kind."""
-        ...
-
-
-# --------------------------------------------------------------------------------------------- privacy
-@dataclass(frozen=True)
-class PrivacyJob:
-    """A privacy operation continued asynchronously (the privacy worker's SQS message body)."""
-
-    kind: Literal["export", "erasure"]
-    user_id: str
-    job_id: str  # the export id / the erasure id
-
-
-class PrivacyJobQueue(Protocol):
-    def enqueue(self, job: PrivacyJob) -> None:
-        """Hand a job to the privacy worker; raise QueueUnavailable on failure."""
-        ...
-
-
-class PrivacyLedger(Protocol):
-    """Export records (in the user's configuration partition) and erasure states (their own partition: they
-    outlive the erasure as tombstones the memory writer checks)."""
-
-    def get_export(self, user_id: str, export_id: str) -> ExportStatus | None: ...
-    def put_export(self, status: ExportStatus) -> None: ...
-    def get_erasure(self, user_id: str) -> ErasureState | None: ...
-    def put_erasure(self, state: ErasureState) -> None: ...
-
-    def erasures(self, user_ids: Sequence[str]) -> dict[str, ErasureState]:
-        """The erasure states of those of ``user_ids`` that have one (one batch read)."""
-        ...
-
-
-class ExportStorage(Protocol):
-    def write(self, key: str, lines: Iterable[bytes]) -> int:
-        """Store an archive from its lines (streamed); answers its size in bytes."""
-        ...
-
-    def url(self, key: str, *, filename: str, expires_in: int) -> str:
-        """Where the archive's owner downloads it (S3: a presigned URL valid ``expires_in`` seconds)."""
-        ...
-
-    def delete(self, key: str) -> None:
-        """Remove an archive (nothing happens when it is gone already)."""
-        ...
-
-
-class DeadLetterQueue(Protocol):
-    def purge_user(self, user_id: str) -> list[str]:
-        """Delete the dead-lettered memory writes of ``user_id`` (owner or writer); answers their job ids."""
         ...
 
 

@@ -195,3 +195,17 @@ def test_a_retried_append_with_record_ids_stores_each_record_once(log: ItemAudit
     log.append(records)
     log.append(records)
     assert len(log.query("alice").records) == 2
+
+
+def test_a_warmed_log_appends_without_reading_the_chain_head(dynamo: Backend) -> None:
+    # Given a log that read alice's chain head ahead of time (a run does so while it embeds the query)
+    log = ItemAuditLog(dynamo.audit)
+    log.append([_rec(0)])
+    fresh = ItemAuditLog(dynamo.audit)
+    fresh.warm("alice")
+    dynamo.calls.clear()
+    # When the run's read records are appended
+    fresh.append([_rec(1), _rec(2)])
+    # Then the append is the transaction alone, chained after the existing record
+    assert dynamo.calls == ["TransactWriteItems"]
+    assert fresh.verify("alice").records == 3

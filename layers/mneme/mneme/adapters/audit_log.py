@@ -152,6 +152,10 @@ class ItemAuditLog:
             return
         raise AuditWriteFailed("the audit chain stayed contended: the records were not written")
 
+    def warm(self, user_id: str) -> None:
+        """Read the user's chain head now (the run's first append then needs no read of its own)."""
+        self._head(user_id, fresh=False)
+
     def _head(self, user_id: str, *, fresh: bool) -> Head | None:
         with self._lock:
             if not fresh and user_id in self._heads:

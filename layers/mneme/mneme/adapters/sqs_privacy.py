@@ -15,7 +15,7 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from mneme.errors import QueueUnavailable
-from mneme.ports import PrivacyJob
+from mneme.privacy_ports import PrivacyJob
 
 #: how long a dead letter stays hidden once the erasure's pass has seen it
 DLQ_HIDE_SECONDS = 300

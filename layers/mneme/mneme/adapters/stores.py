@@ -14,7 +14,8 @@ from mneme.adapters.expiry import Retention
 from mneme.adapters.items import ItemTable
 from mneme.adapters.privacy_ledger import ItemPrivacyLedger
 from mneme.adapters.run_store import ItemRunStore
-from mneme.ports import AuditLog, ChatStore, Clock, ConfigStore, PrivacyLedger, RunStore
+from mneme.ports import AuditLog, ChatStore, Clock, ConfigStore, RunStore
+from mneme.privacy_ports import PrivacyLedger
 from mneme.settings import Settings
 
 

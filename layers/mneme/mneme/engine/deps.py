@@ -14,19 +14,16 @@ from mneme.ports import (
     ChatStore,
     Clock,
     ConfigStore,
-    DeadLetterQueue,
     Embedder,
-    ExportStorage,
     MemoryStore,
     MemoryWriteQueue,
     ModelClient,
     Orchestrator,
-    PrivacyJobQueue,
-    PrivacyLedger,
     RunStore,
     Summarizer,
     ToolInvoker,
 )
+from mneme.privacy_ports import DeadLetterQueue, ExportStorage, PrivacyJobQueue, PrivacyLedger
 from mneme.settings import Settings
 
 

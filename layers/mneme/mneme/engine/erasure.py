@@ -34,7 +34,7 @@ from mneme.models.audit import AuditRecord
 from mneme.models.common import GLOBAL_OWNER
 from mneme.models.privacy import ERASURE_PHASES, ErasureState, GlobalMemory
 from mneme.models.user import Caller
-from mneme.ports import PrivacyJob
+from mneme.privacy_ports import PrivacyJob
 
 #: global memories named in a receipt (the total is always given)
 MAX_LISTED_GLOBALS = 1_000

@@ -30,7 +30,8 @@ from mneme.engine.owned import authored_global, user_items
 from mneme.errors import MnemeError, NotFound, StoreUnavailable
 from mneme.models.privacy import ExportStatus
 from mneme.models.user import Caller
-from mneme.ports import ExportStorage, OwnedItem, PrivacyJob, PrivacyJobQueue
+from mneme.ports import OwnedItem
+from mneme.privacy_ports import ExportStorage, PrivacyJob, PrivacyJobQueue
 
 EXPORT_FORMAT = "mneme-export/1"
 

@@ -12,7 +12,7 @@ from mneme.engine import erasure, export
 from mneme.engine.deps import Deps
 from mneme.errors import MnemeError
 from mneme.memory.retention import memory_retention
-from mneme.ports import PrivacyJob
+from mneme.privacy_ports import PrivacyJob
 
 
 def run_job(deps: Deps, job: PrivacyJob, *, budget_seconds: float) -> dict[str, Any]:

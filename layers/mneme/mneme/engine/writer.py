@@ -23,7 +23,8 @@ from mneme.engine.deps import Deps
 from mneme.errors import MnemeError
 from mneme.memory.retention import MemoryRetention, memory_retention
 from mneme.models.privacy import ErasureState
-from mneme.ports import AuditLog, Clock, Embedder, MemoryStore, MemoryWriteJob, PrivacyLedger
+from mneme.ports import AuditLog, Clock, Embedder, MemoryStore, MemoryWriteJob
+from mneme.privacy_ports import PrivacyLedger
 
 
 @dataclass(frozen=True)
