@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mneme.adapters.items import AUDIT_SCHEMA, MAIN_SCHEMA, ItemTable
-from mneme.adapters.stores import stores_over
+from mneme.adapters.stores import retention_of, stores_over
 from mneme.engine.deps import Deps
 from mneme.engine.privacy_jobs import run_job
 from mneme.ports import ModelClient
@@ -54,9 +54,10 @@ def make_world(
     embedder = HashingEmbedder()
     queue, orchestrator, invoker = FakeQueue(), FakeOrchestrator(), FakeToolInvoker(tools)
     exports, dead_letters, jobs = MemoryExports(), FakeDeadLetters(), InlinePrivacyJobs()
+    config = Settings.model_validate({"MNEME_MODE": "local", **settings})
     deps = Deps(
-        settings=Settings.model_validate({"MNEME_MODE": "local", **settings}),
-        **stores_over(main, audit, clock).ports(),
+        settings=config,
+        **stores_over(main, audit, clock, retention_of(config)).ports(),
         models=FixedModels(model),
         queue=queue,
         orchestrator=orchestrator,

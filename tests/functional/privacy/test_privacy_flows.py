@@ -231,3 +231,20 @@ def test_the_privacy_world_builds_over_any_backend(tmp_path: Any) -> None:
     for backend in make_backend("sqlite", tmp_path):
         pw = privacy_world(backend, None)
         assert pw.api.get("/v1/retention").status == 200
+
+
+def test_expired_chats_and_runs_are_not_exported_but_are_erased() -> None:
+    # Given a deployment keeping chats and runs one day, and a run of alice two days ago
+    world = make_world(OfflineModel(), MNEME_RETENTION_DAYS_CHATS=1, MNEME_RETENTION_DAYS_RUNS=1)
+    api = Api(world)
+    api.put("/v1/agents/helper", {"label": "Helper"})
+    assert api.post("/v1/runs", {"agent_id": "helper", "input": "hello"}).status == 200
+    world.clock.advance(days=2)
+    # When she exports, then erases
+    api.post("/v1/me/export", None)
+    kinds = {line["kind"] for line in lines(_pw(world, api), "alice")}
+    receipt = api.delete("/v1/me").body
+    # Then the export left out what has expired (as every read does) and the erasure deleted it all the same
+    assert not kinds & {"chat", "message", "run", "event", "request", "run_index"}
+    assert receipt["counts"]["chat"] == 1 and receipt["counts"]["run"] == 1 and receipt["counts"]["message"] >= 2
+    assert [(i["PK"], i["SK"]) for i in main_items_of(_pw(world, api), "alice")] == [("ERASURE#alice", "STATE")]
