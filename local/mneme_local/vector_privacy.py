@@ -2,14 +2,15 @@
 
 Plain SQL over the store's rows, apart from the search structures: a listing pages by ``id`` over the
 ``memory_owner`` index (``owner_user_id, id``); a deletion removes the rows and their ``memory_derived``
-links in the caller's write transaction (which drops the store's in-memory search blocks).
+links in the caller's write transaction (which drops the store's in-memory search blocks), telling the
+store of each row first (``on_delete``) when its search structures need to hear of it.
 """
 
 from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -41,12 +42,20 @@ def iter_rows(
         last = rows[-1][0]
 
 
-def delete_rows(db: sqlite3.Connection, ids: Sequence[str]) -> int:
+#: told of each row before it is deleted: ``(db, namespace, rowid)`` (a store that keeps a change log for its
+#: in-memory indexes logs the row there, so the indexes drop it)
+OnDelete = Callable[[sqlite3.Connection, str, int], None]
+
+
+def delete_rows(db: sqlite3.Connection, ids: Sequence[str], on_delete: OnDelete | None = None) -> int:
     unique = list(dict.fromkeys(ids))
     removed = 0
     for start in range(0, len(unique), PAGE):
         batch = unique[start : start + PAGE]
         marks = ", ".join("?" * len(batch))
+        if on_delete is not None:
+            for rowid, namespace in db.execute(f"SELECT rowid, namespace FROM memory WHERE id IN ({marks})", batch):
+                on_delete(db, namespace, rowid)
         removed += db.execute(f"DELETE FROM memory WHERE id IN ({marks})", batch).rowcount
         db.execute(f"DELETE FROM memory_derived WHERE id IN ({marks}) OR source_id IN ({marks})", [*batch, *batch])
     return removed

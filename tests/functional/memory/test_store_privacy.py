@@ -113,3 +113,16 @@ def test_an_embedded_file_from_before_the_class_is_migrated(tmp_path: Any) -> No
     columns = [row[1] for row in reopened._db.execute("PRAGMA table_info(memory)")]
     assert "memory_class" in columns
     assert json.loads(reopened._db.execute("SELECT metadata FROM memory").fetchone()[0]) == {"source": "http"}
+
+
+def test_the_embedded_deletion_tells_the_store_of_each_row_it_removes(tmp_path: Any) -> None:
+    from mneme_local import vector_privacy
+
+    store = EmbeddedVectorStore(tmp_path / "m.sqlite3")
+    store.put([(doc("one", doc_id="a1"), unit(1)), (doc("two", "vector.agent.alice.notes", doc_id="a2"), unit(2))])
+    told: list[tuple[str, int]] = []
+    with store._write() as db:
+        removed = vector_privacy.delete_rows(db, ["a1", "a2", "gone"], lambda _db, ns, row: told.append((ns, row)))
+    assert removed == 2
+    assert sorted(ns for ns, _ in told) == ["vector.agent.alice.notes", "vector.user.alice.memory"]
+    assert all(isinstance(row, int) for _, row in told)

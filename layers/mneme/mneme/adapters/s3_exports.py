@@ -1,11 +1,11 @@
 """ExportStorage on S3: an export archive is one private object, downloaded with a presigned URL.
 
-The archive is spooled to a temporary file (memory up to 32 MB, then ``/tmp``) while it is built and then
-uploaded with the managed transfer (multipart above 8 MB), so an archive of any size needs neither its
-whole text in memory nor one request. The bucket is private (public access blocked, TLS only, no
-versioning, so an erasure's delete is final) and a lifecycle rule expires archives (template.yaml). The
-download URL is a presigned GET signed by the caller's role, valid ``expires_in`` seconds, that asks S3
-to answer with ``Content-Disposition: attachment``.
+The archive is spooled to a temporary file (memory up to 32 MB, then ``/tmp``) while it is built, then sent
+with one ``PutObject`` streamed from that file (up to 5 GB, S3's limit for one request; a plain botocore
+client does it, no boto3 transfer manager is needed): the archive's text is never all in memory. The
+bucket is private (public access blocked, TLS only, no versioning, so an erasure's delete is final) and a
+lifecycle rule expires archives (template.yaml). The download URL is a presigned GET signed by the
+caller's role, valid ``expires_in`` seconds, that asks S3 to answer with ``Content-Disposition: attachment``.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from mneme.observability import traced
 
 CONTENT_TYPE = "application/x-ndjson"
 _SPOOL_BYTES = 32 * 1024 * 1024
+_MAX_PUT_BYTES = 5 * 1024**3
 
 
 class S3ExportStorage:
@@ -40,9 +41,16 @@ class S3ExportStorage:
             for line in lines:
                 size += spool.write(line)
             spool.seek(0)
+            if size > _MAX_PUT_BYTES:
+                raise StoreUnavailable(f"the export is {size} bytes, more than one S3 PutObject takes")
             try:
-                self._client.upload_fileobj(
-                    spool, self._bucket, key, ExtraArgs={"ContentType": CONTENT_TYPE, "ServerSideEncryption": "AES256"}
+                self._client.put_object(
+                    Bucket=self._bucket,
+                    Key=key,
+                    Body=spool,
+                    ContentLength=size,
+                    ContentType=CONTENT_TYPE,
+                    ServerSideEncryption="AES256",
                 )
             except (ClientError, BotoCoreError) as exc:
                 raise StoreUnavailable(f"the export could not be stored: {exc}") from exc
