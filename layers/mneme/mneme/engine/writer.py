@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from mneme import observability
@@ -88,6 +88,8 @@ def _writers(job: MemoryWriteJob) -> set[str]:
 def _erased(job: MemoryWriteJob, erasure: ErasureState) -> bool:
     """Queued before the erasure finished (or while it runs, or at an unknown time): its data is erased."""
     queued = _queued_at(job)
+    if queued is not None and queued.tzinfo is None:
+        queued = queued.replace(tzinfo=UTC)  # a time without zone is UTC (as every time mneme writes)
     return erasure.finished_at is None or queued is None or queued <= erasure.finished_at
 
 
