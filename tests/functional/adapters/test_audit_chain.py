@@ -145,8 +145,11 @@ def shared(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[Backend]:
 
 
 def test_concurrent_appends_never_fork_the_chain(shared: Backend) -> None:
-    # Given one table and eight writers, each its own log instance (its own cached head, as Lambdas have)
+    # Given one table and eight writers, each its own log instance with its own cached head (as Lambdas
+    # have), all of which read the same head before any of them appended: every first append but one races
     writers = [ItemAuditLog(shared.audit, sleep=lambda _: None) for _ in range(8)]
+    for writer in writers:
+        writer.warm("alice")
     errors: list[BaseException] = []
 
     def work(w: int) -> None:
@@ -166,7 +169,7 @@ def test_concurrent_appends_never_fork_the_chain(shared: Backend) -> None:
     # Then appends did meet a moved head (and re-chained), every record is stored once, at its own
     # position, and the chain verifies to the head
     assert errors == []
-    assert lost.call_count > 0
+    assert lost.call_count >= 7
     assert [i["chain_seq"] for i in _stored(shared)] == list(range(1, 97))
     report = writers[0].verify("alice")
     assert report.verified and report.records == 96
