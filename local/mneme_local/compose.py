@@ -27,7 +27,7 @@ from mneme.errors import ToolError
 from mneme.models.agent import ModelSpec
 from mneme.runtime import Runtime
 from mneme.settings import Settings
-from mneme_local.aws_stand_ins import FUNCTION_NAME, create_aws_stand_ins, start_moto
+from mneme_local.aws_stand_ins import DLQ_NAME, FUNCTION_NAME, create_aws_stand_ins, start_moto
 from mneme_local.files import private_dir, private_file
 from mneme_local.live_feed import InProcessFeed
 from mneme_local.outbox import DurableQueue, SqliteOutbox
@@ -37,6 +37,8 @@ from mneme_local.stack import LocalMneme, LocalOptions, LocalSetupError, Provide
 log = logging.getLogger("local_mode")
 
 LOCAL_EMBEDDING_DIMENSION = 384
+#: a privacy job (export, erasure) runs at once locally, with this much time before it would continue later
+LOCAL_JOB_SECONDS = 600
 
 
 def local_settings(options: LocalOptions, environ: Mapping[str, str]) -> Settings:
@@ -154,10 +156,13 @@ def build_local(
     from mneme.adapters.mcp_client import SdkMcpToolSource
     from mneme.adapters.model_summarizer import ModelSummarizer
     from mneme.adapters.sfn_orchestrator import StepFunctionsOrchestrator
+    from mneme.adapters.sqs_privacy import SqsDeadLetters
     from mneme.adapters.sqs_queue import SqsMemoryQueue
     from mneme.adapters.stores import retention_of, stores_over
     from mneme.clock import SystemClock
+    from mneme.engine.privacy_jobs import run_job
     from mneme_local import sfn_emulation
+    from mneme_local.file_exports import LocalFileExports, LocalPrivacyJobs
     from mneme_local.secrets import EnvironmentSecrets
     from mneme_local.sqlite_items import open_local_tables
     from mneme_local.vector_store import EmbeddedVectorStore
@@ -190,6 +195,7 @@ def build_local(
 
     clock = SystemClock()
     models, embedder = _models(settings, options, session, bedrock)
+    jobs = LocalPrivacyJobs()
     deps = Deps(
         settings=settings,
         **stores_over(main, audit, clock, retention_of(settings)).ports(),
@@ -203,7 +209,11 @@ def build_local(
         mcp=SdkMcpToolSource(allow_private_networks=settings.mcp_allow_private_networks),
         secrets=EnvironmentSecrets(env),
         live=InProcessFeed(),
+        exports=LocalFileExports(options.data_dir / "exports", f"http://127.0.0.1:{env.get('MNEME_PORT') or 8000}"),
+        dead_letters=SqsDeadLetters(sqs, sqs.get_queue_url(QueueName=DLQ_NAME)["QueueUrl"], wait_seconds=0),
+        privacy_jobs=jobs,
     )
+    jobs.handler = lambda job: run_job(deps, job, budget_seconds=LOCAL_JOB_SECONDS)
     summary_provider: Provider = options.model_provider if settings.summary_model_id else "offline"
     summary_spec = ModelSpec(provider=summary_provider, model_id=settings.summary_model_id or "offline")
     deps.summarizer = ModelSummarizer(

@@ -10,7 +10,9 @@ same HTTP API **v2.0** event the Lambda receives (:mod:`mneme_local.gateway_even
 ``GET /v1/runs/{id}/events`` with ``Accept: text/event-stream`` streams the run live as server-sent events
 (:mod:`mneme_local.sse`, the local stand-in of the WebSocket API); requests are served concurrently, a
 long-poll never holds up another request. ``POST /_local/events`` is the local stand-in of the event bus
-(:mod:`mneme_local.local_events`, ``make event``), not a route of the Lambda.
+(:mod:`mneme_local.local_events`, ``make event``), and ``GET /_local/exports/<key>`` the stand-in of an
+export's presigned S3 URL (:mod:`mneme_local.file_exports`; the owner's token only); neither is a route of
+the Lambda.
 It listens on ``127.0.0.1:$MNEME_PORT`` (8000) only.
 Like Lambda, it refuses a response document over 6 MB (API Gateway then answers 500).
 SIGINT / SIGTERM stop it gracefully: no new requests, the memory queue drained, the stores closed.
@@ -34,6 +36,7 @@ from urllib.parse import urlsplit
 from mneme.limits import LAMBDA_RESPONSE_BYTES
 from mneme_local import console_assets
 from mneme_local.auth import AuthError, authenticate
+from mneme_local.file_exports import LOCAL_EXPORTS_PREFIX, serve_export
 from mneme_local.gateway_event import HOST, build_event
 from mneme_local.live_feed import InProcessFeed
 from mneme_local.local_events import LOCAL_EVENTS_PATH, deliver
@@ -162,7 +165,8 @@ class LocalHandler(BaseHTTPRequestHandler):
         except Exception as exc:  # the runtime crashed: API Gateway would answer 500 too
             log.exception("the run function failed on %s %s", self.command, self.path)
             result = _error(500, "internal_error", f"the run function failed: {type(exc).__name__}")
-        if _lambda_response_bytes(result) > LAMBDA_RESPONSE_BYTES:  # Lambda refuses it; API Gateway answers 500
+        local = isinstance(result, dict) and result.pop("local", False)  # served by this server, not by Lambda
+        if not local and _lambda_response_bytes(result) > LAMBDA_RESPONSE_BYTES:  # Lambda refuses it: API Gateway 500
             log.error("the response to %s %s exceeds Lambda's 6 MB response limit", self.command, self.path)
             result = {"statusCode": 500, "headers": {"Content-Type": "application/json"}, "body": _TOO_LARGE}
         status = self._write(result)
@@ -180,17 +184,9 @@ class LocalHandler(BaseHTTPRequestHandler):
             self.close_connection = True
             return _error(413, "payload_too_large", f"the request is larger than {MAX_REQUEST_BYTES} bytes")
         path = urlsplit(self.path).path
-        if path == LOCAL_EVENTS_PATH:  # the local stand-in of the event bus, not a route of the Lambda's API
-            return deliver(
-                self.server.handle_event,
-                self.server.key,
-                method=self.command,
-                authorization=self.headers.get("Authorization"),
-                body=body,
-                region=self.server.region,
-            )
-        if console_assets.handles(path):
-            return console_assets.respond(self.command, path, self.headers.get("If-None-Match"))
+        local = self._local_only(path, body)
+        if local is not None:
+            return local
         claims: dict[str, Any] | None = None
         if path not in PUBLIC_PATHS:
             try:
@@ -238,6 +234,35 @@ class LocalHandler(BaseHTTPRequestHandler):
         if not self.server.quiet:
             sys.stderr.write(f"GET {self.path} (event stream) {(time.monotonic() - started) * 1000:.0f}ms\n")
 
+    def _local_only(self, path: str, body: bytes) -> Any:
+        """What the local server answers itself (no route of the Lambda's API), or None."""
+        if path == LOCAL_EVENTS_PATH:  # the local stand-in of the event bus
+            return deliver(
+                self.server.handle_event,
+                self.server.key,
+                method=self.command,
+                authorization=self.headers.get("Authorization"),
+                body=body,
+                region=self.server.region,
+            )
+        if console_assets.handles(path):
+            return console_assets.respond(self.command, path, self.headers.get("If-None-Match"))
+        if path.startswith(LOCAL_EXPORTS_PREFIX) and self.server.exports is not None:
+            return self._export(path)
+        return None
+
+    def _export(self, path: str) -> Any:
+        """An export archive, to its owner only (the stand-in of the presigned S3 URL)."""
+        if self.command != "GET":
+            return _error(405, "method_not_allowed", "exports are downloaded with GET")
+        try:
+            claims = authenticate(self.server.key, self.headers.get("Authorization"))
+        except AuthError as exc:
+            return _error(401, "unauthorized", str(exc))
+        status, headers, payload = serve_export(self.server.exports, path, str(claims.get("sub", "")))
+        body = base64.b64encode(payload).decode()
+        return {"statusCode": status, "headers": headers, "body": body, "isBase64Encoded": True, "local": True}
+
     def _write(self, result: Any) -> int:
         if not isinstance(result, dict) or "statusCode" not in result:  # payload 2.0: a bare value is JSON 200
             result = {"statusCode": 200, "headers": {"Content-Type": "application/json"}, "body": json.dumps(result)}
@@ -283,10 +308,12 @@ class LocalHTTPServer(ThreadingHTTPServer):
         quiet: bool = False,
         region: str = "us-east-1",
         feed: InProcessFeed | None = None,
+        exports: Any = None,
     ) -> None:
         self.key = key
         self.feed = feed
         self.handle_event = handle_event
+        self.exports = exports
         self.quiet = quiet
         self.region = region
         super().__init__((HOST, port), LocalHandler)
@@ -317,6 +344,7 @@ def main() -> int:
             quiet=os.environ.get("MNEME_QUIET") == "1",
             region=stack.deps.settings.region,
             feed=stack.deps.live if isinstance(stack.deps.live, InProcessFeed) else None,
+            exports=stack.deps.exports,
         )
     except OSError as exc:
         stack.close()

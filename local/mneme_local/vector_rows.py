@@ -7,19 +7,19 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from mneme.models.memory import MemoryDocument
+from mneme.models.memory import MemoryDocument, default_class
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 COLUMNS = (
     "id, namespace, owner_user_id, content, content_hash, tags, metadata, derived_from, "
-    "created_at, updated_at, expires_at, deleted, superseded"
+    "created_at, updated_at, expires_at, deleted, superseded, memory_class"
 )
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS memory (
     id TEXT PRIMARY KEY, namespace TEXT NOT NULL, owner_user_id TEXT NOT NULL, content TEXT NOT NULL,
     content_hash TEXT NOT NULL, tags TEXT NOT NULL, metadata TEXT NOT NULL, derived_from TEXT NOT NULL,
     created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, expires_at INTEGER,
-    deleted INTEGER NOT NULL, superseded INTEGER NOT NULL, vector BLOB NOT NULL);
+    deleted INTEGER NOT NULL, superseded INTEGER NOT NULL, vector BLOB NOT NULL, memory_class TEXT);
 CREATE INDEX IF NOT EXISTS memory_namespace ON memory (namespace, content_hash);
 CREATE TABLE IF NOT EXISTS memory_derived (
     source_id TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (source_id, id)) WITHOUT ROWID;
@@ -48,7 +48,16 @@ def moment(micros: int | None) -> datetime | None:
     return None if micros is None else EPOCH + timedelta(microseconds=micros)
 
 
+def migrate(db: Any) -> None:
+    """Bring a file from before the memory class (and the owner index) up to date; NULL class = its default."""
+    columns = {row[1] for row in db.execute("PRAGMA table_info(memory)")}
+    if "memory_class" not in columns:
+        db.execute("ALTER TABLE memory ADD COLUMN memory_class TEXT")
+    db.execute("CREATE INDEX IF NOT EXISTS memory_owner ON memory (owner_user_id, id)")
+
+
 def row_document(row: Sequence[Any]) -> MemoryDocument:
+    metadata = json.loads(row[6])
     return MemoryDocument(
         id=row[0],
         namespace=row[1],
@@ -56,13 +65,14 @@ def row_document(row: Sequence[Any]) -> MemoryDocument:
         content=row[3],
         content_hash=row[4],
         tags=json.loads(row[5]),
-        metadata=json.loads(row[6]),
+        metadata=metadata,
         derived_from=json.loads(row[7]),
         created_at=moment(row[8]),
         updated_at=moment(row[9]),
         expires_at=moment(row[10]),
         deleted=bool(row[11]),
         superseded=bool(row[12]),
+        memory_class=row[13] or default_class(metadata.get("source")),
     )
 
 

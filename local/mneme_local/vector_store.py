@@ -24,7 +24,7 @@ import hashlib
 import json
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -34,9 +34,10 @@ import faiss
 import numpy as np
 
 from mneme.errors import MemoryUnavailable, NotFound
-from mneme.models.memory import MemoryCandidate, MemoryDocument
+from mneme.models.memory import MemoryCandidate, MemoryClass, MemoryDocument
+from mneme_local import vector_privacy
 from mneme_local.vector_indexes import NamespaceIndexes, StoreWork
-from mneme_local.vector_rows import COLUMNS, LIVE, SCHEMA, micros, namespace_sql, row_document
+from mneme_local.vector_rows import COLUMNS, LIVE, SCHEMA, micros, migrate, namespace_sql, row_document
 
 
 class EmbeddedVectorStore:
@@ -54,6 +55,7 @@ class EmbeddedVectorStore:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(SCHEMA)
+        migrate(self._db)
         found = self._db.execute("SELECT value FROM memory_meta WHERE key = 'dimension'").fetchone()
         self._dimension: int | None = int(found[0]) if found else None
         self._cache = NamespaceIndexes(self._db, snapshots)  # namespace -> its live vectors, kept up to date
@@ -178,7 +180,7 @@ class EmbeddedVectorStore:
         if replaced is not None:  # INSERT OR REPLACE gives the row a new rowid: the old one dies
             self._log(db, replaced[1], replaced[0])
         cursor = db.execute(
-            f"INSERT OR REPLACE INTO memory ({COLUMNS}, vector) VALUES ({', '.join('?' * 14)})",
+            f"INSERT OR REPLACE INTO memory ({COLUMNS}, vector) VALUES ({', '.join('?' * 15)})",
             (
                 doc.id,
                 doc.namespace,
@@ -193,6 +195,7 @@ class EmbeddedVectorStore:
                 micros(doc.expires_at),
                 int(doc.deleted),
                 int(doc.superseded),
+                doc.memory_class,
                 blob,
             ),
         )
@@ -285,3 +288,20 @@ class EmbeddedVectorStore:
             for rowid, name in db.execute(f"SELECT rowid, namespace FROM memory WHERE id IN ({marks})", marked):
                 self._log(db, name, rowid)
         return marked
+
+    # ----------------------------------------------------------------------------------------- privacy
+    # (listing by owner and deleting for good: kept to these few methods, see mneme_local.vector_privacy)
+    def iter_owned(self, user_id: str) -> Iterator[MemoryDocument]:
+        return vector_privacy.iter_rows(self._lock, self._db, "owner_user_id = ?", (user_id,))
+
+    def iter_authored(self, user_id: str) -> Iterator[MemoryDocument]:
+        where, params = vector_privacy.AUTHORED
+        return vector_privacy.iter_rows(self._lock, self._db, where, (*params, user_id))
+
+    def hard_delete(self, ids: Sequence[str]) -> int:
+        with self._write() as db:  # each removed row is logged, so the in-memory indexes drop it too
+            return vector_privacy.delete_rows(db, ids, on_delete=self._log)
+
+    def purge_expired(self, now: datetime, cutoffs: Mapping[MemoryClass, datetime]) -> int:
+        with self._write() as db:
+            return vector_privacy.delete_rows(db, vector_privacy.expired_ids(db, now, cutoffs), on_delete=self._log)

@@ -24,6 +24,8 @@ FROM_OUTPUTS = {
     "MNEME_STATE_MACHINE_ARN": "StateMachineArn",
     "MNEME_OPENSEARCH_ENDPOINT": "CollectionEndpoint",
     "MNEME_WEBSOCKET_ENDPOINT": "LiveConnectionsEndpoint",
+    "MNEME_PRIVACY_QUEUE_URL": "PrivacyQueueUrl",
+    "MNEME_EXPORT_BUCKET": "ExportBucketName",
 }
 
 

@@ -9,11 +9,11 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from mneme.errors import MemoryUnavailable, NotFound
-from mneme.models.memory import MemoryCandidate, MemoryDocument
+from mneme.models.memory import MemoryCandidate, MemoryClass, MemoryDocument
 from mneme.namespace_grammar import matches
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterator, Mapping, Sequence
     from datetime import datetime
 
 
@@ -155,3 +155,43 @@ class InMemoryMemoryStore:
             for i in marked:
                 self.documents[i] = self.documents[i].model_copy(update={"deleted": True, "updated_at": now})
             return marked
+
+    # ----------------------------------------------------------------------------------------- privacy
+    def iter_owned(self, user_id: str) -> Iterator[MemoryDocument]:
+        self._check()
+        with self._lock:
+            found = sorted((d for d in self.documents.values() if d.owner_user_id == user_id), key=lambda d: d.id)
+        yield from found
+
+    def iter_authored(self, user_id: str) -> Iterator[MemoryDocument]:
+        self._check()
+        with self._lock:
+            found = sorted(
+                (
+                    d
+                    for d in self.documents.values()
+                    if d.namespace.startswith("vector.global.") and d.metadata.get("user_id") == user_id
+                ),
+                key=lambda d: d.id,
+            )
+        yield from found
+
+    def hard_delete(self, ids: Sequence[str]) -> int:
+        self._check()
+        with self._lock:
+            gone = [i for i in dict.fromkeys(ids) if i in self.documents]
+            for doc_id in gone:
+                doc = self.documents.pop(doc_id)
+                self.vectors.pop(doc_id, None)
+                self._by_namespace[doc.namespace].remove(doc_id)
+            return len(gone)
+
+    def purge_expired(self, now: datetime, cutoffs: Mapping[MemoryClass, datetime]) -> int:
+        with self._lock:
+            expired = [
+                d.id
+                for d in self.documents.values()
+                if (d.expires_at is not None and d.expires_at <= now)
+                or (d.memory_class in cutoffs and d.created_at < cutoffs[d.memory_class])
+            ]
+        return self.hard_delete(expired)

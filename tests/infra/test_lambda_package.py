@@ -46,7 +46,7 @@ def test_local_mode_lives_outside_every_code_uri() -> None:
         for res in resources().values()
         if res["Type"] in ("AWS::Serverless::Function", "AWS::Serverless::LayerVersion")
     ]
-    assert all(not str(uri).startswith("local") for uri in uris) and len(uris) == 4
+    assert all(not str(uri).startswith("local") for uri in uris) and len(uris) == 5  # 4 functions + the layer
 
 
 def test_the_console_is_in_no_code_uri_and_no_shipped_folder_holds_a_console_file() -> None:

@@ -173,9 +173,9 @@ def test_no_resource_has_a_name_that_a_second_stack_would_repeat(logical_id: str
 
 
 def test_the_schedules_are_named_by_cloudformation() -> None:
-    # the outbox redrive and the sweeper: a fixed name would collide with a second stack's
+    # the outbox redrive, the sweeper, the memory purge: a fixed name would collide with a second stack's
     schedules = [r for r in _resources().values() if r["Type"] == "AWS::Scheduler::Schedule"]
-    assert len(schedules) == 2
+    assert len(schedules) == 3
     assert all("Name" not in schedule["Properties"] for schedule in schedules)
 
 

@@ -26,6 +26,10 @@ SYNC_RULE_ARN = "arn:${AWS::Partition}:events:${AWS::Region}:${AWS::AccountId}:r
 MODEL_ACTIONS = {"bedrock:InvokeModel", "bedrock:InvokeModelWithResponseStream"}
 DOMAIN_ACTIONS = {"es:ESHttpGet", "es:ESHttpHead", "es:ESHttpPost", "es:ESHttpPut", "es:ESHttpDelete"}
 COLLECTION = {"Fn::GetAtt": ["MemoryCollection", "Arn"]}
+EXPORTS = "${ExportBucket.Arn}/exports/*"
+#: appending to a user's audit chain: the records and the head (PutItem), the head read, the records a retry
+#: stored already (never UpdateItem or DeleteItem: records change only by an erasure's redaction, a PutItem)
+AUDIT_CHAIN = {"dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:BatchGetItem"}
 
 # Actions AWS authorizes only on "*" (no resource-level permissions exist for them).
 STAR_ONLY = {
@@ -57,9 +61,10 @@ STAR_ONLY = {
 EXPECTED: dict[str, dict[str, tuple[set[str], list[Any]]]] = {
     "RunFunction": {
         "AuditAppendAndQuery": (
-            {"dynamodb:PutItem", "dynamodb:Query"},
+            AUDIT_CHAIN | {"dynamodb:Query"},
             [{"Fn::GetAtt": ["AuditTable", "Arn"]}, "${AuditTable.Arn}/index/*"],
         ),
+        "PresignExportDownloads": ({"s3:GetObject"}, [EXPORTS]),
         "StartAgentRun": ({"states:StartExecution"}, [MACHINE_ARN]),
         "StopAgentRuns": ({"states:DescribeExecution", "states:StopExecution"}, [EXECUTIONS_ARN]),
         "PushToLiveConnections": ({"execute-api:ManageConnections"}, [LIVE_CONNECTIONS_ARN]),
@@ -93,11 +98,26 @@ EXPECTED: dict[str, dict[str, tuple[set[str], list[Any]]]] = {
         "ExistingMemoryDomain": (DOMAIN_ACTIONS, ["${OpenSearchResourceArn}/*"]),
     },
     "WriterFunction": {
-        "AuditAppend": ({"dynamodb:PutItem"}, [{"Fn::GetAtt": ["AuditTable", "Arn"]}]),
+        "AuditAppend": (AUDIT_CHAIN, [{"Fn::GetAtt": ["AuditTable", "Arn"]}]),
+        "ReadErasureTombstones": (
+            {"dynamodb:GetItem", "dynamodb:BatchGetItem"},
+            [{"Fn::GetAtt": ["MainTable", "Arn"]}],
+        ),
         "BedrockEmbed": (
             {"bedrock:InvokeModel"},
             ["arn:${AWS::Partition}:bedrock:${AWS::Region}::foundation-model/${EmbeddingModelId}"],
         ),
+        "MemoryCollection": ({"aoss:APIAccessAll"}, [COLLECTION]),
+        "ExistingMemoryCollection": ({"aoss:APIAccessAll"}, [{"Ref": "OpenSearchResourceArn"}]),
+        "ExistingMemoryDomain": (DOMAIN_ACTIONS, ["${OpenSearchResourceArn}/*"]),
+    },
+    "PrivacyFunction": {
+        "AuditChainAndRedact": (
+            AUDIT_CHAIN | {"dynamodb:Query"},
+            [{"Fn::GetAtt": ["AuditTable", "Arn"]}, "${AuditTable.Arn}/index/*"],
+        ),
+        "WriteAndDeleteExports": ({"s3:PutObject", "s3:DeleteObject"}, [EXPORTS]),
+        "PurgeDeadLetters": ({"sqs:ReceiveMessage", "sqs:DeleteMessage"}, [{"Fn::GetAtt": ["MemoryDLQ", "Arn"]}]),
         "MemoryCollection": ({"aoss:APIAccessAll"}, [COLLECTION]),
         "ExistingMemoryCollection": ({"aoss:APIAccessAll"}, [{"Ref": "OpenSearchResourceArn"}]),
         "ExistingMemoryDomain": (DOMAIN_ACTIONS, ["${OpenSearchResourceArn}/*"]),
@@ -164,6 +184,14 @@ def test_policy_templates_are_scoped_to_this_stacks_tables_and_queue() -> None:
         [
             ("DynamoDBCrudPolicy", {"TableName": {"Ref": "MainTable"}}),
             ("SQSSendMessagePolicy", {"QueueName": {"Fn::GetAtt": ["MemoryQueue", "QueueName"]}}),
+            ("SQSSendMessagePolicy", {"QueueName": {"Fn::GetAtt": ["PrivacyQueue", "QueueName"]}}),
+        ],
+        key=str,
+    )
+    assert sorted(policy_templates("PrivacyFunction"), key=str) == sorted(
+        [
+            ("DynamoDBCrudPolicy", {"TableName": {"Ref": "MainTable"}}),
+            ("SQSSendMessagePolicy", {"QueueName": {"Fn::GetAtt": ["PrivacyQueue", "QueueName"]}}),
         ],
         key=str,
     )
@@ -171,7 +199,7 @@ def test_policy_templates_are_scoped_to_this_stacks_tables_and_queue() -> None:
     assert policy_templates("AgentRunStateMachine") == []
 
 
-def test_the_audit_table_is_writable_only_by_the_run_and_writer_functions() -> None:
+def test_the_audit_table_is_writable_only_by_the_three_functions() -> None:
     # Given every statement and policy template that names the audit table
     grants: dict[str, set[str]] = {}
     for owner in POLICY_OWNERS:
@@ -180,10 +208,11 @@ def test_the_audit_table_is_writable_only_by_the_run_and_writer_functions() -> N
                 grants.setdefault(owner, set()).update(_actions(statement))
         for name, args in policy_templates(owner):
             assert "AuditTable" not in references(args), f"{owner} uses {name} on the audit table"
-    # Then only the two functions hold it: append-only (records are never updated or deleted)
+    # Then only the functions hold it, none may update or delete a record (an erasure redacts with PutItem)
     assert grants == {
-        "RunFunction": {"dynamodb:PutItem", "dynamodb:Query"},
-        "WriterFunction": {"dynamodb:PutItem"},
+        "RunFunction": AUDIT_CHAIN | {"dynamodb:Query"},
+        "WriterFunction": AUDIT_CHAIN,
+        "PrivacyFunction": AUDIT_CHAIN | {"dynamodb:Query"},
     }
 
 
@@ -197,11 +226,12 @@ def test_no_policy_refers_to_the_state_machine_itself() -> None:
     assert MACHINE_ARN.endswith(":stateMachine:" + sub_text(name))
 
 
-def test_the_data_access_policy_names_exactly_the_two_function_roles() -> None:
+def test_the_data_access_policy_names_exactly_the_three_function_roles() -> None:
     policy = resources()["MemoryDataAccessPolicy"]["Properties"]["Policy"]["Fn::Sub"]
     assert policy[1] == {
         "RunRoleArn": {"Fn::GetAtt": ["RunFunctionRole", "Arn"]},
         "WriterRoleArn": {"Fn::GetAtt": ["WriterFunctionRole", "Arn"]},
+        "PrivacyRoleArn": {"Fn::GetAtt": ["PrivacyFunctionRole", "Arn"]},
     }
     assert load_template()["Globals"]["Function"].get("Policies") is None
 

@@ -84,8 +84,9 @@ def test_the_network_policy_is_public_or_one_vpc_endpoint() -> None:
 def test_the_data_access_policy_grants_the_function_roles_the_index_permissions() -> None:
     policy = resources()["MemoryDataAccessPolicy"]["Properties"]
     assert policy["Type"] == "data"
-    (rule,) = _render(policy["Policy"], CollectionName="c", RunRoleArn="run", WriterRoleArn="writer")
-    assert rule["Principal"] == ["run", "writer"]
+    roles = {"RunRoleArn": "run", "WriterRoleArn": "writer", "PrivacyRoleArn": "privacy"}
+    (rule,) = _render(policy["Policy"], CollectionName="c", **roles)
+    assert rule["Principal"] == ["run", "writer", "privacy"]
     by_type = {r["ResourceType"]: r for r in rule["Rules"]}
     assert by_type["index"]["Resource"] == ["index/c/*"]
     assert set(by_type["index"]["Permission"]) == INDEX_PERMISSIONS

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from mneme.adapters.items import AUDIT_SCHEMA, MAIN_SCHEMA
-from mneme.adapters.stores import stores_over
+from mneme.adapters.items import AUDIT_SCHEMA, MAIN_SCHEMA, ItemTable
+from mneme.adapters.stores import retention_of, stores_over
 from mneme.engine.deps import Deps
+from mneme.engine.privacy_jobs import run_job
 from mneme.ports import ModelClient
 from mneme.settings import Settings
 from tests.fakes.clock import FixedClock
@@ -17,6 +18,7 @@ from tests.fakes.items import MemoryItemTable
 from tests.fakes.mcp import FakeMcpToolSource, FakeSecrets
 from tests.fakes.memory_store import InMemoryMemoryStore
 from tests.fakes.ports import FakeOrchestrator, FakeQueue, FakeToolInvoker, FixedModels
+from tests.fakes.privacy import FakeDeadLetters, InlinePrivacyJobs, MemoryExports
 
 
 @dataclass
@@ -33,19 +35,33 @@ class World:
     clock: FixedClock
     mcp: FakeMcpToolSource
     secrets: FakeSecrets
+    exports: MemoryExports = field(default_factory=MemoryExports)
+    dead_letters: FakeDeadLetters = field(default_factory=FakeDeadLetters)
+    privacy_jobs: InlinePrivacyJobs = field(default_factory=InlinePrivacyJobs)
 
 
-def make_world(model: ModelClient, *, memory: bool = True, tools: Any = None, **settings: Any) -> World:
+def make_world(
+    model: ModelClient,
+    *,
+    memory: bool = True,
+    tools: Any = None,
+    tables: tuple[ItemTable, ItemTable] | None = None,
+    store: Any = None,
+    **settings: Any,
+) -> World:
+    """``tables`` (main, audit) and ``store`` replace the in-memory table and memory store (backend suites)."""
     clock = FixedClock()
     counter = itertools.count(1)
-    main = MemoryItemTable(MAIN_SCHEMA)
-    store = InMemoryMemoryStore()
+    main, audit = tables or (MemoryItemTable(MAIN_SCHEMA), MemoryItemTable(AUDIT_SCHEMA))
+    store = store if store is not None else InMemoryMemoryStore()
     embedder = HashingEmbedder()
     queue, orchestrator, invoker = FakeQueue(), FakeOrchestrator(), FakeToolInvoker(tools)
     mcp, secrets = FakeMcpToolSource(), FakeSecrets()
+    exports, dead_letters, jobs = MemoryExports(), FakeDeadLetters(), InlinePrivacyJobs()
+    config = Settings.model_validate({"MNEME_MODE": "local", **settings})
     deps = Deps(
-        settings=Settings.model_validate({"MNEME_MODE": "local", **settings}),
-        **stores_over(main, MemoryItemTable(AUDIT_SCHEMA), clock).ports(),
+        settings=config,
+        **stores_over(main, audit, clock, retention_of(config)).ports(),
         models=FixedModels(model),
         queue=queue,
         orchestrator=orchestrator,
@@ -56,5 +72,11 @@ def make_world(model: ModelClient, *, memory: bool = True, tools: Any = None, **
         ids=lambda: f"id{next(counter):04d}",
         mcp=mcp,
         secrets=secrets,
+        exports=exports,
+        dead_letters=dead_letters,
+        privacy_jobs=jobs,
     )
-    return World(deps, model, queue, orchestrator, invoker, store, embedder, clock, mcp, secrets)
+    jobs.handler = lambda job: run_job(deps, job, budget_seconds=600)
+    return World(
+        deps, model, queue, orchestrator, invoker, store, embedder, clock, mcp, secrets, exports, dead_letters, jobs
+    )

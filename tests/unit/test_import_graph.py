@@ -29,7 +29,7 @@ MNEME_LAYERS: list[tuple[str, tuple[str, ...]]] = [
         ),
     ),
     ("models", ("mneme.models",)),
-    ("contracts", ("mneme.ports", "mneme.settings")),
+    ("contracts", ("mneme.ports", "mneme.privacy_ports", "mneme.settings")),
     ("core", ("mneme.memory", "mneme.context", "mneme.history", "mneme.skills", "mneme.delegation")),
     ("adapters", ("mneme.adapters",)),
     ("engine", ("mneme.engine",)),
@@ -47,6 +47,8 @@ LOCAL_LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "mneme_local.vector_indexes",
             "mneme_local.vector_store",
             "mneme_local.outbox",
+            "mneme_local.vector_privacy",
+            "mneme_local.file_exports",
         ),
     ),
     (

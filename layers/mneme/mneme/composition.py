@@ -46,8 +46,8 @@ class LazyClient:
 
 
 def build_aws(settings: Settings, session: Any | None = None) -> Deps:
-    """Deps over real AWS services (DynamoDB, SQS, Step Functions, Lambda, Bedrock, OpenSearch, Secrets Manager)
-    and the agents' MCP servers."""
+    """Deps over real AWS services (DynamoDB, SQS, Step Functions, Lambda, Bedrock, OpenSearch, Secrets Manager,
+    S3 for exports) and the agents' MCP servers."""
     import botocore.session
 
     from mneme.adapters.bedrock_model import bedrock_client_config
@@ -89,13 +89,14 @@ def build_aws(settings: Settings, session: Any | None = None) -> Deps:
         return TimedClients(lambda config: make_client(boto, service, config, region))
 
     retention = retention_of(settings)
+    sqs = LazyClient(boto, "sqs", retries, region)
     deps = Deps(
         settings=settings,
         **stores_over(main, audit, clock, retention).ports(),
         models=ModelClients(
             bedrock_client, openai=_openai_clients(settings, boto, retries), bedrock_timed=timed("bedrock-runtime")
         ),
-        queue=SqsMemoryQueue(LazyClient(boto, "sqs", retries, region), settings.memory_queue_url),
+        queue=SqsMemoryQueue(sqs, settings.memory_queue_url),
         orchestrator=StepFunctionsOrchestrator(
             LazyClient(boto, "stepfunctions", retries, region), settings.state_machine_arn
         ),
@@ -106,6 +107,7 @@ def build_aws(settings: Settings, session: Any | None = None) -> Deps:
         clock=clock,
         mcp=SdkMcpToolSource(allow_private_networks=settings.mcp_allow_private_networks),
         secrets=SecretsManagerStore(LazyClient(boto, "secretsmanager", retries, region), settings.mcp_secret_prefix),
+        **_privacy_ports(settings, boto, retries, sqs),
     )
     if settings.opensearch_endpoint:
         deps.memory, deps.embedder = _memory(settings, boto, bedrock_client())
@@ -149,6 +151,21 @@ def _openai_clients(settings: Settings, boto: Any, retries: Any) -> Any:
     return OpenAIClients(settings.openai_base_url_for, keys_for)
 
 
+def _privacy_ports(settings: Settings, boto: Any, retries: Any, sqs: Any) -> dict[str, Any]:
+    """Exports (S3), the memory writer's dead letters and the privacy jobs' queue (SQS)."""
+    from botocore.config import Config
+
+    from mneme.adapters.s3_exports import S3ExportStorage
+    from mneme.adapters.sqs_privacy import SqsDeadLetters, SqsPrivacyJobs
+
+    s3_config = retries.merge(Config(signature_version="s3v4", s3={"addressing_style": "virtual"}))
+    return {
+        "exports": S3ExportStorage(LazyClient(boto, "s3", s3_config, settings.region), settings.export_bucket),
+        "dead_letters": SqsDeadLetters(sqs, settings.memory_dlq_url),
+        "privacy_jobs": SqsPrivacyJobs(sqs, settings.privacy_queue_url),
+    }
+
+
 def _memory(settings: Settings, boto: Any, bedrock: Any) -> tuple[Any, Any]:
     """The OpenSearch memory store and the Bedrock embedder (both need ``opensearch_endpoint``)."""
     from mneme.adapters.bedrock_embeddings import BedrockEmbedder
@@ -179,19 +196,24 @@ def build_writer(settings: Settings, session: Any | None = None) -> WriterPorts:
     from mneme.adapters.audit_log import ItemAuditLog
     from mneme.adapters.bedrock_model import bedrock_client_config
     from mneme.adapters.dynamo_items import DynamoItemTable
-    from mneme.adapters.items import AUDIT_SCHEMA
+    from mneme.adapters.items import AUDIT_SCHEMA, MAIN_SCHEMA
+    from mneme.adapters.privacy_ledger import ItemPrivacyLedger
     from mneme.adapters.timed_calls import EMBEDDING_READ_TIMEOUT_SECONDS, service_config
     from mneme.clock import SystemClock
+    from mneme.memory.retention import memory_retention
 
     boto = session or botocore.session.Session()
     dynamodb = make_client(boto, "dynamodb", service_config(), settings.region)
     audit = ItemAuditLog(DynamoItemTable(dynamodb, settings.audit_table_name, AUDIT_SCHEMA))
+    clock = SystemClock()
+    # the erasure tombstones only (the role may read nothing else of the main table)
+    ledger = ItemPrivacyLedger(DynamoItemTable(dynamodb, settings.table_name, MAIN_SCHEMA), clock)
     store, embedder = None, None
     if settings.opensearch_endpoint:
         config = bedrock_client_config(max_attempts=4, read_timeout=EMBEDDING_READ_TIMEOUT_SECONDS)
         bedrock = make_client(boto, "bedrock-runtime", config, settings.region)
         store, embedder = _memory(settings, boto, bedrock)
-    return WriterPorts(store, embedder, audit, SystemClock())
+    return WriterPorts(store, embedder, audit, clock, memory_retention(settings), ledger)
 
 
 def build_verifier(settings: Settings) -> Any:

@@ -25,16 +25,29 @@ from mneme.models import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Sequence
+    from collections.abc import Callable, Iterator, Mapping, Sequence
     from datetime import datetime
 
     from mneme.models.budget import TreeUsage
+    from mneme.models.memory import MemoryClass
+    from mneme.models.privacy import ChainReport
 
 
 class Clock(Protocol):
     def now(self) -> datetime:
         """The current time, timezone-aware, in UTC."""
         ...
+
+
+@dataclass(frozen=True)
+class OwnedItem:
+    """One thing a store holds for a user, as an export lists it and an erasure counts it: its ``kind``
+    (``agent``, ``message``, ``event``, ``memory``, ``audit`` ...), a ``key`` unique across mneme (an erasure
+    receipt's digest is over these keys) and its content as JSON-ready data."""
+
+    kind: str
+    key: str
+    data: Any
 
 
 # --------------------------------------------------------------------------------------------- model
@@ -137,6 +150,23 @@ class MemoryStore(Protocol):
         caller audits each owner's)."""
         ...
 
+    def iter_owned(self, user_id: str) -> Iterator[MemoryDocument]:
+        """Every entry in the user's own namespaces (owner ``user_id``), of every status, expired ones too."""
+        ...
+
+    def iter_authored(self, user_id: str) -> Iterator[MemoryDocument]:
+        """The ``vector.global.*`` entries whose metadata names ``user_id`` as their writer."""
+        ...
+
+    def hard_delete(self, ids: Sequence[str]) -> int:
+        """Remove the entries (every stored copy) for good; answers how many documents were removed."""
+        ...
+
+    def purge_expired(self, now: datetime, cutoffs: Mapping[MemoryClass, datetime]) -> int:
+        """Remove for good every entry expired at ``now``, and every entry of a class in ``cutoffs`` created
+        before that class's cutoff; answers how many were removed."""
+        ...
+
 
 @dataclass(frozen=True)
 class MemoryWriteJob:
@@ -185,6 +215,24 @@ class AuditLog(Protocol):
 
     def by_root_run(self, root_run_id: str) -> list[AuditRecord]:
         """Every record of one delegation tree, oldest first."""
+        ...
+
+    def warm(self, user_id: str) -> None:
+        """Read what the user's next append needs (the chain head) ahead of it, beside other I/O."""
+        ...
+
+    def iter_owned(self, user_id: str) -> Iterator[OwnedItem]:
+        """Every record of the user as stored (with its chain fields), oldest first."""
+        ...
+
+    def redact(self, user_id: str, through: AuditRecord) -> int:
+        """Replace the ``detail`` of every record of the user chained before ``through`` (a stored record:
+        the erasure's own), and of records from before the chain; answers how many were redacted. The one
+        sanctioned rewrite of audit records: the chain covers a digest of the detail, which stays."""
+        ...
+
+    def verify(self, user_id: str) -> ChainReport:
+        """Check the user's hash chain from the first record to the chain head; name the first broken link."""
         ...
 
 
@@ -238,6 +286,14 @@ class ConfigStore(Protocol):
         ``task_id``) when the agent, or a task named explicitly, does not exist."""
         ...
 
+    def iter_owned(self, user_id: str) -> Iterator[OwnedItem]:
+        """Everything in the user's configuration partition: settings, agents, tasks, skills, exports."""
+        ...
+
+    def erase_owned(self, user_id: str) -> dict[str, int]:
+        """Delete the user's configuration partition; answers the items deleted by kind."""
+        ...
+
 
 class ChatStore(Protocol):
     def get_chat(self, user_id: str, chat_id: str, *, messages: bool = True) -> Chat | None:
@@ -277,6 +333,17 @@ class ChatStore(Protocol):
         ...
 
     def delete_chat(self, user_id: str, chat_id: str) -> bool: ...
+
+    def iter_owned(
+        self, user_id: str, chat_ids: Sequence[str] = (), *, include_expired: bool = False
+    ) -> Iterator[OwnedItem]:
+        """The user's chats (headers with their summaries) and messages: those the chat index lists and
+        ``chat_ids`` (found elsewhere, e.g. on the user's runs)."""
+        ...
+
+    def erase_owned(self, user_id: str, chat_ids: Sequence[str] = ()) -> dict[str, int]:
+        """Delete the user's chats (those listed and ``chat_ids``); answers the items deleted by kind."""
+        ...
 
 
 class RunStore(Protocol):
@@ -344,6 +411,17 @@ class RunStore(Protocol):
     def delete_outbox(self, run_id: str) -> None: ...
     def load_checkpoint(self, run_id: str) -> dict[str, Any] | None: ...
 
+    def iter_owned(
+        self, user_id: str, run_ids: Sequence[str] = (), *, include_expired: bool = False
+    ) -> Iterator[OwnedItem]:
+        """The user's runs with their events, recorded requests, checkpoints, approval marks and outboxes:
+        those the user's run index lists and ``run_ids`` (found elsewhere) that belong to the user."""
+        ...
+
+    def erase_owned(self, user_id: str, run_ids: Sequence[str] = ()) -> dict[str, int]:
+        """Delete every item of the user's runs (listed as by :meth:`iter_owned`); answers them by kind."""
+        ...
+
 
 # --------------------------------------------------------------------------------------------- run trees
 @dataclass(frozen=True)
@@ -385,6 +463,10 @@ class RateLimiter(Protocol):
 
     def refund(self, user_id: str, *, now: datetime, window_seconds: int = 60) -> None:
         """Give back a start counted at ``now`` that started nothing (a duplicate request)."""
+        ...
+
+    def erase_owned(self, user_id: str) -> int:
+        """Delete the user's rate windows (an erasure); answers how many there were."""
         ...
 
 

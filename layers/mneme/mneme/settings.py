@@ -46,6 +46,8 @@ class Settings(BaseModel):
 
     # queues and orchestration
     memory_queue_url: str = Field("", alias="MNEME_MEMORY_QUEUE_URL")
+    memory_dlq_url: str = Field("", alias="MNEME_MEMORY_DLQ_URL")
+    privacy_queue_url: str = Field("", alias="MNEME_PRIVACY_QUEUE_URL")
     state_machine_arn: str = Field("", alias="MNEME_STATE_MACHINE_ARN")
 
     # memory store
@@ -121,6 +123,17 @@ class Settings(BaseModel):
     retention_days_chats: RetentionDays = Field(0, alias="MNEME_RETENTION_DAYS_CHATS")
     retention_days_runs: RetentionDays = Field(0, alias="MNEME_RETENTION_DAYS_RUNS")
     retention_days_requests: RetentionDays = Field(0, alias="MNEME_RETENTION_DAYS_REQUESTS")
+    # memory entries by class (written as the entry's expiry; 0 keeps them forever)
+    retention_days_memory_episodic: RetentionDays = Field(0, alias="MNEME_RETENTION_DAYS_MEMORY_EPISODIC")
+    retention_days_memory_semantic: RetentionDays = Field(0, alias="MNEME_RETENTION_DAYS_MEMORY_SEMANTIC")
+    retention_days_memory_preference: RetentionDays = Field(0, alias="MNEME_RETENTION_DAYS_MEMORY_PREFERENCE")
+    retention_days_memory_procedural: RetentionDays = Field(0, alias="MNEME_RETENTION_DAYS_MEMORY_PROCEDURAL")
+    retention_days_memory_document: RetentionDays = Field(0, alias="MNEME_RETENTION_DAYS_MEMORY_DOCUMENT")
+
+    # privacy: exports (the archive's bucket, how long it is kept, how long a download link is valid)
+    export_bucket: str = Field("", alias="MNEME_EXPORT_BUCKET")
+    export_retention_days: Annotated[int, Field(ge=1, le=365)] = Field(7, alias="MNEME_EXPORT_RETENTION_DAYS")
+    export_url_seconds: Annotated[int, Field(ge=60, le=43_200)] = Field(900, alias="MNEME_EXPORT_URL_SECONDS")
 
     # MCP servers of agents (issue 20): secrets live under <prefix><owner>/ in Secrets Manager
     mcp_secret_prefix: str = Field("mneme/mcp/", alias="MNEME_MCP_SECRET_PREFIX")

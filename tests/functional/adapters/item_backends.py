@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -69,3 +70,16 @@ def make_backend(name: str, tmp_path: Path) -> Iterator[Backend]:
             table.close()
     else:
         yield Backend(name, MemoryItemTable(MAIN_SCHEMA), MemoryItemTable(AUDIT_SCHEMA))
+
+
+def atomic_requests(client: Any) -> None:
+    """moto applies a request's writes without a lock (threads corrupt its dicts), while DynamoDB applies each
+    request atomically: serialize the requests — and only them; the log's read-chain-write cycle still races."""
+    lock = threading.Lock()
+    call = client._make_api_call
+
+    def locked(operation: str, params: Any) -> Any:
+        with lock:
+            return call(operation, params)
+
+    client._make_api_call = locked

@@ -144,7 +144,9 @@ def test_conditional_put_never_overwrites(log: ItemAuditLog, backend: Backend) -
 def test_put_failure_raises_audit_write_failed(log: ItemAuditLog, backend: Backend) -> None:
     error = ClientError({"Error": {"Code": "ProvisionedThroughputExceededException", "Message": "x"}}, "PutItem")
     with (
-        mock.patch.object(backend.audit, "put", side_effect=error if backend.name == "dynamo" else OSError("disk")),
+        mock.patch.object(
+            backend.audit, "transact", side_effect=error if backend.name == "dynamo" else OSError("disk")
+        ),
         pytest.raises(AuditWriteFailed) as err,
     ):
         log.append([_rec(1)])
@@ -161,22 +163,31 @@ def test_dynamo_client_failure_raises_audit_write_failed(dynamo: Backend) -> Non
     log = ItemAuditLog(backend.audit)
 
     def boom(**_: Any) -> None:
-        raise ClientError({"Error": {"Code": "InternalServerError", "Message": "down"}}, "PutItem")
+        raise ClientError({"Error": {"Code": "InternalServerError", "Message": "down"}}, "TransactWriteItems")
 
-    backend.client.meta.events.register("before-call.dynamodb.PutItem", boom)
+    backend.client.meta.events.register("before-call.dynamodb.TransactWriteItems", boom)
     with pytest.raises(AuditWriteFailed):
         log.append([_rec(1)])
 
 
 def test_several_records_are_one_round_trip(dynamo: Backend) -> None:
-    # Given the two read records of one auto-inject
+    # Given a log that appended for alice before (it knows her chain head)
+    log = ItemAuditLog(dynamo.audit)
+    log.append([_rec(0)])
+    dynamo.calls.clear()
+    # When the two read records of one auto-inject are appended
+    log.append([_rec(1), _rec(2)])
+    # Then one transaction wrote both, with the moved chain head
+    assert dynamo.calls == ["TransactWriteItems"]
+    assert len(log.query("alice").records) == 3
+
+
+def test_the_first_append_of_an_instance_reads_the_chain_head_once(dynamo: Backend) -> None:
     log = ItemAuditLog(dynamo.audit)
     dynamo.calls.clear()
-    # When they are appended
-    log.append([_rec(1), _rec(2)])
-    # Then one transaction wrote both
-    assert dynamo.calls == ["TransactWriteItems"]
-    assert len(log.query("alice").records) == 2
+    log.append([_rec(1)])
+    log.append([_rec(2)])
+    assert dynamo.calls == ["GetItem", "TransactWriteItems", "TransactWriteItems"]
 
 
 def test_a_retried_append_with_record_ids_stores_each_record_once(log: ItemAuditLog) -> None:
@@ -184,3 +195,17 @@ def test_a_retried_append_with_record_ids_stores_each_record_once(log: ItemAudit
     log.append(records)
     log.append(records)
     assert len(log.query("alice").records) == 2
+
+
+def test_a_warmed_log_appends_without_reading_the_chain_head(dynamo: Backend) -> None:
+    # Given a log that read alice's chain head ahead of time (a run does so while it embeds the query)
+    log = ItemAuditLog(dynamo.audit)
+    log.append([_rec(0)])
+    fresh = ItemAuditLog(dynamo.audit)
+    fresh.warm("alice")
+    dynamo.calls.clear()
+    # When the run's read records are appended
+    fresh.append([_rec(1), _rec(2)])
+    # Then the append is the transaction alone, chained after the existing record
+    assert dynamo.calls == ["TransactWriteItems"]
+    assert fresh.verify("alice").records == 3

@@ -7,8 +7,13 @@
   ``namespace``, ``run_id``, ``agent_id``, ``task_id`` and ``root_run_id`` — the last one is the partition
   key of the sparse GSI ``ByRootRun`` (``root_run_id``, ``SK``): a whole delegation tree, oldest first.
 * Append-only: each record is a conditional put (``attribute_not_exists(PK)``), never an update; any
-  failure raises ``AuditWriteFailed`` so callers fail closed. The function role may only PutItem and
-  Query this table.
+  failure raises ``AuditWriteFailed`` so callers fail closed.
+* Tamper-evident: a user's records form a hash chain (:mod:`mneme.adapters.audit_chain`); an append puts
+  its records and moves the user's chain head (conditional on the head's ``seq``) in one transaction, and
+  re-chains on the new head when another append won the race. The head last seen is kept per instance, so
+  an append normally costs no extra read.
+* The one rewrite: an erasure replaces the ``detail`` of the user's older records (:meth:`ItemAuditLog.redact`);
+  the chain covers the detail's digest, which stays, so it still verifies.
 """
 
 from __future__ import annotations
@@ -16,21 +21,29 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import random
 import re
+import threading
+import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from mneme.adapters.items import PK, SK, Item, ItemTable, Put, query_all
-from mneme.errors import AuditWriteFailed, Conflict, InvalidInput
+from mneme.adapters import audit_chain
+from mneme.adapters.audit_chain import HEAD_SK, Head, head_item, head_of, head_pk
+from mneme.adapters.items import PK, SK, AttrEquals, Item, ItemTable, Put, query_all
+from mneme.errors import AuditWriteFailed, Conflict, InvalidInput, MnemeError
 from mneme.models import AuditRecord
-from mneme.ports import AuditPage
+from mneme.models.privacy import ChainReport
+from mneme.ports import AuditPage, OwnedItem
 
 BY_ROOT_RUN = "ByRootRun"
 MAX_LIMIT = 500
-#: DynamoDB's TransactWriteItems limit
+#: DynamoDB's TransactWriteItems limit: the chain head and 99 records
 MAX_TRANSACTION = 100
+#: appends that lost the race for the chain head are re-chained this many times (with a jittered back-off)
+CHAIN_ATTEMPTS = 25
 #: items evaluated per query when filters are given (DynamoDB's Limit counts items before the filter).
 FILTERED_SCAN = 200
 _OPTIONAL = ("namespace", "run_id", "root_run_id", "agent_id", "task_id")
@@ -98,33 +111,98 @@ def decode_cursor(cursor: str, user_id: str) -> dict[str, str]:
 
 
 class ItemAuditLog:
-    def __init__(self, table: ItemTable) -> None:
+    def __init__(self, table: ItemTable, *, sleep: Callable[[float], None] = time.sleep) -> None:
         self._table = table
+        self._sleep = sleep
+        self._heads: dict[str, Head | None] = {}  # the chain head last seen, per user
+        self._lock = threading.Lock()
 
     def append(self, records: Sequence[AuditRecord]) -> None:
-        """One round trip for several records (a transaction of conditional puts); when it meets records
-        a retried step already stored, they are written one by one and the stored ones skipped."""
+        """Append to each user's chain: the records (conditional puts) and the moved chain head in one
+        transaction. Records a retried step already stored are skipped (stored once, never twice)."""
         items = [audit_item(record, seq) for seq, record in enumerate(records)]
-        if len(items) > 1 and len(items) <= MAX_TRANSACTION:
-            try:
-                self._table.transact([Put(item, condition="not_exists") for item in items])
-                return
-            except Conflict:
-                pass  # some already exist: below, one by one
-            except Exception as exc:
-                raise AuditWriteFailed(f"audit records could not be written: {exc}") from exc
+        by_user: dict[str, list[tuple[AuditRecord, Item]]] = {}
         for record, item in zip(records, items, strict=True):
-            self._put_one(record, item)
-
-    def _put_one(self, record: AuditRecord, item: Item) -> None:
+            by_user.setdefault(record.user_id, []).append((record, item))
         try:
-            self._table.put(item, condition="not_exists")
-        except Conflict:
-            if record.record_id is None:  # a random key never collides: something else is wrong
-                raise AuditWriteFailed("audit record key collision") from None
-            # a retried step writing the same record again: it is stored already, once
+            for user_id, pairs in by_user.items():
+                for start in range(0, len(pairs), MAX_TRANSACTION - 1):
+                    self._append_chained(user_id, pairs[start : start + MAX_TRANSACTION - 1])
+        except AuditWriteFailed:
+            raise
         except Exception as exc:
-            raise AuditWriteFailed(f"audit record could not be written: {exc}") from exc
+            raise AuditWriteFailed(f"audit records could not be written: {exc}") from exc
+
+    def _append_chained(self, user_id: str, pairs: list[tuple[AuditRecord, Item]]) -> None:
+        for attempt in range(CHAIN_ATTEMPTS):
+            head = self._head(user_id, fresh=attempt > 0)
+            linked, moved = audit_chain.chain(head, [item for _, item in pairs])
+            # a Put, not an Update, conditional on the head it read: the role needs no UpdateItem on the table
+            head_op = Put(head_item(user_id, moved), "not_exists" if head is None else AttrEquals("seq", head.seq))
+            try:
+                self._table.transact([head_op, *(Put(item, condition="not_exists") for item in linked)])
+            except Conflict:
+                pairs = self._not_stored(pairs)
+                if not pairs:
+                    return
+                self._sleep(random.uniform(0, min(0.005 * 2**attempt, 0.2)))
+                continue
+            with self._lock:
+                self._heads[user_id] = moved
+            return
+        raise AuditWriteFailed("the audit chain stayed contended: the records were not written")
+
+    def warm(self, user_id: str) -> None:
+        """Read the user's chain head now (the run's first append then needs no read of its own)."""
+        self._head(user_id, fresh=False)
+
+    def _head(self, user_id: str, *, fresh: bool) -> Head | None:
+        with self._lock:
+            if not fresh and user_id in self._heads:
+                return self._heads[user_id]
+        head = head_of(self._table.get(head_pk(user_id), HEAD_SK))
+        with self._lock:
+            self._heads[user_id] = head
+        return head
+
+    def _not_stored(self, pairs: list[tuple[AuditRecord, Item]]) -> list[tuple[AuditRecord, Item]]:
+        """The records of a failed append that are not stored (a retried step's records are)."""
+        stored = {(i[PK], i[SK]) for i in self._table.batch_get([(item[PK], item[SK]) for _, item in pairs])}
+        if any(record.record_id is None and (item[PK], item[SK]) in stored for record, item in pairs):
+            raise AuditWriteFailed("audit record key collision")  # a random key never collides
+        return [(record, item) for record, item in pairs if (item[PK], item[SK]) not in stored]
+
+    # ------------------------------------------------------------------------------------- privacy
+    def iter_owned(self, user_id: str) -> Iterator[OwnedItem]:
+        for item in query_all(self._table, user_pk(user_id)):
+            record = audit_record(item).model_dump(mode="json", exclude={"record_id"})
+            yield OwnedItem("audit", f"{item[PK]}|{item[SK]}", {**record, **audit_chain.export_fields(item)})
+
+    def redact(self, user_id: str, through: AuditRecord) -> int:
+        """Redact the detail of the records chained before the stored ``through`` record (and of records
+        from before the chain). Idempotent: records redacted already are left as they are."""
+        mark = audit_item(through, 0)
+        stored = self._table.get(mark[PK], mark[SK])
+        if stored is None or "chain_seq" not in stored:
+            raise AuditWriteFailed("the erasure's audit record is not stored: nothing is redacted before it")
+        limit, at = int(stored["chain_seq"]), timestamp(through.at)
+        count = 0
+        for item in query_all(self._table, user_pk(user_id)):
+            if "redacted_at" in item or int(item.get("chain_seq", 0)) >= limit:
+                continue
+            current = (
+                item if "chain_seq" in item else {**item, "detail_digest": audit_chain.sha256(str(item["detail"]))}
+            )
+            try:
+                self._table.put(audit_chain.redacted(current, at), condition="exists")
+            except MnemeError as exc:
+                raise AuditWriteFailed(f"an audit record could not be redacted: {exc}") from exc
+            count += 1
+        return count
+
+    def verify(self, user_id: str) -> ChainReport:
+        head = head_of(self._table.get(head_pk(user_id), HEAD_SK))
+        return audit_chain.verify(user_id, query_all(self._table, user_pk(user_id)), head)
 
     def query(
         self,

@@ -16,6 +16,9 @@ With a chat retention set (:mod:`mneme.adapters.expiry`) the header carries the 
 chat's creation and each message from when it is written; an expired header hides the whole chat.
 Messages can be read lazily, after a given ``seq`` (:meth:`ItemChatStore.iter_messages`), for paging.
 
+An export or an erasure reads a user's chats whole (:meth:`ItemChatStore.iter_owned`): those GSI1 lists and
+those named on the user's runs (GSI1 is eventually consistent; a chat just created may be missing there).
+
 Appending is one transaction: the header's ``count`` must equal ``expected_count`` (it is raised by the
 number of messages) and every message item must not exist yet, so a retried append fails with Conflict
 instead of duplicating, and two writers can never interleave.
@@ -36,7 +39,7 @@ from mneme.clock import SystemClock
 from mneme.errors import Conflict, NotFound
 from mneme.limits import SUMMARY_TRIGGER_MESSAGES
 from mneme.models import Chat, ChatMessage
-from mneme.ports import Clock
+from mneme.ports import Clock, OwnedItem
 
 HEADER_SK = "CHAT"
 MSG_PREFIX = "MSG#"
@@ -235,6 +238,42 @@ class ItemChatStore:
         items = query_all(self._table, pk)
         self._table.delete_many([(pk, i[SK]) for i in items if i[SK] != HEADER_SK])
         return self._table.delete(pk, HEADER_SK)
+
+    # ------------------------------------------------------------------------------------- privacy
+    def _owned_chats(self, user_id: str, chat_ids: Sequence[str]) -> Iterator[list[Item]]:
+        listed = query_all(self._table, chats_gsi_pk(user_id), index="GSI1")
+        known = [str(json.loads(item["data"])["chat_id"]) for item in listed]
+        for chat_id in dict.fromkeys([*known, *chat_ids]):
+            items = query_all(self._table, chat_pk(user_id, chat_id))
+            if items:
+                yield items
+
+    def iter_owned(
+        self, user_id: str, chat_ids: Sequence[str] = (), *, include_expired: bool = False
+    ) -> Iterator[OwnedItem]:
+        """Each chat's header (with its summary) and its messages, as stored."""
+        for items in self._owned_chats(user_id, chat_ids):
+            header = next((i for i in items if i[SK] == HEADER_SK), None)
+            if not include_expired and (header is None or self._expired(header)):
+                continue
+            for item in items:
+                if not include_expired and self._expired(item):
+                    continue
+                key = f"{item[PK]}|{item[SK]}"
+                if item[SK] == HEADER_SK:
+                    yield OwnedItem("chat", key, _header(item, []).model_dump(mode="json", exclude={"messages"}))
+                else:
+                    yield OwnedItem("message", key, {"seq": _seq(item), **json.loads(item["data"])})
+
+    def erase_owned(self, user_id: str, chat_ids: Sequence[str] = ()) -> dict[str, int]:
+        counts = {"chat": 0, "message": 0}
+        for items in self._owned_chats(user_id, chat_ids):
+            pk = str(items[0][PK])
+            self._table.delete_many([(pk, str(i[SK])) for i in items if i[SK] != HEADER_SK])
+            self._table.delete(pk, HEADER_SK)
+            for item in items:
+                counts["chat" if item[SK] == HEADER_SK else "message"] += 1
+        return counts
 
     def _message_puts(self, pk: str, first_seq: int, messages: Sequence[ChatMessage]) -> list[WriteOp]:
         expires_at = self._expiry_now()

@@ -21,8 +21,9 @@ for readability. See ``docs/data-model.md``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import TypeVar
+import json
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -30,7 +31,7 @@ from mneme.adapters.items import PK, SK, Item, ItemTable, Key, query_all
 from mneme.errors import InvalidInput, NotFound
 from mneme.models import Agent, Skill, Task, UserSettings
 from mneme.models.common import GLOBAL_OWNER
-from mneme.ports import RunConfig
+from mneme.ports import OwnedItem, RunConfig
 
 M = TypeVar("M", bound=BaseModel)
 T = TypeVar("T")
@@ -236,6 +237,22 @@ class ItemConfigStore:
                 return _model(Task, page.items[0]) if len(page.items) == 1 else None
         return None
 
+    # ------------------------------------------------------------------------------------- privacy
+    def iter_owned(self, user_id: str) -> Iterator[OwnedItem]:
+        """The whole partition of the user: settings, agents, tasks, skills, export records, and whatever
+        else is kept there (its kind is the sort key's first segment)."""
+        for item in query_all(self._table, owner_pk(_owner(user_id))):
+            yield OwnedItem(_kind(str(item[SK])), f"{item[PK]}|{item[SK]}", _content(item))
+
+    def erase_owned(self, user_id: str) -> dict[str, int]:
+        items = query_all(self._table, owner_pk(_owner(user_id)))
+        self._table.delete_many([(str(i[PK]), str(i[SK])) for i in items])
+        counts: dict[str, int] = {}
+        for item in items:
+            kind = _kind(str(item[SK]))
+            counts[kind] = counts.get(kind, 0) + 1
+        return counts
+
     # ------------------------------------------------------------------------------------- helpers
     def _first(self, keys: Sequence[Key]) -> Item | None:
         """The item of the first key that has one (one read per partition, stopping at the first hit)."""
@@ -259,3 +276,17 @@ class ItemConfigStore:
     @staticmethod
     def _skills_by_key(items: Sequence[Item]) -> dict[Key, Skill]:
         return {(i[PK], i[SK]): Skill.model_validate_json(i["data"]) for i in items if str(i[SK]).startswith("SKILL#")}
+
+
+def _kind(sk: str) -> str:
+    return sk.split("#", 1)[0].lower()
+
+
+def _content(item: Item) -> Any:
+    data = item.get("data")
+    if isinstance(data, str):
+        try:
+            return json.loads(data)
+        except ValueError:
+            pass
+    return {k: v for k, v in item.items() if k not in (PK, SK)}

@@ -18,7 +18,7 @@ import math
 from datetime import datetime
 
 from mneme.adapters.expiry import Retention, expiry, stamp
-from mneme.adapters.items import PK, SK, Item, ItemTable
+from mneme.adapters.items import PK, SK, Item, ItemTable, query_all
 from mneme.adapters.run_store import run_pk
 from mneme.errors import Conflict
 from mneme.models.budget import TreeUsage
@@ -115,6 +115,12 @@ class ItemRateLimiter:
             self._table.increment(_rate_pk(user_id), f"RUNS#{start}", {"count": -1}, must_exist=True)
         except Conflict:
             return  # the window expired meanwhile
+
+
+    def erase_owned(self, user_id: str) -> int:
+        keys = [(str(i[PK]), str(i[SK])) for i in query_all(self._table, _rate_pk(user_id))]
+        self._table.delete_many(keys)
+        return len(keys)
 
 
 def _rate_pk(user_id: str) -> str:

@@ -11,21 +11,32 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Literal
 
 from opensearchpy import AWSV4SignerAuth, OpenSearch, RequestsHttpConnection
 from opensearchpy.exceptions import NotFoundError, OpenSearchException, RequestError
 
-from mneme.adapters.opensearch_queries import from_source, index_body, iso_utc, knn_query, parse_hits, to_source
+from mneme.adapters.opensearch_queries import (
+    expired_filter,
+    from_source,
+    index_body,
+    iso_utc,
+    knn_query,
+    parse_hits,
+    scan_body,
+    to_source,
+)
 from mneme.errors import MemoryUnavailable, NotFound
-from mneme.models.memory import MemoryCandidate, MemoryDocument
+from mneme.models.memory import MemoryCandidate, MemoryClass, MemoryDocument
 from mneme.observability import traced
 
 Service = Literal["aoss", "es"]
 _Found = dict[tuple[str, str], tuple[str, MemoryDocument]]  # (namespace, hash) → (_id, document)
 _MAX_HITS = 10_000  # index.max_result_window default: one page for lookups and cascade rounds
+_SCAN_PAGE = 500  # documents per page of an owner's listing (search_after)
+_DELETE_BATCH = 500  # memory ids per lookup of a hard delete
 
 
 def opensearch_client(endpoint: str, region: str, service: Service, credentials: Any) -> OpenSearch:
@@ -220,3 +231,37 @@ class OpenSearchMemoryStore:
         change: dict[str, Any] = {"deleted": True, "updated_at": iso_utc(now)}
         self._bulk([line for os_id in marked.values() for line in self._update_action(os_id, change)])
         return list(marked)
+
+    # ----------------------------------------------------------------------------------------- privacy
+    def _scan(self, clauses: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+        """Every hit of a filtered query, a page at a time in ``memory_id`` order (``search_after``)."""
+        after: list[Any] | None = None
+        while True:
+            hits = self._search(scan_body(clauses, _SCAN_PAGE, after), "listing")
+            yield from hits
+            if len(hits) < _SCAN_PAGE:
+                return
+            after = hits[-1]["sort"]
+
+    def iter_owned(self, user_id: str) -> Iterator[MemoryDocument]:
+        for hit in self._scan([{"term": {"owner_user_id": user_id}}]):
+            yield from_source(hit["_source"])
+
+    def iter_authored(self, user_id: str) -> Iterator[MemoryDocument]:
+        clauses = [{"term": {"namespace_prefixes": "vector.global."}}, {"term": {"user_id": user_id}}]
+        for hit in self._scan(clauses):
+            yield from_source(hit["_source"])
+
+    def hard_delete(self, ids: Sequence[str]) -> int:
+        """Look up every stored copy of each id (aoss may hold two), then delete them by ``_id`` in bulk."""
+        unique = list(dict.fromkeys(ids))
+        removed = 0
+        for start in range(0, len(unique), _DELETE_BATCH):
+            hits = self._query([{"terms": {"memory_id": unique[start : start + _DELETE_BATCH]}}])
+            self._bulk([{"delete": {"_index": self._index, "_id": hit["_id"]}} for hit in hits])
+            removed += len(hits)
+        return removed
+
+    def purge_expired(self, now: datetime, cutoffs: Mapping[MemoryClass, datetime]) -> int:
+        ids = [hit["_source"]["memory_id"] for hit in self._scan([expired_filter(now, cutoffs)])]
+        return self.hard_delete(ids)

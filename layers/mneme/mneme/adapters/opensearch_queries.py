@@ -15,13 +15,15 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from mneme.models.memory import MemoryCandidate, MemoryDocument
+from mneme.models.memory import MemoryCandidate, MemoryClass, MemoryDocument, default_class
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
 METADATA_KEYWORDS = ("source", "agent_id", "task_id", "chat_id", "session_id", "run_id", "user_id")
-_KEYWORDS = ("memory_id", "namespace", "namespace_prefixes", "owner_user_id", "content_hash", "tags")
+_KEYWORDS = ("memory_id", "namespace", "namespace_prefixes", "owner_user_id", "content_hash", "tags", "memory_class")
+#: the ``source`` values whose entries are of a class by default (entries stored without ``memory_class``)
+_SOURCES_OF: dict[str, tuple[str, ...]] = {"episodic": ("run_input", "run_output", "auto_write"), "document": ("http",)}
 _HNSW = {"ef_construction": 128, "m": 16}
 _ISO_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 
@@ -95,7 +97,43 @@ def to_source(doc: MemoryDocument, vector: Sequence[float]) -> dict[str, Any]:
 
 def from_source(source: Mapping[str, Any]) -> MemoryDocument:
     fields = {name: source[name] for name in MemoryDocument.model_fields if name in source}
+    if not fields.get("memory_class"):  # stored before the class existed: its writer's default
+        fields["memory_class"] = default_class((source.get("metadata") or {}).get("source"))
     return MemoryDocument.model_validate({**fields, "id": source["memory_id"]})
+
+
+def scan_body(clauses: list[dict[str, Any]], size: int, after: list[Any] | None) -> dict[str, Any]:
+    """One page of a filtered listing in ``memory_id`` order, continued with ``search_after``."""
+    body: dict[str, Any] = {
+        "size": size,
+        "_source": {"excludes": ["embedding"]},
+        "sort": [{"memory_id": "asc"}],
+        "query": {"bool": {"filter": clauses}},
+    }
+    if after is not None:
+        body["search_after"] = after
+    return body
+
+
+def class_clause(memory_class: MemoryClass) -> dict[str, Any]:
+    """Entries of ``memory_class``: stored with it, or stored without a class by a source it is the default of."""
+    sources = _SOURCES_OF.get(memory_class)
+    unset: dict[str, Any] = {"bool": {"must_not": [{"exists": {"field": "memory_class"}}]}}
+    if sources is None:  # semantic: every other source, or none
+        others = [s for group in _SOURCES_OF.values() for s in group]
+        unset["bool"]["must_not"].append({"terms": {"source": others}})
+    else:
+        unset["bool"]["filter"] = [{"terms": {"source": list(sources)}}]
+    return {"bool": {"should": [{"term": {"memory_class": memory_class}}, unset], "minimum_should_match": 1}}
+
+
+def expired_filter(now: datetime, cutoffs: Mapping[MemoryClass, datetime]) -> dict[str, Any]:
+    """Entries expired at ``now`` (their ``expires_at``) or older than their class's cutoff."""
+    should: list[dict[str, Any]] = [{"range": {"expires_at": {"lte": iso_utc(now)}}}]
+    for memory_class, cutoff in cutoffs.items():
+        older = {"range": {"created_at": {"lt": iso_utc(cutoff)}}}
+        should.append({"bool": {"filter": [class_clause(memory_class), older]}})
+    return {"bool": {"should": should, "minimum_should_match": 1}}
 
 
 def parse_hits(response: Mapping[str, Any]) -> list[MemoryCandidate]:

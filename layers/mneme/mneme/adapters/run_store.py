@@ -18,6 +18,10 @@ ownership through ``run.user_id``):
                                    (``GSI1PK = OUTBOX``: every pending outbox in one query)
 ================================== ==============================================================
 
+**The user's runs.** Creating a run also writes an index item ``PK = USER_RUNS#<user_id>``, ``SK = RUN#<run_id>``
+(in the create's own transaction, or just before a lone create), with the run's TTL: an export or an erasure
+finds every run of a user with one Query, never a scan (:mod:`mneme.adapters.run_owned`).
+
 **Unfinished runs.** A run item that is not final carries ``GSI1PK = ACTIVE#<shard>`` (one of
 ``ACTIVE_SHARDS`` partitions, by a hash of the run id, so no single index partition takes every run's
 writes) and ``GSI1SK = <created_at>#<run_id>``; a final run's item has neither (a sparse index). Local
@@ -44,11 +48,12 @@ from typing import Any
 
 from mneme.adapters.expiry import Retention, expired, expiry, stamp
 from mneme.adapters.items import PK, SK, AttrEquals, Item, ItemTable, Put, query_all
+from mneme.adapters.run_owned import OwnedRuns, index_item
 from mneme.adapters.spill import CHUNK_CHARS, blob_text, encode, write_blob
 from mneme.clock import SystemClock
 from mneme.errors import Conflict, NotFound
 from mneme.models import Run, RunEvent
-from mneme.ports import Clock
+from mneme.ports import Clock, OwnedItem
 
 RUN_SK = "RUN"
 EVENT_PREFIX = "EVT#"
@@ -134,7 +139,9 @@ class ItemRunStore:
 
     # ------------------------------------------------------------------------------------- runs
     def create_run(self, run: Run) -> None:
-        self._table.put(_run_item(run, self._run_expiry(run)), condition="not_exists")
+        expires_at = self._run_expiry(run)
+        self._table.put(index_item(run, expires_at))  # first: a run is never unlisted (a stray entry is skipped)
+        self._table.put(_run_item(run, expires_at), condition="not_exists")
 
     def get_run(self, run_id: str) -> Run | None:
         item = self._table.get(run_pk(run_id), RUN_SK)
@@ -168,6 +175,8 @@ class ItemRunStore:
         updated = run if create else run.model_copy(update={"version": run.version + 1})
         part, request_expiry = self._part_expiry(), self._request_expiry()
         items: list[Item] = [self._event_item(pk, e, part) for e in events]
+        if create:
+            items.append(index_item(run, self._run_expiry(run)))
         blobs = [(request_sk(seq), encode(request), request_expiry) for seq, request in requests]
         if checkpoint is not None:
             blobs.append((CHECKPOINT_SK, encode(checkpoint), part))
@@ -301,6 +310,16 @@ class ItemRunStore:
 
     def delete_outbox(self, run_id: str) -> None:
         self._table.delete(run_pk(run_id), OUTBOX_SK)
+
+    # ------------------------------------------------------------------------------------- privacy
+    def iter_owned(
+        self, user_id: str, run_ids: Sequence[str] = (), *, include_expired: bool = False
+    ) -> Iterator[OwnedItem]:
+        now = self._clock.now()
+        return OwnedRuns(self._table).iter_owned(user_id, run_ids, now=now, include_expired=include_expired)
+
+    def erase_owned(self, user_id: str, run_ids: Sequence[str] = ()) -> dict[str, int]:
+        return OwnedRuns(self._table).erase_owned(user_id, run_ids)
 
     def _write_blob(self, pk: str, sk: str, text: str, expires_at: int | None) -> None:
         write_blob(self._table, pk, sk, text, chunk=self._chunk, expires_at=expires_at)

@@ -1,6 +1,6 @@
 """The one composition of the DynamoDB-shaped stores over two item tables, used by every composition root
 (AWS, local mode, the tests and the benchmarks): config, chats and runs share the main table; the audit log
-has its own table."""
+has its own table. Export records and erasure states (the privacy ledger) live in the main table too."""
 
 from __future__ import annotations
 
@@ -14,8 +14,10 @@ from mneme.adapters.config_store import ItemConfigStore
 from mneme.adapters.counters import ItemRateLimiter, ItemTreeLedger
 from mneme.adapters.expiry import Retention
 from mneme.adapters.items import ItemTable
+from mneme.adapters.privacy_ledger import ItemPrivacyLedger
 from mneme.adapters.run_store import ItemRunStore
 from mneme.ports import ApprovalGrants, AuditLog, ChatStore, Clock, ConfigStore, RateLimiter, RunStore, TreeLedger
+from mneme.privacy_ports import PrivacyLedger
 from mneme.settings import Settings
 
 
@@ -29,6 +31,7 @@ class StorePorts(TypedDict):
     ledger: TreeLedger
     rates: RateLimiter
     grants: ApprovalGrants
+    privacy_ledger: PrivacyLedger
 
 
 @dataclass(frozen=True)
@@ -40,6 +43,7 @@ class Stores:
     ledger: ItemTreeLedger
     rates: ItemRateLimiter
     grants: ItemApprovalGrants
+    privacy_ledger: ItemPrivacyLedger
 
     def ports(self) -> StorePorts:
         return {
@@ -50,6 +54,7 @@ class Stores:
             "ledger": self.ledger,
             "rates": self.rates,
             "grants": self.grants,
+            "privacy_ledger": self.privacy_ledger,
         }
 
 
@@ -71,4 +76,5 @@ def stores_over(main: ItemTable, audit: ItemTable, clock: Clock, retention: Rete
         ledger=ItemTreeLedger(main, retention),
         rates=ItemRateLimiter(main),
         grants=ItemApprovalGrants(main),
+        privacy_ledger=ItemPrivacyLedger(main, clock),
     )

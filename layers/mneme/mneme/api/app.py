@@ -27,7 +27,15 @@ MCP_PATH = "/mcp"  # mneme's MCP server (mneme.api.mcp_endpoint), beside the HTT
 MAX_BODY_BYTES = 1_000_000
 
 
-ROUTERS = ("config_routes", "approval_routes", "run_routes", "chat_routes", "memory_routes", "audit_routes")
+ROUTERS = (
+    "config_routes",
+    "approval_routes",
+    "run_routes",
+    "chat_routes",
+    "memory_routes",
+    "audit_routes",
+    "privacy_routes",
+)
 # the first path segment after /v1/ -> the router modules serving it
 _ROUTERS_BY_SEGMENT: dict[str, tuple[str, ...]] = {
     "runs": ("run_routes",),
@@ -35,9 +43,11 @@ _ROUTERS_BY_SEGMENT: dict[str, tuple[str, ...]] = {
     "chats": ("chat_routes",),
     "agents": ("config_routes",),
     "skills": ("config_routes",),
-    "me": ("config_routes", "approval_routes"),
+    "me": ("config_routes", "approval_routes", "privacy_routes"),
     "memory": ("memory_routes",),
-    "audit": ("audit_routes",),
+    "audit": ("audit_routes", "privacy_routes"),
+    "admin": ("privacy_routes",),
+    "retention": ("privacy_routes",),
     "health": (),
 }
 
@@ -144,7 +154,7 @@ def _document_errors(schema: dict[str, Any]) -> dict[str, Any]:
         for method, operation in operations.items():
             responses = operation.setdefault("responses", {})
             responses.pop("422", None)
-            if method == "delete":  # the deletes answer 204 without a body
+            if method == "delete" and "202" not in responses:  # deletes answer 204 without a body (not erasures)
                 responses.pop("200", None)
                 responses["204"] = {"description": "deleted"}
             responses["400"] = {"description": "invalid input; `field` names the failing field", **error}

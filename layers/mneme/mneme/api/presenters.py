@@ -13,6 +13,7 @@ from mneme.models.audit import AuditRecord
 from mneme.models.chat import Chat
 from mneme.models.common import GLOBAL_OWNER
 from mneme.models.memory import MemoryHit
+from mneme.models.privacy import ErasureState, ExportStatus
 from mneme.models.run import Run
 from mneme.models.user import Caller, UserSettings
 
@@ -71,3 +72,12 @@ def search_view(hits: list[MemoryHit], access: ReadAccess) -> dict[str, Any]:
         "namespaces": list(access.allowed),
         **({"message": access.message} if access.message else {}),
     }
+
+
+def export_status_view(status: ExportStatus) -> dict[str, Any]:
+    return status.model_dump(mode="json", exclude={"object_key", "user_id"})
+
+
+def erasure_answer(state: ErasureState) -> Any:
+    """``DELETE /v1/me``: 200 with the receipt when the erasure is done, else 202 with its progress."""
+    return json_response(200 if state.status == "done" else 202, state.receipt())

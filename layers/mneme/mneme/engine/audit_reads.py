@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from mneme.engine.deps import Deps
 from mneme.errors import NotFound
+from mneme.models.privacy import ChainReport
 from mneme.models.user import Caller
 from mneme.ports import AuditPage
 
@@ -28,3 +29,8 @@ def list_audit(
         if run is None or run.user_id != caller.user_id:
             raise NotFound(f"no run {run_id!r}", field="run_id")
     return page
+
+
+def verify_audit(deps: Deps, caller: Caller) -> ChainReport:
+    """``GET /v1/audit/verify``: the caller's own chain, from its first record to its head."""
+    return deps.audit.verify(caller.user_id)

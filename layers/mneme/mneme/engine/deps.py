@@ -32,6 +32,7 @@ from mneme.ports import (
     ToolInvoker,
     TreeLedger,
 )
+from mneme.privacy_ports import DeadLetterQueue, ExportStorage, PrivacyJobQueue, PrivacyLedger
 from mneme.settings import Settings
 
 
@@ -55,6 +56,7 @@ class Deps:
     ledger: TreeLedger
     rates: RateLimiter
     grants: ApprovalGrants
+    privacy_ledger: PrivacyLedger
     models: ModelRegistry
     queue: MemoryWriteQueue
     orchestrator: Orchestrator
@@ -68,6 +70,10 @@ class Deps:
     mcp_catalog: McpCatalog = field(default_factory=McpCatalog)
     live: LiveFeed = field(default_factory=NoLiveFeed)  # who follows runs live (WebSocket / local SSE)
     sockets: SocketHub | None = None  # the WebSocket API's connections (AWS, when it is deployed)
+    # privacy operations (exports, erasures): None where the deployment has no such resource
+    exports: ExportStorage | None = None
+    dead_letters: DeadLetterQueue | None = None
+    privacy_jobs: PrivacyJobQueue | None = None
     ids: Callable[[], str] = field(default=new_id)
     monotonic: Callable[[], float] = field(default=monotonic)
     sleep: Callable[[float], None] = field(default=sleep)  # a long-poll's wait between reads

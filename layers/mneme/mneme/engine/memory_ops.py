@@ -8,8 +8,7 @@ are returned — if that write fails, the hits are never used (AuditWriteFailed 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from datetime import timedelta
+from dataclasses import dataclass, field
 from typing import Any
 
 from mneme import telemetry
@@ -17,8 +16,9 @@ from mneme.engine.audit import AuditTrail, cascade_records, denial_records
 from mneme.errors import AuditWriteFailed, MemoryUnavailable, NotFound
 from mneme.memory.access import Denial, ReadAccess
 from mneme.memory.ranking import Dropped, Ranked, k_for, rank_explained
+from mneme.memory.retention import MemoryRetention, is_expired
 from mneme.models.audit import AuditAction, AuditRecord
-from mneme.models.memory import MemoryDocument, MemoryHit
+from mneme.models.memory import MemoryClass, MemoryDocument, MemoryHit, default_class
 from mneme.namespace_grammar import matches
 from mneme.ports import AuditLog, Clock, Embedder, MemoryStore
 
@@ -40,6 +40,7 @@ class MemoryPorts:
     clock: Clock
     rules: Sequence[Any] = ()
     recency_decay: float = 0.05
+    retention: MemoryRetention = field(default_factory=MemoryRetention)
 
     def require(self) -> tuple[MemoryStore, Embedder]:
         if self.store is None or self.embedder is None:
@@ -235,10 +236,16 @@ def new_document(
     metadata: dict[str, Any] | None = None,
     derived_from: Sequence[str] = (),
     ttl_seconds: int | None = None,
+    memory_class: MemoryClass | None = None,
+    retention: MemoryRetention | None = None,
 ) -> MemoryDocument:
+    """A new entry; its class defaults by its ``source``, and it expires by the earlier of ``ttl_seconds`` and
+    the deployment's retention for its class."""
     import hashlib
 
     now = clock.now()
+    meta = metadata or {}
+    cls = memory_class or default_class(meta.get("source"))
     return MemoryDocument(
         id=doc_id,
         namespace=namespace,
@@ -246,11 +253,12 @@ def new_document(
         content=content,
         content_hash=hashlib.sha256(content.encode()).hexdigest(),
         tags=list(tags),
-        metadata=metadata or {},
+        metadata=meta,
         derived_from=list(derived_from),
         created_at=now,
         updated_at=now,
-        expires_at=now + timedelta(seconds=ttl_seconds) if ttl_seconds else None,
+        expires_at=(retention or MemoryRetention()).expires_at(now, cls, ttl_seconds),
+        memory_class=cls,
     )
 
 
@@ -263,7 +271,7 @@ def write_documents(ports: MemoryPorts, documents: Sequence[MemoryDocument]) -> 
 def require_document(ports: MemoryPorts, doc_id: str, namespace: str) -> MemoryDocument:
     store, _ = ports.require()
     document = store.get(doc_id, namespace)
-    if document is None or document.deleted:
+    if document is None or document.deleted or is_expired(document, ports.clock.now()):
         raise NotFound(f"no memory entry {doc_id!r} in {namespace!r}")
     return document
 

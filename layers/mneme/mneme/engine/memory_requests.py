@@ -19,6 +19,7 @@ from mneme.memory.access import (
     http_search_access,
     http_write_access,
 )
+from mneme.memory.retention import is_expired, memory_retention
 from mneme.models.memory import MemoryHit
 from mneme.models.policy import ResolvedPolicy
 from mneme.models.user import Caller
@@ -38,6 +39,7 @@ def _ports(deps: Deps) -> memory_ops.MemoryPorts:
         clock=deps.clock,
         rules=deps.settings.namespace_rules,
         recency_decay=deps.settings.recency_decay,
+        retention=memory_retention(deps.settings),
     )
 
 
@@ -95,6 +97,7 @@ def write_memory(
         tags=tags,
         metadata={"source": via, "user_id": caller.user_id},
         ttl_seconds=ttl_seconds,
+        retention=ports.retention,
     )
     ids = memory_ops.audited_write(
         ports, trail.records, "write", target, lambda: memory_ops.write_documents(ports, [document]), via=via
@@ -113,6 +116,7 @@ def delete_memory(
     if (
         document is None
         or document.deleted
+        or is_expired(document, deps.clock.now())
         or not http_delete_allowed(document.namespace, caller.user_id, is_admin=caller.is_admin)
     ):
         raise NotFound(f"no memory entry {doc_id!r}")

@@ -53,7 +53,10 @@ def start_run(
         parallel.submit(deps.chats.get_chat_tail, caller.user_id, request.chat_id) if request.chat_id else None
     )
     config = deps.config.load_run_config(caller.user_id, request.agent_id, request.task_id)
-    vector = parallel.submit(_embed, deps, request.input) if _auto_injects(deps, config, request) else None
+    vector = None
+    if _auto_injects(deps, config, request):  # the read will be audited: its chain head is read meanwhile
+        vector = parallel.submit(_embed, deps, request.input)
+        parallel.submit(deps.audit.warm, caller.user_id)
     existing = stored_chat.result() if stored_chat else None
     chat = existing or _new_chat(deps, caller, request)
     now = deps.clock.now()

@@ -13,6 +13,7 @@ from mneme.engine.recorder import Recorder
 from mneme.engine.state import LoopState
 from mneme.engine.time_budget import TimeBudget
 from mneme.memory.policy import MemoryScope
+from mneme.memory.retention import memory_retention
 from mneme.models.audit import AuditRecord
 from mneme.models.run import Run
 from mneme.ports import RunConfig
@@ -57,6 +58,7 @@ class RunSession:
             clock=self.deps.clock,
             rules=settings.namespace_rules,
             recency_decay=settings.recency_decay,
+            retention=memory_retention(settings),
         )
 
     @property

@@ -177,6 +177,7 @@ def _memory_write(session: RunSession, args: dict[str, Any]) -> str:
             "run_id": run.run_id,
         },
         ttl_seconds=int(args["ttl_seconds"]) if args.get("ttl_seconds") is not None else None,
+        retention=session.memory.retention,
     )
     ids = memory_ops.audited_write(
         session.memory,

@@ -19,6 +19,8 @@ AuditAction = Literal[
     "approval",
     "cancel",
     "preview",
+    "export",
+    "erasure",
 ]
 
 

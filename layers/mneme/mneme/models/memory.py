@@ -3,9 +3,20 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+MemoryClass = Literal["episodic", "semantic", "preference", "procedural", "document"]
+
+
+def default_class(source: str | None) -> MemoryClass:
+    """The class of an entry whose writer named none, by its ``source`` metadata."""
+    if source in ("run_input", "run_output", "auto_write"):
+        return "episodic"
+    if source == "http":
+        return "document"
+    return "semantic"
 
 
 class NamespaceRule(BaseModel):
@@ -34,6 +45,7 @@ class MemoryDocument(BaseModel):
     expires_at: datetime | None = None
     deleted: bool = False
     superseded: bool = False
+    memory_class: MemoryClass = "semantic"  # shown as "class" in the API
 
 
 class MemoryCandidate(BaseModel):

@@ -1,0 +1,76 @@
+"""Export archives in local mode: files under ``<data>/exports/``, downloaded from the local server.
+
+The stand-in of the S3 bucket and its presigned URLs (:class:`mneme.adapters.s3_exports.S3ExportStorage`):
+an archive is written to a temporary file and renamed into place (a reader never sees half of one); its
+download URL is ``http://127.0.0.1:<port>/_local/exports/<key>`` on the local server, which serves it only
+to a request carrying the owner's token (:func:`serve_export`: the key starts with a digest of the
+owner's user id). A link does not expire; the archive is deleted with the export's erasure.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from mneme.errors import StoreUnavailable
+
+LOCAL_EXPORTS_PREFIX = "/_local/exports/"
+_KEY = re.compile(r"^exports/([0-9a-f]{32})/(exp-[A-Za-z0-9_-]{1,64})\.ndjson$")
+
+
+class LocalFileExports:
+    def __init__(self, root: str | Path, base_url: str) -> None:
+        self._root = Path(root)
+        self._base = base_url.rstrip("/")
+
+    def path(self, key: str) -> Path:
+        if not _KEY.match(key):
+            raise StoreUnavailable(f"not an export key: {key!r}")
+        return self._root / key
+
+    def write(self, key: str, lines: Iterable[bytes]) -> int:
+        target = self.path(key)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_suffix(".partial")
+        size = 0
+        with partial.open("wb") as out:
+            for line in lines:
+                size += out.write(line)
+        partial.replace(target)
+        return size
+
+    def url(self, key: str, *, filename: str, expires_in: int) -> str:
+        return f"{self._base}{LOCAL_EXPORTS_PREFIX}{key.removeprefix('exports/')}"
+
+    def delete(self, key: str) -> None:
+        self.path(key).unlink(missing_ok=True)
+
+
+def serve_export(exports: LocalFileExports, path: str, user_id: str) -> tuple[int, dict[str, str], bytes]:
+    """``GET /_local/exports/<key>`` for the verified ``user_id``: the archive, or a 404 (also when it is
+    another user's: their archives do not exist for this caller)."""
+    key = "exports/" + path.removeprefix(LOCAL_EXPORTS_PREFIX)
+    match = _KEY.match(key)
+    owner = hashlib.sha256(user_id.encode()).hexdigest()[:32]
+    file = exports.path(key) if match else None
+    if match is None or match.group(1) != owner or file is None or not file.is_file():
+        return 404, {"Content-Type": "application/json"}, b'{"error":"not_found","message":"no such export"}'
+    headers = {
+        "Content-Type": "application/x-ndjson",
+        "Content-Disposition": f'attachment; filename="mneme-{match.group(2)}.ndjson"',
+    }
+    return 200, headers, file.read_bytes()
+
+
+class LocalPrivacyJobs:
+    """The privacy queue locally: each job runs at once, in the caller's thread (a local account is small)."""
+
+    def __init__(self) -> None:
+        self.handler: Any = None
+
+    def enqueue(self, job: Any) -> None:
+        if self.handler is not None:
+            self.handler(job)

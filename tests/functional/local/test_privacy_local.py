@@ -1,0 +1,37 @@
+"""Privacy over the local server (``make run``): an export is downloaded from the server's file route by its
+owner only, and an erasure deletes it with the rest."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.functional.local.support import Client, LocalServer
+
+pytestmark = pytest.mark.slow
+
+
+def test_an_export_downloads_for_its_owner_only_and_is_gone_after_the_erasure(server: LocalServer) -> None:
+    erin_token, frank_token = server.token("erin"), server.token("frank")
+    erin = Client(server, erin_token)
+    erin.call("PUT", "/v1/me/settings", {"name": "Erin"}, expect=200)
+    exported = erin.call("POST", "/v1/me/export", expect=202)
+    assert exported["status"] == "ready"  # local mode builds it at once
+    status = erin.call("GET", f"/v1/me/exports/{exported['export_id']}", expect=200)
+    url: str = status["download_url"]
+    assert url.startswith(f"{server.base}/_local/exports/")
+    path = url.removeprefix(server.base)
+    # the owner downloads the archive ...
+    download = server.request("GET", path, token=erin_token)
+    assert download.status == 200 and download.headers["Content-Type"] == "application/x-ndjson"
+    kinds = [json.loads(line)["kind"] for line in download.raw.decode().splitlines()]
+    assert kinds[0] == "export_header" and "settings" in kinds and kinds[-1] == "export_end"
+    # ... nobody else does
+    assert server.request("GET", path, token=frank_token).status == 404
+    assert server.request("GET", path).status == 401
+    # and the erasure deletes it with everything else
+    receipt = erin.call("DELETE", "/v1/me", expect=200)
+    assert receipt["status"] == "done" and receipt["counts"]["settings"] == 1 and receipt["verified"]
+    assert server.request("GET", path, token=erin_token).status == 404
+    assert erin.call("GET", "/v1/me/settings", expect=200)["name"] == ""
