@@ -7,7 +7,7 @@ in-memory fake (``tests/fakes``, never shipped). The core only ever sees these P
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from mneme.models import (
     Agent,
@@ -85,6 +85,11 @@ class Embedder(Protocol):
     @property
     def dimension(self) -> int: ...
 
+    @property
+    def model_id(self) -> str:
+        """The embedding model: keys its input limit and score floors (``mneme.memory.limits``)."""
+        ...
+
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """One vector per text; raise EmbeddingUnavailable on failure."""
         ...
@@ -126,6 +131,44 @@ class MemoryStore(Protocol):
 
     def soft_delete(self, doc_id: str, namespace: str, *, now: datetime) -> list[str]:
         """Mark an entry deleted and cascade to entries derived from it; returns every id marked."""
+        ...
+
+    def keyword_search(self, text: str, patterns: Sequence[str], k: int, *, now: datetime) -> list[MemoryCandidate]:
+        """The ``k`` best BM25 matches of ``text`` among the same live documents :meth:`search` may see, the
+        same filter inside the query; ``similarity`` is the raw BM25 score (higher is better)."""
+        ...
+
+    def set_status(
+        self,
+        doc_id: str,
+        namespace: str,
+        *,
+        status: Literal["active", "superseded"],
+        superseded_by: str | None,
+        now: datetime,
+        authority: str | None = None,
+    ) -> MemoryDocument:
+        """Supersede (or restore) an entry; NotFound when it does not exist or is deleted."""
+        ...
+
+    def refresh(self, doc_id: str, namespace: str, newer: MemoryDocument) -> MemoryDocument:
+        """Consolidate ``newer`` into the stored entry: ``updated_at``, tags and ``derived_from`` merged,
+        the newer metadata (its source appended to ``metadata.sources``); the content stays."""
+        ...
+
+    def list_documents(
+        self, namespace: str, *, status: str | None, limit: int, cursor: str | None
+    ) -> tuple[list[MemoryDocument], str | None]:
+        """One namespace's entries, newest first (``created_at``, then id), optionally of one status, paged
+        by an opaque cursor; deleted entries only when ``status == "deleted"``."""
+        ...
+
+    def namespace_counts(self, patterns: Sequence[str]) -> dict[str, dict[str, int]]:
+        """Every namespace matched by ``patterns`` with its entries counted by status."""
+        ...
+
+    def derived_ids(self, doc_id: str) -> list[str]:
+        """The live entries a delete of ``doc_id`` would cascade to (transitively), oldest first."""
         ...
 
 

@@ -18,7 +18,16 @@ from typing import Any, Literal
 from opensearchpy import AWSV4SignerAuth, OpenSearch, RequestsHttpConnection
 from opensearchpy.exceptions import NotFoundError, OpenSearchException, RequestError
 
-from mneme.adapters.opensearch_queries import from_source, index_body, iso_utc, knn_query, parse_hits, to_source
+from mneme.adapters.opensearch_lifecycle import OpenSearchLifecycle
+from mneme.adapters.opensearch_queries import (
+    from_source,
+    index_body,
+    iso_utc,
+    knn_query,
+    lifecycle_mapping,
+    parse_hits,
+    to_source,
+)
 from mneme.errors import MemoryUnavailable, NotFound
 from mneme.models.memory import MemoryCandidate, MemoryDocument
 from mneme.observability import traced
@@ -42,7 +51,7 @@ def opensearch_client(endpoint: str, region: str, service: Service, credentials:
     )
 
 
-class OpenSearchMemoryStore:
+class OpenSearchMemoryStore(OpenSearchLifecycle):
     """:class:`mneme.ports.MemoryStore` on an OpenSearch index; the client is injected."""
 
     def __init__(self, client: OpenSearch, *, index: str, dimension: int, service: Service = "aoss") -> None:
@@ -71,10 +80,22 @@ class OpenSearchMemoryStore:
         try:
             if not self._client.indices.exists(index=self._index):
                 self._client.indices.create(index=self._index, body=index_body(self._dimension))
+            else:  # an index from before the lifecycle fields: they are additive
+                self._client.indices.put_mapping(index=self._index, body=lifecycle_mapping())
         except OpenSearchException as exc:  # "already exists": a concurrent cold start created it
             if not (isinstance(exc, RequestError) and exc.error == "resource_already_exists_exception"):
                 raise MemoryUnavailable(f"OpenSearch index creation failed: {exc}") from exc
         self._index_ready = True
+
+    def _raw(self, body: dict[str, Any]) -> dict[str, Any]:
+        """A search answered whole (aggregations); a missing index answers nothing."""
+        try:
+            result: dict[str, Any] = self._client.search(index=self._index, body=body)
+        except OpenSearchException as exc:
+            if isinstance(exc, NotFoundError) and exc.error == "index_not_found_exception":
+                return {}
+            raise MemoryUnavailable(f"OpenSearch query failed: {exc}") from exc
+        return result
 
     def _bulk(self, actions: list[dict[str, Any]]) -> None:
         if not actions:

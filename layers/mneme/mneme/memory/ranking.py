@@ -159,6 +159,11 @@ def rank_explained(
                 relevance=score,
                 created_at=doc.created_at,
                 metadata=dict(doc.metadata),
+                memory_class=doc.memory_class,
+                observed_at=doc.observed_at,
+                parent_id=doc.parent_id,
+                chunk_index=doc.chunk_index,
+                chunk_count=doc.chunk_count,
             )
         )
     scored.sort(key=lambda h: (-h.relevance, -h.similarity, -_aware(h.created_at).timestamp(), h.id))
