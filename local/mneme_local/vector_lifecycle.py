@@ -18,7 +18,6 @@ from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any, Literal
 
-from mneme.errors import NotFound
 from mneme.memory.lifecycle import decode_cursor, encode_cursor, refreshed_fields
 from mneme.models.memory import MemoryCandidate, MemoryDocument
 from mneme_local.vector_rows import COLUMNS, LIVE, match_expression, micros, namespace_sql, row_document

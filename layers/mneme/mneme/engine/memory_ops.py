@@ -9,15 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from mneme import telemetry
 from mneme.errors import AuditWriteFailed, MemoryUnavailable, NotFound
 from mneme.memory.access import Denial, ReadAccess
+from mneme.memory.fusion import fuse, normalized_keyword
+from mneme.memory.limits import clip_query, limit_for
 from mneme.memory.ranking import Dropped, Ranked, k_for, rank_explained
 from mneme.models.audit import AuditAction, AuditRecord
-from mneme.models.memory import MemoryDocument, MemoryHit
+from mneme.models.memory import MemoryCandidate, MemoryDocument, MemoryHit
+from mneme.models.policy import DEFAULT_RETRIEVAL, Fusion, ResolvedPolicy, Retrieval
 from mneme.namespace_grammar import matches
 from mneme.ports import AuditLog, Clock, Embedder, MemoryStore
 
@@ -26,9 +29,25 @@ RecordFactory = Callable[..., list[AuditRecord]]
 
 @dataclass(frozen=True)
 class Ranking:
+    """How one search ranks: ``min_score`` / ``relative_cutoff`` None take the floors calibrated for the
+    embedding model and ``retrieval`` mode (:mod:`mneme.memory.limits`); they apply to the fused score."""
+
     top_k: int
-    min_score: float
-    relative_cutoff: float
+    min_score: float | None = None
+    relative_cutoff: float | None = None
+    retrieval: Retrieval = DEFAULT_RETRIEVAL
+    fusion: Fusion = "rrf"
+
+    @classmethod
+    def of(cls, policy: ResolvedPolicy, top_k: int | None = None) -> Ranking:
+        return cls(top_k or policy.top_k, policy.min_score, policy.relative_cutoff, policy.retrieval, policy.fusion)
+
+    def floors(self, model_id: str) -> tuple[float, float]:
+        calibrated = limit_for(model_id).floor(self.retrieval)
+        return (
+            calibrated[0] if self.min_score is None else self.min_score,
+            calibrated[1] if self.relative_cutoff is None else self.relative_cutoff,
+        )
 
 
 @dataclass(frozen=True)
@@ -39,6 +58,7 @@ class MemoryPorts:
     clock: Clock
     rules: Sequence[Any] = ()
     recency_decay: float = 0.05
+    hidden_ids: frozenset[str] = frozenset()  # deleted moments ago: a store may still show them (issue 11.4)
 
     def require(self) -> tuple[MemoryStore, Embedder]:
         if self.store is None or self.embedder is None:
@@ -46,9 +66,14 @@ class MemoryPorts:
         return self.store, self.embedder
 
     def embed_one(self, text: str) -> list[float]:
+        """A query's vector: cut to the model's input limit (a search never fails on its length)."""
         _, embedder = self.require()
-        vectors = embedder.embed([text])
+        vectors = embedder.embed([clip_query(text, limit_for(embedder.model_id))])
         return vectors[0]
+
+    @property
+    def model_id(self) -> str:
+        return self.embedder.model_id if self.embedder is not None else "unknown"
 
 
 def denial_records(records: RecordFactory, denied: Sequence[Denial], via: str) -> list[AuditRecord]:
@@ -132,15 +157,15 @@ def _search(
         if access.empty:
             return Ranked(hits=[], dropped=Dropped(), candidates=0)
         store, _ = ports.require()
-        query_vector = list(vector) if vector is not None else ports.embed_one(query)
         now = ports.clock.now()
-        candidates = store.search(query_vector, list(access.allowed), k_for(ranking.top_k), now=now)
+        candidates = retrieve(ports, store, access, query, ranking, vector=vector, now=now)
+        min_score, cutoff = ranking.floors(ports.model_id)
         ranked = rank_explained(
-            candidates,
+            [c for c in candidates if c.document.id not in ports.hidden_ids],
             now=now,
             top_k=ranking.top_k,
-            min_score=ranking.min_score,
-            relative_cutoff=ranking.relative_cutoff,
+            min_score=min_score,
+            relative_cutoff=cutoff,
             rules=ports.rules,
             recency_decay=ports.recency_decay,
         )
@@ -155,8 +180,37 @@ def _search(
             _append(ports.audit, pending)
 
 
-def hits_event(ranked: Ranked, access: ReadAccess, ranking: Ranking) -> dict[str, Any]:
-    """The fields of a ``memory_hits`` run event: each hit's scores, what was dropped and why, denials."""
+def retrieve(
+    ports: MemoryPorts,
+    store: MemoryStore,
+    access: ReadAccess,
+    query: str,
+    ranking: Ranking,
+    *,
+    vector: Sequence[float] | None,
+    now: datetime,
+) -> list[MemoryCandidate]:
+    """The candidates of one search: the vector leg, the keyword leg, or both fused (each leg filtered
+    inside its own query by the same granted namespaces and liveness)."""
+    patterns, k = list(access.allowed), k_for(ranking.top_k)
+    by_vector: list[MemoryCandidate] = []
+    by_keyword: list[MemoryCandidate] = []
+    if ranking.retrieval in ("vector", "hybrid"):
+        query_vector = list(vector) if vector is not None else ports.embed_one(query)
+        by_vector = store.search(query_vector, patterns, k, now=now)
+    if ranking.retrieval in ("keyword", "hybrid"):
+        by_keyword = store.keyword_search(query, patterns, k, now=now)
+    if ranking.retrieval == "vector":
+        return by_vector
+    if ranking.retrieval == "keyword":
+        return normalized_keyword(by_keyword)
+    return fuse(by_vector, by_keyword, method=ranking.fusion)[:k]
+
+
+def hits_event(ranked: Ranked, access: ReadAccess, ranking: Ranking, model_id: str = "unknown") -> dict[str, Any]:
+    """The fields of a ``memory_hits`` run event: each hit's scores, what was dropped and why (the floors in
+    force: the policy's or those calibrated for ``model_id``), denials."""
+    min_score, cutoff = ranking.floors(model_id)
     return {
         "count": len(ranked.hits),
         "namespaces": list(access.allowed),
@@ -174,8 +228,9 @@ def hits_event(ranked: Ranked, access: ReadAccess, ranking: Ranking) -> dict[str
         "dropped": ranked.dropped.as_dict(),
         "thresholds": {
             "top_k": ranking.top_k,
-            "min_score": ranking.min_score,
-            "relative_cutoff": ranking.relative_cutoff,
+            "min_score": min_score,
+            "relative_cutoff": cutoff,
+            "retrieval": ranking.retrieval,
         },
         "denied": [{"namespace": denial.namespace, "reason": denial.reason} for denial in access.denied],
     }

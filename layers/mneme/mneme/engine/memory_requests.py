@@ -18,6 +18,7 @@ from mneme.memory.access import (
     http_search_access,
     http_write_access,
 )
+from mneme.memory.policy import MemoryScope, resolved_rules
 from mneme.models.memory import MemoryHit
 from mneme.models.policy import ResolvedPolicy
 from mneme.models.user import Caller
@@ -29,13 +30,14 @@ class SearchResult:
     access: ReadAccess
 
 
-def _ports(deps: Deps) -> memory_ops.MemoryPorts:
+def _ports(deps: Deps, caller: Caller | None = None) -> memory_ops.MemoryPorts:
+    scope = MemoryScope(user_id=caller.user_id if caller else "", is_admin=bool(caller and caller.is_admin))
     return memory_ops.MemoryPorts(
         store=deps.memory,
         embedder=deps.embedder,
         audit=deps.audit,
         clock=deps.clock,
-        rules=deps.settings.namespace_rules,
+        rules=resolved_rules(ResolvedPolicy(), deps.settings.namespace_rules, scope),
         recency_decay=deps.settings.recency_decay,
     )
 
@@ -53,14 +55,13 @@ def search_memory(
 ) -> SearchResult:
     """Without namespaces: the caller's own scopes and global; with them, the security filter decides.
     Every denied namespace is audited, also when the request is refused for another one."""
-    ports, trail = _ports(deps), _trail(deps, caller)
+    ports, trail = _ports(deps, caller), _trail(deps, caller)
     try:
         access = http_search_access(caller.user_id, namespaces)
     except InvalidInput as exc:
         memory_ops.audit_denials(ports, trail.records, denials_of(exc), via="http")
         raise
-    defaults = ResolvedPolicy()
-    ranking = memory_ops.Ranking(top_k, defaults.min_score, defaults.relative_cutoff)
+    ranking = memory_ops.Ranking.of(ResolvedPolicy(), top_k)
     hits = memory_ops.search(ports, trail.records, access, query, ranking, via="http")
     return SearchResult(hits, access)
 
@@ -75,7 +76,7 @@ def write_memory(
     ttl_seconds: int | None = None,
 ) -> tuple[list[str], str]:
     """Write one entry into a namespace the caller may write; answers its ids and the resolved namespace."""
-    ports, trail = _ports(deps), _trail(deps, caller)
+    ports, trail = _ports(deps, caller), _trail(deps, caller)
     try:
         target = http_write_access(namespace, caller.user_id, is_admin=caller.is_admin)
     except MemoryWriteForbidden as exc:
@@ -101,7 +102,7 @@ def write_memory(
 def delete_memory(deps: Deps, caller: Caller, doc_id: str, namespace: str | None = None) -> list[str]:
     """Soft-delete an entry (and, by cascade, the entries derived from it); answers every id marked.
     An entry the caller may not delete is answered as not found."""
-    ports, trail = _ports(deps), _trail(deps, caller)
+    ports, trail = _ports(deps, caller), _trail(deps, caller)
     store, _ = ports.require()
     document = store.get(doc_id, namespace) if namespace else store.find(doc_id)
     if (

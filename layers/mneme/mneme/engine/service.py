@@ -26,6 +26,7 @@ from mneme.errors import (
     StoreUnavailable,
     Throttled,
 )
+from mneme.memory.limits import clip_query, limit_for
 from mneme.memory.policy import apply_run_overrides, merge_policies
 from mneme.models.chat import Chat
 from mneme.models.requests import RunRequest
@@ -142,7 +143,7 @@ def _auto_injects(deps: Deps, config: RunConfig, request: RunRequest) -> bool:
 
 def _embed(deps: Deps, text: str) -> list[float]:
     assert deps.embedder is not None
-    return deps.embedder.embed([text])[0]
+    return deps.embedder.embed([clip_query(text, limit_for(deps.embedder.model_id))])[0]
 
 
 def _new_chat(deps: Deps, caller: Caller, request: RunRequest) -> Chat:

@@ -106,10 +106,12 @@ def _memory_search(session: RunSession, args: dict[str, Any]) -> str:
         memory_ops.audit_denials(session.memory, session.records, denials_of(exc), via="tool")
         raise
     top_k = int(args.get("top_k") or session.state.policy.top_k)
-    ranking = memory_ops.Ranking(top_k, session.ranking.min_score, session.ranking.relative_cutoff)
+    ranking = memory_ops.Ranking.of(session.state.policy, top_k)
     query = "" if access.empty else args["query"]
     ranked = memory_ops.search_explained(session.memory, session.records, access, query, ranking, via="tool")
-    session.recorder.event("memory_hits", via="tool", **memory_ops.hits_event(ranked, access, ranking))
+    session.recorder.event(
+        "memory_hits", via="tool", **memory_ops.hits_event(ranked, access, ranking, session.memory.model_id)
+    )
     if access.empty:
         return access.message or "No authorized namespace was found."
     hits = ranked.hits

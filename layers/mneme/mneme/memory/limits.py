@@ -28,10 +28,12 @@ class EmbeddingLimit:
     max_chars: int
     max_tokens: int
     chunk_chars: int
-    floors: dict[str, float] = field(default_factory=dict)  # retrieval mode -> default min_score
+    # retrieval mode -> (min_score, relative_cutoff) used when the policy sets none
+    floors: dict[str, tuple[float, float]] = field(default_factory=dict)
+    duplicate_threshold: float = 0.92  # cosine at or above which a new entry refreshes its nearest one
 
-    def floor(self, mode: RetrievalMode) -> float:
-        return self.floors.get(mode, 0.0)
+    def floor(self, mode: RetrievalMode) -> tuple[float, float]:
+        return self.floors.get(mode, (0.0, 0.0))
 
     def check(self, text: str) -> None:
         """Raise like the model would for input it cannot take (stand-ins and adapters share this)."""
@@ -47,14 +49,14 @@ TITAN_V2 = EmbeddingLimit(
     max_chars=50_000,
     max_tokens=8_192,
     chunk_chars=8_000,
-    floors={"vector": 0.2, "hybrid": 0.0, "keyword": 0.0},
+    floors={"vector": (0.2, 0.0), "hybrid": (0.0, 0.0), "keyword": (0.0, 0.0)},
 )
 LOCAL_MINILM = EmbeddingLimit(
     "all-MiniLM-L6-v2",
     max_chars=2_000,
     max_tokens=256,
     chunk_chars=1_000,
-    floors={"vector": 0.1, "hybrid": 0.0, "keyword": 0.0},
+    floors={"vector": (0.1, 0.0), "hybrid": (0.0, 0.0), "keyword": (0.0, 0.0)},
 )
 HASHING = EmbeddingLimit("hashing", max_chars=50_000, max_tokens=8_192, chunk_chars=8_000)  # the test fake
 LIMITS: dict[str, EmbeddingLimit] = {limit.model_id: limit for limit in (TITAN_V2, LOCAL_MINILM, HASHING)}
