@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from mneme.memory.keywords import query_words
 from mneme.models.memory import MemoryDocument, default_class
-
-_WORD = re.compile(r"\w+")
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 COLUMNS = (
@@ -133,7 +131,7 @@ def row_values(doc: MemoryDocument) -> tuple[Any, ...]:
 
 def match_expression(text: str) -> str | None:
     """An FTS5 MATCH of any of the words of ``text`` (each quoted: user text is never FTS syntax)."""
-    words = list(dict.fromkeys(w for w in _WORD.findall(text.lower()) if len(w) > 1 or w.isdigit()))[:64]
+    words = query_words(text)
     return " OR ".join(f'"{w}"' for w in words) or None
 
 

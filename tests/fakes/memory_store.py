@@ -11,6 +11,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any, Literal
 
 from mneme.errors import MemoryUnavailable, NotFound
+from mneme.memory.keywords import query_words
 from mneme.memory.lifecycle import page_after, refreshed_fields
 from mneme.models.memory import MemoryCandidate, MemoryDocument
 from mneme.namespace_grammar import matches
@@ -64,7 +65,7 @@ class InMemoryMemoryStore:
     def keyword_search(self, text: str, patterns: Sequence[str], k: int, *, now: datetime) -> list[MemoryCandidate]:
         """Okapi BM25 (k1 1.2, b 0.75) over the live documents of the matched namespaces."""
         self._check()
-        terms = set(_terms(text))
+        terms = set(query_words(text))
         with self._lock:
             docs = [
                 self.documents[i]

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from mneme.memory.keywords import query_words
 from mneme.models.memory import MemoryCandidate, MemoryDocument, default_class
 
 if TYPE_CHECKING:
@@ -63,7 +64,7 @@ def keyword_query(text: str, patterns: Sequence[str], k: int, now: datetime) -> 
     return {
         "size": k,
         "_source": {"excludes": ["embedding"]},
-        "query": {"bool": {"must": [{"match": {"content": {"query": text}}}], "filter": flt}},
+        "query": {"bool": {"must": [{"match": {"content": {"query": " ".join(query_words(text))}}}], "filter": flt}},
     }
 
 

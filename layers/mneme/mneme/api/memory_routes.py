@@ -18,7 +18,10 @@ router = new_router()
 
 @router.post("/v1/memory/search", responses=answers(200, SearchView))
 def search(body: SearchBody) -> dict[str, Any]:
-    found = memory_requests.search_memory(deps_of(router), caller_of(router), body.query, body.namespaces, body.top_k)
+    options = memory_requests.SearchOptions(body.retrieval, body.fusion, body.min_score, body.relative_cutoff)
+    found = memory_requests.search_memory(
+        deps_of(router), caller_of(router), body.query, body.namespaces, body.top_k, options=options
+    )
     return search_view(found.hits, found.access)
 
 
@@ -31,6 +34,9 @@ def write_document(body: DocumentBody) -> Any:
         body.content,
         tags=body.tags,
         ttl_seconds=body.ttl_seconds,
+        observed_at=body.observed_at,
+        memory_class=body.memory_class,
+        metadata=body.metadata,
     )
     return json_response(201, {"ids": ids, "namespace": namespace})
 

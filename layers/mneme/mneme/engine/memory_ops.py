@@ -9,17 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from mneme import telemetry
-from mneme.errors import AuditWriteFailed, MemoryUnavailable, NotFound
+from mneme.engine.memory_writes import chunked, new_document, require_document, write_documents
+from mneme.errors import AuditWriteFailed, MemoryUnavailable
 from mneme.memory.access import Denial, ReadAccess
 from mneme.memory.fusion import fuse, normalized_keyword
 from mneme.memory.limits import clip_query, limit_for
 from mneme.memory.ranking import Dropped, Ranked, k_for, rank_explained
 from mneme.models.audit import AuditAction, AuditRecord
-from mneme.models.memory import MemoryCandidate, MemoryDocument, MemoryHit
+from mneme.models.memory import MemoryCandidate, MemoryHit
 from mneme.models.policy import DEFAULT_RETRIEVAL, Fusion, ResolvedPolicy, Retrieval
 from mneme.namespace_grammar import matches
 from mneme.ports import AuditLog, Clock, Embedder, MemoryStore
@@ -263,55 +264,12 @@ def audited_write(
         return result
 
 
-def new_document(
-    doc_id: str,
-    namespace: str,
-    owner: str,
-    content: str,
-    *,
-    clock: Clock,
-    tags: Sequence[str] = (),
-    metadata: dict[str, Any] | None = None,
-    derived_from: Sequence[str] = (),
-    ttl_seconds: int | None = None,
-) -> MemoryDocument:
-    import hashlib
-
-    now = clock.now()
-    return MemoryDocument(
-        id=doc_id,
-        namespace=namespace,
-        owner_user_id=owner,
-        content=content,
-        content_hash=hashlib.sha256(content.encode()).hexdigest(),
-        tags=list(tags),
-        metadata=metadata or {},
-        derived_from=list(derived_from),
-        created_at=now,
-        updated_at=now,
-        expires_at=now + timedelta(seconds=ttl_seconds) if ttl_seconds else None,
-    )
-
-
-def write_documents(ports: MemoryPorts, documents: Sequence[MemoryDocument]) -> list[str]:
-    store, embedder = ports.require()
-    vectors = embedder.embed([doc.content for doc in documents])
-    return store.put(list(zip(documents, vectors, strict=True)))
-
-
-def require_document(ports: MemoryPorts, doc_id: str, namespace: str) -> MemoryDocument:
-    store, _ = ports.require()
-    document = store.get(doc_id, namespace)
-    if document is None or document.deleted:
-        raise NotFound(f"no memory entry {doc_id!r} in {namespace!r}")
-    return document
-
-
 __all__ = [
     "AuditWriteFailed",
     "MemoryPorts",
     "Ranking",
     "audited_write",
+    "chunked",
     "denial_records",
     "hits_event",
     "new_document",

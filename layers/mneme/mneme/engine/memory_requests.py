@@ -4,9 +4,11 @@ scopes, or global — through the same security filter and audit as the runs' me
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any
 
-from mneme.engine import memory_ops
+from mneme.engine import memory_ops, memory_writes
 from mneme.engine.audit import AuditTrail, request_trail
 from mneme.engine.deps import Deps
 from mneme.errors import InvalidInput, NotFound
@@ -18,10 +20,25 @@ from mneme.memory.access import (
     http_search_access,
     http_write_access,
 )
+from mneme.memory.lifecycle import check_user_metadata
 from mneme.memory.policy import MemoryScope, resolved_rules
-from mneme.models.memory import MemoryHit
-from mneme.models.policy import ResolvedPolicy
+from mneme.models.memory import MemoryClass, MemoryHit
+from mneme.models.policy import Fusion, ResolvedPolicy, Retrieval
 from mneme.models.user import Caller
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """What a search request may set beyond the defaults (each None: the default)."""
+
+    retrieval: Retrieval | None = None
+    fusion: Fusion | None = None
+    min_score: float | None = None
+    relative_cutoff: float | None = None
+
+    def applied_to(self, ranking: memory_ops.Ranking) -> memory_ops.Ranking:
+        given = {k: v for k, v in vars(self).items() if v is not None}
+        return replace(ranking, **given)
 
 
 @dataclass(frozen=True)
@@ -52,6 +69,8 @@ def search_memory(
     query: str,
     namespaces: Sequence[str] | None,
     top_k: int,
+    *,
+    options: SearchOptions | None = None,
 ) -> SearchResult:
     """Without namespaces: the caller's own scopes and global; with them, the security filter decides.
     Every denied namespace is audited, also when the request is refused for another one."""
@@ -62,6 +81,8 @@ def search_memory(
         memory_ops.audit_denials(ports, trail.records, denials_of(exc), via="http")
         raise
     ranking = memory_ops.Ranking.of(ResolvedPolicy(), top_k)
+    if options is not None:
+        ranking = options.applied_to(ranking)
     hits = memory_ops.search(ports, trail.records, access, query, ranking, via="http")
     return SearchResult(hits, access)
 
@@ -74,9 +95,14 @@ def write_memory(
     *,
     tags: Sequence[str] = (),
     ttl_seconds: int | None = None,
+    observed_at: datetime | None = None,
+    memory_class: MemoryClass | None = None,
+    metadata: dict[str, Any] | None = None,
 ) -> tuple[list[str], str]:
-    """Write one entry into a namespace the caller may write; answers its ids and the resolved namespace."""
+    """Write one entry into a namespace the caller may write; answers its ids (one per chunk of long
+    content, the first the entry's own) and the resolved namespace. Reserved metadata keys are a 400."""
     ports, trail = _ports(deps, caller), _trail(deps, caller)
+    extra = check_user_metadata(metadata)
     try:
         target = http_write_access(namespace, caller.user_id, is_admin=caller.is_admin)
     except MemoryWriteForbidden as exc:
@@ -90,11 +116,21 @@ def write_memory(
         content,
         clock=deps.clock,
         tags=tags,
-        metadata={"source": "http", "user_id": caller.user_id},
+        metadata={**extra, "source": "http", "user_id": caller.user_id},
         ttl_seconds=ttl_seconds,
+        memory_class=memory_class,
+        authority="user_directed",
+        observed_at=observed_at,
     )
+    documents = memory_ops.chunked(document, memory_writes.chunk_limit(ports))
     ids = memory_ops.audited_write(
-        ports, trail.records, "write", target, lambda: memory_ops.write_documents(ports, [document]), via="http"
+        ports,
+        trail.records,
+        "write",
+        target,
+        lambda: memory_ops.write_documents(ports, documents),
+        via="http",
+        **({"chunks": len(documents)} if len(documents) > 1 else {}),
     )
     return ids, target
 

@@ -32,8 +32,8 @@ def _split(text: str, size: int, level: int) -> list[str]:
     joiner = "\n\n" if level == 0 else " "
     chunks: list[str] = []
     current = ""
-    for piece in pieces:
-        piece = piece.strip()
+    for raw in pieces:
+        piece = raw.strip()
         candidate = f"{current}{joiner}{piece}" if current else piece
         if len(candidate) <= size:
             current = candidate

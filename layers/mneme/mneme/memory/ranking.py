@@ -188,3 +188,14 @@ def rank_explained(
         top_k=len(kept) - len(hits),
     )
     return Ranked(hits=hits, dropped=dropped, candidates=len(candidates))
+
+
+def rule_instructions(hits: Sequence[MemoryHit], rules: Sequence[NamespaceRule]) -> list[str]:
+    """The instruction of every rule that matches at least one hit, once per rule group (the same text of
+    several rules counts once), in rule order — shown to the model after the memory entries."""
+    shown: list[str] = []
+    for rule in rules:
+        text = (rule.instruction or "").strip()
+        if text and text not in shown and any(matches(rule.pattern, hit.namespace) for hit in hits):
+            shown.append(text)
+    return shown

@@ -6,7 +6,8 @@ Extra fields are ignored: a ``user_id`` or ``owner`` in a body never counts (the
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from datetime import datetime
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
@@ -19,7 +20,8 @@ from mneme.models.agent import (
     ToolApprovalMode,
 )
 from mneme.models.common import Identifier, Label, LongText, ShortText, Slug, TopK
-from mneme.models.policy import MemoryPolicy
+from mneme.models.memory import MemoryClass
+from mneme.models.policy import Fusion, MemoryPolicy, Retrieval
 from mneme.models.run import ToolApproval
 
 #: the model providers an agent may be saved with (SPEC §2)
@@ -125,13 +127,34 @@ class SearchBody(_Body):
     query: Annotated[str, StringConstraints(min_length=1, max_length=20_000)]
     namespaces: Annotated[list[NamespaceText], Field(max_length=32)] | None = None
     top_k: TopK = 5
+    retrieval: Retrieval | None = None  # default: the deployment's (hybrid)
+    fusion: Fusion | None = None
+    min_score: Annotated[float, Field(ge=0, le=10)] | None = None  # default: calibrated per model and mode
+    relative_cutoff: Annotated[float, Field(ge=0, le=1)] | None = None
+
+
+Tags = Annotated[list[Annotated[str, StringConstraints(min_length=1, max_length=64)]], Field(max_length=32)]
+# Longer than one embedding call takes: it is stored in chunks (mneme.memory.chunking); above
+# MAX_DOCUMENT_CHARS the engine answers 413 naming the limit (a body this size is not an input error).
+DOCUMENT_BODY_CHARS = 1_000_000
 
 
 class DocumentBody(_Body):
     namespace: NamespaceText
-    content: Annotated[str, StringConstraints(min_length=1, max_length=50_000)]
-    tags: Annotated[list[Annotated[str, StringConstraints(min_length=1, max_length=64)]], Field(max_length=32)] = []
+    content: Annotated[str, StringConstraints(min_length=1, max_length=DOCUMENT_BODY_CHARS)]
+    tags: Tags = []
     ttl_seconds: Annotated[int, Field(ge=60, le=10 * 365 * 24 * 3600)] | None = None
+    observed_at: datetime | None = None  # when it was true or said (default: now)
+    memory_class: MemoryClass | None = Field(None, alias="class")
+    metadata: Annotated[dict[str, Any], Field(max_length=32)] = {}  # reserved keys are refused (400)
+
+
+class DocumentPatch(_Body):
+    """``PATCH /v1/memory/documents/{id}``: confirm or correct an entry (at least one field)."""
+
+    content: Annotated[str, StringConstraints(min_length=1, max_length=DOCUMENT_BODY_CHARS)] | None = None
+    tags: Tags | None = None
+    status: Literal["active", "superseded"] | None = None
 
 
 class ApprovalBody(_Body):

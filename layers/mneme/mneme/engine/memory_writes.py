@@ -1,0 +1,114 @@
+"""Building and writing memory entries: one document, or the chunks of long content (issue 11.3).
+
+* :func:`new_document` — a document with its lifecycle fields (class, authority, observed_at).
+* :func:`chunked` — content longer than the embedding model's chunk size becomes several documents: the
+  first keeps the id the caller knows, the others get derived ids, ``derived_from`` the first (so a delete of
+  the first cascades to every chunk) and ``parent_id`` / ``chunk_index`` / ``chunk_count``. Content over
+  :data:`MAX_DOCUMENT_CHARS` is refused with a 413 naming the limit.
+* :func:`write_documents` — embed and store (each text within the model's limit by construction).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from mneme.errors import MemoryUnavailable, NotFound, PayloadTooLarge
+from mneme.memory.chunking import MAX_CHUNKS, chunk_ids, split
+from mneme.memory.limits import EmbeddingLimit, limit_for
+from mneme.models.memory import Authority, MemoryClass, MemoryDocument, default_class
+
+if TYPE_CHECKING:
+    from mneme.engine.memory_ops import MemoryPorts
+    from mneme.ports import Clock
+
+MAX_DOCUMENT_CHARS = 200_000  # a document or run input is stored as at most this many characters of chunks
+
+
+def new_document(
+    doc_id: str,
+    namespace: str,
+    owner: str,
+    content: str,
+    *,
+    clock: Clock,
+    tags: Sequence[str] = (),
+    metadata: dict[str, Any] | None = None,
+    derived_from: Sequence[str] = (),
+    ttl_seconds: int | None = None,
+    memory_class: MemoryClass | None = None,
+    authority: Authority | None = None,
+    observed_at: datetime | None = None,
+) -> MemoryDocument:
+    now = clock.now()
+    meta = metadata or {}
+    return MemoryDocument(
+        id=doc_id,
+        namespace=namespace,
+        owner_user_id=owner,
+        content=content,
+        content_hash=hashlib.sha256(content.encode()).hexdigest(),
+        tags=list(tags),
+        metadata=meta,
+        derived_from=list(derived_from),
+        created_at=now,
+        updated_at=now,
+        expires_at=now + timedelta(seconds=ttl_seconds) if ttl_seconds else None,
+        memory_class=memory_class or default_class(meta.get("source")),
+        authority=authority,
+        observed_at=observed_at,
+    )
+
+
+def chunk_limit(ports: MemoryPorts) -> EmbeddingLimit:
+    if ports.embedder is None:
+        raise MemoryUnavailable("long-term memory is not configured")
+    return limit_for(ports.embedder.model_id)
+
+
+def chunked(document: MemoryDocument, limit: EmbeddingLimit) -> list[MemoryDocument]:
+    """``document`` itself when it fits one embedding call, else its chunks (see the module docstring)."""
+    if len(document.content) > MAX_DOCUMENT_CHARS:
+        raise PayloadTooLarge(
+            f"content of {len(document.content):,} characters exceeds the {MAX_DOCUMENT_CHARS:,}-character limit"
+            f" of a memory entry (stored in chunks of {limit.chunk_chars:,} for {limit.model_id})",
+            field="content",
+            details={"limit_chars": MAX_DOCUMENT_CHARS, "chars": len(document.content)},
+        )
+    if len(document.content) <= limit.chunk_chars:
+        return [document]
+    parts = split(document.content, limit.chunk_chars)[:MAX_CHUNKS]
+    ids = chunk_ids(document.id, len(parts))
+    out: list[MemoryDocument] = []
+    for index, (doc_id, text) in enumerate(zip(ids, parts, strict=True)):
+        out.append(
+            document.model_copy(
+                update={
+                    "id": doc_id,
+                    "content": text,
+                    "content_hash": hashlib.sha256(text.encode()).hexdigest(),
+                    "derived_from": list(document.derived_from) if index == 0 else [ids[0]],
+                    "parent_id": None if index == 0 else ids[0],
+                    "chunk_index": index,
+                    "chunk_count": len(parts),
+                }
+            )
+        )
+    return out
+
+
+def write_documents(ports: MemoryPorts, documents: Sequence[MemoryDocument]) -> list[str]:
+    """Embed and store ``documents`` (already chunked); the stored ids in order."""
+    store, embedder = ports.require()
+    vectors = embedder.embed([doc.content for doc in documents])
+    return store.put(list(zip(documents, vectors, strict=True)))
+
+
+def require_document(ports: MemoryPorts, doc_id: str, namespace: str) -> MemoryDocument:
+    store, _ = ports.require()
+    document = store.get(doc_id, namespace)
+    if document is None or document.deleted:
+        raise NotFound(f"no memory entry {doc_id!r} in {namespace!r}")
+    return document
