@@ -184,6 +184,11 @@ class MemoryWriteJob:
     metadata: dict[str, Any] = field(default_factory=dict)
     derived_from: list[str] = field(default_factory=list)
     ttl_seconds: int | None = None
+    kind: str = "raw"  # "raw": store ``content``; "extract": extract memories from it (issue 13.2)
+    answer: str = ""  # the run's answer, for an "extract" job
+    strategies: list[str] = field(default_factory=list)  # facts / preferences / summary
+    model: dict[str, str] | None = None  # the extraction model {provider, model_id}
+    duplicate_threshold: float | None = None  # consolidation: None → the embedding model's
 
 
 class MemoryWriteQueue(Protocol):

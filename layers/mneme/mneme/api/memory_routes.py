@@ -18,9 +18,13 @@ router = new_router()
 
 @router.post("/v1/memory/search", responses=answers(200, SearchView))
 def search(body: SearchBody) -> dict[str, Any]:
-    options = memory_requests.SearchOptions(body.retrieval, body.fusion, body.min_score, body.relative_cutoff)
     found = memory_requests.search_memory(
-        deps_of(router), caller_of(router), body.query, body.namespaces, body.top_k, options=options
+        deps_of(router),
+        caller_of(router),
+        body.query,
+        body.namespaces,
+        body.top_k,
+        options=body.model_dump(include={"retrieval", "fusion", "min_score", "relative_cutoff"}, exclude_none=True),
     )
     return search_view(found.hits, found.access)
 

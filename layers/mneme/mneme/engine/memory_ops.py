@@ -13,14 +13,14 @@ from datetime import datetime
 from typing import Any
 
 from mneme import telemetry
-from mneme.engine.memory_writes import chunked, new_document, require_document, write_documents
-from mneme.errors import AuditWriteFailed, MemoryUnavailable
+from mneme.engine.memory_writes import chunked, new_document
+from mneme.errors import AuditWriteFailed, MemoryUnavailable, NotFound
 from mneme.memory.access import Denial, ReadAccess
 from mneme.memory.fusion import fuse, normalized_keyword
-from mneme.memory.limits import clip_query, limit_for
+from mneme.memory.limits import EmbeddingLimit, clip_query, limit_for
 from mneme.memory.ranking import Dropped, Ranked, k_for, rank_explained
 from mneme.models.audit import AuditAction, AuditRecord
-from mneme.models.memory import MemoryCandidate, MemoryHit
+from mneme.models.memory import MemoryCandidate, MemoryDocument, MemoryHit
 from mneme.models.policy import DEFAULT_RETRIEVAL, Fusion, ResolvedPolicy, Retrieval
 from mneme.namespace_grammar import matches
 from mneme.ports import AuditLog, Clock, Embedder, MemoryStore
@@ -262,6 +262,27 @@ def audited_write(
         if isinstance(result, list):
             span.set_many({"mneme.memory.ids": [str(item) for item in result]})
         return result
+
+
+def chunk_limit(ports: MemoryPorts) -> EmbeddingLimit:
+    if ports.embedder is None:
+        raise MemoryUnavailable("long-term memory is not configured")
+    return limit_for(ports.embedder.model_id)
+
+
+def write_documents(ports: MemoryPorts, documents: Sequence[MemoryDocument]) -> list[str]:
+    """Embed and store ``documents`` (already chunked); the stored ids in order."""
+    store, embedder = ports.require()
+    vectors = embedder.embed([doc.content for doc in documents])
+    return store.put(list(zip(documents, vectors, strict=True)))
+
+
+def require_document(ports: MemoryPorts, doc_id: str, namespace: str) -> MemoryDocument:
+    store, _ = ports.require()
+    document = store.get(doc_id, namespace)
+    if document is None or document.deleted:
+        raise NotFound(f"no memory entry {doc_id!r} in {namespace!r}")
+    return document
 
 
 __all__ = [

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from mneme.engine import memory_ops, memory_writes
+from mneme.engine import memory_ops
 from mneme.engine.audit import AuditTrail, request_trail
 from mneme.engine.deps import Deps
 from mneme.errors import InvalidInput, NotFound
@@ -23,22 +23,8 @@ from mneme.memory.access import (
 from mneme.memory.lifecycle import check_user_metadata
 from mneme.memory.policy import MemoryScope, resolved_rules
 from mneme.models.memory import MemoryClass, MemoryHit
-from mneme.models.policy import Fusion, ResolvedPolicy, Retrieval
+from mneme.models.policy import ResolvedPolicy
 from mneme.models.user import Caller
-
-
-@dataclass(frozen=True)
-class SearchOptions:
-    """What a search request may set beyond the defaults (each None: the default)."""
-
-    retrieval: Retrieval | None = None
-    fusion: Fusion | None = None
-    min_score: float | None = None
-    relative_cutoff: float | None = None
-
-    def applied_to(self, ranking: memory_ops.Ranking) -> memory_ops.Ranking:
-        given = {k: v for k, v in vars(self).items() if v is not None}
-        return replace(ranking, **given)
 
 
 @dataclass(frozen=True)
@@ -70,7 +56,7 @@ def search_memory(
     namespaces: Sequence[str] | None,
     top_k: int,
     *,
-    options: SearchOptions | None = None,
+    options: dict[str, Any] | None = None,
 ) -> SearchResult:
     """Without namespaces: the caller's own scopes and global; with them, the security filter decides.
     Every denied namespace is audited, also when the request is refused for another one."""
@@ -81,8 +67,8 @@ def search_memory(
         memory_ops.audit_denials(ports, trail.records, denials_of(exc), via="http")
         raise
     ranking = memory_ops.Ranking.of(ResolvedPolicy(), top_k)
-    if options is not None:
-        ranking = options.applied_to(ranking)
+    if options:  # retrieval, fusion, min_score, relative_cutoff (validated by the request model)
+        ranking = replace(ranking, **options)
     hits = memory_ops.search(ports, trail.records, access, query, ranking, via="http")
     return SearchResult(hits, access)
 
@@ -122,7 +108,7 @@ def write_memory(
         authority="user_directed",
         observed_at=observed_at,
     )
-    documents = memory_ops.chunked(document, memory_writes.chunk_limit(ports))
+    documents = memory_ops.chunked(document, memory_ops.chunk_limit(ports))
     ids = memory_ops.audited_write(
         ports,
         trail.records,

@@ -15,13 +15,12 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from mneme.errors import MemoryUnavailable, NotFound, PayloadTooLarge
+from mneme.errors import PayloadTooLarge
 from mneme.memory.chunking import MAX_CHUNKS, chunk_ids, split
-from mneme.memory.limits import EmbeddingLimit, limit_for
+from mneme.memory.limits import EmbeddingLimit
 from mneme.models.memory import Authority, MemoryClass, MemoryDocument, default_class
 
 if TYPE_CHECKING:
-    from mneme.engine.memory_ops import MemoryPorts
     from mneme.ports import Clock
 
 MAX_DOCUMENT_CHARS = 200_000  # a document or run input is stored as at most this many characters of chunks
@@ -62,12 +61,6 @@ def new_document(
     )
 
 
-def chunk_limit(ports: MemoryPorts) -> EmbeddingLimit:
-    if ports.embedder is None:
-        raise MemoryUnavailable("long-term memory is not configured")
-    return limit_for(ports.embedder.model_id)
-
-
 def chunked(document: MemoryDocument, limit: EmbeddingLimit) -> list[MemoryDocument]:
     """``document`` itself when it fits one embedding call, else its chunks (see the module docstring)."""
     if len(document.content) > MAX_DOCUMENT_CHARS:
@@ -97,18 +90,3 @@ def chunked(document: MemoryDocument, limit: EmbeddingLimit) -> list[MemoryDocum
             )
         )
     return out
-
-
-def write_documents(ports: MemoryPorts, documents: Sequence[MemoryDocument]) -> list[str]:
-    """Embed and store ``documents`` (already chunked); the stored ids in order."""
-    store, embedder = ports.require()
-    vectors = embedder.embed([doc.content for doc in documents])
-    return store.put(list(zip(documents, vectors, strict=True)))
-
-
-def require_document(ports: MemoryPorts, doc_id: str, namespace: str) -> MemoryDocument:
-    store, _ = ports.require()
-    document = store.get(doc_id, namespace)
-    if document is None or document.deleted:
-        raise NotFound(f"no memory entry {doc_id!r} in {namespace!r}")
-    return document

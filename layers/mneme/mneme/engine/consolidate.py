@@ -1,0 +1,84 @@
+"""Consolidation on write (issue 13.3): refresh a near-duplicate, supersede an updated fact, else add.
+
+For each new document (with its vector), in its namespace:
+
+* the nearest active entry (of another run) at cosine ≥ the threshold (policy, else the embedding model's calibrated one), or
+  with the same normalized text (case, whitespace, trailing punctuation), is **refreshed** instead of adding
+  one (``update``, reason ``near_duplicate`` / ``same_text``);
+* an extracted fact whose ``metadata.subject`` equals an active entry's with other content is added and the
+  old entry is **superseded** by it (``write``, reason ``supersedes``);
+* otherwise it is added (``write``, reason ``new``).
+
+The store may not show entries written moments ago (OpenSearch Serverless refreshes every 60 s): entries
+written earlier in the same batch are checked too (``recent``), so a batch never duplicates itself.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from mneme.models.memory import MemoryDocument
+from mneme.ports import MemoryStore
+
+_NEIGHBOURS = 20
+_PUNCTUATION = re.compile(r"[\s.!?,;:]+")
+
+
+def normalized(text: str) -> str:
+    return _PUNCTUATION.sub(" ", text.lower()).strip()
+
+
+@dataclass(frozen=True)
+class Decision:
+    action: str  # "write" | "update"
+    reason: str  # new | near_duplicate | same_text | supersedes
+    doc_id: str
+    superseded: tuple[str, ...] = ()
+    similarity: float | None = None
+
+
+@dataclass
+class Recent:
+    """Documents written earlier in this batch, with their vectors (read-your-writes inside the batch)."""
+
+    items: list[tuple[MemoryDocument, list[float]]] = field(default_factory=list)
+
+
+def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    return math.fsum(x * y for x, y in zip(a, b, strict=True))
+
+
+def consolidate(
+    store: MemoryStore, doc: MemoryDocument, vector: list[float], *, threshold: float, now: datetime, recent: Recent
+) -> Decision:
+    seen = {
+        c.document.id: (c.document, c.similarity) for c in store.search(vector, [doc.namespace], _NEIGHBOURS, now=now)
+    }
+    for other, other_vector in recent.items:
+        if other.namespace == doc.namespace and other.status == "active":
+            seen.setdefault(other.id, (other, _cosine(vector, other_vector)))
+    seen.pop(doc.id, None)  # a redelivered job finds itself: store it again (idempotent)
+    subject, run_id = doc.metadata.get("subject"), doc.metadata.get("run_id")
+    # a run's own input and answer are two records, never merged (an answer often restates the question)
+    others = [pair for pair in seen.values() if not run_id or pair[0].metadata.get("run_id") != run_id]
+    nearest = max(others, key=lambda pair: pair[1], default=None)
+    if nearest is not None:
+        other, similarity = nearest
+        same = normalized(other.content) == normalized(doc.content)
+        if same or similarity >= threshold:
+            store.refresh(other.id, other.namespace, doc)
+            return Decision("update", "same_text" if same else "near_duplicate", other.id, similarity=similarity)
+    store.put([(doc, vector)])
+    recent.items.append((doc, vector))
+    replaced: list[str] = []
+    if subject:
+        for other, _similarity in seen.values():
+            if other.metadata.get("subject") == subject and normalized(other.content) != normalized(doc.content):
+                store.set_status(other.id, other.namespace, status="superseded", superseded_by=doc.id, now=now)
+                replaced.append(other.id)
+                recent.items = [(d, v) for d, v in recent.items if d.id != other.id]
+    return Decision("write", "supersedes" if replaced else "new", doc.id, tuple(replaced))
