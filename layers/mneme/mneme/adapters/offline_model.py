@@ -36,7 +36,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from mneme.memory.extraction import EXTRACTION_MARKER, offline_extract
+from mneme.memory.extraction import EXTRACTION_MARKER, offline_extract, requested_strategies
 from mneme.models.run import Usage
 from mneme.ports import ModelResponse
 
@@ -81,7 +81,7 @@ class OfflineModel:
 def _extraction_answer(request: dict[str, Any], system: str) -> ModelResponse:
     turn = "".join(str(b.get("text", "")) for m in request.get("messages") or [] for b in m.get("content") or [])
     user_input = turn.split("USER:\n", 1)[-1].split("\n\nASSISTANT:", 1)[0]
-    strategies = [name for name in ("facts", "preferences", "summary") if name in system.split("\n", 2)[1]]
+    strategies = requested_strategies(system)
     content = [{"text": offline_extract(user_input, strategies).model_dump_json()}]
     return ModelResponse(content=content, stop_reason="end_turn", usage=_usage(request, content))
 

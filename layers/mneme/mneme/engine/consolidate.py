@@ -2,11 +2,11 @@
 
 For each new document (with its vector), in its namespace:
 
-* the nearest active entry (of another run) at cosine ≥ the threshold (policy, else the embedding model's calibrated one), or
-  with the same normalized text (case, whitespace, trailing punctuation), is **refreshed** instead of adding
+* the nearest active entry (of another run) at cosine ≥ the threshold (policy, else the embedding model's
+  calibrated one), or with the same normalized text (case, whitespace, trailing punctuation), is **refreshed** instead of adding
   one (``update``, reason ``near_duplicate`` / ``same_text``);
 * an extracted fact whose ``metadata.subject`` equals an active entry's with other content is added and the
-  old entry is **superseded** by it (``write``, reason ``supersedes``);
+  old entry is **superseded** by it (``write``, reason ``supersedes``) — same subject and text refreshes;
 * otherwise it is added (``write``, reason ``new``).
 
 The store may not show entries written moments ago (OpenSearch Serverless refreshes every 60 s): entries
@@ -63,6 +63,13 @@ def consolidate(
             seen.setdefault(other.id, (other, _cosine(vector, other_vector)))
     seen.pop(doc.id, None)  # a redelivered job finds itself: store it again (idempotent)
     subject, run_id = doc.metadata.get("subject"), doc.metadata.get("run_id")
+    if subject:  # an extracted fact: the same subject is the same fact — the same value refreshes, a new one replaces
+        same_subject = [pair for pair in seen.values() if pair[0].metadata.get("subject") == subject]
+        for other, similarity in same_subject:
+            if normalized(other.content) == normalized(doc.content):
+                store.refresh(other.id, other.namespace, doc)
+                return Decision("update", "same_text", other.id, similarity=similarity)
+        return _add(store, doc, vector, recent, replaced=[other for other, _ in same_subject], now=now)
     # a run's own input and answer are two records, never merged (an answer often restates the question)
     others = [pair for pair in seen.values() if not run_id or pair[0].metadata.get("run_id") != run_id]
     nearest = max(others, key=lambda pair: pair[1], default=None)
@@ -72,13 +79,21 @@ def consolidate(
         if same or similarity >= threshold:
             store.refresh(other.id, other.namespace, doc)
             return Decision("update", "same_text" if same else "near_duplicate", other.id, similarity=similarity)
+    return _add(store, doc, vector, recent, replaced=[], now=now)
+
+
+def _add(
+    store: MemoryStore,
+    doc: MemoryDocument,
+    vector: list[float],
+    recent: Recent,
+    *,
+    replaced: list[MemoryDocument],
+    now: datetime,
+) -> Decision:
     store.put([(doc, vector)])
     recent.items.append((doc, vector))
-    replaced: list[str] = []
-    if subject:
-        for other, _similarity in seen.values():
-            if other.metadata.get("subject") == subject and normalized(other.content) != normalized(doc.content):
-                store.set_status(other.id, other.namespace, status="superseded", superseded_by=doc.id, now=now)
-                replaced.append(other.id)
-                recent.items = [(d, v) for d, v in recent.items if d.id != other.id]
-    return Decision("write", "supersedes" if replaced else "new", doc.id, tuple(replaced))
+    for other in replaced:
+        store.set_status(other.id, other.namespace, status="superseded", superseded_by=doc.id, now=now)
+        recent.items = [(d, v) for d, v in recent.items if d.id != other.id]
+    return Decision("write", "supersedes" if replaced else "new", doc.id, tuple(o.id for o in replaced))

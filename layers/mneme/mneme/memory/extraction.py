@@ -20,6 +20,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 EXTRACTION_MARKER = "MNEME MEMORY EXTRACTION"
 Strategy = Literal["facts", "preferences", "summary"]
+STRATEGIES_LINE = "STRATEGIES: "
+
+
+def requested_strategies(system: str) -> list[str]:
+    """The strategies named in an extraction request's system text."""
+    line = next((ln for ln in system.splitlines() if ln.startswith(STRATEGIES_LINE)), "")
+    named = [name.strip() for name in line.removeprefix(STRATEGIES_LINE).split(",")]
+    return [name for name in ("facts", "preferences", "summary") if name in named]
 
 
 class ExtractedItem(BaseModel):
@@ -38,10 +46,11 @@ class Extracted(BaseModel):
 
 def extraction_request(model_id: str, strategies: list[str], user_input: str, answer: str) -> dict[str, Any]:
     system = (
-        f"{EXTRACTION_MARKER}\nExtract long-term memory from the conversation turn below: {', '.join(strategies)}."
-        ' Answer only JSON: {"items": [{"kind": "fact" | "preference" | "summary", "text": "<one atomic'
-        ' statement about the user>", "subject": "<what it is about, e.g. \'user lives in\'>"}]}. Use the same'
-        " subject for a statement that replaces an earlier value. No items when nothing is worth remembering."
+        f"{EXTRACTION_MARKER}\n{STRATEGIES_LINE}{', '.join(strategies)}\n"
+        "Extract long-term memory of those kinds from the conversation turn below. Answer only JSON:"
+        ' {"items": [{"kind": "fact" | "preference" | "summary", "text": "<one atomic statement about the'
+        ' user>", "subject": "<what it is about, e.g. \'user lives in\'>"}]}. Use the same subject for a'
+        " statement that replaces an earlier value. No items when nothing is worth remembering."
     )
     turn = f"USER:\n{user_input}\n\nASSISTANT:\n{answer}"
     return {
