@@ -47,7 +47,9 @@ def test_hybrid_finds_a_keyword_only_match_that_vector_only_misses(api: Api, wor
 def test_the_filter_holds_inside_both_legs(api: Api, world: World) -> None:
     # Given bob's entries match alice's query best in both legs, and one of hers is deleted
     for i in range(4):
-        remember_at(world, "vector.user.bob.memory", f"wifi password of bob {i}", query=QUERY, similarity=0.9, owner="bob")
+        remember_at(
+            world, "vector.user.bob.memory", f"wifi password of bob {i}", query=QUERY, similarity=0.9, owner="bob"
+        )
     gone = remember_at(world, ALICE, "old wifi password: lion-1", query=QUERY, similarity=0.8)
     world.memory.soft_delete(gone, ALICE, now=world.clock.now())
     mine = remember_at(world, ALICE, "wifi password: zebra-4471", query=QUERY, similarity=0.1)
@@ -109,4 +111,3 @@ def test_user_metadata_observed_at_and_class_are_stored(api: Api, world: World) 
 def test_an_unknown_class_is_refused(api: Api) -> None:
     reply = api.post("/v1/memory/documents", {"namespace": ALICE, "content": "x", "class": "gossip"})
     assert reply.status == 400
-

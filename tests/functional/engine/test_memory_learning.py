@@ -21,7 +21,10 @@ NS = "vector.agent.alice.memory"
 
 def drain(world: World, models: Any = None) -> dict[str, Any]:
     """Hand every queued job to the memory writer, as SQS would; the writer's answer."""
-    records = [{"messageId": f"m{i}", "body": job_body(job), "eventSource": "aws:sqs"} for i, job in enumerate(world.queue.jobs)]
+    records = [
+        {"messageId": f"m{i}", "body": job_body(job), "eventSource": "aws:sqs"}
+        for i, job in enumerate(world.queue.jobs)
+    ]
     world.queue.jobs.clear()
     ports = WriterPorts(world.memory, world.embedder, world.deps.audit, world.clock, models or world.deps.models)
     return write_batch(ports, records)

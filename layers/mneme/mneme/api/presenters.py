@@ -12,7 +12,7 @@ from mneme.models.agent import Agent, Skill, Task
 from mneme.models.audit import AuditRecord
 from mneme.models.chat import Chat
 from mneme.models.common import GLOBAL_OWNER
-from mneme.models.memory import MemoryHit
+from mneme.models.memory import MemoryDocument, MemoryHit
 from mneme.models.run import Run
 from mneme.models.user import Caller, UserSettings
 
@@ -64,3 +64,13 @@ def search_view(hits: list[MemoryHit], access: ReadAccess) -> dict[str, Any]:
         "namespaces": list(access.allowed),
         **({"message": access.message} if access.message else {}),
     }
+
+
+def document_view(doc: MemoryDocument, derived: list[str] | None = None) -> dict[str, Any]:
+    """An entry as the inbox shows it: the lifecycle fields by their API names (``class``, ``status``,
+    ``recorded_at``), never the vector."""
+    body = doc.model_dump(mode="json", exclude={"memory_class", "deleted", "superseded", "content_hash"})
+    body |= {"class": doc.memory_class, "status": doc.status, "recorded_at": body["created_at"]}
+    if derived is not None:
+        body["derived"] = derived
+    return body

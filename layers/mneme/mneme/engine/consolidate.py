@@ -3,8 +3,8 @@
 For each new document (with its vector), in its namespace:
 
 * the nearest active entry (of another run) at cosine ≥ the threshold (policy, else the embedding model's
-  calibrated one), or with the same normalized text (case, whitespace, trailing punctuation), is **refreshed** instead of adding
-  one (``update``, reason ``near_duplicate`` / ``same_text``);
+  calibrated one), or with the same normalized text (case, whitespace, trailing punctuation), is
+  **refreshed** instead of adding one (``update``, reason ``near_duplicate`` / ``same_text``);
 * an extracted fact whose ``metadata.subject`` equals an active entry's with other content is added and the
   old entry is **superseded** by it (``write``, reason ``supersedes``) — same subject and text refreshes;
 * otherwise it is added (``write``, reason ``new``).
