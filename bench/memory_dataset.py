@@ -117,6 +117,17 @@ SMALL_TALK_USER = [
     "The train to {city} was cancelled, so I stayed home and cleaned.",
     "I saw {car} parked in front of the bakery, it reminded me of my childhood.",
     "We had a long meeting about budgets, nobody agreed on anything.",
+    # hard negatives: the questions' topics, about other people
+    "My colleague's sister is called {name} and she is a {job}.",
+    "{name} just bought {car}, he talks about it constantly.",
+    "{name} lives in {city} now and keeps inviting me over.",
+    "A friend works at {company} and says the canteen is great.",
+    "My neighbour prefers {drink} and offers it to everyone.",
+    "{name} passed the driving test last week, good for them.",
+    "{name} started learning the {instrument}, the whole building hears it.",
+    "My cousin's pet is {pet}, it ruined the sofa.",
+    "{name} told me about a half marathon in {city}.",
+    "Someone at work is learning Japanese for a trip.",
 ]
 SMALL_TALK_ASSISTANT = [
     "That sounds like quite a day. How did you feel about it?",

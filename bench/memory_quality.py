@@ -98,6 +98,7 @@ def search_all(client: Client, data: list[Conversation], extra: dict[str, Any], 
     per_category: dict[str, list[dict[str, float]]] = defaultdict(list)
     latencies: list[float] = []
     chars: list[int] = []
+    wasted: list[int] = []
     for conv in data:
         for question in conv.questions:
             body = {"query": question.question, "namespaces": [namespace(conv)], "top_k": top_k, **extra}
@@ -105,12 +106,14 @@ def search_all(client: Client, data: list[Conversation], extra: dict[str, Any], 
             latencies.append(elapsed)
             hits = answer["hits"]
             chars.append(sum(len(h["content"]) for h in hits[:5]))
+            if not question.evidence:
+                wasted.append(chars[-1])
             if question.evidence:
                 per_category[question.category].append(score(question, [h["metadata"]["turn_id"] for h in hits]))
-    return {"scores": per_category, "latency": latencies, "chars": chars}
+    return {"scores": per_category, "latency": latencies, "chars": chars, "unanswerable_chars": wasted}
 
 
-def mean(values: list[float]) -> float:
+def mean(values: list[float] | list[int]) -> float:
     return sum(values) / len(values) if values else 0.0
 
 
@@ -178,12 +181,15 @@ def main(conversations: int = 10) -> dict[str, float]:
         for name, result in results.items():
             row = "".join(f"{mean([s['r10'] for s in result['scores'][c]]):>13.3f}" for c in CATEGORIES[:-1])
             print(f"  {name:<28}{row}")
-        print("\n  floors (top_k 10)           recall@10   chars@5")
+        print("\n  floors (top_k 10)                       recall@10   chars@5   chars@5 on unanswerable")
+        sweep = [("calibrated", {}), ("0.4 / 0.7 (before)", OLD_FLOORS)]
+        sweep += [(f"min_score {m}", {"min_score": m, "relative_cutoff": 0}) for m in (0.2, 0.3, 0.4, 0.5)]
         for name, mode in (("vector", MODES["vector"]), ("hybrid rrf", MODES["hybrid rrf"])):
-            for label, floors in (("calibrated", {}), ("0.4 / 0.7", OLD_FLOORS)):
+            for label, floors in sweep:
                 result = search_all(client, data, {**mode, **floors})
                 figures[f"{name}:{label}:recall@10"] = overall(result, "r10")
-                print(f"  {name + ', ' + label:<28}{overall(result, 'r10'):>9.3f}{mean(result['chars']):>10.0f}")
+                row = f"{overall(result, 'r10'):>9.3f}{mean(result['chars']):>10.0f}"
+                print(f"  {name + ', ' + label:<40}{row}{mean(result['unanswerable_chars']):>12.0f}")
         print("\n  auto-inject (POST /v1/runs, top_k 5, calibrated floors): evidence in the memory block")
         for retrieval in ("vector", "hybrid"):
             inj = auto_inject(client, data, retrieval)
@@ -193,10 +199,8 @@ def main(conversations: int = 10) -> dict[str, float]:
                 f"   on unanswerable questions {inj['unanswerable_chars']:.0f}"
             )
         best = max(MODES, key=lambda n: figures[f"{n}:recall@10"])
-        gain = figures[f"{best}:recall@10"] - figures["vector:recall@10"]
-        print(
-            f"\n  winner on recall@10: {best} ({figures[f'{best}:recall@10']:.3f}, {gain * 100:+.1f} points over vector)"
-        )
+        top, gain = figures[f"{best}:recall@10"], figures[f"{best}:recall@10"] - figures["vector:recall@10"]
+        print(f"\n  winner on recall@10: {best} ({top:.3f}, {gain * 100:+.1f} points over vector)")
     finally:
         server.stop()
     return figures

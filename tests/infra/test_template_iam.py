@@ -89,6 +89,21 @@ EXPECTED: dict[str, dict[str, tuple[set[str], list[Any]]]] = {
             {"bedrock:InvokeModel"},
             ["arn:${AWS::Partition}:bedrock:${AWS::Region}::foundation-model/${EmbeddingModelId}"],
         ),
+        "BedrockExtractInRegion": (
+            {"bedrock:InvokeModel"},
+            [
+                "arn:${AWS::Partition}:bedrock:${AWS::Region}::foundation-model/*",
+                "arn:${AWS::Partition}:bedrock:${AWS::Region}:${AWS::AccountId}:inference-profile/*",
+            ],
+        ),
+        "BedrockExtractThroughInferenceProfiles": (
+            {"bedrock:InvokeModel"},
+            ["arn:${AWS::Partition}:bedrock:*::foundation-model/*"],
+        ),
+        "MemoryJournal": (
+            {"dynamodb:BatchGetItem", "dynamodb:BatchWriteItem"},
+            [{"Fn::GetAtt": ["MainTable", "Arn"]}],
+        ),
         "MemoryCollection": ({"aoss:APIAccessAll"}, [COLLECTION]),
         "ExistingMemoryCollection": ({"aoss:APIAccessAll"}, [{"Ref": "OpenSearchResourceArn"}]),
         "ExistingMemoryDomain": (DOMAIN_ACTIONS, ["${OpenSearchResourceArn}/*"]),

@@ -89,7 +89,7 @@ def build_aws(settings: Settings, session: Any | None = None) -> Deps:
         clock=clock,
     )
     if settings.opensearch_endpoint:
-        deps.memory, deps.embedder = _memory(settings, boto, bedrock_client())
+        deps.memory, deps.embedder = _memory(settings, boto, bedrock_client(), main)
     if settings.summary_model_id:
         from mneme.adapters.model_summarizer import ModelSummarizer
 
@@ -122,10 +122,13 @@ def _openai_clients(settings: Settings, boto: Any, retries: Any) -> Any:
     return OpenAIClients(settings.openai_base_url_for, keys_for)
 
 
-def _memory(settings: Settings, boto: Any, bedrock: Any) -> tuple[Any, Any]:
-    """The OpenSearch memory store and the Bedrock embedder (both need ``opensearch_endpoint``)."""
+def _memory(settings: Settings, boto: Any, bedrock: Any, main: Any) -> tuple[Any, Any]:
+    """The OpenSearch memory store (with its journal in the main table on Serverless) and the Bedrock embedder
+    (both need ``opensearch_endpoint``)."""
     from mneme.adapters.bedrock_embeddings import BedrockEmbedder
+    from mneme.adapters.memory_journal import ItemMemoryJournal
     from mneme.adapters.opensearch_memory import OpenSearchMemoryStore, opensearch_client
+    from mneme.clock import SystemClock
 
     store = OpenSearchMemoryStore(
         opensearch_client(
@@ -134,6 +137,7 @@ def _memory(settings: Settings, boto: Any, bedrock: Any) -> tuple[Any, Any]:
         index=settings.opensearch_index,
         dimension=settings.embedding_dimension,
         service=settings.opensearch_service,
+        journal=ItemMemoryJournal(main, SystemClock()) if settings.opensearch_service == "aoss" else None,
     )
     embedder = BedrockEmbedder(
         bedrock,
@@ -152,14 +156,18 @@ def build_writer(settings: Settings, session: Any | None = None) -> WriterPorts:
     from mneme.adapters.audit_log import ItemAuditLog
     from mneme.adapters.bedrock_model import bedrock_client_config
     from mneme.adapters.dynamo_items import DynamoItemTable
-    from mneme.adapters.items import AUDIT_SCHEMA
+    from mneme.adapters.items import AUDIT_SCHEMA, MAIN_SCHEMA
+    from mneme.adapters.model_registry import ModelClients
     from mneme.clock import SystemClock
 
     boto = session or botocore.session.Session()
     dynamodb = make_client(boto, "dynamodb", bedrock_client_config(max_attempts=3), settings.region)
     audit = ItemAuditLog(DynamoItemTable(dynamodb, settings.audit_table_name, AUDIT_SCHEMA))
-    store, embedder = None, None
+    main = DynamoItemTable(dynamodb, settings.table_name, MAIN_SCHEMA)
+    store, embedder, models = None, None, None
     if settings.opensearch_endpoint:
         bedrock = make_client(boto, "bedrock-runtime", bedrock_client_config(max_attempts=4), settings.region)
-        store, embedder = _memory(settings, boto, bedrock)
-    return WriterPorts(store, embedder, audit, SystemClock())
+        store, embedder = _memory(settings, boto, bedrock, main)
+        retries = bedrock_client_config(max_attempts=3)
+        models = ModelClients(lambda: bedrock, openai=_openai_clients(settings, boto, retries))
+    return WriterPorts(store, embedder, audit, SystemClock(), models, settings.price_table)

@@ -173,6 +173,28 @@ class MemoryStore(Protocol):
 
 
 @dataclass(frozen=True)
+class JournalEntry:
+    """What a memory store that is not read-your-writes (OpenSearch Serverless) remembers of a recent write."""
+
+    doc_id: str
+    namespace: str
+    content_hash: str
+    native_id: str  # the store's own id (the service-assigned ``_id``)
+    status: str = "active"  # active | superseded | deleted
+
+
+class MemoryJournal(Protocol):
+    """Recent writes of the memory store, shared by every process (DynamoDB): mneme id → the store's id and
+    status, and (namespace, content hash) → the entry, for the refresh interval the index does not show."""
+
+    def record(self, entries: Sequence[JournalEntry]) -> None: ...
+
+    def lookup(self, doc_ids: Sequence[str]) -> dict[str, JournalEntry]: ...
+
+    def by_hash(self, keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], JournalEntry]: ...
+
+
+@dataclass(frozen=True)
 class MemoryWriteJob:
     """One memory entry to embed and index later (the SQS message body of the memory writer)."""
 

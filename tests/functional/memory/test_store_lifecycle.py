@@ -130,3 +130,26 @@ def test_derived_ids_preview_what_a_delete_cascades_to(store):
     preview = store.derived_ids(root.id)
     assert preview == [child.id, grandchild.id]
     assert store.soft_delete(root.id, ALICE, now=NOW) == [root.id, *preview]
+
+
+def test_hybrid_retrieval_over_the_store_finds_the_keyword_only_match_and_keeps_the_filter(store):
+    from mneme.engine.memory_ops import MemoryPorts, Ranking, retrieve
+    from mneme.memory.access import ReadAccess
+    from tests.fakes.clock import FixedClock
+
+    # Given the answer far from the query vector, bob's better matches in both legs, and alice's distractors
+    target = doc("The wifi password is zebra-4471.")
+    distractors = [doc(f"We talked about the weather on day {i}.") for i in range(5)]
+    bobs = [doc("wifi password zebra-4471 for bob", "vector.user.bob.memory") for _ in range(3)]
+    store.put([(target, unit(-1, 1))] + [(d, unit(1, i / 10)) for i, d in enumerate(distractors)])
+    store.put([(b, unit(1)) for b in bobs])
+    ports = MemoryPorts(store=store, embedder=None, audit=None, clock=FixedClock(NOW))  # type: ignore[arg-type]
+    access = ReadAccess(allowed=(ALICE,))
+
+    def found(retrieval: str) -> list[str]:
+        ranking = Ranking(top_k=1, retrieval=retrieval)  # k = 4 candidates per leg
+        return ids_of(retrieve(ports, store, access, "wifi password", ranking, vector=unit(1), now=NOW))
+
+    assert target.id not in found("vector")
+    assert found("hybrid")[0] == target.id
+    assert not {b.id for b in bobs} & set(found("hybrid"))

@@ -44,7 +44,7 @@ class OpenSearchLifecycle:
     def _find(self, doc_id: str, namespace: str) -> tuple[str, MemoryDocument]:
         raise NotImplementedError
 
-    def _bulk(self, actions: list[dict[str, Any]]) -> None:
+    def _bulk(self, actions: list[dict[str, Any]]) -> dict[str, Any]:
         raise NotImplementedError
 
     def _update_action(self, os_id: str, doc: dict[str, Any]) -> list[dict[str, Any]]:
@@ -53,10 +53,16 @@ class OpenSearchLifecycle:
     def _raw(self, body: dict[str, Any]) -> dict[str, Any]:
         raise NotImplementedError
 
+    def _note(self, docs: Sequence[tuple[MemoryDocument, str]], status: str) -> None:
+        raise NotImplementedError
+
+    def _hidden(self, candidates: list[MemoryCandidate]) -> list[MemoryCandidate]:
+        raise NotImplementedError
+
     def keyword_search(self, text: str, patterns: Sequence[str], k: int, *, now: datetime) -> list[MemoryCandidate]:
         if not patterns or k <= 0 or not text.strip():
             return []
-        return parse_keyword_hits(self._search(keyword_query(text, patterns, k, now), "keyword search"))
+        return self._hidden(parse_keyword_hits(self._search(keyword_query(text, patterns, k, now), "keyword search")))
 
     def set_status(
         self,
@@ -74,6 +80,7 @@ class OpenSearchLifecycle:
         if authority is not None:
             change["authority"] = authority
         self._bulk(self._update_action(os_id, change | {"updated_at": iso_utc(now)}))
+        self._note([(doc, os_id)], status)
         return doc.model_copy(update=change)
 
     def refresh(self, doc_id: str, namespace: str, newer: MemoryDocument) -> MemoryDocument:

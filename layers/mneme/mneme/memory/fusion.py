@@ -52,4 +52,14 @@ def fuse(
         for candidate in normalized_keyword(keyword):
             scores[candidate.document.id] += candidate.similarity / 2
     ordered = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
-    return [MemoryCandidate(document=documents[doc_id], similarity=score) for doc_id, score in ordered]
+    cosines = {c.document.id: c.similarity for c in vector}
+    bm25 = {c.document.id: c.similarity for c in keyword}
+    return [
+        MemoryCandidate(
+            document=documents[doc_id],
+            similarity=score,
+            vector_similarity=cosines.get(doc_id),
+            keyword_score=bm25.get(doc_id),
+        )
+        for doc_id, score in ordered
+    ]

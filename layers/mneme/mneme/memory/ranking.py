@@ -164,6 +164,8 @@ def rank_explained(
                 parent_id=doc.parent_id,
                 chunk_index=doc.chunk_index,
                 chunk_count=doc.chunk_count,
+                vector_similarity=candidate.vector_similarity,
+                keyword_score=candidate.keyword_score,
             )
         )
     scored.sort(key=lambda h: (-h.relevance, -h.similarity, -_aware(h.created_at).timestamp(), h.id))

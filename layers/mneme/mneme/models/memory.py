@@ -102,6 +102,8 @@ class MemoryCandidate(BaseModel):
 
     document: MemoryDocument
     similarity: float
+    vector_similarity: float | None = None  # hybrid: the cosine of the vector leg (None: not in it)
+    keyword_score: float | None = None  # hybrid: the BM25 score of the keyword leg (None: not in it)
 
 
 class MemoryHit(BaseModel):
@@ -112,10 +114,12 @@ class MemoryHit(BaseModel):
     id: str
     namespace: str
     content: str
-    similarity: float
+    similarity: float  # the cosine (vector), the fused score (hybrid) or BM25 / best BM25 (keyword)
     relevance: float
     created_at: datetime
     metadata: dict[str, Any] = Field(default_factory=dict)
+    vector_similarity: float | None = None
+    keyword_score: float | None = None
     memory_class: MemoryClass = "semantic"
     observed_at: datetime | None = None
     parent_id: str | None = None  # set on a chunk of long content: its first chunk's id

@@ -1,0 +1,64 @@
+"""The memory journal over the main item table (issue 11.4): what OpenSearch Serverless does not show yet.
+
+Two items per recent write, both expiring after :data:`WINDOW` (DynamoDB TTL; also checked on read, as
+TTL deletes lazily): ``MEMJ#<doc id>`` holds the namespace, content hash, the service-assigned ``_id`` and
+the status; ``MEMJH#<namespace>#<hash>`` points at the entry holding that content.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import timedelta
+
+from mneme.adapters.expiry import TTL_ATTRIBUTE
+from mneme.adapters.items import PK, SK, ItemTable
+from mneme.ports import Clock, JournalEntry
+
+WINDOW = timedelta(minutes=10)  # well past the 60 s refresh interval
+_ENTRY, _HASH = "MEMJ#", "MEMJH#"
+
+
+class ItemMemoryJournal:
+    def __init__(self, table: ItemTable, clock: Clock) -> None:
+        self._table = table
+        self._clock = clock
+
+    def _expires(self) -> int:
+        return int((self._clock.now() + WINDOW).timestamp())
+
+    def _live(self, item: dict[str, object]) -> bool:
+        expires = item.get(TTL_ATTRIBUTE)
+        return not isinstance(expires, int | float) or expires > self._clock.now().timestamp()
+
+    def record(self, entries: Sequence[JournalEntry]) -> None:
+        expires = self._expires()
+        items = []
+        for e in entries:
+            fields = {"namespace": e.namespace, "content_hash": e.content_hash, "native_id": e.native_id}
+            items.append({PK: _ENTRY + e.doc_id, SK: "-", **fields, "status": e.status, TTL_ATTRIBUTE: expires})
+            if e.status == "active":
+                key = f"{_HASH}{e.namespace}#{e.content_hash}"
+                items.append({PK: key, SK: "-", "doc_id": e.doc_id, **fields, TTL_ATTRIBUTE: expires})
+        if items:
+            self._table.put_many(items)
+
+    def lookup(self, doc_ids: Sequence[str]) -> dict[str, JournalEntry]:
+        keys = [(_ENTRY + doc_id, "-") for doc_id in dict.fromkeys(doc_ids)]
+        found: dict[str, JournalEntry] = {}
+        for item in self._table.batch_get(keys) if keys else []:
+            if self._live(item):
+                doc_id = str(item[PK])[len(_ENTRY) :]
+                found[doc_id] = JournalEntry(
+                    doc_id,
+                    str(item["namespace"]),
+                    str(item["content_hash"]),
+                    str(item["native_id"]),
+                    str(item["status"]),
+                )
+        return found
+
+    def by_hash(self, keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], JournalEntry]:
+        items = self._table.batch_get([(f"{_HASH}{ns}#{h}", "-") for ns, h in dict.fromkeys(keys)]) if keys else []
+        pointed = {str(i["doc_id"]): (str(i["namespace"]), str(i["content_hash"])) for i in items if self._live(i)}
+        current = self.lookup(list(pointed))  # the entry's own item knows whether it is still active
+        return {pointed[d]: e for d, e in current.items() if e.status == "active"}

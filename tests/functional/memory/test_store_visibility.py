@@ -1,0 +1,95 @@
+"""Read-your-writes on a store that is not (issue 11.4): the OpenSearch adapter in Serverless mode with its
+journal, in front of a stand-in that delays search visibility (``lagging.py``) by 0 s and by 60 s."""
+
+from __future__ import annotations
+
+import pytest
+
+from mneme.adapters.memory_journal import ItemMemoryJournal
+from mneme.errors import NotFound
+from tests.fakes.clock import FixedClock
+from tests.fakes.items import MemoryItemTable
+from tests.functional.memory.conftest import NOW, KnnEmulatingStore, doc, ids_of, unit
+from tests.functional.memory.lagging import LaggingClient
+
+ALICE = "vector.user.alice.memory"
+
+
+@pytest.fixture
+def clock() -> FixedClock:
+    return FixedClock(NOW)
+
+
+def _store(os_client, index_name, clock, delay: float, *, journal: bool = True) -> KnnEmulatingStore:
+    lagging = LaggingClient(os_client, clock, delay)
+    journaled = ItemMemoryJournal(MemoryItemTable(), clock) if journal else None
+    return KnnEmulatingStore(lagging, index=index_name, dimension=8, service="aoss", journal=journaled)
+
+
+@pytest.fixture(params=[0, 60], ids=["no-delay", "60s-delay"])
+def store(request, os_client, index_name, clock) -> KnnEmulatingStore:
+    return _store(os_client, index_name, clock, request.param)
+
+
+def test_a_write_then_a_delete_within_the_window_works(store, clock) -> None:
+    entry = doc("Alice's locker code is 4471")
+    store.put([(entry, unit(1))])
+    clock.advance(seconds=5)
+    assert store.soft_delete(entry.id, ALICE, now=clock.now()) == [entry.id]
+    assert store.get(entry.id, ALICE) is None and store.find(entry.id) is None
+
+
+def test_a_write_then_an_update_within_the_window_works(store, clock) -> None:
+    entry = doc("Alice's locker code is 4471")
+    store.put([(entry, unit(1))])
+    updated = store.update(entry.id, ALICE, content="Alice's locker code is 9000", tags=None, vector=None, now=NOW)
+    assert updated.content.endswith("9000")
+    stored = store.get(entry.id, ALICE)
+    assert stored is not None and stored.content.endswith("9000")
+
+
+def test_a_deleted_entry_is_never_searched_again_while_the_index_still_shows_it(store, clock) -> None:
+    entry = doc("wifi password zebra")
+    store.put([(entry, unit(1))])
+    clock.advance(seconds=61)  # indexed and visible
+    assert ids_of(store.search(unit(1), [ALICE], 5, now=clock.now())) == [entry.id]
+    store.soft_delete(entry.id, ALICE, now=clock.now())
+    clock.advance(seconds=5)  # the index has not refreshed yet (60 s delay): the journal hides it
+    assert store.search(unit(1), [ALICE], 5, now=clock.now()) == []
+    assert store.keyword_search("wifi password", [ALICE], 5, now=clock.now()) == []
+
+
+def test_a_superseded_entry_is_hidden_inside_the_window(store, clock) -> None:
+    entry = doc("Alice lives in Porto")
+    store.put([(entry, unit(1))])
+    clock.advance(seconds=61)
+    store.set_status(entry.id, ALICE, status="superseded", superseded_by="new", now=clock.now())
+    clock.advance(seconds=5)
+    assert store.search(unit(1), [ALICE], 5, now=clock.now()) == []
+
+
+def test_identical_content_inside_the_window_is_refreshed_not_duplicated(store, clock) -> None:
+    first, again = doc("Alice prefers tea", tags=["a"]), doc("Alice prefers tea", tags=["b"])
+    assert store.put([(first, unit(1))]) == [first.id]
+    clock.advance(seconds=5)
+    assert store.put([(again, unit(1))]) == [first.id]
+    clock.advance(seconds=120)
+    [found] = store.search(unit(1), [ALICE], 5, now=clock.now())
+    assert found.document.id == first.id and found.document.tags == ["a", "b"]
+
+
+def test_a_write_becomes_searchable_after_the_delay(os_client, index_name, clock) -> None:
+    store = _store(os_client, index_name, clock, 60)
+    entry = doc("Alice prefers tea")
+    store.put([(entry, unit(1))])
+    assert store.search(unit(1), [ALICE], 5, now=clock.now()) == []  # what the delay hides
+    clock.advance(seconds=60)
+    assert ids_of(store.search(unit(1), [ALICE], 5, now=clock.now())) == [entry.id]
+
+
+def test_without_the_journal_a_delete_inside_the_window_is_not_found(os_client, index_name, clock) -> None:
+    store = _store(os_client, index_name, clock, 60, journal=False)
+    entry = doc("Alice's locker code is 4471")
+    store.put([(entry, unit(1))])
+    with pytest.raises(NotFound):
+        store.soft_delete(entry.id, ALICE, now=clock.now())
