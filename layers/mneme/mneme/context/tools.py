@@ -100,6 +100,11 @@ _DEFINITIONS = (
                     "minimum": 1,
                     "description": "Optional lifetime in seconds; the entry expires afterwards.",
                 },
+                "metadata": {
+                    "type": "object",
+                    "maxProperties": 16,
+                    "description": "Optional extra fields to keep with the entry (mneme's own keys are refused).",
+                },
             },
             ["content"],
         ),

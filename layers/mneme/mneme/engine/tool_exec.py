@@ -13,8 +13,9 @@ from mneme.engine import memory_ops
 from mneme.engine.session import RunSession
 from mneme.engine.spans import in_tool_span
 from mneme.engine.tool_args import validate_arguments
-from mneme.errors import AuditWriteFailed, MnemeError, ToolError
+from mneme.errors import AuditWriteFailed, InvalidInput, MnemeError, PayloadTooLarge, ToolError
 from mneme.memory.access import MemoryToolDenied, denials_of, tool_search_access, tool_write_access
+from mneme.memory.lifecycle import check_user_metadata
 from mneme.models.chat import ToolCallMessage, ToolResultMessage
 from mneme.skills import activate_skill, skill_name_argument
 
@@ -134,6 +135,10 @@ def _memory_search(session: RunSession, args: dict[str, Any]) -> str:
 
 def _memory_write(session: RunSession, args: dict[str, Any]) -> str:
     target = tool_write_access(session.state.policy, session.scope, "write", args.get("namespace"))
+    try:
+        extra = check_user_metadata(args.get("metadata"))
+    except InvalidInput as exc:
+        raise ToolError(exc.message, field="metadata") from exc
     run = session.run
     owner = "" if target.startswith("vector.global.") else run.user_id
     document = memory_ops.new_document(
@@ -144,6 +149,7 @@ def _memory_write(session: RunSession, args: dict[str, Any]) -> str:
         clock=session.deps.clock,
         tags=args.get("tags") or (),
         metadata={
+            **extra,
             "source": "tool",
             "agent_id": run.agent_id,
             "task_id": run.task_id,
@@ -153,13 +159,18 @@ def _memory_write(session: RunSession, args: dict[str, Any]) -> str:
             "run_id": run.run_id,
         },
         ttl_seconds=args.get("ttl_seconds"),
+        authority="agent_initiated",
     )
+    try:
+        documents = memory_ops.chunked(document, memory_ops.chunk_limit(session.memory))
+    except PayloadTooLarge as exc:
+        raise ToolError(exc.message, field="content") from exc
     ids = memory_ops.audited_write(
         session.memory,
         session.records,
         "write",
         target,
-        lambda: memory_ops.write_documents(session.memory, [document]),
+        lambda: memory_ops.write_documents(session.memory, documents),
         via="tool",
     )
     return json.dumps({"id": ids[0], "namespace": target})
