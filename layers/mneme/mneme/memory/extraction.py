@@ -4,10 +4,11 @@
   :data:`EXTRACTION_MARKER`, the strategies asked for, the run's input and answer; JSON only.
 * :class:`Extracted` — the JSON the model must answer, validated by pydantic; :func:`parse_extraction`
   turns malformed output into ``(None, warning)``, never an exception.
-* :func:`offline_extract` — the deterministic extractor of the offline model: every sentence of the form
-  "I like/love/prefer/hate …" is a preference, "I am/live/work/have/drive … / My X is …" a fact whose
-  subject is the phrase before the value ("I live in" / "my sister is called"), so a later "I live in Oslo"
-  supersedes "I live in Porto" (same subject, new value).
+* :func:`offline_extract` — the deterministic extractor of the offline model: every clause (sentences, and
+  ", I …" inside one) of the form "I like/love/prefer/hate …" is a preference; "I live/work/drive … (in/at/
+  as)", "I am <word>", "I have", "My X is (called)" a fact whose subject is the phrase before the value
+  without "now/also/still" ("i live in", "i am learning", "my sister is called"), so a later "I now live in
+  Oslo" supersedes "I live in Porto" (same subject, new value).
 """
 
 from __future__ import annotations
@@ -73,26 +74,28 @@ def parse_extraction(text: str) -> tuple[Extracted | None, str | None]:
         return None, f"the extraction model's answer is not valid extraction JSON: {str(exc)[:200]}"
 
 
-_PREFERENCE = re.compile(r"^(?:i\s+(?:really\s+)?(?:like|love|prefer|hate|enjoy|would rather))\b", re.I)
+_PREFERENCE = re.compile(r"^(?:i\s+(?:really\s+|much\s+)?(?:like|love|prefer|hate|enjoy|would rather))\b", re.I)
 _FACT = re.compile(
-    r"^(?P<subject>i\s+(?:am|live|work|have|drive|grew up|study|use|own)(?:\s+(?:in|at|as|on|a|an))?"
+    r"^(?P<subject>i\s+(?:(?:now|also|still)\s+)?(?:live|work|drive|grew up|study|use|own)(?:\s+(?:in|at|as|on))?"
+    r"|i\s+am\s+\w+|i\s+have"
     r"|my\s+[\w' ]{1,40}?\s+(?:is|are)(?:\s+called|\s+named)?)\s+(?P<value>.+)$",
     re.I,
 )
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_CLAUSE = re.compile(r"(?<=[.!?;:])\s+|,\s+(?=i\s)", re.I)
+_ADVERB = re.compile(r"\s+(?:now|also|still)\b", re.I)
 
 
 def offline_extract(user_input: str, strategies: list[str]) -> Extracted:
     """The offline model's deterministic extractor (see the module docstring)."""
     items: list[ExtractedItem] = []
-    for sentence in _SENTENCE.split(user_input.strip()):
-        clean = sentence.strip().rstrip(".!?").strip()
+    for sentence in _CLAUSE.split(user_input.strip()):
+        clean = sentence.strip().rstrip(".!?;:").strip()
         if not clean:
             continue
         if "preferences" in strategies and _PREFERENCE.match(clean):
             items.append(ExtractedItem(kind="preference", text=f"The user says: {clean}.", subject=None))
         elif "facts" in strategies and (found := _FACT.match(clean)):
-            subject = " ".join(found["subject"].lower().split())
+            subject = " ".join(_ADVERB.sub("", found["subject"].lower()).split())
             items.append(ExtractedItem(kind="fact", text=f"The user says: {clean}.", subject=subject))
     if "summary" in strategies and user_input.strip():
         items.append(ExtractedItem(kind="summary", text=f"Session summary: {user_input.strip()[:500]}"))
