@@ -313,6 +313,7 @@ def conversation(index: int) -> Conversation:
                 name=rng.choice(NAMES),
                 drink=rng.choice(DRINKS)[1],
                 car=rng.choice(CARS),
+                job=rng.choice(JOBS),
             )
             turn_id = f"{user}-s{s:02d}-t{2 * p}"
             by_slot[(s, p)] = turn_id

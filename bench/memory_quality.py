@@ -83,6 +83,63 @@ def ingest(client: Client, conv: Conversation) -> None:
         client.call(conv.user, "POST", "/v1/memory/documents", body)
 
 
+FACTS_AGENT = {
+    "label": "Diary",
+    "description": "keeps what the user says",
+    "model": {"provider": "offline", "model_id": "offline"},
+    "memory_policy": {
+        "auto_read_enabled": False,
+        "allow_write": True,
+        "write_namespace": "vector.user.${user_id}.facts",
+        "extraction": ["raw", "facts", "preferences"],
+    },
+}
+
+
+def ingest_by_runs(client: Client, conv: Conversation) -> dict[str, str]:
+    """Each user turn as a run of an agent that auto-writes with ``facts`` extraction; run id → turn id."""
+    client.call(conv.user, "PUT", "/v1/agents/diary", FACTS_AGENT)
+    runs: dict[str, str] = {}
+    for turn in conv.turns:
+        if turn.speaker == "user":
+            _, run = client.call(conv.user, "POST", "/v1/runs", {"agent_id": "diary", "input": turn.text})
+            runs[run["run_id"]] = turn.turn_id
+    return runs
+
+
+def wait_for_writer(client: Client, data: list[Conversation], timeout: float = 300) -> dict[str, int]:
+    """Poll the namespace counts until the memory writer has drained the queue (two equal readings)."""
+    last: dict[str, int] = {}
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        time.sleep(2)
+        now = {}
+        for conv in data:
+            _, answer = client.call(conv.user, "GET", "/v1/memory/namespaces")
+            now |= {n["namespace"]: n["active"] + n["superseded"] for n in answer["namespaces"]}
+        if now and now == last:
+            return now
+        last = now
+    raise RuntimeError("the memory writer did not drain the queue in time")
+
+
+def search_facts(
+    client: Client, data: list[Conversation], runs: dict[str, str], extra: dict[str, Any]
+) -> dict[str, Any]:
+    """Search the run-written namespace; a hit counts for the turn whose run wrote (or extracted) it."""
+    per_category: dict[str, list[dict[str, float]]] = defaultdict(list)
+    latencies: list[float] = []
+    for conv in data:
+        for question in conv.questions:
+            body = {"query": question.question, "namespaces": [f"vector.user.{conv.user}.facts"], "top_k": 10, **extra}
+            elapsed, answer = client.call(conv.user, "POST", "/v1/memory/search", body)
+            latencies.append(elapsed)
+            turns = list(dict.fromkeys(runs.get(h["metadata"].get("run_id"), "?") for h in answer["hits"]))
+            if question.evidence:
+                per_category[question.category].append(score(question, turns))
+    return {"scores": per_category, "latency": latencies, "chars": [], "unanswerable_chars": []}
+
+
 def score(question: Question, ranked: list[str]) -> dict[str, float]:
     evidence = set(question.evidence)
     found = {k: len(evidence & set(ranked[:k])) / len(evidence) for k in (5, 10)}
@@ -197,6 +254,26 @@ def main(conversations: int = 10) -> dict[str, float]:
             print(
                 f"  {retrieval:<10} recall {inj['recall']:.3f}   injected chars/query {inj['chars']:.0f}"
                 f"   on unanswerable questions {inj['unanswerable_chars']:.0f}"
+            )
+        start = time.perf_counter()
+        runs: dict[str, str] = {}
+        for conv in data:
+            runs |= ingest_by_runs(client, conv)
+        counts = wait_for_writer(client, data)
+        stored = sum(v for k, v in counts.items() if k.endswith(".facts"))
+        print(
+            f"\n  with facts extraction: {len(runs)} user turns as POST /v1/runs (auto-write, extraction facts +"
+            f" preferences), {stored} entries written in {time.perf_counter() - start:.1f} s"
+        )
+        for name in ("vector", "hybrid rrf"):
+            result = search_facts(client, data, runs, {**MODES[name], **NO_FLOORS})
+            stale = mean([s["stale_first"] for s in result["scores"]["knowledge-update"]])
+            ku = mean([s["r10"] for s in result["scores"]["knowledge-update"]])
+            figures[f"facts {name}:recall@10"] = overall(result, "r10")
+            print(
+                f"  {name:<12} recall@5 {overall(result, 'r5'):.3f}  recall@10 {overall(result, 'r10'):.3f}"
+                f"  knowledge-update recall@10 {ku:.3f}  stale first {stale:.2f}"
+                f"  p50 {median(result['latency']) * 1000:.1f} ms"
             )
         best = max(MODES, key=lambda n: figures[f"{n}:recall@10"])
         top, gain = figures[f"{best}:recall@10"], figures[f"{best}:recall@10"] - figures["vector:recall@10"]

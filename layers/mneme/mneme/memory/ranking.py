@@ -142,7 +142,7 @@ def rank_explained(
         score = relevance(
             candidate.similarity,
             doc.namespace,
-            doc.created_at,
+            doc.observed_at or doc.created_at,  # the age of what was said, when known
             now=now,
             rules=rules,
             recency_decay=recency_decay,
