@@ -34,7 +34,7 @@ def test_rrf_gives_one_to_the_first_of_both_legs_and_half_to_the_first_of_one() 
     scores = {c.document.id: c.similarity for c in fused}
     assert scores["a"] == pytest.approx(1.0)
     assert scores["c"] == pytest.approx((1 / 62) / (2 / 61)) and scores["b"] == scores["c"]
-    assert [c.document.id for c in fused][0] == "a"
+    assert fused[0].document.id == "a"
 
 
 def test_fusion_keeps_each_legs_score() -> None:
