@@ -111,3 +111,14 @@ def test_user_metadata_observed_at_and_class_are_stored(api: Api, world: World) 
 def test_an_unknown_class_is_refused(api: Api) -> None:
     reply = api.post("/v1/memory/documents", {"namespace": ALICE, "content": "x", "class": "gossip"})
     assert reply.status == 400
+
+
+def test_a_hybrid_hit_shows_its_class_and_each_legs_score(api: Api, world: World) -> None:
+    target = _keyword_only_world(world)
+    [hit] = [
+        h
+        for h in api.post("/v1/memory/search", {"query": QUERY, "namespaces": [ALICE]}).body["hits"]
+        if h["id"] == target
+    ]
+    assert hit["class"] == "semantic" and hit["keyword_score"] > 0
+    assert hit["vector_similarity"] is None or hit["vector_similarity"] < 0  # far from the query by vector

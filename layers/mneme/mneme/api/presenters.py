@@ -58,9 +58,17 @@ def audit_view(record: AuditRecord) -> dict[str, Any]:
     return record.model_dump(mode="json", exclude={"record_id"})
 
 
+def hit_view(hit: MemoryHit) -> dict[str, Any]:
+    """A search hit: SPEC §10's fields, the lifecycle's (``class``, ``observed_at``, chunk links) and, in hybrid
+    mode, each leg's score (``vector_similarity``, ``keyword_score``)."""
+    body = hit.model_dump(mode="json")
+    body["class"] = body.pop("memory_class")
+    return body
+
+
 def search_view(hits: list[MemoryHit], access: ReadAccess) -> dict[str, Any]:
     return {
-        "hits": [hit.model_dump(mode="json") for hit in hits],
+        "hits": [hit_view(hit) for hit in hits],
         "namespaces": list(access.allowed),
         **({"message": access.message} if access.message else {}),
     }

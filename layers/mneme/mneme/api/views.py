@@ -88,6 +88,13 @@ class MemoryHitView(_View):
     relevance: float
     created_at: str
     metadata: dict[str, Any]
+    class_: str = Field(alias="class")
+    observed_at: str | None
+    vector_similarity: float | None = Field(description="hybrid: the cosine of the vector leg, if in it")
+    keyword_score: float | None = Field(description="hybrid: the BM25 score of the keyword leg, if in it")
+    parent_id: str | None
+    chunk_index: int | None
+    chunk_count: int | None
 
 
 class SearchView(_View):
