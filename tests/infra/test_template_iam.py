@@ -100,8 +100,8 @@ EXPECTED: dict[str, dict[str, tuple[set[str], list[Any]]]] = {
             {"bedrock:InvokeModel"},
             ["arn:${AWS::Partition}:bedrock:*::foundation-model/*"],
         ),
-        "MemoryJournal": (
-            {"dynamodb:BatchGetItem", "dynamodb:BatchWriteItem"},
+        "MemoryJournalAndUsage": (
+            {"dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:GetItem", "dynamodb:PutItem"},
             [{"Fn::GetAtt": ["MainTable", "Arn"]}],
         ),
         "MemoryCollection": ({"aoss:APIAccessAll"}, [COLLECTION]),

@@ -149,8 +149,9 @@ def _memory(settings: Settings, boto: Any, bedrock: Any, main: Any) -> tuple[Any
 
 
 def build_writer(settings: Settings, session: Any | None = None) -> WriterPorts:
-    """The memory writer's ports only: the memory store and embedder, and the audit table (the writer
-    reads no configuration, chats or runs, and needs neither SQS, Step Functions nor Lambda clients)."""
+    """The memory writer's ports only: the memory store and embedder, the audit table, the extraction models
+    and the main table for the memory journal and the runs an extraction's usage is charged to (the writer
+    reads no configuration or chats, and needs neither SQS, Step Functions nor Lambda clients)."""
     import botocore.session
 
     from mneme.adapters.audit_log import ItemAuditLog
@@ -158,6 +159,8 @@ def build_writer(settings: Settings, session: Any | None = None) -> WriterPorts:
     from mneme.adapters.dynamo_items import DynamoItemTable
     from mneme.adapters.items import AUDIT_SCHEMA, MAIN_SCHEMA
     from mneme.adapters.model_registry import ModelClients
+    from mneme.adapters.run_store import ItemRunStore
+    from mneme.adapters.stores import retention_of
     from mneme.clock import SystemClock
 
     boto = session or botocore.session.Session()
@@ -170,4 +173,5 @@ def build_writer(settings: Settings, session: Any | None = None) -> WriterPorts:
         store, embedder = _memory(settings, boto, bedrock, main)
         retries = bedrock_client_config(max_attempts=3)
         models = ModelClients(lambda: bedrock, openai=_openai_clients(settings, boto, retries))
-    return WriterPorts(store, embedder, audit, SystemClock(), models, settings.price_table)
+    runs = ItemRunStore(main, retention=retention_of(settings), clock=SystemClock())
+    return WriterPorts(store, embedder, audit, SystemClock(), models, settings.price_table, runs)

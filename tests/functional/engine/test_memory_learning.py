@@ -153,3 +153,24 @@ def test_a_100000_character_run_input_is_stored_in_chunks_under_titans_limit() -
     assert all(len(c.content) <= TITAN_V2.chunk_chars for c in chunks)
     assert all(c.parent_id == chunks[0].id and chunks[0].id in c.derived_from for c in chunks[1:])
     assert {c.id for c in chunks} <= set(world.memory.soft_delete(chunks[0].id, NS, now=world.clock.now()))
+
+
+def test_the_extractions_usage_is_charged_to_the_run_once() -> None:
+    world = make_world(OfflineModel())
+    add_agent(world, memory_policy=FACTS)
+    result = run(world, "I live in Porto. The weather was nice today and we went for a long walk by the river.")
+    before = world.deps.runs.get_run(result.run.run_id)
+    records = [
+        {"messageId": f"m{i}", "body": job_body(job), "eventSource": "aws:sqs"}
+        for i, job in enumerate(world.queue.jobs)
+    ]
+    ports = WriterPorts(
+        world.memory, world.embedder, world.deps.audit, world.clock, world.deps.models, None, world.deps.runs
+    )
+    write_batch(ports, records)
+    write_batch(ports, records)  # redelivered: charged once
+    after = world.deps.runs.get_run(result.run.run_id)
+    assert before is not None and after is not None
+    extraction_tokens = after.usage.input_tokens - before.usage.input_tokens
+    assert extraction_tokens > 0 and after.tree_usage.input_tokens - before.tree_usage.input_tokens == extraction_tokens
+    assert after.status == before.status

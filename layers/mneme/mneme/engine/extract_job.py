@@ -16,11 +16,12 @@ from typing import TYPE_CHECKING, Any
 from mneme.engine.consolidate import Recent, consolidate
 from mneme.engine.memory_writes import new_document
 from mneme.engine.writer_ports import audit_decisions
-from mneme.errors import MnemeError
+from mneme.errors import Conflict, MnemeError
 from mneme.memory.extraction import extraction_request, parse_extraction
 from mneme.memory.limits import limit_for
 from mneme.models.agent import ModelSpec
 from mneme.models.memory import MemoryClass
+from mneme.models.run import Usage
 from mneme.observability import logger
 
 if TYPE_CHECKING:
@@ -86,6 +87,29 @@ def run(ports: WriterPorts, job: MemoryWriteJob) -> bool:
         usage_detail = {"model_id": spec.model_id, **usage.model_dump(exclude_defaults=True)}
         logger().info("memory extraction", extra={"job_id": job.job_id, "items": len(documents), **usage_detail})
         audit_decisions(ports, [(job, decisions)])
+        charge_run(ports, job, usage)
     except MnemeError:
         return False
     return True
+
+
+def charge_run(ports: WriterPorts, job: MemoryWriteJob, usage: Usage) -> None:
+    """Add the extraction's priced usage to its run (``usage`` and ``tree_usage``) and to its root's tree, once
+    per job (a mark on the run: a redelivered job charges nothing more); a lost race is retried."""
+    run_id, root_id = job.metadata.get("run_id"), job.metadata.get("root_run_id")
+    if ports.runs is None or not run_id:
+        return
+    if not ports.runs.put_mark(str(run_id), f"extraction#{job.job_id}", usage.model_dump(), only_new=True):
+        return
+    for target in dict.fromkeys([str(run_id), str(root_id or run_id)]):
+        for _attempt in range(5):
+            run = ports.runs.get_run(target)
+            if run is None:
+                break
+            own = target == run_id
+            change = {"tree_usage": run.tree_usage + usage, **({"usage": run.usage + usage} if own else {})}
+            try:
+                ports.runs.update_run(run.model_copy(update=change))
+                break
+            except Conflict:
+                continue

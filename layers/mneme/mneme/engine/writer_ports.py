@@ -12,7 +12,7 @@ from mneme.engine.consolidate import Decision
 from mneme.engine.deps import Deps, ModelRegistry
 from mneme.models.audit import AuditAction
 from mneme.models.pricing import PriceTable
-from mneme.ports import AuditLog, Clock, Embedder, MemoryStore, MemoryWriteJob
+from mneme.ports import AuditLog, Clock, Embedder, MemoryStore, MemoryWriteJob, RunStore
 
 
 @dataclass(frozen=True)
@@ -23,11 +23,14 @@ class WriterPorts:
     clock: Clock
     models: ModelRegistry | None = None  # the extraction models (None: extract jobs fail, and are retried)
     prices: PriceTable | None = None
+    runs: RunStore | None = None  # where an extraction's usage is charged (the run and its tree)
 
     @classmethod
     def of(cls, deps: Deps) -> WriterPorts:
         """The writer's ports out of a full composition (local mode drains its queue in-process)."""
-        return cls(deps.memory, deps.embedder, deps.audit, deps.clock, deps.models, deps.settings.price_table)
+        return cls(
+            deps.memory, deps.embedder, deps.audit, deps.clock, deps.models, deps.settings.price_table, deps.runs
+        )
 
 
 def audit_decisions(ports: WriterPorts, written: Sequence[tuple[MemoryWriteJob, Sequence[Decision]]]) -> None:
