@@ -3,6 +3,8 @@ the run would make a new summary."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from mneme.adapters.offline_model import OfflineModel
 from mneme.engine.preview import SUMMARY_DUE, preview
 from mneme.models.chat import Chat, TextMessage
@@ -22,7 +24,7 @@ def _chat(world: World, messages: int, *, summary: str | None = None, covers: in
         world.deps.chats.set_summary("alice", "c1", summary, covers, [])
 
 
-def _preview(world: World) -> dict:
+def _preview(world: World) -> dict[str, Any]:
     return preview(world.deps, ALICE, RunRequest(agent_id="master", input="and now?", chat_id="c1"))
 
 

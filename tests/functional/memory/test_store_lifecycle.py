@@ -135,6 +135,7 @@ def test_derived_ids_preview_what_a_delete_cascades_to(store):
 def test_hybrid_retrieval_over_the_store_finds_the_keyword_only_match_and_keeps_the_filter(store):
     from mneme.engine.memory_ops import MemoryPorts, Ranking, retrieve
     from mneme.memory.access import ReadAccess
+    from mneme.models.policy import Retrieval
     from tests.fakes.clock import FixedClock
 
     # Given the answer far from the query vector, bob's better matches in both legs, and alice's distractors
@@ -146,7 +147,7 @@ def test_hybrid_retrieval_over_the_store_finds_the_keyword_only_match_and_keeps_
     ports = MemoryPorts(store=store, embedder=None, audit=None, clock=FixedClock(NOW))  # type: ignore[arg-type]
     access = ReadAccess(allowed=(ALICE,))
 
-    def found(retrieval: str) -> list[str]:
+    def found(retrieval: Retrieval) -> list[str]:
         ranking = Ranking(top_k=1, retrieval=retrieval)  # k = 4 candidates per leg
         return ids_of(retrieve(ports, store, access, "wifi password", ranking, vector=unit(1), now=NOW))
 

@@ -3,6 +3,8 @@ journal, in front of a stand-in that delays search visibility (``lagging.py``) b
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from mneme.adapters.memory_journal import ItemMemoryJournal
@@ -23,7 +25,8 @@ def clock() -> FixedClock:
 def _store(os_client, index_name, clock, delay: float, *, journal: bool = True) -> KnnEmulatingStore:
     lagging = LaggingClient(os_client, clock, delay)
     journaled = ItemMemoryJournal(MemoryItemTable(), clock) if journal else None
-    return KnnEmulatingStore(lagging, index=index_name, dimension=8, service="aoss", journal=journaled)
+    client: Any = lagging  # the adapter's client, with search visibility delayed
+    return KnnEmulatingStore(client, index=index_name, dimension=8, service="aoss", journal=journaled)
 
 
 @pytest.fixture(params=[0, 60], ids=["no-delay", "60s-delay"])
