@@ -174,3 +174,14 @@ def test_the_extractions_usage_is_charged_to_the_run_once() -> None:
     extraction_tokens = after.usage.input_tokens - before.usage.input_tokens
     assert extraction_tokens > 0 and after.tree_usage.input_tokens - before.tree_usage.input_tokens == extraction_tokens
     assert after.status == before.status
+
+
+def test_a_near_duplicate_that_changes_a_value_is_stored_not_merged() -> None:
+    world = make_world(OfflineModel())
+    add_agent(world, memory_policy={"allow_write": True, "duplicate_threshold": 0.5})
+    run(world, "Please note for the team wiki that the Apollo review is due on March 15 in the big meeting room.")
+    world.clock.advance(days=1)
+    run(world, "Please note for the team wiki that the Apollo review is due on April 2 in the big meeting room.")
+    drain(world)
+    inputs = [d.content for d in live(world) if d.metadata.get("source") == "run_input"]
+    assert len(inputs) == 2 and any("April 2" in c for c in inputs)

@@ -3,8 +3,9 @@
 For each new document (with its vector), in its namespace:
 
 * the nearest active entry (of another run) at cosine ≥ the threshold (policy, else the embedding model's
-  calibrated one), or with the same normalized text (case, whitespace, trailing punctuation), is
-  **refreshed** instead of adding one (``update``, reason ``near_duplicate`` / ``same_text``);
+  calibrated one) that adds no value (number, capitalized word) the stored entry lacks, or with the same
+  normalized text (case, whitespace, punctuation), is **refreshed** instead of adding one (``update``,
+  reason ``near_duplicate`` / ``same_text``);
 * an extracted fact whose ``metadata.subject`` equals an active entry's with other content is added and the
   old entry is **superseded** by it (``write``, reason ``supersedes``) — same subject and text refreshes;
 * otherwise it is added (``write``, reason ``new``).
@@ -30,6 +31,15 @@ _PUNCTUATION = re.compile(r"[\s.!?,;:]+")
 
 def normalized(text: str) -> str:
     return _PUNCTUATION.sub(" ", text.lower()).strip()
+
+
+_VALUE = re.compile(r"(?<![.!?:]\s)(?<!^)\b(?:[A-Z][\w'-]+|\d[\d.,:/-]*)")
+
+
+def values(text: str) -> set[str]:
+    """Numbers and capitalized words not at a sentence start: the values a near-duplicate must not change
+    ("due on March 15" vs "due on April 2" embed at cosine 0.935 with MiniLM — two facts, not one)."""
+    return {v.lower().rstrip(".,:") for v in _VALUE.findall(text.strip())} - {"i"}
 
 
 @dataclass(frozen=True)
@@ -76,7 +86,7 @@ def consolidate(
     if nearest is not None:
         other, similarity = nearest
         same = normalized(other.content) == normalized(doc.content)
-        if same or similarity >= threshold:
+        if same or (similarity >= threshold and values(doc.content) <= values(other.content)):
             store.refresh(other.id, other.namespace, doc)
             return Decision("update", "same_text" if same else "near_duplicate", other.id, similarity=similarity)
     return _add(store, doc, vector, recent, replaced=[], now=now)
