@@ -94,3 +94,14 @@ def test_namespaces_are_the_callers_own_with_counts(api: Api, world: World) -> N
         {"namespace": ALICE, "active": 1, "superseded": 0, "deleted": 1},
         {"namespace": "vector.user.alice.prefs", "active": 1, "superseded": 0, "deleted": 0},
     ]
+
+
+def test_a_correction_over_the_models_input_limit_is_a_413_and_changes_nothing(api: Api, world: World) -> None:
+    from mneme.memory.limits import TITAN_V2
+    from tests.fakes.embedder import HashingEmbedder
+
+    doc_id = remember(world, ALICE, "short note")
+    world.deps.embedder = world.embedder = HashingEmbedder(model_id=TITAN_V2.model_id)
+    reply = api.call("PATCH", f"/v1/memory/documents/{doc_id}", {"content": "word " * 12_000})
+    assert reply.status == 413 and "50,000" in reply.body["message"]
+    assert world.memory.documents[doc_id].content == "short note"

@@ -100,7 +100,7 @@ def patch_document(
         http_write_access(document.namespace, caller.user_id, is_admin=caller.is_admin)  # raises the 403
     store, now = _store(deps), deps.clock.now()
     ports = memory_ops.MemoryPorts(deps.memory, deps.embedder, deps.audit, deps.clock)
-    vector = ports.embed_one(content) if content is not None else None
+    vector = ports.embed_content(content) if content is not None else None
     if content is not None or tags is not None:
         store.update(doc_id, document.namespace, content=content, tags=tags, vector=vector, now=now)
     store.set_status(

@@ -72,6 +72,11 @@ class MemoryPorts:
         vectors = embedder.embed([clip_query(text, limit_for(embedder.model_id))])
         return vectors[0]
 
+    def embed_content(self, text: str) -> list[float]:
+        """An entry's vector: never cut — content over the model's limit raises EmbeddingInputTooLong (413)."""
+        _, embedder = self.require()
+        return embedder.embed([text])[0]
+
     @property
     def model_id(self) -> str:
         return self.embedder.model_id if self.embedder is not None else "unknown"

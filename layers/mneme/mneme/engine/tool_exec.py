@@ -181,7 +181,7 @@ def _memory_update(session: RunSession, args: dict[str, Any]) -> str:
     ports = session.memory
     memory_ops.require_document(ports, args["id"], target)
     content = args.get("content")
-    vector = ports.embed_one(content) if content else None
+    vector = ports.embed_content(content) if content else None
     store, _ = ports.require()
     memory_ops.audited_write(
         ports,
