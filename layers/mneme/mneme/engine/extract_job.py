@@ -35,7 +35,7 @@ def extracted_id(job_id: str, index: int) -> str:
     return hashlib.sha256(f"extracted\x00{job_id}\x00{index}".encode()).hexdigest()
 
 
-def run(ports: WriterPorts, job: MemoryWriteJob) -> bool:
+def run(ports: WriterPorts, job: MemoryWriteJob, recent: Recent | None = None) -> bool:
     """Extract and store; True when the job is done (also for malformed output), False to retry it."""
     if ports.models is None or ports.store is None or ports.embedder is None:
         return False
@@ -79,9 +79,9 @@ def run(ports: WriterPorts, job: MemoryWriteJob) -> bool:
             limit = limit_for(ports.embedder.model_id)
             vectors = ports.embedder.embed([doc.content for doc in documents])
             threshold = job.duplicate_threshold or limit.duplicate_threshold
-            now, recent = ports.clock.now(), Recent()
+            now, batch = ports.clock.now(), recent if recent is not None else Recent()
             decisions = [
-                consolidate(ports.store, doc, vector, threshold=threshold, now=now, recent=recent)
+                consolidate(ports.store, doc, vector, threshold=threshold, now=now, recent=batch)
                 for doc, vector in zip(documents, vectors, strict=True)
             ]
         usage_detail = {"model_id": spec.model_id, **usage.model_dump(exclude_defaults=True)}

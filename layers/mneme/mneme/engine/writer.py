@@ -39,11 +39,12 @@ def write_batch(ports: WriterPorts, records: Sequence[dict[str, Any]]) -> dict[s
             jobs.append((record["messageId"], parse_job(record["body"])))
         except (KeyError, TypeError, ValueError):
             failures.append(str(record.get("messageId", "")))
+    recent = Recent()  # what this batch wrote: consolidation sees it even where the store does not yet
     raw = [(message_id, job) for message_id, job in jobs if job.kind != "extract"]
     if raw:
-        failures += _write(ports, raw)
+        failures += _write(ports, raw, recent)
     for message_id, job in jobs:
-        if job.kind == "extract" and not extract_job.run(ports, job):
+        if job.kind == "extract" and not extract_job.run(ports, job, recent):
             failures.append(message_id)
     return {"batchItemFailures": [{"itemIdentifier": message_id} for message_id in failures if message_id]}
 
@@ -67,12 +68,11 @@ def _document(ports: WriterPorts, job: MemoryWriteJob) -> Any:
     )
 
 
-def _write(ports: WriterPorts, jobs: list[tuple[str, MemoryWriteJob]]) -> list[str]:
+def _write(ports: WriterPorts, jobs: list[tuple[str, MemoryWriteJob]], recent: Recent) -> list[str]:
     """Store each job's documents (consolidated), one job at a time; the ids of the failed messages."""
     if ports.store is None or ports.embedder is None:
         return [message_id for message_id, _ in jobs]  # stays queued (then the DLQ), never dropped
     limit = limit_for(ports.embedder.model_id)
-    recent = Recent()
     written: list[tuple[MemoryWriteJob, list[Decision]]] = []
     failed: list[str] = []
     for message_id, job in jobs:
