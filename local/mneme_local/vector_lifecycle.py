@@ -137,6 +137,9 @@ class LifecycleQueries:
             rows = self._db.execute(sql, params).fetchall()
         return {row[0]: {"active": row[1], "superseded": row[2], "deleted": row[3]} for row in rows}
 
+    def recent_writes(self, namespace: str) -> list[tuple[MemoryDocument, list[float]]]:
+        return []  # read-your-writes: the change log brings every search up to date
+
     def derived_ids(self, doc_id: str) -> list[str]:
         with self._lock:
             return list(self._derived(self._db, doc_id))

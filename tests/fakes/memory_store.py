@@ -142,6 +142,9 @@ class InMemoryMemoryStore:
                     counts[namespace] = {name: counted.get(name, 0) for name in ("active", "superseded", "deleted")}
         return counts
 
+    def recent_writes(self, namespace: str) -> list[tuple[MemoryDocument, list[float]]]:
+        return []  # read-your-writes: search shows every write at once
+
     def derived_ids(self, doc_id: str) -> list[str]:
         self._check()
         with self._lock:

@@ -101,7 +101,13 @@ EXPECTED: dict[str, dict[str, tuple[set[str], list[Any]]]] = {
             ["arn:${AWS::Partition}:bedrock:*::foundation-model/*"],
         ),
         "MemoryJournalAndUsage": (
-            {"dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:GetItem", "dynamodb:PutItem"},
+            {
+                "dynamodb:BatchGetItem",
+                "dynamodb:BatchWriteItem",
+                "dynamodb:GetItem",
+                "dynamodb:PutItem",
+                "dynamodb:Query",
+            },
             [{"Fn::GetAtt": ["MainTable", "Arn"]}],
         ),
         "MemoryCollection": ({"aoss:APIAccessAll"}, [COLLECTION]),

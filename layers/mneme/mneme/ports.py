@@ -171,6 +171,11 @@ class MemoryStore(Protocol):
         """The live entries a delete of ``doc_id`` would cascade to (transitively), oldest first."""
         ...
 
+    def recent_writes(self, namespace: str) -> list[tuple[MemoryDocument, list[float]]]:
+        """Active entries written so recently that :meth:`search` may not show them yet, with their vectors
+        (consolidation checks them too); empty for a store that is read-your-writes."""
+        ...
+
 
 @dataclass(frozen=True)
 class JournalEntry:
@@ -192,6 +197,10 @@ class MemoryJournal(Protocol):
     def lookup(self, doc_ids: Sequence[str]) -> dict[str, JournalEntry]: ...
 
     def by_hash(self, keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], JournalEntry]: ...
+
+    def recent(self, namespace: str) -> list[JournalEntry]:
+        """The active entries of ``namespace`` written inside the window, newest first."""
+        ...
 
 
 @dataclass(frozen=True)

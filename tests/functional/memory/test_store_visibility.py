@@ -98,40 +98,60 @@ def test_without_the_journal_a_delete_inside_the_window_is_not_found(os_client, 
         store.soft_delete(entry.id, ALICE, now=clock.now())
 
 
-def test_consolidation_inside_one_writer_batch_holds_while_the_index_lags(os_client, index_name, clock) -> None:
-    """Two runs' extractions in one batch: the second supersedes the first although no search shows it yet."""
-    import json
-
+def _writer(os_client, index_name, clock):  # type: ignore[no-untyped-def]
     from mneme.adapters.audit_log import ItemAuditLog
     from mneme.adapters.items import AUDIT_SCHEMA
     from mneme.adapters.offline_model import OfflineModel
-    from mneme.engine.writer import WriterPorts, write_batch
-    from mneme.ports import MemoryWriteJob
+    from mneme.engine.writer import WriterPorts
     from tests.fakes.embedder import HashingEmbedder
     from tests.fakes.ports import FixedModels
 
     store = _store(os_client, index_name, clock, 60)
     audit = ItemAuditLog(MemoryItemTable(AUDIT_SCHEMA))
-    ports = WriterPorts(store, HashingEmbedder(dimension=8), audit, clock, FixedModels(OfflineModel()))
+    return store, WriterPorts(store, HashingEmbedder(dimension=8), audit, clock, FixedModels(OfflineModel()))
 
-    def job(n: int, text: str) -> dict[str, str]:
-        body = MemoryWriteJob(
-            job_id=f"extract-{n}",
-            namespace=ALICE,
-            owner_user_id="alice",
-            content=text,
-            kind="extract",
-            strategies=["facts"],
-            metadata={"user_id": "alice", "run_id": f"r{n}"},
-        )
-        return {"messageId": f"m{n}", "body": json.dumps(body.__dict__), "eventSource": "aws:sqs"}
 
-    assert write_batch(ports, [job(1, "I live in Porto."), job(2, "I now live in Lisbon.")]) == {
-        "batchItemFailures": []
-    }
+def _extract(n: int, text: str) -> dict[str, str]:
+    import json
+
+    from mneme.ports import MemoryWriteJob
+
+    body = MemoryWriteJob(
+        job_id=f"extract-{n}",
+        namespace=ALICE,
+        owner_user_id="alice",
+        content=text,
+        kind="extract",
+        strategies=["facts"],
+        metadata={"user_id": "alice", "run_id": f"r{n}"},
+    )
+    return {"messageId": f"m{n}", "body": json.dumps(body.__dict__), "eventSource": "aws:sqs"}
+
+
+def _live_facts(store: KnnEmulatingStore, clock: FixedClock) -> list[str]:
+    from tests.fakes.embedder import HashingEmbedder
+
     clock.advance(seconds=61)
-    found = [
-        c.document.content
-        for c in store.search(HashingEmbedder(dimension=8).vector("live"), [ALICE], 10, now=clock.now())
-    ]
-    assert found == ["The user says: I now live in Lisbon."]
+    found = store.search(HashingEmbedder(dimension=8).vector("live"), [ALICE], 10, now=clock.now())
+    return [c.document.content for c in found]
+
+
+def test_consolidation_inside_one_writer_batch_holds_while_the_index_lags(os_client, index_name, clock) -> None:
+    """Two runs' extractions in one batch: the second supersedes the first although no search shows it yet."""
+    from mneme.engine.writer import write_batch
+
+    store, ports = _writer(os_client, index_name, clock)
+    batch = [_extract(1, "I live in Porto."), _extract(2, "I now live in Lisbon.")]
+    assert write_batch(ports, batch) == {"batchItemFailures": []}
+    assert _live_facts(store, clock) == ["The user says: I now live in Lisbon."]
+
+
+def test_consolidation_across_writer_batches_holds_while_the_index_lags(os_client, index_name, clock) -> None:
+    """The second fact comes 5 s later in another batch: the journal's recent writes show the first one."""
+    from mneme.engine.writer import write_batch
+
+    store, ports = _writer(os_client, index_name, clock)
+    assert write_batch(ports, [_extract(1, "I live in Porto.")]) == {"batchItemFailures": []}
+    clock.advance(seconds=5)
+    assert write_batch(ports, [_extract(2, "I now live in Lisbon.")]) == {"batchItemFailures": []}
+    assert _live_facts(store, clock) == ["The user says: I now live in Lisbon."]

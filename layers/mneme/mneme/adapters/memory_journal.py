@@ -1,8 +1,9 @@
 """The memory journal over the main item table (issue 11.4): what OpenSearch Serverless does not show yet.
 
-Two items per recent write, both expiring after :data:`WINDOW` (DynamoDB TTL; also checked on read, as
+Up to three items per recent write, expiring after :data:`WINDOW` (DynamoDB TTL; also checked on read, as
 TTL deletes lazily): ``MEMJ#<doc id>`` holds the namespace, content hash, the service-assigned ``_id`` and
-the status; ``MEMJH#<namespace>#<hash>`` points at the entry holding that content.
+the status; ``MEMJH#<namespace>#<hash>`` points at the entry holding that content; ``MEMJN#<namespace>``
+(sort key: time and id) lists the namespace's recent entries for consolidation.
 """
 
 from __future__ import annotations
@@ -11,11 +12,12 @@ from collections.abc import Sequence
 from datetime import timedelta
 
 from mneme.adapters.expiry import TTL_ATTRIBUTE
-from mneme.adapters.items import PK, SK, ItemTable
+from mneme.adapters.items import PK, SK, ItemTable, query_all
 from mneme.ports import Clock, JournalEntry
 
 WINDOW = timedelta(minutes=10)  # well past the 60 s refresh interval
-_ENTRY, _HASH = "MEMJ#", "MEMJH#"
+MAX_RECENT = 50  # per namespace: what consolidation checks beyond the index
+_ENTRY, _HASH, _NAMESPACE = "MEMJ#", "MEMJH#", "MEMJN#"
 
 
 class ItemMemoryJournal:
@@ -39,6 +41,8 @@ class ItemMemoryJournal:
             if e.status == "active":
                 key = f"{_HASH}{e.namespace}#{e.content_hash}"
                 items.append({PK: key, SK: "-", "doc_id": e.doc_id, **fields, TTL_ATTRIBUTE: expires})
+                listed = f"{self._clock.now().isoformat()}#{e.doc_id}"
+                items.append({PK: _NAMESPACE + e.namespace, SK: listed, "doc_id": e.doc_id, TTL_ATTRIBUTE: expires})
         if items:
             self._table.put_many(items)
 
@@ -62,3 +66,9 @@ class ItemMemoryJournal:
         pointed = {str(i["doc_id"]): (str(i["namespace"]), str(i["content_hash"])) for i in items if self._live(i)}
         current = self.lookup(list(pointed))  # the entry's own item knows whether it is still active
         return {pointed[d]: e for d, e in current.items() if e.status == "active"}
+
+    def recent(self, namespace: str) -> list[JournalEntry]:
+        items = [i for i in query_all(self._table, _NAMESPACE + namespace, forward=False) if self._live(i)]
+        ids = list(dict.fromkeys(str(i["doc_id"]) for i in items))[:MAX_RECENT]
+        current = self.lookup(ids)
+        return [current[d] for d in ids if d in current and current[d].status == "active"]

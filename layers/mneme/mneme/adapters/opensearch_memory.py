@@ -147,6 +147,25 @@ class OpenSearchMemoryStore(OpenSearchLifecycle):
         doc = self._by_native_id(entry.native_id)
         return (entry.native_id, doc) if doc is not None and not doc.deleted else None
 
+    def recent_writes(self, namespace: str) -> list[tuple[MemoryDocument, list[float]]]:
+        """The journal's recent entries of ``namespace`` (realtime GETs with their vectors)."""
+        if self._journal is None:
+            return []
+        out: list[tuple[MemoryDocument, list[float]]] = []
+        for entry in self._journal.recent(namespace):
+            try:
+                found = self._client.get(index=self._index, id=entry.native_id)
+            except NotFoundError:
+                continue
+            except OpenSearchException as exc:
+                raise MemoryUnavailable(f"OpenSearch get failed: {exc}") from exc
+            source = dict(found.get("_source") or {})
+            vector = source.pop("embedding", None)
+            doc = from_source(source) if found.get("found") and vector else None
+            if doc is not None and doc.status == "active":
+                out.append((doc, [float(x) for x in vector]))
+        return out
+
     def _hidden(self, candidates: list[MemoryCandidate]) -> list[MemoryCandidate]:
         """Drop what the journal knows was deleted or superseded since the index's last refresh."""
         if self._journal is None or not candidates:

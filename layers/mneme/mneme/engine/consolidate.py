@@ -11,7 +11,8 @@ For each new document (with its vector), in its namespace:
 * otherwise it is added (``write``, reason ``new``).
 
 The store may not show entries written moments ago (OpenSearch Serverless refreshes every 60 s): entries
-written earlier in the same batch are checked too (``recent``), so a batch never duplicates itself.
+written earlier in the same batch (``recent``) and those the store lists as written too recently for its
+search (``MemoryStore.recent_writes``: the journal, on Serverless) are checked too.
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ def consolidate(
     seen = {
         c.document.id: (c.document, c.similarity) for c in store.search(vector, [doc.namespace], _NEIGHBOURS, now=now)
     }
-    for other, other_vector in recent.items:
+    for other, other_vector in [*recent.items, *store.recent_writes(doc.namespace)]:
         if other.namespace == doc.namespace and other.status == "active":
             seen.setdefault(other.id, (other, _cosine(vector, other_vector)))
     seen.pop(doc.id, None)  # a redelivered job finds itself: store it again (idempotent)
