@@ -105,3 +105,12 @@ def test_a_correction_over_the_models_input_limit_is_a_413_and_changes_nothing(a
     reply = api.call("PATCH", f"/v1/memory/documents/{doc_id}", {"content": "word " * 12_000})
     assert reply.status == 413 and "50,000" in reply.body["message"]
     assert world.memory.documents[doc_id].content == "short note"
+
+
+def test_a_global_entry_is_readable_but_only_an_admin_corrects_it(api: Api, world: World) -> None:
+    doc_id = remember(world, "vector.global.howto", "Restart the router first", owner="")
+    assert api.get(f"/v1/memory/documents/{doc_id}").status == 200
+    assert api.call("PATCH", f"/v1/memory/documents/{doc_id}", {"tags": ["x"]}).status == 403
+    [denied] = world.deps.audit.query("alice", action="denied").records
+    assert denied.namespace == "vector.global.howto" and denied.detail["reason"] == "admin_required"
+    assert api.call("PATCH", f"/v1/memory/documents/{doc_id}", {"tags": ["x"]}, admin=True).status == 200

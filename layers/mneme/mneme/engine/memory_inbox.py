@@ -16,7 +16,7 @@ from mneme.engine import memory_ops
 from mneme.engine.audit import request_trail
 from mneme.engine.deps import Deps
 from mneme.errors import InvalidInput, MemoryUnavailable, NotFound
-from mneme.memory.access import http_write_access
+from mneme.memory.access import MemoryWriteForbidden, http_write_access
 from mneme.memory.namespaces import can_write, is_readable, own_namespaces
 from mneme.models.audit import AuditAction
 from mneme.models.memory import MemoryDocument
@@ -97,7 +97,11 @@ def patch_document(
         raise InvalidInput("name at least one of content, tags, status", field="body")
     document = _visible(deps, caller, doc_id)
     if not can_write(document.namespace, caller.user_id, is_admin=caller.is_admin):
-        http_write_access(document.namespace, caller.user_id, is_admin=caller.is_admin)  # raises the 403
+        try:
+            http_write_access(document.namespace, caller.user_id, is_admin=caller.is_admin)
+        except MemoryWriteForbidden as exc:  # a global entry, a caller who is no admin: audited, then 403
+            _audit(deps, caller, "denied", exc.denial.namespace, reason=exc.denial.reason, id=doc_id)
+            raise
     store, now = _store(deps), deps.clock.now()
     ports = memory_ops.MemoryPorts(deps.memory, deps.embedder, deps.audit, deps.clock)
     vector = ports.embed_content(content) if content is not None else None
