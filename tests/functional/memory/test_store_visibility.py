@@ -98,7 +98,7 @@ def test_without_the_journal_a_delete_inside_the_window_is_not_found(os_client, 
         store.soft_delete(entry.id, ALICE, now=clock.now())
 
 
-def _writer(os_client, index_name, clock):  # type: ignore[no-untyped-def]
+def _writer(os_client: Any, index_name: str, clock: FixedClock) -> tuple[KnnEmulatingStore, Any]:
     from mneme.adapters.audit_log import ItemAuditLog
     from mneme.adapters.items import AUDIT_SCHEMA
     from mneme.adapters.offline_model import OfflineModel
