@@ -39,6 +39,7 @@ MEASURES: dict[str, Measure] = {
     "core_overhead": _measure("core_overhead"),
     "prompt_cache": _measure("prompt_cache"),
     "memory_search": _measure("memory_search"),
+    "memory_quality": _measure("memory_quality"),
     "local_server": _measure("local_server"),
     "peer_strands": _measure("peer_strands"),
 }

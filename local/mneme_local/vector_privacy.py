@@ -56,6 +56,8 @@ def delete_rows(db: sqlite3.Connection, ids: Sequence[str], on_delete: OnDelete 
         if on_delete is not None:
             for rowid, namespace in db.execute(f"SELECT rowid, namespace FROM memory WHERE id IN ({marks})", batch):
                 on_delete(db, namespace, rowid)
+        # the keyword index holds a copy of the content: it goes first, with the row it belongs to
+        db.execute(f"DELETE FROM memory_fts WHERE rowid IN (SELECT rowid FROM memory WHERE id IN ({marks}))", batch)
         removed += db.execute(f"DELETE FROM memory WHERE id IN ({marks})", batch).rowcount
         db.execute(f"DELETE FROM memory_derived WHERE id IN ({marks}) OR source_id IN ({marks})", [*batch, *batch])
     return removed

@@ -7,19 +7,34 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from mneme.memory.keywords import query_words
 from mneme.models.memory import MemoryDocument, default_class
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 COLUMNS = (
     "id, namespace, owner_user_id, content, content_hash, tags, metadata, derived_from, "
-    "created_at, updated_at, expires_at, deleted, superseded, memory_class"
+    "created_at, updated_at, expires_at, deleted, superseded, "
+    "memory_class, authority, observed_at, superseded_by, parent_id, chunk_index, chunk_count"
+)
+# Added after the first release: ``migrate`` adds them to an existing file (NULL → the model's default;
+# a NULL memory_class reads as ``default_class(metadata.source)``).
+LIFECYCLE_COLUMNS = (
+    ("memory_class", "TEXT"),
+    ("authority", "TEXT"),
+    ("observed_at", "INTEGER"),
+    ("superseded_by", "TEXT"),
+    ("parent_id", "TEXT"),
+    ("chunk_index", "INTEGER"),
+    ("chunk_count", "INTEGER"),
 )
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS memory (
     id TEXT PRIMARY KEY, namespace TEXT NOT NULL, owner_user_id TEXT NOT NULL, content TEXT NOT NULL,
     content_hash TEXT NOT NULL, tags TEXT NOT NULL, metadata TEXT NOT NULL, derived_from TEXT NOT NULL,
     created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, expires_at INTEGER,
-    deleted INTEGER NOT NULL, superseded INTEGER NOT NULL, vector BLOB NOT NULL, memory_class TEXT);
+    deleted INTEGER NOT NULL, superseded INTEGER NOT NULL, vector BLOB NOT NULL,
+    memory_class TEXT, authority TEXT, observed_at INTEGER, superseded_by TEXT, parent_id TEXT,
+    chunk_index INTEGER, chunk_count INTEGER);
 CREATE INDEX IF NOT EXISTS memory_namespace ON memory (namespace, content_hash);
 CREATE TABLE IF NOT EXISTS memory_derived (
     source_id TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (source_id, id)) WITHOUT ROWID;
@@ -34,6 +49,9 @@ CREATE TABLE IF NOT EXISTS memory_snapshots (
 # memory_log: one line per changed row (insert, refresh, update, delete), written in the change's own
 # transaction, so every process on the file can bring its in-memory indexes up to date row by row.
 # memory_snapshots: the saved index file of a namespace and the log position it reflects.
+# The keyword leg: FTS5 over the same rows (rowid = memory.rowid), kept in step in each write's transaction;
+# SQLite's own file, so every process sees a commit at once (no in-memory cache to bring up to date).
+FTS_SCHEMA = "CREATE VIRTUAL TABLE memory_fts USING fts5(content, tokenize = 'porter unicode61')"
 LIVE = "deleted = 0 AND superseded = 0 AND (expires_at IS NULL OR expires_at > ?)"
 
 
@@ -49,10 +67,14 @@ def moment(micros: int | None) -> datetime | None:
 
 
 def migrate(db: Any) -> None:
-    """Bring a file from before the memory class (and the owner index) up to date; NULL class = its default."""
-    columns = {row[1] for row in db.execute("PRAGMA table_info(memory)")}
-    if "memory_class" not in columns:
-        db.execute("ALTER TABLE memory ADD COLUMN memory_class TEXT")
+    """Bring a file written by an older mneme up to this schema (idempotent; call inside a transaction)."""
+    present = {row[1] for row in db.execute("PRAGMA table_info(memory)")}
+    for name, kind in LIFECYCLE_COLUMNS:
+        if name not in present:
+            db.execute(f"ALTER TABLE memory ADD COLUMN {name} {kind}")
+    if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'memory_fts'").fetchone() is None:
+        db.execute(FTS_SCHEMA)
+        db.execute("INSERT INTO memory_fts (rowid, content) SELECT rowid, content FROM memory")
     db.execute("CREATE INDEX IF NOT EXISTS memory_owner ON memory (owner_user_id, id)")
 
 
@@ -73,7 +95,45 @@ def row_document(row: Sequence[Any]) -> MemoryDocument:
         deleted=bool(row[11]),
         superseded=bool(row[12]),
         memory_class=row[13] or default_class(metadata.get("source")),
+        authority=row[14],
+        observed_at=moment(row[15]),
+        superseded_by=row[16],
+        parent_id=row[17],
+        chunk_index=row[18],
+        chunk_count=row[19],
     )
+
+
+def row_values(doc: MemoryDocument) -> tuple[Any, ...]:
+    """The values of :data:`COLUMNS` for ``doc``."""
+    return (
+        doc.id,
+        doc.namespace,
+        doc.owner_user_id,
+        doc.content,
+        doc.content_hash,
+        json.dumps(doc.tags),
+        json.dumps(doc.metadata),
+        json.dumps(doc.derived_from),
+        micros(doc.created_at),
+        micros(doc.updated_at),
+        micros(doc.expires_at),
+        int(doc.deleted),
+        int(doc.superseded),
+        doc.memory_class,
+        doc.authority,
+        micros(doc.observed_at),
+        doc.superseded_by,
+        doc.parent_id,
+        doc.chunk_index,
+        doc.chunk_count,
+    )
+
+
+def match_expression(text: str) -> str | None:
+    """An FTS5 MATCH of any of the words of ``text`` (each quoted: user text is never FTS syntax)."""
+    words = query_words(text)
+    return " OR ".join(f'"{w}"' for w in words) or None
 
 
 def namespace_sql(patterns: Sequence[str]) -> tuple[str, list[str]]:

@@ -37,10 +37,11 @@ from mneme.errors import MemoryUnavailable, NotFound
 from mneme.models.memory import MemoryCandidate, MemoryClass, MemoryDocument
 from mneme_local import vector_privacy
 from mneme_local.vector_indexes import NamespaceIndexes, StoreWork
-from mneme_local.vector_rows import COLUMNS, LIVE, SCHEMA, micros, migrate, namespace_sql, row_document
+from mneme_local.vector_lifecycle import LifecycleQueries
+from mneme_local.vector_rows import COLUMNS, LIVE, SCHEMA, micros, migrate, namespace_sql, row_document, row_values
 
 
-class EmbeddedVectorStore:
+class EmbeddedVectorStore(LifecycleQueries):
     """:class:`mneme.ports.MemoryStore` in a SQLite file (or ``":memory:"``), exact search in memory."""
 
     def __init__(self, path: str | Path, *, threads: int = 1) -> None:
@@ -55,7 +56,8 @@ class EmbeddedVectorStore:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(SCHEMA)
-        migrate(self._db)
+        with self._write() as db:
+            migrate(db)
         found = self._db.execute("SELECT value FROM memory_meta WHERE key = 'dimension'").fetchone()
         self._dimension: int | None = int(found[0]) if found else None
         self._cache = NamespaceIndexes(self._db, snapshots)  # namespace -> its live vectors, kept up to date
@@ -179,26 +181,13 @@ class EmbeddedVectorStore:
         replaced = db.execute("SELECT rowid, namespace FROM memory WHERE id = ?", (doc.id,)).fetchone()
         if replaced is not None:  # INSERT OR REPLACE gives the row a new rowid: the old one dies
             self._log(db, replaced[1], replaced[0])
+        marks = ", ".join("?" * (len(COLUMNS.split(",")) + 1))
         cursor = db.execute(
-            f"INSERT OR REPLACE INTO memory ({COLUMNS}, vector) VALUES ({', '.join('?' * 15)})",
-            (
-                doc.id,
-                doc.namespace,
-                doc.owner_user_id,
-                doc.content,
-                doc.content_hash,
-                json.dumps(doc.tags),
-                json.dumps(doc.metadata),
-                json.dumps(doc.derived_from),
-                micros(doc.created_at),
-                micros(doc.updated_at),
-                micros(doc.expires_at),
-                int(doc.deleted),
-                int(doc.superseded),
-                doc.memory_class,
-                blob,
-            ),
+            f"INSERT OR REPLACE INTO memory ({COLUMNS}, vector) VALUES ({marks})", (*row_values(doc), blob)
         )
+        if replaced is not None:
+            db.execute("DELETE FROM memory_fts WHERE rowid = ?", (replaced[0],))
+        db.execute("INSERT INTO memory_fts (rowid, content) VALUES (?, ?)", (cursor.lastrowid, doc.content))
         db.execute("INSERT OR IGNORE INTO memory_namespaces VALUES (?)", (doc.namespace,))
         self._log(db, doc.namespace, int(cursor.lastrowid or 0))
         db.executemany("INSERT OR IGNORE INTO memory_derived VALUES (?, ?)", [(s, doc.id) for s in doc.derived_from])
@@ -257,6 +246,9 @@ class EmbeddedVectorStore:
                 "UPDATE memory SET content = ?, content_hash = ?, tags = ?, updated_at = ? WHERE id = ?",
                 (doc.content, doc.content_hash, json.dumps(doc.tags), micros(now), doc_id),
             )
+            if content is not None:
+                rowid = db.execute("SELECT rowid FROM memory WHERE id = ?", (doc_id,)).fetchone()[0]
+                db.execute("UPDATE memory_fts SET content = ? WHERE rowid = ?", (content, rowid))
             if vector is not None:
                 db.execute("UPDATE memory SET vector = ? WHERE id = ?", (self._blob(vector), doc_id))
                 rowid = db.execute("SELECT rowid FROM memory WHERE id = ?", (doc_id,)).fetchone()[0]
@@ -266,20 +258,7 @@ class EmbeddedVectorStore:
     def soft_delete(self, doc_id: str, namespace: str, *, now: datetime) -> list[str]:
         with self._write() as db:
             self._find(db, doc_id, namespace)
-            marked = [doc_id]
-            seen = {doc_id}
-            frontier = [doc_id]
-            while frontier:  # transitive: entries derived from entries derived from ...
-                marks = ", ".join("?" * len(frontier))
-                rows = db.execute(
-                    "SELECT d.id FROM memory_derived d JOIN memory m ON m.id = d.id"
-                    f" WHERE d.source_id IN ({marks}) AND m.deleted = 0 ORDER BY m.created_at, d.id",
-                    tuple(frontier),
-                ).fetchall()
-                frontier = [row[0] for row in rows if row[0] not in seen]
-                frontier = list(dict.fromkeys(frontier))
-                seen.update(frontier)
-                marked += frontier
+            marked = [doc_id, *self._derived(db, doc_id)]
             db.executemany(
                 "UPDATE memory SET deleted = 1, updated_at = ? WHERE id = ?",
                 [(micros(now), i) for i in marked],

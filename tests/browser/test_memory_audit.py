@@ -40,7 +40,7 @@ def test_an_entry_written_in_the_console_is_found_with_its_scores_and_deleted(
     # Then it is listed with its namespace, similarity and relevance
     row = page.locator(f"[data-testid=memory-results] tr[data-memory='{entry_id}']")
     expect(row).to_contain_text(f"vector.user.{user}.memory")
-    expect(row.locator("td.num").nth(0)).to_have_text(re.compile(r"^0\.\d{4}$"))
+    expect(row.locator("td.num").nth(0)).to_have_text(re.compile(r"^[01]\.\d{4}$"))  # hybrid: the fused score
     expect(row.locator("td.num").nth(1)).to_have_text(re.compile(r"^\d\.\d{4}$"))
     console.screenshot("memory")
     # When it is deleted from the results (the confirmation is accepted)

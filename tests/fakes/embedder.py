@@ -11,12 +11,15 @@ import re
 from collections.abc import Sequence
 
 from mneme.errors import InvalidInput
+from mneme.memory.limits import limit_for
 
 _WORD = re.compile(r"[a-z0-9]+")
 
 
 class HashingEmbedder:
-    def __init__(self, dimension: int = 256, *, trigram_weight: float = 0.3) -> None:
+    def __init__(self, dimension: int = 256, *, trigram_weight: float = 0.3, model_id: str = "hashing") -> None:
+        """``model_id`` picks the input limit it enforces (e.g. Titan V2's 50,000 characters)."""
+        self._model_id = model_id
         self._dimension = dimension
         self._trigram_weight = trigram_weight
         self.calls: list[list[str]] = []
@@ -26,6 +29,10 @@ class HashingEmbedder:
     def dimension(self) -> int:
         return self._dimension
 
+    @property
+    def model_id(self) -> str:
+        return self._model_id
+
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         self.calls.append(list(texts))
         if self.fail is not None:
@@ -33,6 +40,7 @@ class HashingEmbedder:
         for index, text in enumerate(texts):
             if not text.strip():
                 raise InvalidInput(f"text {index} to embed is empty", field="text")
+            limit_for(self._model_id).check(text)  # raises above the limit, like Titan would
         return [self.vector(text) for text in texts]
 
     def vector(self, text: str) -> list[float]:

@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 import threading
-from typing import TYPE_CHECKING, Any
+from collections import Counter
+from typing import TYPE_CHECKING, Any, Literal
 
 from mneme.errors import MemoryUnavailable, NotFound
+from mneme.memory.keywords import query_words
+from mneme.memory.lifecycle import page_after, refreshed_fields
 from mneme.models.memory import MemoryCandidate, MemoryClass, MemoryDocument
 from mneme.namespace_grammar import matches
 
@@ -57,6 +61,107 @@ class InMemoryMemoryStore:
                 MemoryCandidate(document=self.documents[doc_id], similarity=similarity)
                 for similarity, doc_id in scored[: max(k, 0)]
             ]
+
+    def keyword_search(self, text: str, patterns: Sequence[str], k: int, *, now: datetime) -> list[MemoryCandidate]:
+        """Okapi BM25 (k1 1.2, b 0.75) over the live documents of the matched namespaces."""
+        self._check()
+        terms = set(query_words(text))
+        with self._lock:
+            docs = [
+                self.documents[i]
+                for namespace, ids in self._by_namespace.items()
+                if any(matches(pattern, namespace) for pattern in patterns)
+                for i in ids
+                if _live(self.documents[i], now)
+            ]
+            if not docs or not terms or k <= 0:
+                return []
+            bags = {doc.id: Counter(_terms(doc.content)) for doc in docs}
+            average = sum(sum(bag.values()) for bag in bags.values()) / len(docs)
+            frequency = Counter(term for bag in bags.values() for term in set(bag) & terms)
+            scored: list[tuple[float, str]] = []
+            for doc in docs:
+                bag, length = bags[doc.id], sum(bags[doc.id].values())
+                score = 0.0
+                for term in terms & set(bag):
+                    idf = math.log(1 + (len(docs) - frequency[term] + 0.5) / (frequency[term] + 0.5))
+                    tf = bag[term]
+                    score += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / average))
+                if score > 0:
+                    scored.append((score, doc.id))
+            scored.sort(key=lambda item: (-item[0], item[1]))
+            return [MemoryCandidate(document=self.documents[i], similarity=score) for score, i in scored[:k]]
+
+    def set_status(
+        self,
+        doc_id: str,
+        namespace: str,
+        *,
+        status: Literal["active", "superseded"],
+        superseded_by: str | None,
+        now: datetime,
+        authority: str | None = None,
+    ) -> MemoryDocument:
+        self._check()
+        with self._lock:
+            change: dict[str, Any] = {
+                "superseded": status == "superseded",
+                "superseded_by": superseded_by if status == "superseded" else None,
+                "updated_at": now,
+            }
+            if authority is not None:
+                change["authority"] = authority
+            doc = self._find(doc_id, namespace).model_copy(update=change)
+            self.documents[doc_id] = doc
+            return doc
+
+    def refresh(self, doc_id: str, namespace: str, newer: MemoryDocument) -> MemoryDocument:
+        self._check()
+        with self._lock:
+            old = self._find(doc_id, namespace)
+            doc = old.model_copy(update=refreshed_fields(old, newer))
+            self.documents[doc_id] = doc
+            return doc
+
+    def list_documents(
+        self, namespace: str, *, status: str | None, limit: int, cursor: str | None
+    ) -> tuple[list[MemoryDocument], str | None]:
+        self._check()
+        with self._lock:
+            docs = [self.documents[i] for i in self._by_namespace.get(namespace, [])]
+        docs = [d for d in docs if (d.status == status if status else not d.deleted)]
+        return page_after(docs, cursor, limit)
+
+    def namespace_counts(self, patterns: Sequence[str]) -> dict[str, dict[str, int]]:
+        self._check()
+        counts: dict[str, dict[str, int]] = {}
+        with self._lock:
+            for namespace, ids in sorted(self._by_namespace.items()):
+                if any(matches(pattern, namespace) for pattern in patterns):
+                    counted = Counter(self.documents[i].status for i in ids)
+                    counts[namespace] = {name: counted.get(name, 0) for name in ("active", "superseded", "deleted")}
+        return counts
+
+    def recent_writes(self, namespace: str) -> list[tuple[MemoryDocument, list[float]]]:
+        return []  # read-your-writes: search shows every write at once
+
+    def derived_ids(self, doc_id: str) -> list[str]:
+        self._check()
+        with self._lock:
+            marked: list[str] = []
+            frontier = {doc_id}
+            while frontier:
+                derived = [
+                    doc.id
+                    for doc in sorted(self.documents.values(), key=lambda d: (d.created_at, d.id))
+                    if not doc.deleted
+                    and doc.id not in marked
+                    and doc.id != doc_id
+                    and frontier & set(doc.derived_from)
+                ]
+                marked += derived
+                frontier = set(derived)
+            return marked
 
     def put(self, items: Sequence[tuple[MemoryDocument, Sequence[float]]]) -> list[str]:
         self._check()
@@ -195,3 +300,10 @@ class InMemoryMemoryStore:
                 or (d.memory_class in cutoffs and d.created_at < cutoffs[d.memory_class])
             ]
         return self.hard_delete(expired)
+
+
+_TERM = re.compile(r"\w+")
+
+
+def _terms(text: str) -> list[str]:
+    return _TERM.findall(text.lower())

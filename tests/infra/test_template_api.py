@@ -47,7 +47,7 @@ def test_the_cognito_pool_client_and_admin_group_exist_only_when_no_issuer_is_gi
 def test_every_v1_route_goes_to_the_run_function_with_payload_format_2() -> None:
     http = {name: e["Properties"] for name, e in _run_events().items() if e["Type"] == "HttpApi"}
     routes = {(p["Method"], p["Path"]): p for p in http.values()}
-    methods = {(method, "/v1/{proxy+}") for method in ("GET", "POST", "PUT", "DELETE")}
+    methods = {(method, "/v1/{proxy+}") for method in ("GET", "POST", "PUT", "PATCH", "DELETE")}
     mcp = {(method, "/mcp") for method in ("POST", "GET", "DELETE")}
     assert set(routes) == methods | mcp | {("GET", "/v1/health"), ("GET", "/v1/openapi.json")}
     for props in routes.values():

@@ -111,7 +111,7 @@ def test_the_api_accepts_the_console_clients_tokens() -> None:
 def test_cors_admits_the_console_origin_only() -> None:
     cors = _props("HttpApi")["CorsConfiguration"]
     assert cors["AllowOrigins"] == [DISTRIBUTION_ORIGIN]
-    assert set(cors["AllowMethods"]) == {"GET", "POST", "PUT", "DELETE"}
+    assert set(cors["AllowMethods"]) == {"GET", "POST", "PUT", "PATCH", "DELETE"}
     assert {"authorization", "content-type", "idempotency-key"} <= set(cors["AllowHeaders"])
     assert "AllowCredentials" not in cors  # a bearer token, never cookies
     assert "*" not in cors["AllowOrigins"] + cors["AllowHeaders"]

@@ -107,6 +107,27 @@ EXPECTED: dict[str, dict[str, tuple[set[str], list[Any]]]] = {
             {"bedrock:InvokeModel"},
             ["arn:${AWS::Partition}:bedrock:${AWS::Region}::foundation-model/${EmbeddingModelId}"],
         ),
+        "BedrockExtractInRegion": (
+            {"bedrock:InvokeModel"},
+            [
+                "arn:${AWS::Partition}:bedrock:${AWS::Region}::foundation-model/*",
+                "arn:${AWS::Partition}:bedrock:${AWS::Region}:${AWS::AccountId}:inference-profile/*",
+            ],
+        ),
+        "BedrockExtractThroughInferenceProfiles": (
+            {"bedrock:InvokeModel"},
+            ["arn:${AWS::Partition}:bedrock:*::foundation-model/*"],
+        ),
+        "MemoryJournalAndUsage": (
+            {
+                "dynamodb:BatchGetItem",
+                "dynamodb:BatchWriteItem",
+                "dynamodb:GetItem",
+                "dynamodb:PutItem",
+                "dynamodb:Query",
+            },
+            [{"Fn::GetAtt": ["MainTable", "Arn"]}],
+        ),
         "MemoryCollection": ({"aoss:APIAccessAll"}, [COLLECTION]),
         "ExistingMemoryCollection": ({"aoss:APIAccessAll"}, [{"Ref": "OpenSearchResourceArn"}]),
         "ExistingMemoryDomain": (DOMAIN_ACTIONS, ["${OpenSearchResourceArn}/*"]),

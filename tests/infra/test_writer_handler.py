@@ -106,6 +106,7 @@ def test_the_writer_composition_creates_no_run_function_clients() -> None:
     session = Session()
     settings = Settings.model_validate({"MNEME_AUDIT_TABLE": "audit", "MNEME_OPENSEARCH_ENDPOINT": "https://x.aoss"})
     ports = build_writer(settings, session)
-    # Then only DynamoDB (the audit table) and Bedrock (embeddings) clients exist: no SQS, Step Functions, Lambda
-    assert sorted(session.services) == ["bedrock-runtime", "dynamodb"]
+    # Then only DynamoDB (the audit and main tables) and Bedrock clients exist — one for embeddings (short
+    # reads), one for extraction calls (the model's read timeout): no SQS, Step Functions, Lambda
+    assert sorted(session.services) == ["bedrock-runtime", "bedrock-runtime", "dynamodb"]
     assert ports.store is not None and ports.embedder is not None

@@ -13,6 +13,7 @@ import pytest
 from mneme.adapters.offline_model import OfflineModel
 from mneme.engine.service import step
 from mneme.errors import EventRejected, OrchestratorUnavailable
+from mneme.limits import MAX_DOCUMENT_CHARS
 from mneme.models.agent import Agent, ExternalTool
 from mneme.models.run import RunStatus
 from tests.fakes.model import ScriptedModel, tool_use_response
@@ -152,7 +153,6 @@ def test_tool_arguments_get_the_bounds_of_the_http_bodies() -> None:
     cases: dict[str, tuple[str, dict[str, Any], str]] = {
         "namespaces": ("memory-search", {"query": "q", "namespaces": [own] * 33}, "must contain less than or equal"),
         "query": ("memory-search", {"query": "q" * 20_001}, "must be shorter than or equal to 20000"),
-        "content": ("memory-write", {"content": "c" * 50_001, "namespace": own}, "shorter than or equal to 50000"),
         "tags": ("memory-write", {"content": "c", "namespace": own, "tags": ["t"] * 33}, "less than or equal to 32"),
         "short ttl": ("memory-write", {"content": "c", "namespace": own, "ttl_seconds": 1}, "bigger than or equal"),
     }
@@ -160,6 +160,21 @@ def test_tool_arguments_get_the_bounds_of_the_http_bodies() -> None:
         output = _tool_output(world, tool, arguments)
         assert f"- {tool} (error): Error: {tool}: invalid arguments:" in output and message in output, name
     assert world.memory.documents == {} and world.memory.searches == []
+
+
+def test_memory_write_content_over_the_stored_limit_is_a_tool_error() -> None:
+    # Given a model that writes one character more than a memory entry may hold (longer than the run input
+    # allows, so it comes from the model, not through /tool): shorter content is stored in chunks (11.3)
+    content = "c" * (MAX_DOCUMENT_CHARS + 1)
+    call = ("memory-write", {"content": content, "namespace": "vector.user.alice.memory"})
+    model = ScriptedModel([tool_use_response(call), "done"])
+    world = _world("12.2 content", model)
+    reply = Api(world).post("/v1/runs", {"agent_id": "writer", "input": "remember this"})
+    # Then the model gets a tool error naming the bound, and nothing is written
+    assert (reply.status, reply.body["status"]) == (200, "succeeded")
+    tool_results = json.dumps(model.last_request["messages"][-1]["content"])
+    assert f"shorter than or equal to {MAX_DOCUMENT_CHARS}" in tool_results
+    assert world.memory.documents == {}
 
 
 def test_delegation_arguments_are_validated_before_use() -> None:

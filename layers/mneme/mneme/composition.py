@@ -110,7 +110,7 @@ def build_aws(settings: Settings, session: Any | None = None) -> Deps:
         **_privacy_ports(settings, boto, retries, sqs),
     )
     if settings.opensearch_endpoint:
-        deps.memory, deps.embedder = _memory(settings, boto, bedrock_client())
+        deps.memory, deps.embedder = _memory(settings, boto, bedrock_client(), main)
     if settings.websocket_endpoint:  # the WebSocket API: live runs pushed to its connections
         from mneme.adapters.websocket_hub import ApiGatewayPusher, WebSocketHub
 
@@ -166,10 +166,13 @@ def _privacy_ports(settings: Settings, boto: Any, retries: Any, sqs: Any) -> dic
     }
 
 
-def _memory(settings: Settings, boto: Any, bedrock: Any) -> tuple[Any, Any]:
-    """The OpenSearch memory store and the Bedrock embedder (both need ``opensearch_endpoint``)."""
+def _memory(settings: Settings, boto: Any, bedrock: Any, main: Any) -> tuple[Any, Any]:
+    """The OpenSearch memory store (with its journal in the main table on Serverless) and the Bedrock embedder
+    (both need ``opensearch_endpoint``)."""
     from mneme.adapters.bedrock_embeddings import BedrockEmbedder
+    from mneme.adapters.memory_journal import ItemMemoryJournal
     from mneme.adapters.opensearch_memory import OpenSearchMemoryStore, opensearch_client
+    from mneme.clock import SystemClock
 
     store = OpenSearchMemoryStore(
         opensearch_client(
@@ -178,6 +181,7 @@ def _memory(settings: Settings, boto: Any, bedrock: Any) -> tuple[Any, Any]:
         index=settings.opensearch_index,
         dimension=settings.embedding_dimension,
         service=settings.opensearch_service,
+        journal=ItemMemoryJournal(main, SystemClock()) if settings.opensearch_service == "aoss" else None,
     )
     embedder = BedrockEmbedder(
         bedrock,
@@ -189,15 +193,19 @@ def _memory(settings: Settings, boto: Any, bedrock: Any) -> tuple[Any, Any]:
 
 
 def build_writer(settings: Settings, session: Any | None = None) -> WriterPorts:
-    """The memory writer's ports only: the memory store and embedder, and the audit table (the writer
-    reads no configuration, chats or runs, and needs neither SQS, Step Functions nor Lambda clients)."""
+    """The memory writer's ports only: the memory store and embedder, the audit table, the extraction models
+    and the main table for the memory journal and the runs an extraction's usage is charged to (the writer
+    reads no configuration or chats, and needs neither SQS, Step Functions nor Lambda clients)."""
     import botocore.session
 
     from mneme.adapters.audit_log import ItemAuditLog
     from mneme.adapters.bedrock_model import bedrock_client_config
     from mneme.adapters.dynamo_items import DynamoItemTable
     from mneme.adapters.items import AUDIT_SCHEMA, MAIN_SCHEMA
+    from mneme.adapters.model_registry import ModelClients
     from mneme.adapters.privacy_ledger import ItemPrivacyLedger
+    from mneme.adapters.run_store import ItemRunStore
+    from mneme.adapters.stores import retention_of
     from mneme.adapters.timed_calls import EMBEDDING_READ_TIMEOUT_SECONDS, service_config
     from mneme.clock import SystemClock
     from mneme.memory.retention import memory_retention
@@ -206,14 +214,20 @@ def build_writer(settings: Settings, session: Any | None = None) -> WriterPorts:
     dynamodb = make_client(boto, "dynamodb", service_config(), settings.region)
     audit = ItemAuditLog(DynamoItemTable(dynamodb, settings.audit_table_name, AUDIT_SCHEMA))
     clock = SystemClock()
-    # the erasure tombstones only (the role may read nothing else of the main table)
-    ledger = ItemPrivacyLedger(DynamoItemTable(dynamodb, settings.table_name, MAIN_SCHEMA), clock)
-    store, embedder = None, None
+    main = DynamoItemTable(dynamodb, settings.table_name, MAIN_SCHEMA)
+    ledger = ItemPrivacyLedger(main, clock)  # the erasure tombstones: a write of an erased user is dropped
+    store, embedder, models = None, None, None
     if settings.opensearch_endpoint:
         config = bedrock_client_config(max_attempts=4, read_timeout=EMBEDDING_READ_TIMEOUT_SECONDS)
         bedrock = make_client(boto, "bedrock-runtime", config, settings.region)
-        store, embedder = _memory(settings, boto, bedrock)
-    return WriterPorts(store, embedder, audit, clock, memory_retention(settings), ledger)
+        store, embedder = _memory(settings, boto, bedrock, main)
+        retries = bedrock_client_config(max_attempts=3)  # extraction calls: the model's default read timeout
+        extraction = make_client(boto, "bedrock-runtime", retries, settings.region)
+        models = ModelClients(lambda: extraction, openai=_openai_clients(settings, boto, retries))
+    runs = ItemRunStore(main, retention=retention_of(settings), clock=clock)
+    return WriterPorts(
+        store, embedder, audit, clock, models, settings.price_table, runs, memory_retention(settings), ledger
+    )
 
 
 def build_verifier(settings: Settings) -> Any:

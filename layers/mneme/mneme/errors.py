@@ -68,6 +68,12 @@ class PayloadTooLarge(MnemeError):
     status, code = 413, "payload_too_large"
 
 
+class EmbeddingInputTooLong(PayloadTooLarge):
+    """Content longer than the embedding model takes in one call (and not chunked)."""
+
+    code = "embedding_input_too_long"
+
+
 class Throttled(MnemeError):
     status, code = 429, "throttled"
 

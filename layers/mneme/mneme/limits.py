@@ -42,7 +42,11 @@ TOOL_NAME_PATTERN: Final = r"^[A-Za-z0-9_-]{1,64}$"  # Bedrock Converse's toolSp
 
 # bounds shared by the HTTP bodies (models/requests.py) and the internal tools' input schemas (context/tools.py)
 MAX_QUERY_CHARS: Final = 20_000
-MAX_DOCUMENT_CHARS: Final = 50_000
+#: a document or run input is stored as at most this many characters (in chunks of the embedding model's
+#: input size, mneme.memory.chunking); a longer one is a 413 naming the limit
+MAX_DOCUMENT_CHARS: Final = 200_000
+#: what a document body may carry at all (above MAX_DOCUMENT_CHARS it is a 413, not a validation error)
+DOCUMENT_BODY_CHARS: Final = 1_000_000
 MAX_NAMESPACE_CHARS: Final = 512
 MAX_NAMESPACES_PER_SEARCH: Final = 32
 MAX_TAGS: Final = 32

@@ -7,7 +7,7 @@ in-memory fake (``tests/fakes``, never shipped). The core only ever sees these P
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from mneme.models import (
     Agent,
@@ -102,6 +102,11 @@ class Embedder(Protocol):
     @property
     def dimension(self) -> int: ...
 
+    @property
+    def model_id(self) -> str:
+        """The embedding model: keys its input limit and score floors (``mneme.memory.limits``)."""
+        ...
+
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """One vector per text; raise EmbeddingUnavailable on failure."""
         ...
@@ -167,6 +172,79 @@ class MemoryStore(Protocol):
         before that class's cutoff; answers how many were removed."""
         ...
 
+    def keyword_search(self, text: str, patterns: Sequence[str], k: int, *, now: datetime) -> list[MemoryCandidate]:
+        """The ``k`` best BM25 matches of ``text`` among the same live documents :meth:`search` may see, the
+        same filter inside the query; ``similarity`` is the raw BM25 score (higher is better)."""
+        ...
+
+    def set_status(
+        self,
+        doc_id: str,
+        namespace: str,
+        *,
+        status: Literal["active", "superseded"],
+        superseded_by: str | None,
+        now: datetime,
+        authority: str | None = None,
+    ) -> MemoryDocument:
+        """Supersede (or restore) an entry; NotFound when it does not exist or is deleted."""
+        ...
+
+    def refresh(self, doc_id: str, namespace: str, newer: MemoryDocument) -> MemoryDocument:
+        """Consolidate ``newer`` into the stored entry: ``updated_at``, tags and ``derived_from`` merged,
+        the newer metadata (its source appended to ``metadata.sources``); the content stays."""
+        ...
+
+    def list_documents(
+        self, namespace: str, *, status: str | None, limit: int, cursor: str | None
+    ) -> tuple[list[MemoryDocument], str | None]:
+        """One namespace's entries, newest first (``created_at``, then id), optionally of one status, paged
+        by an opaque cursor; deleted entries only when ``status == "deleted"``."""
+        ...
+
+    def namespace_counts(self, patterns: Sequence[str]) -> dict[str, dict[str, int]]:
+        """Every namespace matched by ``patterns`` with its entries counted by status."""
+        ...
+
+    def derived_ids(self, doc_id: str) -> list[str]:
+        """The live entries a delete of ``doc_id`` would cascade to (transitively), oldest first."""
+        ...
+
+    def recent_writes(self, namespace: str) -> list[tuple[MemoryDocument, list[float]]]:
+        """Active entries written so recently that :meth:`search` may not show them yet, with their vectors
+        (consolidation checks them too); empty for a store that is read-your-writes."""
+        ...
+
+
+@dataclass(frozen=True)
+class JournalEntry:
+    """What a memory store that is not read-your-writes (OpenSearch Serverless) remembers of a recent write."""
+
+    doc_id: str
+    namespace: str
+    content_hash: str
+    native_id: str  # the store's own id (the service-assigned ``_id``)
+    status: str = "active"  # active | superseded | deleted
+
+
+class MemoryJournal(Protocol):
+    """Recent writes of the memory store, shared by every process (DynamoDB): mneme id → the store's id and
+    status, and (namespace, content hash) → the entry, for the refresh interval the index does not show."""
+
+    def record(self, entries: Sequence[JournalEntry]) -> None: ...
+
+    def lookup(self, doc_ids: Sequence[str]) -> dict[str, JournalEntry]: ...
+
+    def by_hash(self, keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], JournalEntry]: ...
+
+    def recent(self, namespace: str) -> list[JournalEntry]:
+        """The active entries of ``namespace`` written inside the window, newest first."""
+        ...
+
+    def forget(self, doc_ids: Sequence[str]) -> None:
+        """Remove everything recorded of these entries (they were deleted for good)."""
+        ...
+
 
 @dataclass(frozen=True)
 class MemoryWriteJob:
@@ -180,6 +258,11 @@ class MemoryWriteJob:
     metadata: dict[str, Any] = field(default_factory=dict)
     derived_from: list[str] = field(default_factory=list)
     ttl_seconds: int | None = None
+    kind: str = "raw"  # "raw": store ``content``; "extract": extract memories from it (issue 13.2)
+    answer: str = ""  # the run's answer, for an "extract" job
+    strategies: list[str] = field(default_factory=list)  # facts / preferences / summary
+    model: dict[str, str] | None = None  # the extraction model {provider, model_id}
+    duplicate_threshold: float | None = None  # consolidation: None → the embedding model's
 
 
 class MemoryWriteQueue(Protocol):

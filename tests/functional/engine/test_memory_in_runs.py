@@ -131,8 +131,8 @@ def _hits_events(world: World, run_id: str) -> list[dict[str, Any]]:
 
 
 def test_the_auto_inject_event_gives_each_hits_similarity_and_relevance(world) -> None:
-    # Given a memory matching alice's question
-    add_agent(world)
+    # Given a memory matching alice's question, vector retrieval with explicit floors
+    add_agent(world, memory_policy={"retrieval": "vector", "min_score": 0.4, "relative_cutoff": 0.7})
     doc_id = remember(world, "vector.user.alice.memory", "Alice prefers green tea in the morning")
     # When she asks about it
     result = run(world, "Which tea does Alice prefer in the morning?")
@@ -141,13 +141,13 @@ def test_the_auto_inject_event_gives_each_hits_similarity_and_relevance(world) -
     (hit,) = event["hits"]
     assert hit["id"] == doc_id and hit["namespace"] == "vector.user.alice.memory"
     assert 0 < hit["similarity"] <= hit["relevance"] and round(hit["similarity"], 4) == hit["similarity"]
-    assert event["thresholds"] == {"top_k": 5, "min_score": 0.4, "relative_cutoff": 0.7}
+    assert event["thresholds"] == {"top_k": 5, "min_score": 0.4, "relative_cutoff": 0.7, "retrieval": "vector"}
     assert event["k"] == 20 and event["denied"] == []
 
 
 def test_the_auto_inject_event_counts_duplicates_and_entries_below_min_score(world) -> None:
-    # Given the same fact in both default namespaces and one unrelated entry
-    add_agent(world)
+    # Given the same fact in both default namespaces and one unrelated entry (vector retrieval, floor 0.4)
+    add_agent(world, memory_policy={"retrieval": "vector", "min_score": 0.4})
     remember(world, "vector.agent.alice.memory", "Alice prefers green tea in the morning")
     remember(world, "vector.user.alice.memory", "Alice prefers green tea in the morning")
     remember(world, "vector.user.alice.memory", "Quarterly invoices are archived in folder nine")

@@ -23,7 +23,10 @@ def world_with(*, bonus: float = 0.0, recency: float = 0.0, **policy: Any) -> Wo
     """Default read namespaces (agent + user), ``min_score`` 0.4 and cutoff 0.7 unless ``policy`` says else."""
     rules = [{"pattern": FAVOURED, "bonus": bonus}] if bonus else []
     world = make_world(OfflineModel(), MNEME_NAMESPACE_RULES=rules, MNEME_RECENCY_DECAY=recency)
-    add_agent(world, tools=["memory-search"], memory_policy={"tool_read_namespaces": [PLAIN, FAVOURED], **policy})
+    floors = {"retrieval": "vector", "min_score": 0.4, "relative_cutoff": 0.7}  # the formula on raw cosines
+    add_agent(
+        world, tools=["memory-search"], memory_policy={"tool_read_namespaces": [PLAIN, FAVOURED], **floors, **policy}
+    )
     return world
 
 

@@ -126,3 +126,15 @@ def test_the_embedded_deletion_tells_the_store_of_each_row_it_removes(tmp_path: 
     assert removed == 2
     assert sorted(ns for ns, _ in told) == ["vector.agent.alice.notes", "vector.user.alice.memory"]
     assert all(isinstance(row, int) for _, row in told)
+
+
+def test_hard_delete_leaves_no_copy_in_the_embedded_keyword_index(tmp_path: Any) -> None:
+    # Given an embedded store holding alice's entry (its content is also in the FTS5 keyword index)
+    store = make_store("embedded", tmp_path, None, "memory", 8)
+    store.put([(doc("my passport number is zebra-1234", doc_id="a1"), unit(1, 0.1))])
+    store.put([(doc("bob keeps his own words", "vector.user.bob.memory", doc_id="b1"), unit(1, 0.2))])
+    # When it is deleted for good (an erasure, a purge)
+    store.hard_delete(["a1"])
+    # Then no row of the keyword index holds its words, and bob's stays
+    fts = [row[0] for row in store._db.execute("SELECT content FROM memory_fts")]
+    assert fts == ["bob keeps his own words"]

@@ -30,7 +30,7 @@ AGENT = MemoryPolicy(
         (MemoryPolicy(top_k=3), "min_score", 0.2),  # unset on the task: inherited
         (MemoryPolicy(allow_write=False), "allow_write", False),  # False is "set"
         (None, "top_k", 8),  # no task policy
-        (MemoryPolicy(), "relative_cutoff", 0.7),  # unset on both: default
+        (MemoryPolicy(), "relative_cutoff", None),  # unset on both: the calibrated default
         (MemoryPolicy(), "write_namespace", "vector.agent.${user_id}.memory"),
     ],
 )

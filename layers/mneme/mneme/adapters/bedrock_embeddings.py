@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from mneme.errors import EmbeddingUnavailable, InvalidInput
+from mneme.errors import EmbeddingInputTooLong, EmbeddingUnavailable, InvalidInput
+from mneme.memory.limits import limit_for
 from mneme.observability import traced
 from mneme.settings import SettingsError
 
@@ -66,6 +67,7 @@ class BedrockEmbedder:
         for index, text in enumerate(texts):
             if not isinstance(text, str) or not text.strip():
                 raise InvalidInput(f"text {index} to embed is empty", field="text")
+            limit_for(self._model_id).check(text)  # Titan would refuse it: no call, a clear 413
         if not texts:
             return []
         if len(texts) == 1:
@@ -85,6 +87,12 @@ class BedrockEmbedder:
             payload = json.loads(response["body"].read())
         except ClientError as exc:
             code = str(exc.response.get("Error", {}).get("Code", "Unknown"))
+            message = str(exc.response.get("Error", {}).get("Message", ""))
+            if code == "ValidationException" and "too many input tokens" in message.lower():
+                raise EmbeddingInputTooLong(
+                    f"Bedrock embeddings ({self._model_id}): the text exceeds the model's 8,192-token limit",
+                    details={"model_id": self._model_id, "limit_tokens": 8_192, "chars": len(text)},
+                ) from exc
             raise EmbeddingUnavailable(
                 f"Bedrock embeddings ({self._model_id}) failed with {code}: {exc}",
                 details={"model_id": self._model_id, "aws_error": code},

@@ -116,7 +116,6 @@ class ItemRateLimiter:
         except Conflict:
             return  # the window expired meanwhile
 
-
     def erase_owned(self, user_id: str) -> int:
         keys = [(str(i[PK]), str(i[SK])) for i in query_all(self._table, _rate_pk(user_id))]
         self._table.delete_many(keys)

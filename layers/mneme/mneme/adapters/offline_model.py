@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mneme.json_depth import text_depth_exceeds, too_deep_message
+from mneme.memory.extraction import EXTRACTION_MARKER, offline_extract, requested_strategies
 from mneme.models.run import Usage
 from mneme.ports import ModelResponse
 
@@ -68,6 +69,9 @@ class OfflineModel:
     """A ModelClient that answers from directives in the user's text, deterministically."""
 
     def converse(self, request: dict[str, Any], *, timeout_seconds: float | None = None) -> ModelResponse:
+        system = "".join(str(block.get("text", "")) for block in request.get("system") or [])
+        if system.startswith(EXTRACTION_MARKER):  # memory extraction: the deterministic rule-based extractor
+            return _extraction_answer(request, system)
         messages: list[dict[str, Any]] = list(request.get("messages") or [])
         last_user = next((m for m in reversed(messages) if m.get("role") == "user"), None)
         blocks = [b for b in (last_user or {}).get("content") or [] if "cachePoint" not in b]
@@ -86,6 +90,14 @@ class OfflineModel:
         for piece in re.findall(r"\S+\s*|\s+", response.text):
             on_text(piece)
         return response
+
+
+def _extraction_answer(request: dict[str, Any], system: str) -> ModelResponse:
+    turn = "".join(str(b.get("text", "")) for m in request.get("messages") or [] for b in m.get("content") or [])
+    user_input = turn.split("USER:\n", 1)[-1].split("\n\nASSISTANT:", 1)[0]
+    strategies = requested_strategies(system)
+    content = [{"text": offline_extract(user_input, strategies).model_dump_json()}]
+    return ModelResponse(content=content, stop_reason="end_turn", usage=_usage(request, content))
 
 
 def _latest_raw_text(blocks: list[dict[str, Any]]) -> str:

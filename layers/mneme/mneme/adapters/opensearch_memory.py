@@ -4,8 +4,11 @@
   ``_id`` is sent and updates address the service-assigned ``_id`` found by a term query.
 * The index mapping, the k-NN query with its namespace and liveness filters, and the score → similarity
   mapping are pure helpers in :mod:`mneme.adapters.opensearch_queries`.
-* ``aoss`` has no refresh: writes become visible after the collection's refresh interval, so identical
-  content written seconds earlier may not be found for refreshing, and a second copy is indexed.
+* ``aoss`` has no refresh: writes become visible to searches after the collection's refresh interval
+  (60 s). With a :class:`~mneme.ports.MemoryJournal` (DynamoDB, shared by every process) the adapter keeps
+  each recent write's ``_id``, content hash and status: an entry written seconds ago is found by id
+  (``GET _doc/<_id>`` is realtime) for update and delete, identical content inside the window refreshes
+  it, and searches drop entries the journal knows were deleted or superseded since.
 """
 
 from __future__ import annotations
@@ -18,12 +21,14 @@ from typing import Any, Literal
 from opensearchpy import AWSV4SignerAuth, OpenSearch, RequestsHttpConnection
 from opensearchpy.exceptions import NotFoundError, OpenSearchException, RequestError
 
+from mneme.adapters.opensearch_lifecycle import OpenSearchLifecycle
 from mneme.adapters.opensearch_queries import (
     expired_filter,
     from_source,
     index_body,
     iso_utc,
     knn_query,
+    lifecycle_mapping,
     parse_hits,
     scan_body,
     to_source,
@@ -31,6 +36,7 @@ from mneme.adapters.opensearch_queries import (
 from mneme.errors import MemoryUnavailable, NotFound
 from mneme.models.memory import MemoryCandidate, MemoryClass, MemoryDocument
 from mneme.observability import traced
+from mneme.ports import JournalEntry, MemoryJournal
 
 Service = Literal["aoss", "es"]
 _Found = dict[tuple[str, str], tuple[str, MemoryDocument]]  # (namespace, hash) → (_id, document)
@@ -53,11 +59,20 @@ def opensearch_client(endpoint: str, region: str, service: Service, credentials:
     )
 
 
-class OpenSearchMemoryStore:
+class OpenSearchMemoryStore(OpenSearchLifecycle):
     """:class:`mneme.ports.MemoryStore` on an OpenSearch index; the client is injected."""
 
-    def __init__(self, client: OpenSearch, *, index: str, dimension: int, service: Service = "aoss") -> None:
+    def __init__(
+        self,
+        client: OpenSearch,
+        *,
+        index: str,
+        dimension: int,
+        service: Service = "aoss",
+        journal: MemoryJournal | None = None,
+    ) -> None:
         self._client = client
+        self._journal = journal
         self._index = index
         self._dimension = dimension
         self._service = service
@@ -82,14 +97,26 @@ class OpenSearchMemoryStore:
         try:
             if not self._client.indices.exists(index=self._index):
                 self._client.indices.create(index=self._index, body=index_body(self._dimension))
+            else:  # an index from before the lifecycle fields: they are additive
+                self._client.indices.put_mapping(index=self._index, body=lifecycle_mapping())
         except OpenSearchException as exc:  # "already exists": a concurrent cold start created it
             if not (isinstance(exc, RequestError) and exc.error == "resource_already_exists_exception"):
                 raise MemoryUnavailable(f"OpenSearch index creation failed: {exc}") from exc
         self._index_ready = True
 
-    def _bulk(self, actions: list[dict[str, Any]]) -> None:
+    def _raw(self, body: dict[str, Any]) -> dict[str, Any]:
+        """A search answered whole (aggregations); a missing index answers nothing."""
+        try:
+            result: dict[str, Any] = self._client.search(index=self._index, body=body)
+        except OpenSearchException as exc:
+            if isinstance(exc, NotFoundError) and exc.error == "index_not_found_exception":
+                return {}
+            raise MemoryUnavailable(f"OpenSearch query failed: {exc}") from exc
+        return result
+
+    def _bulk(self, actions: list[dict[str, Any]]) -> dict[str, Any]:
         if not actions:
-            return
+            return {}
         kwargs: dict[str, Any] = {} if self._service == "aoss" else {"refresh": "wait_for"}
         try:
             result = self._client.bulk(body=actions, **kwargs)
@@ -98,6 +125,59 @@ class OpenSearchMemoryStore:
         if result.get("errors"):
             errors = [next(iter(item.values())).get("error") for item in result.get("items", [])]
             raise MemoryUnavailable(f"OpenSearch bulk write rejected: {next(filter(None, errors), None)}")
+        return dict(result)
+
+    # --------------------------------------------------------------------------------------------- journal
+    def _note(self, docs: Sequence[tuple[MemoryDocument, str]], status: str) -> None:
+        """Remember recent writes (``aoss`` with a journal only)."""
+        if self._journal is not None and docs:
+            entries = [JournalEntry(d.id, d.namespace, d.content_hash, os_id, status) for d, os_id in docs]
+            self._journal.record(entries)
+
+    def _by_native_id(self, os_id: str) -> MemoryDocument | None:
+        try:
+            found = self._client.get(index=self._index, id=os_id, _source_excludes=["embedding"])
+        except NotFoundError:
+            return None
+        except OpenSearchException as exc:
+            raise MemoryUnavailable(f"OpenSearch get failed: {exc}") from exc
+        return from_source(found["_source"]) if found.get("found") else None
+
+    def _journaled(self, doc_id: str) -> tuple[str, MemoryDocument] | None:
+        """An entry the index does not show yet, by its ``_id`` in the journal."""
+        entry = self._journal.lookup([doc_id]).get(doc_id) if self._journal is not None else None
+        if entry is None or entry.status == "deleted":
+            return None
+        doc = self._by_native_id(entry.native_id)
+        return (entry.native_id, doc) if doc is not None and not doc.deleted else None
+
+    def recent_writes(self, namespace: str) -> list[tuple[MemoryDocument, list[float]]]:
+        """The journal's recent entries of ``namespace`` (realtime GETs with their vectors)."""
+        if self._journal is None:
+            return []
+        out: list[tuple[MemoryDocument, list[float]]] = []
+        for entry in self._journal.recent(namespace):
+            try:
+                found = self._client.get(index=self._index, id=entry.native_id)
+            except NotFoundError:
+                continue
+            except OpenSearchException as exc:
+                raise MemoryUnavailable(f"OpenSearch get failed: {exc}") from exc
+            source = dict(found.get("_source") or {})
+            vector = source.pop("embedding", None)
+            doc = from_source(source) if found.get("found") and vector else None
+            if doc is not None and doc.status == "active":
+                out.append((doc, [float(x) for x in vector]))
+        return out
+
+    def _hidden(self, candidates: list[MemoryCandidate]) -> list[MemoryCandidate]:
+        """Drop what the journal knows was deleted or superseded since the index's last refresh."""
+        if self._journal is None or not candidates:
+            return candidates
+        known = self._journal.lookup([c.document.id for c in candidates])
+        return [
+            c for c in candidates if known.get(c.document.id, None) is None or known[c.document.id].status == "active"
+        ]
 
     def _query(self, clauses: list[dict[str, Any]], size: int = _MAX_HITS) -> list[dict[str, Any]]:
         body = {"size": size, "_source": {"excludes": ["embedding"]}, "query": {"bool": {"filter": clauses}}}
@@ -108,6 +188,9 @@ class OpenSearchMemoryStore:
         clauses = [{"term": {"memory_id": doc_id}}, {"term": {"namespace": namespace}}]
         hits = self._query([*clauses, {"term": {"deleted": False}}], size=1)
         if not hits:
+            journaled = self._journaled(doc_id)
+            if journaled is not None and journaled[1].namespace == namespace:
+                return journaled
             raise NotFound(f"memory entry {doc_id!r} not found in {namespace!r}")
         return hits[0]["_id"], from_source(hits[0]["_source"])
 
@@ -122,7 +205,7 @@ class OpenSearchMemoryStore:
         if not patterns or k <= 0:
             return []
         hits = self._search(knn_query(vector, patterns, k, now), "k-NN search", knn=True)
-        return parse_hits({"hits": {"hits": hits}})
+        return self._hidden(parse_hits({"hits": {"hits": hits}}))
 
     def _knn_search(self, body: dict[str, Any]) -> dict[str, Any]:
         """The k-NN request itself (a seam: osmem-server cannot answer knn queries)."""
@@ -135,6 +218,7 @@ class OpenSearchMemoryStore:
             return []
         self.ensure_index()
         existing = self._live_duplicates([doc for doc, _ in items])
+        existing |= self._journaled_duplicates([doc for doc, _ in items], existing)
         pending: dict[tuple[str, str], tuple[str | None, dict[str, Any]]] = {}  # key → (_id, body)
         ids: list[str] = []
         for doc, vector in items:  # identical content (stored or earlier in the batch) is refreshed
@@ -149,14 +233,30 @@ class OpenSearchMemoryStore:
             body["updated_at"], body["expires_at"] = iso_utc(doc.updated_at), iso_utc(doc.expires_at)
             ids.append(body["memory_id"])
         actions: list[dict[str, Any]] = []
+        created: list[MemoryDocument] = []
         for os_id, body in pending.values():
             if os_id is not None:  # a partial update of the stored entry (same memory_id)
                 actions += self._update_action(os_id, body)
             else:  # vector collections (aoss) reject custom document ids
                 meta = {"_index": self._index} | ({} if self._service == "aoss" else {"_id": body["memory_id"]})
                 actions += [{"index": meta}, body]
-        self._bulk(actions)
+                created.append(next(doc for doc, _ in items if doc.id == body["memory_id"]))
+        result = self._bulk(actions)
+        indexed = [next(iter(item.values())) for item in result.get("items", []) if "index" in item]
+        self._note([(doc, str(item["_id"])) for doc, item in zip(created, indexed, strict=False)], "active")
         return ids
+
+    def _journaled_duplicates(self, docs: Sequence[MemoryDocument], found: _Found) -> _Found:
+        """Identical live content written inside the refresh window (the index does not show it yet)."""
+        if self._journal is None:
+            return {}
+        keys = [(d.namespace, d.content_hash) for d in docs if (d.namespace, d.content_hash) not in found]
+        out: _Found = {}
+        for key, entry in self._journal.by_hash(keys).items():
+            doc = self._by_native_id(entry.native_id)
+            if doc is not None and not doc.deleted and not doc.superseded:
+                out[key] = (entry.native_id, doc)
+        return out
 
     def _live_duplicates(self, docs: Sequence[MemoryDocument]) -> _Found:
         """Stored live documents with the same namespace and content hash as one of ``docs``."""
@@ -193,7 +293,10 @@ class OpenSearchMemoryStore:
 
     def find(self, doc_id: str) -> MemoryDocument | None:
         hits = self._query([{"term": {"memory_id": doc_id}}, {"term": {"deleted": False}}], size=1)
-        return from_source(hits[0]["_source"]) if hits else None
+        if hits:
+            return from_source(hits[0]["_source"])
+        journaled = self._journaled(doc_id)
+        return journaled[1] if journaled is not None else None
 
     def update(
         self,
@@ -218,7 +321,8 @@ class OpenSearchMemoryStore:
         return doc.model_copy(update=change)
 
     def soft_delete(self, doc_id: str, namespace: str, *, now: datetime) -> list[str]:
-        marked = {doc_id: self._find(doc_id, namespace)[0]}  # memory_id → _id
+        os_id, root = self._find(doc_id, namespace)
+        marked = {doc_id: (os_id, root)}  # memory_id → (_id, document)
         frontier = [doc_id]
         while frontier:  # transitive: entries derived from entries derived from ...
             hits = self._query([{"terms": {"derived_from": frontier}}, {"term": {"deleted": False}}])
@@ -226,10 +330,11 @@ class OpenSearchMemoryStore:
             for hit in hits:
                 memory_id = hit["_source"]["memory_id"]
                 if memory_id not in marked:
-                    marked[memory_id] = hit["_id"]
+                    marked[memory_id] = (hit["_id"], from_source(hit["_source"]))
                     frontier.append(memory_id)
         change: dict[str, Any] = {"deleted": True, "updated_at": iso_utc(now)}
-        self._bulk([line for os_id in marked.values() for line in self._update_action(os_id, change)])
+        self._bulk([line for os_id, _ in marked.values() for line in self._update_action(os_id, change)])
+        self._note([(doc, os_id) for os_id, doc in marked.values()], "deleted")
         return list(marked)
 
     # ----------------------------------------------------------------------------------------- privacy
@@ -257,9 +362,15 @@ class OpenSearchMemoryStore:
         unique = list(dict.fromkeys(ids))
         removed = 0
         for start in range(0, len(unique), _DELETE_BATCH):
-            hits = self._query([{"terms": {"memory_id": unique[start : start + _DELETE_BATCH]}}])
-            self._bulk([{"delete": {"_index": self._index, "_id": hit["_id"]}} for hit in hits])
-            removed += len(hits)
+            batch = unique[start : start + _DELETE_BATCH]
+            native = {hit["_id"] for hit in self._query([{"terms": {"memory_id": batch}}])}
+            if self._journal is not None:  # written inside the refresh window: a search does not show it yet
+                fresh = {entry.native_id for entry in self._journal.lookup(batch).values()} - native
+                native |= {_id for _id in fresh if self._by_native_id(_id) is not None}
+            self._bulk([{"delete": {"_index": self._index, "_id": _id}} for _id in sorted(native)])
+            removed += len(native)
+        if self._journal is not None and unique:
+            self._journal.forget(unique)
         return removed
 
     def purge_expired(self, now: datetime, cutoffs: Mapping[MemoryClass, datetime]) -> int:

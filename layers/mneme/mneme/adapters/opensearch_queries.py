@@ -15,13 +15,21 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from mneme.memory.keywords import query_words
 from mneme.models.memory import MemoryCandidate, MemoryClass, MemoryDocument, default_class
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
 METADATA_KEYWORDS = ("source", "agent_id", "task_id", "chat_id", "session_id", "run_id", "user_id")
-_KEYWORDS = ("memory_id", "namespace", "namespace_prefixes", "owner_user_id", "content_hash", "tags", "memory_class")
+_KEYWORDS = ("memory_id", "namespace", "namespace_prefixes", "owner_user_id", "content_hash", "tags")
+# The lifecycle fields (issue 13.1): new keyword / date / integer fields are additive, so an index created
+# before them gets them with one ``PUT <index>/_mapping`` of :func:`lifecycle_mapping` (ensure_index does it);
+# documents indexed before carry none of them and read with the model's defaults.
+_LIFECYCLE_KEYWORDS = ("memory_class", "authority", "superseded_by", "parent_id")
+_LIFECYCLE_DATES = ("observed_at",)
+_LIFECYCLE_INTEGERS = ("chunk_index", "chunk_count")
+_DATES = ("created_at", "updated_at", "expires_at", *_LIFECYCLE_DATES)
 #: the ``source`` values whose entries are of a class by default (entries stored without ``memory_class``)
 _SOURCES_OF: dict[str, tuple[str, ...]] = {"episodic": ("run_input", "run_output", "auto_write"), "document": ("http",)}
 _HNSW = {"ef_construction": 128, "m": 16}
@@ -38,8 +46,28 @@ def index_body(dimension: int) -> dict[str, Any]:
         **{name: {"type": "keyword"} for name in (*_KEYWORDS, "derived_from", *METADATA_KEYWORDS)},
         **{name: {"type": "date"} for name in ("created_at", "updated_at", "expires_at")},
         **{name: {"type": "boolean"} for name in ("deleted", "superseded")},
+        **lifecycle_mapping()["properties"],
     }
     return {"settings": {"index": {"knn": True}}, "mappings": {"dynamic": False, "properties": properties}}
+
+
+def lifecycle_mapping() -> dict[str, Any]:
+    """The fields added by the lifecycle (``PUT <index>/_mapping`` body for an index from before)."""
+    properties: dict[str, Any] = {name: {"type": "keyword"} for name in _LIFECYCLE_KEYWORDS}
+    properties |= {name: {"type": "date"} for name in _LIFECYCLE_DATES}
+    properties |= {name: {"type": "integer"} for name in _LIFECYCLE_INTEGERS}
+    return {"properties": properties}
+
+
+def keyword_query(text: str, patterns: Sequence[str], k: int, now: datetime) -> dict[str, Any]:
+    """The BM25 leg: ``match`` on ``content`` with the same namespace and liveness filter in ``bool.filter``
+    (filter clauses restrict the matching documents before scoring and ``size``: never a post-filter)."""
+    flt = [namespace_filter(patterns), *live_filter(now)]
+    return {
+        "size": k,
+        "_source": {"excludes": ["embedding"]},
+        "query": {"bool": {"must": [{"match": {"content": {"query": " ".join(query_words(text))}}}], "filter": flt}},
+    }
 
 
 def namespace_prefixes(namespace: str) -> list[str]:
@@ -90,14 +118,15 @@ def to_source(doc: MemoryDocument, vector: Sequence[float]) -> dict[str, Any]:
     source = doc.model_dump(mode="json", exclude={"id"})
     source |= {"memory_id": doc.id, "namespace_prefixes": namespace_prefixes(doc.namespace)}
     source |= {key: value for key, value in doc.metadata.items() if key in METADATA_KEYWORDS}
-    source |= {name: iso_utc(getattr(doc, name)) for name in ("created_at", "updated_at", "expires_at")}
+    source |= {name: iso_utc(getattr(doc, name)) for name in _DATES}
     source["embedding"] = [float(x) for x in vector]
     return source
 
 
 def from_source(source: Mapping[str, Any]) -> MemoryDocument:
-    fields = {name: source[name] for name in MemoryDocument.model_fields if name in source}
-    if not fields.get("memory_class"):  # stored before the class existed: its writer's default
+    """A stored document; one indexed before the lifecycle fields gets the defaults (class by its source)."""
+    fields = {name: source[name] for name in MemoryDocument.model_fields if source.get(name) is not None}
+    if "memory_class" not in fields:
         fields["memory_class"] = default_class((source.get("metadata") or {}).get("source"))
     return MemoryDocument.model_validate({**fields, "id": source["memory_id"]})
 
@@ -134,6 +163,11 @@ def expired_filter(now: datetime, cutoffs: Mapping[MemoryClass, datetime]) -> di
         older = {"range": {"created_at": {"lt": iso_utc(cutoff)}}}
         should.append({"bool": {"filter": [class_clause(memory_class), older]}})
     return {"bool": {"should": should, "minimum_should_match": 1}}
+
+
+def parse_keyword_hits(hits: Sequence[Mapping[str, Any]]) -> list[MemoryCandidate]:
+    """BM25 hits → candidates, ``similarity`` the raw ``_score``."""
+    return [MemoryCandidate(document=from_source(h["_source"]), similarity=float(h["_score"])) for h in hits]
 
 
 def parse_hits(response: Mapping[str, Any]) -> list[MemoryCandidate]:

@@ -2,23 +2,30 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from mneme.api.context import caller_of, deps_of, new_router
-from mneme.api.presenters import search_view
+from mneme.api.presenters import document_view, search_view
 from mneme.api.responses import json_response, no_content
-from mneme.api.views import DocumentsView, SearchView, answers
-from mneme.engine import memory_requests
-from mneme.models.requests import DocumentBody, SearchBody
+from mneme.api.views import DocumentPageView, DocumentsView, DocumentView, NamespacesView, SearchView, answers
+from mneme.engine import memory_inbox, memory_requests
+from mneme.models.requests import DocumentBody, DocumentPatch, SearchBody
 
 router = new_router()
 
 
 @router.post("/v1/memory/search", responses=answers(200, SearchView))
 def search(body: SearchBody) -> dict[str, Any]:
-    found = memory_requests.search_memory(deps_of(router), caller_of(router), body.query, body.namespaces, body.top_k)
+    found = memory_requests.search_memory(
+        deps_of(router),
+        caller_of(router),
+        body.query,
+        body.namespaces,
+        body.top_k,
+        options=body.model_dump(include={"retrieval", "fusion", "min_score", "relative_cutoff"}, exclude_none=True),
+    )
     return search_view(found.hits, found.access)
 
 
@@ -31,6 +38,9 @@ def write_document(body: DocumentBody) -> Any:
         body.content,
         tags=body.tags,
         ttl_seconds=body.ttl_seconds,
+        observed_at=body.observed_at,
+        memory_class=body.memory_class,
+        metadata=body.metadata,
     )
     return json_response(201, {"ids": ids, "namespace": namespace})
 
@@ -39,3 +49,36 @@ def write_document(body: DocumentBody) -> Any:
 def delete_document(doc_id: str, namespace: Annotated[str | None, Query(max_length=512)] = None) -> Any:
     memory_requests.delete_memory(deps_of(router), caller_of(router), doc_id, namespace)
     return no_content()
+
+
+@router.get("/v1/memory/documents", responses=answers(200, DocumentPageView))
+def list_documents(
+    namespace: Annotated[str, Query(min_length=1, max_length=512)],
+    status: Annotated[Literal["active", "superseded", "deleted"] | None, Query()] = None,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    cursor: Annotated[str | None, Query(max_length=4096)] = None,
+) -> dict[str, Any]:
+    page = memory_inbox.list_documents(
+        deps_of(router), caller_of(router), namespace, status=status, limit=limit, cursor=cursor
+    )
+    return {"documents": [document_view(d) for d in page.documents], "namespace": page.namespace, "cursor": page.cursor}
+
+
+@router.get("/v1/memory/documents/<doc_id>", responses=answers(200, DocumentView))
+def get_document(doc_id: str, derived: Annotated[bool, Query()] = False) -> dict[str, Any]:
+    document, cascade = memory_inbox.get_document(deps_of(router), caller_of(router), doc_id, derived=derived)
+    return document_view(document, cascade)
+
+
+@router.patch("/v1/memory/documents/<doc_id>", responses=answers(200, DocumentView))
+def patch_document(doc_id: str, body: DocumentPatch) -> dict[str, Any]:
+    document = memory_inbox.patch_document(
+        deps_of(router), caller_of(router), doc_id, content=body.content, tags=body.tags, status=body.status
+    )
+    return document_view(document)
+
+
+@router.get("/v1/memory/namespaces", responses=answers(200, NamespacesView))
+def list_namespaces() -> dict[str, Any]:
+    counts = memory_inbox.list_namespaces(deps_of(router), caller_of(router))
+    return {"namespaces": [{"namespace": name, **count} for name, count in counts.items()]}

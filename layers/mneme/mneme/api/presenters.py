@@ -12,7 +12,7 @@ from mneme.models.agent import Agent, Skill, Task
 from mneme.models.audit import AuditRecord
 from mneme.models.chat import Chat
 from mneme.models.common import GLOBAL_OWNER
-from mneme.models.memory import MemoryHit
+from mneme.models.memory import MemoryDocument, MemoryHit
 from mneme.models.privacy import ErasureState, ExportStatus
 from mneme.models.run import Run
 from mneme.models.user import Caller, UserSettings
@@ -66,9 +66,17 @@ def audit_view(record: AuditRecord) -> dict[str, Any]:
     return record.model_dump(mode="json", exclude={"record_id"})
 
 
+def hit_view(hit: MemoryHit) -> dict[str, Any]:
+    """A search hit: SPEC §10's fields, the lifecycle's (``class``, ``observed_at``, chunk links) and, in hybrid
+    mode, each leg's score (``vector_similarity``, ``keyword_score``)."""
+    body = hit.model_dump(mode="json")
+    body["class"] = body.pop("memory_class")
+    return body
+
+
 def search_view(hits: list[MemoryHit], access: ReadAccess) -> dict[str, Any]:
     return {
-        "hits": [hit.model_dump(mode="json") for hit in hits],
+        "hits": [hit_view(hit) for hit in hits],
         "namespaces": list(access.allowed),
         **({"message": access.message} if access.message else {}),
     }
@@ -81,3 +89,13 @@ def export_status_view(status: ExportStatus) -> dict[str, Any]:
 def erasure_answer(state: ErasureState) -> Any:
     """``DELETE /v1/me``: 200 with the receipt when the erasure is done, else 202 with its progress."""
     return json_response(200 if state.status == "done" else 202, state.receipt())
+
+
+def document_view(doc: MemoryDocument, derived: list[str] | None = None) -> dict[str, Any]:
+    """An entry as the inbox shows it: the lifecycle fields by their API names (``class``, ``status``,
+    ``recorded_at``), never the vector."""
+    body = doc.model_dump(mode="json", exclude={"memory_class", "deleted", "superseded", "content_hash"})
+    body |= {"class": doc.memory_class, "status": doc.status, "recorded_at": body["created_at"]}
+    if derived is not None:
+        body["derived"] = derived
+    return body

@@ -128,6 +128,13 @@ class MemoryHitView(_View):
     relevance: float
     created_at: str
     metadata: dict[str, Any]
+    class_: str = Field(alias="class")
+    observed_at: str | None
+    vector_similarity: float | None = Field(description="hybrid: the cosine of the vector leg, if in it")
+    keyword_score: float | None = Field(description="hybrid: the BM25 score of the keyword leg, if in it")
+    parent_id: str | None
+    chunk_index: int | None
+    chunk_count: int | None
 
 
 class SearchView(_View):
@@ -137,6 +144,43 @@ class SearchView(_View):
 
 class DocumentsView(_View):
     ids: list[str]
+
+
+class DocumentView(_View):
+    id: str
+    namespace: str
+    content: str
+    status: str = Field(description="active | superseded | deleted")
+    class_: str = Field(alias="class", description="episodic | semantic | preference | procedural | document")
+    authority: str | None = Field(description="user_directed | agent_initiated | extracted | auto_write")
+    observed_at: str | None
+    recorded_at: str
+    updated_at: str
+    superseded_by: str | None
+    tags: list[str]
+    metadata: dict[str, Any]
+    derived_from: list[str]
+    parent_id: str | None
+    chunk_index: int | None
+    chunk_count: int | None
+    derived: list[str] | None = Field(None, description="with ?derived=true: the ids a delete would cascade to")
+
+
+class DocumentPageView(_View):
+    documents: list[DocumentView]
+    namespace: str
+    cursor: str | None
+
+
+class NamespaceCountView(_View):
+    namespace: str
+    active: int
+    superseded: int
+    deleted: int
+
+
+class NamespacesView(_View):
+    namespaces: list[NamespaceCountView]
 
 
 class AuditRecordView(_View):

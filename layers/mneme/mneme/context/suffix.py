@@ -26,7 +26,7 @@ _SEPARATOR = "\n\n"
 
 def memory_entry(hit: MemoryHit, timezone: str) -> str:
     """One entry: the ``--- MEMORY ENTRY (...) ---`` line, a newline and the content."""
-    stored_on = iso_day(hit.created_at, timezone)
+    stored_on = iso_day(hit.observed_at or hit.created_at, timezone)  # when it was said, if known
     return f"--- MEMORY ENTRY (Stored on {stored_on}, Namespace: {hit.namespace}) ---\n{hit.content}"
 
 

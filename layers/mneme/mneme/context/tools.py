@@ -132,6 +132,11 @@ _DEFINITIONS = (
                     "maximum": MAX_TTL_SECONDS,
                     "description": "Optional lifetime in seconds (60 s to 10 years); the entry expires afterwards.",
                 },
+                "metadata": {
+                    "type": "object",
+                    "maxProperties": 16,
+                    "description": "Optional extra fields to keep with the entry (mneme's own keys are refused).",
+                },
             },
             ["content"],
         ),

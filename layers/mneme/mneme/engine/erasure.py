@@ -13,7 +13,8 @@ the last phase it finished when it is requested again or its job is redelivered.
    deleted for good from the memory store.
 4. **exports** — the user's export archives are deleted.
 5. **chats**, **runs** (events, requests, checkpoints, approval marks, outboxes, the idempotency records that
-   are derived run ids, the per-minute rate windows), **config** (settings, agents, tasks, skills, export records) are deleted.
+   are derived run ids, the per-minute rate windows), **config** (settings, agents, tasks, skills, export
+   records) are deleted.
 6. **audit** — an ``erasure`` record is appended to the user's chain and the ``detail`` of every earlier
    record is redacted (the records themselves are kept, and the chain still verifies).
 7. **verify** — the stores are listed again; anything found (written meanwhile by a run still in flight) is

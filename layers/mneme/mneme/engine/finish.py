@@ -53,6 +53,7 @@ def succeed(session: RunSession, output: str) -> None:
         user_input=state.user_text,
         output=output,
         injected_hit_ids=state.hit_ids,
+        model_spec=session.config.agent.model,
     )
     for warning in plan.warnings:
         session.recorder.warning(warning)

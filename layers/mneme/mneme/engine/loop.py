@@ -21,6 +21,7 @@ from mneme.engine.usage import charge
 from mneme.errors import RunAborted, ToolError
 from mneme.json_depth import too_deep_message, value_depth_exceeds
 from mneme.limits import MAX_IDENTICAL_TOOL_CALLS, MAX_TOOL_CALLS_PER_RUN
+from mneme.memory.ranking import rule_instructions
 from mneme.models.chat import ChatMessage, ReasoningMessage, TextMessage, ToolCallMessage, ToolResultMessage
 from mneme.models.run import RunStatus
 from mneme.ports import ModelResponse
@@ -51,6 +52,7 @@ def context_input(session: RunSession) -> ContextInput:
         history=state.history,
         continuation=state.turns,
         memory_hits=state.hits,
+        memory_instructions=rule_instructions(state.hits, session.memory.rules),
     )
 
 

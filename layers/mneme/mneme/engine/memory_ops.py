@@ -9,16 +9,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from mneme import telemetry
 from mneme.engine.audit import AuditTrail, cascade_records, denial_records
+from mneme.engine.memory_writes import chunked, new_document
 from mneme.errors import AuditWriteFailed, MemoryUnavailable, NotFound
 from mneme.memory.access import Denial, ReadAccess
+from mneme.memory.fusion import fuse, normalized_keyword
+from mneme.memory.limits import EmbeddingLimit, clip_query, limit_for
 from mneme.memory.ranking import Dropped, Ranked, k_for, rank_explained
 from mneme.memory.retention import MemoryRetention, is_expired
 from mneme.models.audit import AuditAction, AuditRecord
-from mneme.models.memory import MemoryClass, MemoryDocument, MemoryHit, default_class
+from mneme.models.memory import MemoryCandidate, MemoryDocument, MemoryHit
+from mneme.models.policy import DEFAULT_RETRIEVAL, Fusion, ResolvedPolicy, Retrieval
 from mneme.namespace_grammar import matches
 from mneme.ports import AuditLog, Clock, Embedder, MemoryStore
 
@@ -27,9 +32,25 @@ RecordFactory = Callable[..., list[AuditRecord]]
 
 @dataclass(frozen=True)
 class Ranking:
+    """How one search ranks: ``min_score`` / ``relative_cutoff`` None take the floors calibrated for the
+    embedding model and ``retrieval`` mode (:mod:`mneme.memory.limits`); they apply to the fused score."""
+
     top_k: int
-    min_score: float
-    relative_cutoff: float
+    min_score: float | None = None
+    relative_cutoff: float | None = None
+    retrieval: Retrieval = DEFAULT_RETRIEVAL
+    fusion: Fusion = "rrf"
+
+    @classmethod
+    def of(cls, policy: ResolvedPolicy, top_k: int | None = None) -> Ranking:
+        return cls(top_k or policy.top_k, policy.min_score, policy.relative_cutoff, policy.retrieval, policy.fusion)
+
+    def floors(self, model_id: str) -> tuple[float, float]:
+        calibrated = limit_for(model_id).floor(self.retrieval)
+        return (
+            calibrated[0] if self.min_score is None else self.min_score,
+            calibrated[1] if self.relative_cutoff is None else self.relative_cutoff,
+        )
 
 
 @dataclass(frozen=True)
@@ -41,6 +62,7 @@ class MemoryPorts:
     rules: Sequence[Any] = ()
     recency_decay: float = 0.05
     retention: MemoryRetention = field(default_factory=MemoryRetention)
+    hidden_ids: frozenset[str] = frozenset()  # deleted moments ago: a store may still show them (issue 11.4)
 
     def require(self) -> tuple[MemoryStore, Embedder]:
         if self.store is None or self.embedder is None:
@@ -48,9 +70,19 @@ class MemoryPorts:
         return self.store, self.embedder
 
     def embed_one(self, text: str) -> list[float]:
+        """A query's vector: cut to the model's input limit (a search never fails on its length)."""
         _, embedder = self.require()
-        vectors = embedder.embed([text])
+        vectors = embedder.embed([clip_query(text, limit_for(embedder.model_id))])
         return vectors[0]
+
+    def embed_content(self, text: str) -> list[float]:
+        """An entry's vector: never cut — content over the model's limit raises EmbeddingInputTooLong (413)."""
+        _, embedder = self.require()
+        return embedder.embed([text])[0]
+
+    @property
+    def model_id(self) -> str:
+        return self.embedder.model_id if self.embedder is not None else "unknown"
 
 
 def audit_denials(ports: MemoryPorts, records: RecordFactory, denied: Sequence[Denial], *, via: str) -> None:
@@ -131,15 +163,15 @@ def _search(
         if access.empty:
             return Ranked(hits=[], dropped=Dropped(), candidates=0)
         store, _ = ports.require()
-        query_vector = list(vector) if vector is not None else ports.embed_one(query)
         now = ports.clock.now()
-        candidates = store.search(query_vector, list(access.allowed), k_for(ranking.top_k), now=now)
+        candidates = retrieve(ports, store, access, query, ranking, vector=vector, now=now)
+        min_score, cutoff = ranking.floors(ports.model_id)
         ranked = rank_explained(
-            candidates,
+            [c for c in candidates if c.document.id not in ports.hidden_ids],
             now=now,
             top_k=ranking.top_k,
-            min_score=ranking.min_score,
-            relative_cutoff=ranking.relative_cutoff,
+            min_score=min_score,
+            relative_cutoff=cutoff,
             rules=ports.rules,
             recency_decay=ports.recency_decay,
         )
@@ -154,8 +186,37 @@ def _search(
             _append(ports.audit, pending)
 
 
-def hits_event(ranked: Ranked, access: ReadAccess, ranking: Ranking) -> dict[str, Any]:
-    """The fields of a ``memory_hits`` run event: each hit's scores, what was dropped and why, denials."""
+def retrieve(
+    ports: MemoryPorts,
+    store: MemoryStore,
+    access: ReadAccess,
+    query: str,
+    ranking: Ranking,
+    *,
+    vector: Sequence[float] | None,
+    now: datetime,
+) -> list[MemoryCandidate]:
+    """The candidates of one search: the vector leg, the keyword leg, or both fused (each leg filtered
+    inside its own query by the same granted namespaces and liveness)."""
+    patterns, k = list(access.allowed), k_for(ranking.top_k)
+    by_vector: list[MemoryCandidate] = []
+    by_keyword: list[MemoryCandidate] = []
+    if ranking.retrieval in ("vector", "hybrid"):
+        query_vector = list(vector) if vector is not None else ports.embed_one(query)
+        by_vector = store.search(query_vector, patterns, k, now=now)
+    if ranking.retrieval in ("keyword", "hybrid"):
+        by_keyword = store.keyword_search(query, patterns, k, now=now)
+    if ranking.retrieval == "vector":
+        return by_vector
+    if ranking.retrieval == "keyword":
+        return normalized_keyword(by_keyword)
+    return fuse(by_vector, by_keyword, method=ranking.fusion)[:k]
+
+
+def hits_event(ranked: Ranked, access: ReadAccess, ranking: Ranking, model_id: str = "unknown") -> dict[str, Any]:
+    """The fields of a ``memory_hits`` run event: each hit's scores, what was dropped and why (the floors in
+    force: the policy's or those calibrated for ``model_id``), denials."""
+    min_score, cutoff = ranking.floors(model_id)
     return {
         "count": len(ranked.hits),
         "namespaces": list(access.allowed),
@@ -173,8 +234,9 @@ def hits_event(ranked: Ranked, access: ReadAccess, ranking: Ranking) -> dict[str
         "dropped": ranked.dropped.as_dict(),
         "thresholds": {
             "top_k": ranking.top_k,
-            "min_score": ranking.min_score,
-            "relative_cutoff": ranking.relative_cutoff,
+            "min_score": min_score,
+            "relative_cutoff": cutoff,
+            "retrieval": ranking.retrieval,
         },
         "denied": [{"namespace": denial.namespace, "reason": denial.reason} for denial in access.denied],
     }
@@ -225,44 +287,14 @@ def audited_delete(
     return deleted
 
 
-def new_document(
-    doc_id: str,
-    namespace: str,
-    owner: str,
-    content: str,
-    *,
-    clock: Clock,
-    tags: Sequence[str] = (),
-    metadata: dict[str, Any] | None = None,
-    derived_from: Sequence[str] = (),
-    ttl_seconds: int | None = None,
-    memory_class: MemoryClass | None = None,
-    retention: MemoryRetention | None = None,
-) -> MemoryDocument:
-    """A new entry; its class defaults by its ``source``, and it expires by the earlier of ``ttl_seconds`` and
-    the deployment's retention for its class."""
-    import hashlib
-
-    now = clock.now()
-    meta = metadata or {}
-    cls = memory_class or default_class(meta.get("source"))
-    return MemoryDocument(
-        id=doc_id,
-        namespace=namespace,
-        owner_user_id=owner,
-        content=content,
-        content_hash=hashlib.sha256(content.encode()).hexdigest(),
-        tags=list(tags),
-        metadata=meta,
-        derived_from=list(derived_from),
-        created_at=now,
-        updated_at=now,
-        expires_at=(retention or MemoryRetention()).expires_at(now, cls, ttl_seconds),
-        memory_class=cls,
-    )
+def chunk_limit(ports: MemoryPorts) -> EmbeddingLimit:
+    if ports.embedder is None:
+        raise MemoryUnavailable("long-term memory is not configured")
+    return limit_for(ports.embedder.model_id)
 
 
 def write_documents(ports: MemoryPorts, documents: Sequence[MemoryDocument]) -> list[str]:
+    """Embed and store ``documents`` (already chunked); the stored ids in order."""
     store, embedder = ports.require()
     vectors = embedder.embed([doc.content for doc in documents])
     return store.put(list(zip(documents, vectors, strict=True)))
@@ -282,6 +314,7 @@ __all__ = [
     "Ranking",
     "audited_delete",
     "audited_write",
+    "chunked",
     "denial_records",
     "hits_event",
     "new_document",

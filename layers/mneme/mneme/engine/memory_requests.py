@@ -5,7 +5,9 @@ paths. ``via`` (``http`` or ``mcp``) says on every audit record which of the two
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any
 
 from mneme.engine import memory_ops
 from mneme.engine.audit import AuditTrail, request_trail
@@ -19,8 +21,10 @@ from mneme.memory.access import (
     http_search_access,
     http_write_access,
 )
+from mneme.memory.lifecycle import check_user_metadata
+from mneme.memory.policy import MemoryScope, resolved_rules
 from mneme.memory.retention import is_expired, memory_retention
-from mneme.models.memory import MemoryHit
+from mneme.models.memory import MemoryClass, MemoryHit
 from mneme.models.policy import ResolvedPolicy
 from mneme.models.user import Caller
 
@@ -31,13 +35,14 @@ class SearchResult:
     access: ReadAccess
 
 
-def _ports(deps: Deps) -> memory_ops.MemoryPorts:
+def _ports(deps: Deps, caller: Caller | None = None) -> memory_ops.MemoryPorts:
+    scope = MemoryScope(user_id=caller.user_id if caller else "", is_admin=bool(caller and caller.is_admin))
     return memory_ops.MemoryPorts(
         store=deps.memory,
         embedder=deps.embedder,
         audit=deps.audit,
         clock=deps.clock,
-        rules=deps.settings.namespace_rules,
+        rules=resolved_rules(ResolvedPolicy(), deps.settings.namespace_rules, scope),
         recency_decay=deps.settings.recency_decay,
         retention=memory_retention(deps.settings),
     )
@@ -55,17 +60,19 @@ def search_memory(
     top_k: int,
     *,
     via: str = "http",
+    options: dict[str, Any] | None = None,
 ) -> SearchResult:
     """Without namespaces: the caller's own scopes and global; with them, the security filter decides.
     Every denied namespace is audited, also when the request is refused for another one."""
-    ports, trail = _ports(deps), _trail(deps, caller)
+    ports, trail = _ports(deps, caller), _trail(deps, caller)
     try:
         access = http_search_access(caller.user_id, namespaces)
     except InvalidInput as exc:
         memory_ops.audit_denials(ports, trail.records, denials_of(exc), via=via)
         raise
-    defaults = ResolvedPolicy()
-    ranking = memory_ops.Ranking(top_k, defaults.min_score, defaults.relative_cutoff)
+    ranking = memory_ops.Ranking.of(ResolvedPolicy(), top_k)
+    if options:  # retrieval, fusion, min_score, relative_cutoff (validated by the request model)
+        ranking = replace(ranking, **options)
     hits = memory_ops.search(ports, trail.records, access, query, ranking, via=via)
     return SearchResult(hits, access)
 
@@ -79,9 +86,14 @@ def write_memory(
     tags: Sequence[str] = (),
     ttl_seconds: int | None = None,
     via: str = "http",
+    observed_at: datetime | None = None,
+    memory_class: MemoryClass | None = None,
+    metadata: dict[str, Any] | None = None,
 ) -> tuple[list[str], str]:
-    """Write one entry into a namespace the caller may write; answers its ids and the resolved namespace."""
-    ports, trail = _ports(deps), _trail(deps, caller)
+    """Write one entry into a namespace the caller may write; answers its ids (one per chunk of long
+    content, the first the entry's own) and the resolved namespace. Reserved metadata keys are a 400."""
+    ports, trail = _ports(deps, caller), _trail(deps, caller)
+    extra = check_user_metadata(metadata)
     try:
         target = http_write_access(namespace, caller.user_id, is_admin=caller.is_admin)
     except MemoryWriteForbidden as exc:
@@ -95,12 +107,22 @@ def write_memory(
         content,
         clock=deps.clock,
         tags=tags,
-        metadata={"source": via, "user_id": caller.user_id},
+        metadata={**extra, "source": via, "user_id": caller.user_id},
         ttl_seconds=ttl_seconds,
+        memory_class=memory_class,
+        authority="user_directed",
+        observed_at=observed_at,
         retention=ports.retention,
     )
+    documents = memory_ops.chunked(document, memory_ops.chunk_limit(ports))
     ids = memory_ops.audited_write(
-        ports, trail.records, "write", target, lambda: memory_ops.write_documents(ports, [document]), via=via
+        ports,
+        trail.records,
+        "write",
+        target,
+        lambda: memory_ops.write_documents(ports, documents),
+        via=via,
+        **({"chunks": len(documents)} if len(documents) > 1 else {}),
     )
     return ids, target
 
@@ -110,7 +132,7 @@ def delete_memory(
 ) -> list[str]:
     """Soft-delete an entry (and, by cascade, the entries derived from it); answers every id marked.
     An entry the caller may not delete is answered as not found."""
-    ports, trail = _ports(deps), _trail(deps, caller)
+    ports, trail = _ports(deps, caller), _trail(deps, caller)
     store, _ = ports.require()
     document = store.get(doc_id, namespace) if namespace else store.find(doc_id)
     if (

@@ -105,4 +105,8 @@ def _auto_inject(session: RunSession) -> None:
         session.recorder.warning("the memory read could not be audited, so its hits are not used")
         return
     state.hits = ranked.hits
-    session.recorder.event("memory_hits", via=via, **memory_ops.hits_event(ranked, access, session.ranking))
+    session.recorder.event(
+        "memory_hits",
+        via=via,
+        **memory_ops.hits_event(ranked, access, session.ranking, session.memory.model_id),
+    )

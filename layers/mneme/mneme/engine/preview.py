@@ -12,11 +12,29 @@ from mneme.engine.prepare import prepare
 from mneme.engine.recorder import Recorder
 from mneme.engine.session import RunSession
 from mneme.engine.state import LoopState
+from mneme.history import needs_compression
+from mneme.models.chat import Chat
 from mneme.models.requests import RunRequest
 from mneme.models.run import Run, RunStatus
 from mneme.models.user import Caller
 
 _NEVER = 10**12  # thresholds no chat reaches: the preview shows the stored summary, it never makes one
+SUMMARY_DUE = (
+    "this chat is past the rolling-summary threshold: the next run summarizes the older messages first, so the"
+    " model will see a new summary and the tail instead of the unsummarized part shown here"
+)
+
+
+def _would_summarize(chat: Chat, settings: Any) -> bool:
+    """Would the run's own thresholds compress this chat now (the preview itself never does)?"""
+    covers = chat.summary_covers if chat.summary else 0
+    local = max(0, min(covers - chat.first_seq, len(chat.messages)))
+    return needs_compression(
+        chat.messages,
+        local,
+        trigger_tokens=settings.summary_trigger_tokens,
+        trigger_messages=settings.summary_trigger_messages,
+    )
 
 
 def preview(deps: Deps, caller: Caller, request: RunRequest) -> dict[str, Any]:
@@ -52,6 +70,8 @@ def preview(deps: Deps, caller: Caller, request: RunRequest) -> dict[str, Any]:
     )
     assembled = assemble(context_input(session))
     warnings = [e.data["message"] for e in recorder.pending_events() if e.type == "warning"]
+    if chat is not None and _would_summarize(chat, deps.settings):
+        warnings.append(SUMMARY_DUE)
     return {
         "request": assembled.request,
         "memory_hits": [hit.model_dump(mode="json") for hit in state.hits],

@@ -19,7 +19,11 @@ from mneme.engine.recorder import Recorder
 from mneme.engine.session import RunSession
 from mneme.engine.state import LoopState, Outcome, load_state
 from mneme.engine.time_budget import TimeBudget
-from mneme.errors import Conflict, NotFound
+from mneme.errors import (
+    Conflict,
+    NotFound,
+)
+from mneme.memory.limits import clip_query, limit_for
 from mneme.memory.policy import apply_run_overrides, merge_policies
 from mneme.models.chat import Chat
 from mneme.models.requests import RunRequest
@@ -127,7 +131,7 @@ def _auto_injects(deps: Deps, config: RunConfig, request: RunRequest) -> bool:
 
 def _embed(deps: Deps, text: str) -> list[float]:
     assert deps.embedder is not None
-    return deps.embedder.embed([text])[0]
+    return deps.embedder.embed([clip_query(text, limit_for(deps.embedder.model_id))])[0]
 
 
 def _new_chat(deps: Deps, caller: Caller, request: RunRequest) -> Chat:

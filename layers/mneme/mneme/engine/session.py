@@ -12,7 +12,7 @@ from mneme.engine.memory_ops import MemoryPorts, Ranking
 from mneme.engine.recorder import Recorder
 from mneme.engine.state import LoopState
 from mneme.engine.time_budget import TimeBudget
-from mneme.memory.policy import MemoryScope
+from mneme.memory.policy import MemoryScope, resolved_rules
 from mneme.memory.retention import memory_retention
 from mneme.models.audit import AuditRecord
 from mneme.models.run import Run
@@ -50,21 +50,20 @@ class RunSession:
 
     @property
     def memory(self) -> MemoryPorts:
-        settings = self.deps.settings
+        settings, policy = self.deps.settings, self.state.policy
         return MemoryPorts(
             store=self.deps.memory,
             embedder=self.deps.embedder,
             audit=self.deps.audit,
             clock=self.deps.clock,
-            rules=settings.namespace_rules,
-            recency_decay=settings.recency_decay,
+            rules=resolved_rules(policy, settings.namespace_rules, self.scope),
+            recency_decay=settings.recency_decay if policy.recency_decay is None else policy.recency_decay,
             retention=memory_retention(settings),
         )
 
     @property
     def ranking(self) -> Ranking:
-        policy = self.state.policy
-        return Ranking(top_k=policy.top_k, min_score=policy.min_score, relative_cutoff=policy.relative_cutoff)
+        return Ranking.of(self.state.policy)
 
     def records(self, action: Any, namespaces: list[str | None], /, **detail: Any) -> list[AuditRecord]:
         return self.recorder.audit_records(action, namespaces, **detail)

@@ -15,9 +15,10 @@ from mneme.engine.audit import DENIAL_SAMPLE
 from mneme.engine.session import RunSession
 from mneme.engine.spans import in_tool_span
 from mneme.engine.tool_args import validate_arguments
-from mneme.errors import AuditWriteFailed, MnemeError, ToolError
+from mneme.errors import AuditWriteFailed, InvalidInput, MnemeError, PayloadTooLarge, ToolError
 from mneme.limits import MAX_NAMESPACE_CHARS
 from mneme.memory.access import Denial, MemoryToolDenied, denials_of, tool_search_access, tool_write_access
+from mneme.memory.lifecycle import check_user_metadata
 from mneme.models.chat import ToolCallMessage, ToolResultMessage
 from mneme.skills import activate_skill, skill_name_argument
 
@@ -132,10 +133,12 @@ def _memory_search(session: RunSession, args: dict[str, Any]) -> str:
         memory_ops.audit_denials(session.memory, session.records, denials_of(exc), via="tool")
         raise
     top_k = int(args.get("top_k") or session.state.policy.top_k)
-    ranking = memory_ops.Ranking(top_k, session.ranking.min_score, session.ranking.relative_cutoff)
+    ranking = memory_ops.Ranking.of(session.state.policy, top_k)
     query = "" if access.empty else args["query"]
     ranked = memory_ops.search_explained(session.memory, session.records, access, query, ranking, via="tool")
-    session.recorder.event("memory_hits", via="tool", **memory_ops.hits_event(ranked, access, ranking))
+    session.recorder.event(
+        "memory_hits", via="tool", **memory_ops.hits_event(ranked, access, ranking, session.memory.model_id)
+    )
     if access.empty:
         return access.message or "No authorized namespace was found."
     hits = ranked.hits
@@ -158,6 +161,10 @@ def _memory_search(session: RunSession, args: dict[str, Any]) -> str:
 
 def _memory_write(session: RunSession, args: dict[str, Any]) -> str:
     target = tool_write_access(session.state.policy, session.scope, "write", args.get("namespace"))
+    try:
+        extra = check_user_metadata(args.get("metadata"))
+    except InvalidInput as exc:
+        raise ToolError(exc.message, field="metadata") from exc
     run = session.run
     owner = "" if target.startswith("vector.global.") else run.user_id
     document = memory_ops.new_document(
@@ -168,6 +175,7 @@ def _memory_write(session: RunSession, args: dict[str, Any]) -> str:
         clock=session.deps.clock,
         tags=args.get("tags") or (),
         metadata={
+            **extra,
             "source": "tool",
             "agent_id": run.agent_id,
             "task_id": run.task_id,
@@ -178,13 +186,18 @@ def _memory_write(session: RunSession, args: dict[str, Any]) -> str:
         },
         ttl_seconds=int(args["ttl_seconds"]) if args.get("ttl_seconds") is not None else None,
         retention=session.memory.retention,
+        authority="agent_initiated",
     )
+    try:
+        documents = memory_ops.chunked(document, memory_ops.chunk_limit(session.memory))
+    except PayloadTooLarge as exc:
+        raise ToolError(exc.message, field="content") from exc
     ids = memory_ops.audited_write(
         session.memory,
         session.records,
         "write",
         target,
-        lambda: memory_ops.write_documents(session.memory, [document]),
+        lambda: memory_ops.write_documents(session.memory, documents),
         via="tool",
     )
     return json.dumps({"id": ids[0], "namespace": target})
@@ -195,7 +208,7 @@ def _memory_update(session: RunSession, args: dict[str, Any]) -> str:
     ports = session.memory
     memory_ops.require_document(ports, args["id"], target)
     content = args.get("content")
-    vector = ports.embed_one(content) if content else None
+    vector = ports.embed_content(content) if content else None
     store, _ = ports.require()
     memory_ops.audited_write(
         ports,

@@ -1,7 +1,12 @@
-"""The memory writer (SQS consumer, SPEC §1, §5.5): batch embedding + bulk indexing, partial failures.
+"""The memory writer (SQS consumer, SPEC §1, §5.5): embedding, consolidation, extraction, partial failures.
 
 A job's document id is its deterministic ``job_id`` and identical content in a namespace is refreshed, so a
 redelivered message never duplicates a memory. Only the items that failed are reported back to SQS.
+
+* ``raw`` jobs first: long content is chunked to the embedding model's size, every document is consolidated
+  (``engine.consolidate``: refresh a near-duplicate, supersede an updated fact) and audited with its decision.
+* ``extract`` jobs after them (``engine.extract_job``), each on its own: a failed extraction is retried or
+  dead-lettered alone; the run's raw entries are already stored.
 
 A job of a user whose data was erased (the privacy ledger's tombstone) is dropped when it was queued before
 the erasure finished: a write still in the queue, or redelivered later, never brings erased data back. When
@@ -12,36 +17,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC
 from typing import Any
 
 from mneme import observability
-from mneme.engine import memory_ops
-from mneme.engine.audit import AuditScope, AuditTrail
-from mneme.engine.deps import Deps
+from mneme.engine import extract_job, memory_ops
+from mneme.engine.consolidate import Decision, Recent, consolidate
+from mneme.engine.memory_writes import chunked
+from mneme.engine.writer_ports import WriterPorts, audit_decisions, queued_at
 from mneme.errors import MnemeError
-from mneme.memory.retention import MemoryRetention, memory_retention
+from mneme.memory.limits import limit_for
+from mneme.models.memory import Authority
 from mneme.models.privacy import ErasureState
-from mneme.ports import AuditLog, Clock, Embedder, MemoryStore, MemoryWriteJob
-from mneme.privacy_ports import PrivacyLedger
-
-
-@dataclass(frozen=True)
-class WriterPorts:
-    store: MemoryStore | None
-    embedder: Embedder | None
-    audit: AuditLog
-    clock: Clock
-    retention: MemoryRetention = field(default_factory=MemoryRetention)
-    ledger: PrivacyLedger | None = None  # the erasure tombstones (None: no erasure is ever checked)
-
-    @classmethod
-    def of(cls, deps: Deps) -> WriterPorts:
-        """The writer's ports out of a full composition (local mode drains its queue in-process)."""
-        return cls(
-            deps.memory, deps.embedder, deps.audit, deps.clock, memory_retention(deps.settings), deps.privacy_ledger
-        )
+from mneme.ports import MemoryWriteJob
 
 
 def parse_job(body: str) -> MemoryWriteJob:
@@ -63,12 +51,21 @@ def write_batch(ports: WriterPorts, records: Sequence[dict[str, Any]]) -> dict[s
     except MnemeError:  # the tombstones could not be read: retried later, never written blind
         failures += [message_id for message_id, _ in jobs]
         jobs = []
-    if jobs:
-        failures += _write(ports, jobs)
+    recent = Recent()  # what this batch wrote: consolidation sees it even where the store does not yet
+    raw = [(message_id, job) for message_id, job in jobs if job.kind != "extract"]
+    if raw:
+        failures += _write(ports, raw, recent)
+    for message_id, job in jobs:
+        if job.kind == "extract" and not extract_job.run(ports, job, recent):
+            failures.append(message_id)
     return {"batchItemFailures": [{"itemIdentifier": message_id} for message_id in failures if message_id]}
 
 
 def _document(ports: WriterPorts, job: MemoryWriteJob) -> Any:
+    source = job.metadata.get("source")
+    authority: Authority | None = None
+    if source in ("run_input", "run_output"):
+        authority = "auto_write"
     return memory_ops.new_document(
         job.job_id,
         job.namespace,
@@ -80,6 +77,7 @@ def _document(ports: WriterPorts, job: MemoryWriteJob) -> Any:
         derived_from=job.derived_from,
         ttl_seconds=job.ttl_seconds,
         retention=ports.retention,
+        authority=authority,
     )
 
 
@@ -89,7 +87,7 @@ def _writers(job: MemoryWriteJob) -> set[str]:
 
 def _erased(job: MemoryWriteJob, erasure: ErasureState) -> bool:
     """Queued before the erasure finished (or while it runs, or at an unknown time): its data is erased."""
-    queued = _queued_at(job)
+    queued = queued_at(job)
     if queued is not None and queued.tzinfo is None:
         queued = queued.replace(tzinfo=UTC)  # a time without zone is UTC (as every time mneme writes)
     return erasure.finished_at is None or queued is None or queued <= erasure.finished_at
@@ -109,66 +107,32 @@ def _not_erased(ports: WriterPorts, jobs: list[tuple[str, MemoryWriteJob]]) -> l
     return kept
 
 
-def _write(ports: WriterPorts, jobs: list[tuple[str, MemoryWriteJob]]) -> list[str]:
+def _write(ports: WriterPorts, jobs: list[tuple[str, MemoryWriteJob]], recent: Recent) -> list[str]:
+    """Store each job's documents (consolidated), one job at a time; the ids of the failed messages."""
     if ports.store is None or ports.embedder is None:
         return [message_id for message_id, _ in jobs]  # stays queued (then the DLQ), never dropped
-    documents = [_document(ports, job) for _, job in jobs]
-    try:
-        vectors = ports.embedder.embed([doc.content for doc in documents])
-        ports.store.put(list(zip(documents, vectors, strict=True)))
-        written = jobs
-        failed: list[str] = []
-    except MnemeError:
-        written, failed = _one_by_one(ports, jobs)
-    try:
-        _audit(ports, [job for _, job in written])
-    except MnemeError:
-        return failed + [message_id for message_id, _ in written]  # retried: the store refreshes, no duplicate
-    return failed
-
-
-def _one_by_one(
-    ports: WriterPorts, jobs: list[tuple[str, MemoryWriteJob]]
-) -> tuple[list[tuple[str, MemoryWriteJob]], list[str]]:
-    assert ports.store is not None and ports.embedder is not None
-    written: list[tuple[str, MemoryWriteJob]] = []
+    limit = limit_for(ports.embedder.model_id)
+    written: list[tuple[MemoryWriteJob, list[Decision]]] = []
     failed: list[str] = []
     for message_id, job in jobs:
         try:
-            document = _document(ports, job)
-            ports.store.put([(document, ports.embedder.embed([job.content])[0])])
-            written.append((message_id, job))
+            documents = chunked(_document(ports, job), limit)
+            vectors = ports.embedder.embed([doc.content for doc in documents])
+            threshold = job.duplicate_threshold or limit.duplicate_threshold
+            now = ports.clock.now()
+            decisions = [
+                consolidate(ports.store, doc, vector, threshold=threshold, now=now, recent=recent)
+                for doc, vector in zip(documents, vectors, strict=True)
+            ]
+            written.append((job, decisions))
         except MnemeError:
             failed.append(message_id)
-    return written, failed
-
-
-def _audit(ports: WriterPorts, jobs: list[MemoryWriteJob]) -> None:
-    """One ``write`` record per job, keyed by the job and timed when the run queued it: a redelivered job
-    builds the same record, stored once."""
-    records = []
-    for job in jobs:
-        meta = job.metadata
-        scope = AuditScope(
-            user_id=str(meta.get("user_id") or job.owner_user_id),
-            run_id=meta.get("run_id"),
-            root_run_id=meta.get("root_run_id"),
-            agent_id=meta.get("agent_id"),
-            task_id=meta.get("task_id"),
-            depth=int(meta.get("depth") or 0),
-        )
-        trail = AuditTrail(scope, key=job.job_id, clock=ports.clock, at=_queued_at(job))
-        records += trail.records(
-            "write", [job.namespace], via="auto_write", source=meta.get("source"), job_id=job.job_id
-        )
-    if records:
-        ports.audit.append(records)
-
-
-def _queued_at(job: MemoryWriteJob) -> datetime | None:
-    """When the run queued the job (its audit time, the same for every delivery)."""
-    value = job.metadata.get("queued_at")
     try:
-        return datetime.fromisoformat(value) if isinstance(value, str) else None
-    except ValueError:
-        return None
+        audit_decisions(ports, written)
+    except MnemeError:
+        ids = {job.job_id for job, _ in written}
+        return failed + [m for m, job in jobs if job.job_id in ids]  # retried: the store refreshes, no duplicate
+    return failed
+
+
+__all__ = ["WriterPorts", "audit_decisions", "parse_job", "write_batch"]

@@ -7,7 +7,7 @@ for anything else. Each run (master and every sub-agent) is planned with **its o
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from mneme.limits import AUTO_WRITE_MIN_INPUT_CHARS
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from mneme.memory.policy import MemoryScope
     from mneme.models.policy import ResolvedPolicy
 
-AutoWriteSource = Literal["run_input", "run_output"]
+AutoWriteSource = Literal["run_input", "run_output", "extract"]
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,7 @@ def plan_auto_write(
     user_input: str,
     output: str | None,
     injected_hit_ids: Sequence[str] = (),
+    model_spec: Any = None,  # the agent's model (a ModelSpec): extracts when the policy names none
 ) -> AutoWritePlan:
     """What to store after a run.
 
@@ -82,6 +83,23 @@ def plan_auto_write(
     if text_out:
         derived = tuple(dict.fromkeys(injected_hit_ids))
         jobs.append(_job(run_id, "run_output", namespace, owner, text_out, scope=scope, derived_from=derived))
+    strategies: list[str] = [name for name in policy.extraction if name != "raw"]
+    if strategies and text_in:  # after the raw entries, on its own: derived from them, deleted with them
+        raw_ids = [job.job_id for job in jobs]
+        extract = _job(run_id, "extract", namespace, owner, text_in, scope=scope, derived_from=raw_ids)
+        model = policy.extraction_model or model_spec
+        jobs.append(
+            replace(
+                extract,
+                kind="extract",
+                answer=text_out,
+                strategies=strategies,
+                model={"provider": model.provider, "model_id": model.model_id} if model else None,
+            )
+        )
+    threshold = policy.duplicate_threshold
+    if threshold is not None:
+        jobs = [replace(job, duplicate_threshold=threshold) for job in jobs]
     return AutoWritePlan(jobs=tuple(jobs))
 
 

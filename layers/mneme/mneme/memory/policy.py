@@ -18,9 +18,13 @@ from mneme.models.policy import MemoryPolicy, ResolvedPolicy
 from mneme.namespace_grammar import NamespaceError, resolve
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Iterable, Mapping, Sequence
 
-_LIST_FIELDS = frozenset({"read_namespaces", "tool_read_namespaces", "allowed_write_namespaces"})
+    from mneme.models.memory import NamespaceRule
+
+_LIST_FIELDS = frozenset(
+    {"read_namespaces", "tool_read_namespaces", "allowed_write_namespaces", "extraction", "namespace_rules"}
+)
 
 
 @dataclass(frozen=True)
@@ -121,3 +125,20 @@ def resolve_tool_namespace(pattern: str, values: Mapping[str, str | None]) -> st
         return resolve(pattern, values)
     except NamespaceError as exc:
         raise ToolError(f"namespace {pattern!r} cannot be used: {exc}", field="namespace") from exc
+
+
+def resolved_rules(
+    policy: ResolvedPolicy, deployment: Sequence[NamespaceRule], scope: MemoryScope
+) -> tuple[NamespaceRule, ...]:
+    """The namespace rules of a run: the policy's (else the deployment's), templates resolved strictly
+    with the run's values (``vector.user.${user_id}.*``); a rule whose pattern is unusable is dropped."""
+    rules = policy.namespace_rules if policy.namespace_rules is not None else tuple(deployment)
+    values = scope.template_values()
+    out: list[NamespaceRule] = []
+    for rule in rules:
+        try:
+            pattern = resolve(rule.pattern, values)
+        except NamespaceError:
+            continue
+        out.append(rule if pattern == rule.pattern else rule.model_copy(update={"pattern": pattern}))
+    return tuple(out)

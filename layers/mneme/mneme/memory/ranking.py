@@ -142,7 +142,7 @@ def rank_explained(
         score = relevance(
             candidate.similarity,
             doc.namespace,
-            doc.created_at,
+            doc.observed_at or doc.created_at,  # the age of what was said, when known
             now=now,
             rules=rules,
             recency_decay=recency_decay,
@@ -159,6 +159,13 @@ def rank_explained(
                 relevance=score,
                 created_at=doc.created_at,
                 metadata=dict(doc.metadata),
+                memory_class=doc.memory_class,
+                observed_at=doc.observed_at,
+                parent_id=doc.parent_id,
+                chunk_index=doc.chunk_index,
+                chunk_count=doc.chunk_count,
+                vector_similarity=candidate.vector_similarity,
+                keyword_score=candidate.keyword_score,
             )
         )
     scored.sort(key=lambda h: (-h.relevance, -h.similarity, -_aware(h.created_at).timestamp(), h.id))
@@ -183,3 +190,14 @@ def rank_explained(
         top_k=len(kept) - len(hits),
     )
     return Ranked(hits=hits, dropped=dropped, candidates=len(candidates))
+
+
+def rule_instructions(hits: Sequence[MemoryHit], rules: Sequence[NamespaceRule]) -> list[str]:
+    """The instruction of every rule that matches at least one hit, once per rule group (the same text of
+    several rules counts once), in rule order — shown to the model after the memory entries."""
+    shown: list[str] = []
+    for rule in rules:
+        text = (rule.instruction or "").strip()
+        if text and text not in shown and any(matches(rule.pattern, hit.namespace) for hit in hits):
+            shown.append(text)
+    return shown

@@ -8,6 +8,42 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 MemoryClass = Literal["episodic", "semantic", "preference", "procedural", "document"]
+MemoryStatus = Literal["active", "superseded", "deleted"]
+#: who decided an entry should exist: the user (HTTP, an inbox correction), the agent (a memory tool),
+#: the extraction model, or the automatic write after a run
+Authority = Literal["user_directed", "agent_initiated", "extracted", "auto_write"]
+
+#: metadata keys mneme sets itself; a user (HTTP) or a model (memory tools) may not set them
+RESERVED_METADATA_KEYS = frozenset(
+    {
+        "source",
+        "agent_id",
+        "task_id",
+        "chat_id",
+        "user_id",
+        "session_id",
+        "run_id",
+        "root_run_id",
+        "depth",
+        "queued_at",
+        "status",
+        "superseded_by",
+        "observed_at",
+        "recorded_at",
+        "updated_at",
+        "class",
+        "memory_class",
+        "authority",
+        "derived_from",
+        "parent_id",
+        "chunk_index",
+        "chunk_count",
+        "sources",
+        "extraction",
+        "subject",
+        "refreshed",
+    }
+)
 
 
 def default_class(source: str | None) -> MemoryClass:
@@ -46,6 +82,19 @@ class MemoryDocument(BaseModel):
     deleted: bool = False
     superseded: bool = False
     memory_class: MemoryClass = "semantic"  # shown as "class" in the API
+    authority: Authority | None = None  # None on entries written before the lifecycle fields existed
+    observed_at: datetime | None = None  # when the fact was true or said (None: when it was recorded)
+    superseded_by: str | None = None  # the entry that replaced this one
+    parent_id: str | None = None  # a chunk's first chunk (long content is stored as several entries)
+    chunk_index: int | None = None
+    chunk_count: int | None = None
+
+    @property
+    def status(self) -> MemoryStatus:
+        """``deleted`` wins over ``superseded``; the stores keep the two flags (their filters use them)."""
+        if self.deleted:
+            return "deleted"
+        return "superseded" if self.superseded else "active"
 
 
 class MemoryCandidate(BaseModel):
@@ -53,6 +102,8 @@ class MemoryCandidate(BaseModel):
 
     document: MemoryDocument
     similarity: float
+    vector_similarity: float | None = None  # hybrid: the cosine of the vector leg (None: not in it)
+    keyword_score: float | None = None  # hybrid: the BM25 score of the keyword leg (None: not in it)
 
 
 class MemoryHit(BaseModel):
@@ -63,7 +114,14 @@ class MemoryHit(BaseModel):
     id: str
     namespace: str
     content: str
-    similarity: float
+    similarity: float  # the cosine (vector), the fused score (hybrid) or BM25 / best BM25 (keyword)
     relevance: float
     created_at: datetime
     metadata: dict[str, Any] = Field(default_factory=dict)
+    vector_similarity: float | None = None
+    keyword_score: float | None = None
+    memory_class: MemoryClass = "semantic"
+    observed_at: datetime | None = None
+    parent_id: str | None = None  # set on a chunk of long content: its first chunk's id
+    chunk_index: int | None = None
+    chunk_count: int | None = None

@@ -7,10 +7,11 @@ defaulted policy a run uses (see :func:`mneme.memory.policy.merge_policies`).
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
+from mneme.models.memory import NamespaceRule
 from mneme.namespace_grammar import NamespaceError, validate_pattern
 
 Pattern = Annotated[str, StringConstraints(min_length=1, max_length=512)]
@@ -18,6 +19,20 @@ PatternList = Annotated[list[Pattern], Field(max_length=32)]
 
 DEFAULT_READ_NAMESPACES: tuple[str, ...] = ("vector.agent.${user_id}.memory", "vector.user.${user_id}.memory")
 DEFAULT_WRITE_NAMESPACE = "vector.agent.${user_id}.memory"
+Retrieval = Literal["vector", "hybrid", "keyword"]
+Fusion = Literal["rrf", "score"]
+Extraction = Literal["raw", "facts", "preferences", "summary"]
+DEFAULT_RETRIEVAL: Retrieval = "hybrid"  # the winner of bench/memory_quality.py (docs/performance.md)
+DEFAULT_DUPLICATE_THRESHOLD = 0.92
+
+
+class ExtractionModel(BaseModel):
+    """The model that extracts facts / preferences / summaries (default: the agent's own model)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    provider: Annotated[str, StringConstraints(min_length=1, max_length=64)]
+    model_id: Annotated[str, StringConstraints(min_length=1, max_length=256)]
 
 
 class MemoryPolicy(BaseModel):
@@ -34,6 +49,21 @@ class MemoryPolicy(BaseModel):
     allow_tool_write: bool | None = None
     allow_tool_delete: bool | None = None
     allowed_write_namespaces: PatternList | None = None
+    # issue 13: retrieval, consolidation, extraction, rules and recency are per agent / task configuration
+    retrieval: Retrieval | None = None
+    fusion: Fusion | None = None
+    duplicate_threshold: Annotated[float, Field(gt=0, le=1)] | None = None
+    extraction: Annotated[list[Extraction], Field(max_length=4)] | None = None
+    extraction_model: ExtractionModel | None = None
+    namespace_rules: Annotated[list[NamespaceRule], Field(max_length=32)] | None = None
+    recency_decay: Annotated[float, Field(ge=0, le=10)] | None = None
+
+    @field_validator("namespace_rules")
+    @classmethod
+    def _rules(cls, value: list[NamespaceRule] | None) -> list[NamespaceRule] | None:
+        for rule in value or []:
+            _check(rule.pattern)
+        return value
 
     @field_validator("read_namespaces", "tool_read_namespaces", "allowed_write_namespaces")
     @classmethod
@@ -78,10 +108,17 @@ class ResolvedPolicy(BaseModel):
     read_namespaces: tuple[str, ...] = DEFAULT_READ_NAMESPACES
     tool_read_namespaces: tuple[str, ...] = ()
     top_k: int = 5
-    min_score: float = 0.4
-    relative_cutoff: float = 0.7
+    min_score: float | None = None  # None: the floor calibrated for the embedding model and retrieval mode
+    relative_cutoff: float | None = None  # None: calibrated likewise (mneme.memory.limits)
     allow_write: bool = False
     write_namespace: str = DEFAULT_WRITE_NAMESPACE
     allow_tool_write: bool = False
     allow_tool_delete: bool = False
     allowed_write_namespaces: tuple[str, ...] = ()
+    retrieval: Retrieval = DEFAULT_RETRIEVAL
+    fusion: Fusion = "rrf"
+    duplicate_threshold: float | None = None  # None: 0.92, or the model's calibrated threshold
+    extraction: tuple[Extraction, ...] = ("raw",)
+    extraction_model: ExtractionModel | None = None
+    namespace_rules: tuple[NamespaceRule, ...] | None = None  # None: the deployment's (settings)
+    recency_decay: float | None = None  # None: the deployment's (settings)

@@ -6,13 +6,14 @@ Extra fields are ignored: a ``user_id`` or ``owner`` in a body never counts (the
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from datetime import datetime
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
 from mneme.errors import PayloadTooLarge
 from mneme.limits import (
-    MAX_DOCUMENT_CHARS,
+    DOCUMENT_BODY_CHARS,
     MAX_NAMESPACE_CHARS,
     MAX_NAMESPACES_PER_SEARCH,
     MAX_QUERY_CHARS,
@@ -34,7 +35,8 @@ from mneme.models.agent import (
 from mneme.models.budget import Budget
 from mneme.models.common import Identifier, Label, LongText, ShortText, Slug, TopK
 from mneme.models.mcp import McpServer, check_servers
-from mneme.models.policy import MemoryPolicy
+from mneme.models.memory import MemoryClass
+from mneme.models.policy import Fusion, MemoryPolicy, Retrieval
 from mneme.models.run import ToolApproval
 
 #: the model providers an agent may be saved with (SPEC §2)
@@ -157,15 +159,33 @@ class SearchBody(_Body):
     query: Annotated[str, StringConstraints(min_length=1, max_length=MAX_QUERY_CHARS)]
     namespaces: Annotated[list[NamespaceText], Field(max_length=MAX_NAMESPACES_PER_SEARCH)] | None = None
     top_k: TopK = 5
+    retrieval: Retrieval | None = None  # default: the deployment's (hybrid)
+    fusion: Fusion | None = None
+    min_score: Annotated[float, Field(ge=0, le=10)] | None = None  # default: calibrated per model and mode
+    relative_cutoff: Annotated[float, Field(ge=0, le=1)] | None = None
+
+
+Tags = Annotated[
+    list[Annotated[str, StringConstraints(min_length=1, max_length=MAX_TAG_CHARS)]], Field(max_length=MAX_TAGS)
+]
 
 
 class DocumentBody(_Body):
     namespace: NamespaceText
-    content: Annotated[str, StringConstraints(min_length=1, max_length=MAX_DOCUMENT_CHARS)]
-    tags: Annotated[
-        list[Annotated[str, StringConstraints(min_length=1, max_length=MAX_TAG_CHARS)]], Field(max_length=MAX_TAGS)
-    ] = []
+    content: Annotated[str, StringConstraints(min_length=1, max_length=DOCUMENT_BODY_CHARS)]
+    tags: Tags = []
     ttl_seconds: Annotated[int, Field(ge=MIN_TTL_SECONDS, le=MAX_TTL_SECONDS)] | None = None
+    observed_at: datetime | None = None  # when it was true or said (default: now)
+    memory_class: MemoryClass | None = Field(None, alias="class")
+    metadata: Annotated[dict[str, Any], Field(max_length=32)] = {}  # reserved keys are refused (400)
+
+
+class DocumentPatch(_Body):
+    """``PATCH /v1/memory/documents/{id}``: confirm or correct an entry (at least one field)."""
+
+    content: Annotated[str, StringConstraints(min_length=1, max_length=DOCUMENT_BODY_CHARS)] | None = None
+    tags: Tags | None = None
+    status: Literal["active", "superseded"] | None = None
 
 
 class DeleteDocumentBody(_Body):
