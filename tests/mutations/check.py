@@ -116,17 +116,15 @@ MUTANTS = (
     Mutant(
         "cutoff-on-similarity",
         "memory/ranking.py",
-        "floor = unique[0].relevance * relative_cutoff\n"
-        "        unique = [hit for hit in unique if hit.relevance >= floor]",
-        "floor = unique[0].similarity * relative_cutoff\n"
-        "        unique = [hit for hit in unique if hit.similarity >= floor]",
+        "floor = kept[0].relevance * relative_cutoff\n        kept = [hit for hit in kept if hit.relevance >= floor]",
+        "floor = kept[0].similarity * relative_cutoff\n        kept = [hit for hit in kept if hit.similarity >= floor]",
         RANKING,
     ),
     Mutant(
         "cutoff-floor-from-similarity",
         "memory/ranking.py",
-        "floor = unique[0].relevance * relative_cutoff",
-        "floor = unique[0].similarity * relative_cutoff",
+        "floor = kept[0].relevance * relative_cutoff",
+        "floor = kept[0].similarity * relative_cutoff",
         RANKING,
     ),
     Mutant(
