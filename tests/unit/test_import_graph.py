@@ -26,6 +26,7 @@ MNEME_LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "mneme.observability",
             "mneme.telemetry",
             "mneme.json_depth",
+            "mneme.schema_refs",
         ),
     ),
     ("models", ("mneme.models",)),

@@ -295,3 +295,32 @@ def test_a_reasoning_budget_below_1024_is_refused(api) -> None:
 def test_an_agent_with_an_available_provider_is_saved(api) -> None:
     reply = api.put("/v1/agents/claude", {"label": "Claude", "model": {"provider": "bedrock", "model_id": "m"}})
     assert reply.status == 200 and reply.body["model"]["provider"] == "bedrock"
+
+
+def test_an_external_tool_schema_with_a_remote_ref_is_a_400_naming_it(api: Api, world) -> None:
+    # Given a tool schema whose $ref points outside itself (a validator compiling it would fetch the URL)
+    tool = {
+        "name": "lookup",
+        "description": "looks things up",
+        "function_arn": "arn:aws:lambda:us-east-1:123456789012:function:lookup",
+        "input_schema": {"type": "object", "properties": {"q": {"$ref": "http://169.254.169.254/latest/meta-data/"}}},
+    }
+    reply = api.put("/v1/agents/fetcher", {**AGENT, "external_tools": [tool]})
+    # Then the agent is refused with the field named, and nothing is stored
+    assert reply.status == 400 and "external_tools" in reply.body["field"], reply.text
+    assert "$ref" in reply.body["message"]
+    assert world.deps.config.get_agent("alice", "fetcher") is None
+
+
+def test_a_local_ref_inside_the_schema_is_accepted(api: Api) -> None:
+    tool = {
+        "name": "lookup",
+        "description": "looks things up",
+        "function_arn": "arn:aws:lambda:us-east-1:123456789012:function:lookup",
+        "input_schema": {
+            "type": "object",
+            "$defs": {"q": {"type": "string"}},
+            "properties": {"q": {"$ref": "#/$defs/q"}},
+        },
+    }
+    assert api.put("/v1/agents/fetcher", {**AGENT, "external_tools": [tool]}).status == 200

@@ -38,6 +38,7 @@ from mneme.limits import (
 from mneme.models.chat import ToolCallMessage
 from mneme.models.mcp import McpServer, McpTool, offered_name
 from mneme.ports import McpEndpoint, McpToolInfo, OAuthClientCredentials
+from mneme.schema_refs import has_remote_ref
 
 _TOOL_NAME = re.compile(TOOL_NAME_PATTERN)
 _HEADER_SAFE = "".join(chr(c) for c in range(0x21, 0x7F) if chr(c) not in "%")
@@ -185,24 +186,13 @@ def _usable_schema(schema: Any) -> dict[str, Any] | None:
         return None
     usable: dict[str, Any] = {"type": "object", **schema}
     text = json.dumps(usable, sort_keys=True, ensure_ascii=False)
-    if len(text) > MCP_MAX_SCHEMA_CHARS or _remote_ref(usable):
+    if len(text) > MCP_MAX_SCHEMA_CHARS or has_remote_ref(usable):
         return None
     try:
         check_schema(usable)
     except ToolError:
         return None
     return usable
-
-
-def _remote_ref(value: Any) -> bool:
-    if isinstance(value, dict):
-        ref = value.get("$ref")
-        if isinstance(ref, str) and not ref.startswith("#"):
-            return True
-        return any(_remote_ref(item) for item in value.values())
-    if isinstance(value, list):
-        return any(_remote_ref(item) for item in value)
-    return False
 
 
 def find(session: RunSession, name: str) -> McpTool | None:

@@ -8,13 +8,17 @@ from functools import lru_cache
 from typing import Any
 
 from mneme.errors import ToolError
+from mneme.schema_refs import has_remote_ref
 
 
 @lru_cache(maxsize=256)
 def _compiled(schema_json: str) -> Callable[[Any], Any]:
     import fastjsonschema
 
-    validator: Callable[[Any], Any] = fastjsonschema.compile(json.loads(schema_json))
+    schema = json.loads(schema_json)
+    if has_remote_ref(schema):  # fastjsonschema would fetch it (urlopen) while compiling: never
+        raise fastjsonschema.JsonSchemaDefinitionException("a $ref outside the schema is not allowed")
+    validator: Callable[[Any], Any] = fastjsonschema.compile(schema)
     return validator
 
 

@@ -12,6 +12,7 @@ from mneme.models.budget import Budget
 from mneme.models.common import Identifier, Label, LongText, ShortText, Slug
 from mneme.models.mcp import McpServer, check_servers
 from mneme.models.policy import MemoryPolicy
+from mneme.schema_refs import has_remote_ref
 
 InternalTool = Literal["memory-search", "memory-write", "memory-update", "memory-delete", "delegate-to-agent"]
 INTERNAL_TOOLS: tuple[str, ...] = (
@@ -132,6 +133,8 @@ class ExternalTool(BaseModel):
     def _schema_is_object(cls, value: dict[str, Any]) -> dict[str, Any]:
         if value.get("type", "object") != "object":
             raise ValueError("input_schema must describe a JSON object (type: object)")
+        if has_remote_ref(value):
+            raise ValueError("input_schema may use $ref only inside itself ('#/...'): a remote one would be fetched")
         return value
 
 
