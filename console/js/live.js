@@ -17,7 +17,7 @@ const sleep = (ms, signal) => new Promise((resolve) => {
 /**
  * Follow a resource: `load()` resolves to a snapshot; `onUpdate(snapshot)` is called after each load;
  * following ends when `done(snapshot)` is true or the returned function is called.
- * `watch(cursor, waitSeconds, signal)` resolves to `{events, cursor}` (the long-poll); without it, it polls.
+ * `watch(cursor, waitSeconds, signal, limit)` resolves to `{events, cursor}` (the long-poll); without it, it polls.
  * `wait` is the long-poll's wait in seconds, or a function returning it (read before each request).
  */
 export function follow(load, onUpdate, {

@@ -120,7 +120,7 @@ export async function traceView(rootParam, selectedParam) {
     stop = follow(load, update, { interval: 1000, done, watch, wait, onError: (error) => { liveNote.textContent = `Could not update: ${error.message}`; } });
   }
 
-  update(await load()); // the first load fails the view (e.g. 404) instead of polling an unknown run
+  update(await load()); // the first load fails the view (e.g. 404) instead of following an unknown run
   if (rootId !== rootParam) history.replaceState(null, "", href(rootId, selected));
   if (!done(snapshot)) restart();
   return { node, leave: () => stop && stop() };
