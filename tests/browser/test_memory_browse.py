@@ -68,6 +68,7 @@ def test_a_namespace_is_browsed_and_a_delete_names_its_cascade_before_it_is_conf
     panel = page.locator("[data-section=memory-entry]")
     expect(panel.get_by_test_id("entry-content")).to_have_text("The Apollo review is due on March 15.")
     expect(panel.get_by_test_id("derived")).to_contain_text(derived)
+    assert "null" not in panel.inner_text()  # an absent field is not written out as "null"
     # And Delete shows the cascade BEFORE anything is deleted
     panel.get_by_role("button", name="Delete…").click()
     expect(panel.get_by_test_id("cascade-ids").locator("li")).to_have_text([derived])

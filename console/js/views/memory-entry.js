@@ -86,7 +86,7 @@ export function entryPanel({ onDeleted }) {
     const actions = h("div", { class: "actions" });
     actions.append(h("button", { type: "button", class: "danger", dataset: { key: "delete" }, "aria-describedby": "me-cascade-h",
       onclick: () => { if (!node.querySelector("[data-testid=cascade]")) actions.after(confirmation(entry, derived, status)); node.querySelector("[data-key=confirm-delete]").focus(); } }, "Delete…"));
-    clear(node).append(
+    clear(node).append(...[
       h("h2", { id: "me-h", tabindex: "-1" }, "Memory entry ", h("span", { class: "mono" }, entry.id)),
       h("pre", { class: "panel", dataset: { testid: "entry-content" } }, entry.content),
       facts(entry),
@@ -94,7 +94,7 @@ export function entryPanel({ onDeleted }) {
       h("h3", { id: "me-cascade-h" }, `A delete cascades to ${derived.length} derived entr${derived.length === 1 ? "y" : "ies"}`),
       derived.length ? h("ul", { dataset: { testid: "derived" } }, derived.map((d) => h("li", {}, idButton(d, show, "Open derived memory entry")))) : null,
       Object.keys(entry.metadata || {}).length ? h("details", {}, h("summary", {}, "Metadata"), json(entry.metadata)) : null,
-      actions, status);
+      actions, status].filter(Boolean)); // Element.append would write a null as text
     node.querySelector("h2").focus();
   }
 

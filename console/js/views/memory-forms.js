@@ -44,7 +44,7 @@ export function searchForm({ open, changed }) {
     if (namespaces.length) body.namespaces = namespaces;
     try {
       const found = await post("/v1/memory/search", body);
-      clear(results).append(
+      clear(results).append(...[
         h("p", { class: "muted" }, `${found.hits.length} hit(s) · searched ${found.namespaces.join(", ") || "nothing"}${found.message ? ` · ${found.message}` : ""}`),
         found.hits.length ? resultsTable(found.hits, async (hit, button) => {
           button.disabled = true;
@@ -59,7 +59,7 @@ export function searchForm({ open, changed }) {
             button.disabled = false;
             showError(form, error);
           }
-        }, open) : null);
+        }, open) : null].filter(Boolean));
     } catch (error) {
       clear(results);
       showError(form, error);
