@@ -175,4 +175,6 @@ def test_the_cancel_control_and_the_memory_entry_panel_are_labelled_and_legible(
     expect(page.get_by_test_id("cascade")).to_be_visible()
     expect(page.get_by_role("button", name="Delete 1 entry")).to_be_focused()  # the keyboard lands on the choice
     checked["memory"] = (page.evaluate(UNLABELLED), page.evaluate(LOW_CONTRAST))
+    alice.call("DELETE", f"/v1/memory/documents/{written['ids'][0]}", expect=204)  # alice's later traces stay tidy
+    alice.call("POST", f"/v1/runs/{run_id}/cancel", {}, expect=200)
     assert checked == {"cancel": ([], []), "memory": ([], [])}

@@ -34,12 +34,15 @@ export function browseSection({ open }) {
   let namespace = null;
   let cursors = [null]; // cursors[i] opens page i
   let index = 0;
+  let asked = 0; // the newest request: an older answer that arrives late is dropped
 
   async function showPage(at) {
     clearErrors(form);
     const data = new FormData(form);
+    const mine = ++asked;
     try {
       const page = await get(`/v1/memory/documents${query({ namespace, status: data.get("status"), limit: data.get("limit"), cursor: cursors[at] })}`);
+      if (mine !== asked) return;
       index = at;
       if (page.cursor) cursors[at + 1] = page.cursor;
       else cursors.length = at + 1;
@@ -50,7 +53,7 @@ export function browseSection({ open }) {
         h("span", { dataset: { testid: "entries-page" } }, `Page ${at + 1}`),
         h("button", { type: "button", class: "secondary", disabled: !page.cursor, onclick: () => showPage(at + 1) }, "Older →"));
     } catch (error) {
-      showError(form, error);
+      if (mine === asked) showError(form, error);
     }
   }
 
