@@ -114,9 +114,13 @@ def test_entries_are_paged_with_the_cursor_and_filtered_by_status(console: Conso
     page.get_by_role("button", name=f"Browse {namespace}").click()
     form = page.locator("[data-form=memory-browse]")
     # When she asks for one a page
-    form.get_by_label("Per page").fill("1")
-    form.get_by_role("button", name="Show").click()
     table = page.get_by_test_id("memory-entries")
+    expect(table.locator("tbody tr")).to_have_count(2)  # the first page, 25 a page
+    per_page = form.get_by_label("Per page")
+    per_page.fill("1")
+    with page.expect_response(lambda r: "/v1/memory/documents?" in r.url and "limit=1" in r.url) as answer:
+        per_page.press("Enter")  # the keyboard submits the form
+    assert answer.value.status == 200, answer.value.text()
     # Then the cursor walks the two live entries, newest first, and stops
     expect(table.locator("tbody tr")).to_have_attribute("data-memory", ids[2])
     older = page.get_by_role("button", name="Older →")
