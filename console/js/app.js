@@ -13,7 +13,7 @@ import { traceView } from "./views/trace.js";
 
 const main = document.getElementById("main");
 let config = null;
-let leave = null; // the current view's clean-up (stops live polling)
+let leave = null; // the current view's clean-up (stops following a live run)
 let generation = 0; // the newest route(); an older one that finishes late is dropped
 
 const ROUTES = [
@@ -33,7 +33,7 @@ function markNav(section) {
   }
 }
 
-/** End the current view (its live polling) and make any view still loading drop its result. */
+/** End the current view (its live following) and make any view still loading drop its result. */
 function stopView() {
   generation += 1;
   if (leave) leave();

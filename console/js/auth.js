@@ -45,6 +45,12 @@ export function session() {
   return current;
 }
 
+/** Seconds until the session's token expires (Infinity when it does not say). */
+export function secondsLeft() {
+  const current = session();
+  return current && current.expires_at ? (current.expires_at - Date.now()) / 1000 : Infinity;
+}
+
 /** The signed-in user's id (the token's `sub`), or null. */
 export function userId() {
   const current = session();

@@ -83,6 +83,14 @@ export function number(n) {
   return typeof n === "number" ? n.toLocaleString("en-US") : "–";
 }
 
+/** US dollars: "$0" for nothing, 3 significant digits below a cent, else 4 decimals. */
+export function usd(n) {
+  if (typeof n !== "number" || !Number.isFinite(n)) return "–";
+  if (n === 0) return "$0";
+  if (n < 0.000001) return "< $0.000001";
+  return n < 0.01 ? `$${n.toPrecision(3)}` : `$${n.toFixed(4)}`;
+}
+
 export function duration(fromIso, toIso) {
   if (!fromIso || !toIso) return "–";
   const ms = new Date(toIso) - new Date(fromIso);

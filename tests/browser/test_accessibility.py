@@ -9,6 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import Console
+from tests.browser.waiting import careful_agent, waiting_run
 from tests.functional.local.support import Client, LocalServer
 
 VIEWS = ["#/runs", "#/agents", "#/agents/new", "#/skills/new", "#/preview", "#/memory", "#/audit"]
@@ -155,3 +156,25 @@ def test_the_console_is_light(server: LocalServer) -> None:
     total = sum(p.stat().st_size for p in files)
     assert total < 150_000, f"{total} bytes in {len(files)} files"
     assert all(server.request("GET", "/console/" + p.relative_to(CONSOLE_DIR).as_posix()).status == 200 for p in files)
+
+
+def test_the_cancel_control_and_the_memory_entry_panel_are_labelled_and_legible(
+    signed_in: Console, alice: Client
+) -> None:
+    # the parts that only show in a state: a run in progress (cancel), an entry opened with its delete asked
+    page = signed_in.page
+    run_id = waiting_run(alice, careful_agent(alice), "/search Is this legible?")
+    written = alice.call("POST", "/v1/memory/documents", {"namespace": "vector.user.alice.a11y", "content": "legible"})
+    page.goto(f"{signed_in.base}/#/runs/{run_id}")
+    expect(page.get_by_role("button", name="Cancel the run")).to_be_visible()
+    checked = {"cancel": (page.evaluate(UNLABELLED), page.evaluate(LOW_CONTRAST))}
+    page.goto(f"{signed_in.base}/#/memory")
+    page.get_by_role("button", name="Browse vector.user.alice.a11y").click()
+    page.get_by_role("button", name=f"Open memory entry {written['ids'][0]}").click()
+    page.get_by_role("button", name="Delete…").click()
+    expect(page.get_by_test_id("cascade")).to_be_visible()
+    expect(page.get_by_role("button", name="Delete 1 entry")).to_be_focused()  # the keyboard lands on the choice
+    checked["memory"] = (page.evaluate(UNLABELLED), page.evaluate(LOW_CONTRAST))
+    alice.call("DELETE", f"/v1/memory/documents/{written['ids'][0]}", expect=204)  # alice's later traces stay tidy
+    alice.call("POST", f"/v1/runs/{run_id}/cancel", {}, expect=200)
+    assert checked == {"cancel": ([], []), "memory": ([], [])}

@@ -129,3 +129,13 @@ def test_an_audit_filter_on_an_unknown_run_is_reported(console: Console, server:
     form.get_by_label("Run id").fill("no-such-run")
     form.get_by_role("button", name="Show").click()
     expect(form.locator(".field-error")).to_contain_text("404")
+
+
+def test_a_search_without_hits_says_so_and_nothing_else(console: Console, server: LocalServer) -> None:
+    _user(server, console, "#/memory")  # a fresh user: no memory at all
+    search = console.page.locator("[data-form=memory-search]")
+    search.get_by_label("Query").fill("Anything at all?")
+    search.get_by_role("button", name="Search").click()
+    results = console.page.locator("[data-form=memory-search] + div")
+    expect(results).to_contain_text("0 hit(s)")
+    assert "null" not in results.inner_text()

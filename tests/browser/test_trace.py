@@ -1,5 +1,6 @@
 """The run trace view: the delegation tree, the child's request laid out by part, memory hits, tool calls,
-approvals answered in place, the rolling summary marked, and live updates while a run is in progress."""
+approvals answered in place, the rolling summary marked, and a token that expires while a run is followed.
+Following a run by long-poll and cancelling it: test_trace_live.py, test_trace_cancel.py."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import uuid
 from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import Console
+from tests.browser.waiting import careful_agent, waiting_run
 from tests.functional.local.support import Client, LocalServer
 
 CLAUDE = "anthropic.claude-3-7-sonnet-20250219-v1:0"  # a model that takes cache points (answered offline here)
@@ -63,6 +65,21 @@ def test_a_delegating_run_started_in_the_console_shows_its_tree_and_the_childs_r
     expect(child).to_contain_text(sub)
     expect(child).to_contain_text("succeeded", timeout=45_000)
     expect(tree.locator("button[data-depth='0']")).to_contain_text("succeeded", timeout=20_000)
+    # And each node carries its tokens and its cost as the API prices them (the child's Claude model has a price)
+    child_run = alice.call("GET", f"/v1/runs/{child.get_attribute('data-run')}", expect=200)
+    assert child_run["usage"]["cost_usd"] > 0, child_run["usage"]
+    usage = child.get_by_test_id("node-usage")
+    expect(usage).to_contain_text(
+        f"{child_run['usage']['input_tokens']:,} in · {child_run['usage']['output_tokens']:,} out"
+    )
+    shown = re.search(r"\$(\d+\.\d+)", usage.inner_text())
+    assert (
+        shown and abs(float(shown.group(1)) - child_run["usage"]["cost_usd"]) <= child_run["usage"]["cost_usd"] * 0.005
+    )
+    root_id = tree.locator("button[data-depth='0']").get_attribute("data-run")
+    root_run = alice.call("GET", f"/v1/runs/{root_id}", expect=200)
+    assert root_run["usage"]["cost_usd"] == 0 and root_run["tree_usage"]["cost_usd"] > 0  # the offline master: no price
+    expect(tree.locator("button[data-depth='0']").get_by_test_id("node-usage")).to_contain_text("· $0")
     # And the master's tool call links to the sub-run
     expect(page.locator("[data-section=tool-calls]")).to_contain_text("delegate-to-agent")
     # When the child is selected
@@ -98,20 +115,6 @@ def test_a_delegating_run_started_in_the_console_shows_its_tree_and_the_childs_r
     signed_in.screenshot("trace-request")
 
 
-def _careful_agent(alice: Client) -> str:
-    agent_id = _slug("careful")
-    policy = {"tool_read_namespaces": ["vector.user.${user_id}.*"], "auto_read_enabled": False}
-    body = {"label": agent_id, "tools": ["memory-search"], "tool_approval_default": "prompt", "memory_policy": policy}
-    alice.call("PUT", f"/v1/agents/{agent_id}", body, expect=200)
-    return agent_id
-
-
-def _waiting_run(alice: Client, agent_id: str, text: str) -> str:
-    started = alice.call("POST", "/v1/runs", {"agent_id": agent_id, "input": text}, expect=202)
-    assert started["status"] == "waiting_approval", started
-    return str(started["run_id"])
-
-
 def test_an_approval_is_answered_in_place_and_the_run_goes_on_live(signed_in: Console, alice: Client) -> None:
     # Given a run waiting for a person to approve its memory-search call
     alice.call(
@@ -120,7 +123,7 @@ def test_an_approval_is_answered_in_place_and_the_run_goes_on_live(signed_in: Co
         {"namespace": "vector.user.alice.notes", "content": "Green tea for the Zeus team."},
         expect=201,
     )
-    run_id = _waiting_run(alice, _careful_agent(alice), "/search Which tea for the Zeus team?")
+    run_id = waiting_run(alice, careful_agent(alice), "/search Which tea for the Zeus team?")
     page = signed_in.page
     page.goto(f"{signed_in.base}/#/runs/{run_id}")
     # Then the trace shows the pending call with its arguments, and says it follows the run
@@ -144,26 +147,8 @@ def test_an_approval_is_answered_in_place_and_the_run_goes_on_live(signed_in: Co
     assert calls == []
 
 
-def test_a_run_in_progress_is_polled_once_a_second_with_one_request_per_unfinished_run(
-    signed_in: Console, alice: Client
-) -> None:
-    # Given a run that waits (for a person) and stays unfinished
-    run_id = _waiting_run(alice, _careful_agent(alice), "/search Anything about polling?")
-    page = signed_in.page
-    page.goto(f"{signed_in.base}/#/runs/{run_id}")
-    expect(page.get_by_test_id("live")).to_contain_text("Live")
-    # When the page is watched for three seconds
-    calls: list[str] = []
-    page.on("request", lambda request: calls.append(request.url) if "/v1/" in request.url else None)
-    page.wait_for_timeout(3000)
-    # Then it asked about 3 times for the run, its events and its context — and nothing else
-    runs = [c for c in calls if c.endswith(f"/v1/runs/{run_id}")]
-    assert 2 <= len(runs) <= 4, calls
-    assert {c.removeprefix(f"{signed_in.base}/v1/runs/{run_id}") for c in calls} == {"", "/events", "/context"}
-
-
 def test_a_denied_approval_becomes_a_tool_error_in_the_trace(signed_in: Console, alice: Client) -> None:
-    run_id = _waiting_run(alice, _careful_agent(alice), "/search Anything about the budget?")
+    run_id = waiting_run(alice, careful_agent(alice), "/search Anything about the budget?")
     page = signed_in.page
     page.goto(f"{signed_in.base}/#/runs/{run_id}")
     page.locator("[data-section=approvals]").get_by_role("button", name="Deny").click()
@@ -207,7 +192,7 @@ def test_a_token_that_expires_while_following_a_run_ends_the_polling_and_asks_to
     console: Console, server: LocalServer, alice: Client
 ) -> None:
     # Given alice following a waiting run with a token valid for a few more seconds
-    run_id = _waiting_run(alice, _careful_agent(alice), "/search Will my token last?")
+    run_id = waiting_run(alice, careful_agent(alice), "/search Will my token last?")
     page = console.open(f"#/runs/{run_id}", token=server.token("alice", hours=4 / 3600))
     expect(page.get_by_test_id("live")).to_contain_text("Live")
     # When it expires, the next poll's 401 brings the sign-in form back with the reason

@@ -1,115 +1,21 @@
-// Memory: search (with similarity and relevance), write an entry, delete an entry by id (soft delete;
-// SPEC §5). Browsing a namespace and the cascade preview come with later API routes.
+// Memory: browse the caller's namespaces and their entries (./memory-browse.js), an entry's detail with the
+// cascade a delete would take and the delete itself (./memory-entry.js), search, write and delete by id
+// (./memory-forms.js). Deletes are soft (SPEC §5) and cascade to the entries derived from the deleted one.
 
-import { del, post, query, seg } from "../api.js";
-import { announce, clear, field, h, when } from "../dom.js";
-import { clearErrors, listOf, showError } from "../forms.js";
-
-async function deleteEntry(id, namespace) {
-  await del(`/v1/memory/documents/${seg(id)}${query({ namespace })}`);
-  announce(`memory entry ${id} deleted`);
-}
-
-function resultsTable(hits, onDelete) {
-  return h("table", { dataset: { testid: "memory-results" } },
-    h("thead", {}, h("tr", {}, ["content", "namespace", "similarity", "relevance", "stored", "id", ""].map((c, i) => h("th", { scope: "col", class: i === 2 || i === 3 ? "num" : null }, c)))),
-    h("tbody", {}, hits.map((hit) => h("tr", { dataset: { memory: hit.id } },
-      h("td", {}, hit.content), h("td", { class: "mono" }, hit.namespace),
-      h("td", { class: "num" }, hit.similarity.toFixed(4)), h("td", { class: "num" }, hit.relevance.toFixed(4)),
-      h("td", {}, when(hit.created_at)), h("td", { class: "mono" }, hit.id),
-      h("td", {}, h("button", { type: "button", class: "danger", "aria-label": `Delete memory entry ${hit.id}`, onclick: (event) => onDelete(hit, event.target) }, "Delete"))))));
-}
-
-function searchForm() {
-  const results = h("div", { "aria-live": "polite" });
-  const form = h("form", { class: "stack", "aria-labelledby": "ms-h", dataset: { form: "memory-search" } },
-    h("h2", { id: "ms-h" }, "Search"),
-    h("div", { class: "row" },
-      field({ label: "Query", name: "query", required: true, hint: "a whole sentence works best" }),
-      field({ label: "top_k", name: "top_k", type: "number", value: "5", step: "1" })),
-    field({ label: "Namespaces (optional)", name: "namespaces", type: "textarea", rows: 2, hint: "one a line; empty: all of yours and vector.global.*" }),
-    h("div", {}, h("button", { type: "submit" }, "Search")));
-  async function run() {
-    clearErrors(form);
-    const data = new FormData(form);
-    const body = { query: data.get("query"), top_k: Number(data.get("top_k") || 5) };
-    const namespaces = listOf(data.get("namespaces"));
-    if (namespaces.length) body.namespaces = namespaces;
-    try {
-      const found = await post("/v1/memory/search", body);
-      clear(results).append(
-        h("p", { class: "muted" }, `${found.hits.length} hit(s) · searched ${found.namespaces.join(", ") || "nothing"}${found.message ? ` · ${found.message}` : ""}`),
-        found.hits.length ? resultsTable(found.hits, async (hit, button) => {
-          if (!window.confirm(`Delete "${hit.content.slice(0, 60)}"?`)) return;
-          button.disabled = true;
-          try {
-            await deleteEntry(hit.id, hit.namespace);
-            await run();
-          } catch (error) {
-            button.disabled = false;
-            showError(form, error);
-          }
-        }) : null);
-    } catch (error) {
-      clear(results);
-      showError(form, error);
-    }
-  }
-  form.addEventListener("submit", (event) => { event.preventDefault(); run(); });
-  return [form, results];
-}
-
-function writeForm() {
-  const form = h("form", { class: "stack", "aria-labelledby": "mw-h", dataset: { form: "memory-write" } },
-    h("h2", { id: "mw-h" }, "Write an entry"),
-    h("div", { class: "row" },
-      field({ label: "Namespace", name: "namespace", required: true, value: "vector.user.${user_id}.memory", hint: "${user_id} is you" }),
-      field({ label: "Tags", name: "tags", hint: "comma-separated, optional" }),
-      field({ label: "Expires after (seconds)", name: "ttl_seconds", field: "ttl_seconds", type: "number", step: "1", hint: "optional, ≥ 60" })),
-    field({ label: "Content", name: "content", type: "textarea", rows: 3, required: true }),
-    h("div", {}, h("button", { type: "submit" }, "Write")));
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    clearErrors(form);
-    const data = new FormData(form);
-    const body = { namespace: data.get("namespace"), content: data.get("content"), tags: listOf(data.get("tags")) };
-    if (String(data.get("ttl_seconds") || "").trim()) body.ttl_seconds = Number(data.get("ttl_seconds"));
-    try {
-      const written = await post("/v1/memory/documents", body);
-      form.append(h("p", { class: "note", role: "status", dataset: { formMessage: "" } }, `Written to ${written.namespace}: `, h("code", { dataset: { testid: "written-id" } }, written.ids.join(", "))));
-    } catch (error) {
-      showError(form, error);
-    }
-  });
-  return form;
-}
-
-function deleteForm() {
-  const form = h("form", { class: "stack", "aria-labelledby": "md-h", dataset: { form: "memory-delete" } },
-    h("h2", { id: "md-h" }, "Delete an entry by id"),
-    h("div", { class: "row" },
-      field({ label: "Entry id", name: "id", field: "id", required: true, autocomplete: "off" }),
-      field({ label: "Namespace (optional)", name: "namespace", field: "namespace" })),
-    h("div", {}, h("button", { type: "submit", class: "danger" }, "Delete")));
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    clearErrors(form);
-    const data = new FormData(form);
-    const id = String(data.get("id") || "").trim();
-    if (!id) return;
-    try {
-      await deleteEntry(id, String(data.get("namespace") || "").trim() || undefined);
-      form.append(h("p", { class: "note", role: "status", dataset: { formMessage: "" } }, `Deleted ${id}.`));
-    } catch (error) {
-      showError(form, error);
-    }
-  });
-  return form;
-}
+import { h } from "../dom.js";
+import { browseSection } from "./memory-browse.js";
+import { entryPanel } from "./memory-entry.js";
+import { deleteForm, searchForm, writeForm } from "./memory-forms.js";
 
 export async function memoryView() {
+  let browse = null;
+  const changed = () => browse.refresh();
+  const entry = entryPanel({ onDeleted: changed });
+  browse = browseSection({ open: entry.show });
+  await browse.loadCounts();
   return { node: h("div", { dataset: { view: "memory" } },
     h("h1", {}, "Memory"),
     h("p", { class: "muted" }, "Your long-term memory: the agent and user namespaces of your id, and vector.global.*. Every search and change is audited."),
-    searchForm(), writeForm(), deleteForm()) };
+    browse.node, entry.node,
+    searchForm({ open: entry.show, changed }), writeForm({ changed }), deleteForm({ changed })) };
 }

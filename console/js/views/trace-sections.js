@@ -1,15 +1,15 @@
 // The sections of the trace view for one run: summary, approvals, timeline, model calls, memory hits and
 // tool calls. Every function returns elements; the data comes from ../trace-data.js.
 
-import { h, badge, number, duration, json, when } from "../dom.js";
+import { h, badge, number, duration, json, usd, when } from "../dom.js";
 import { callFacts, describe, toolCalls } from "../trace-data.js";
 import { requestView } from "./request-view.js";
 
 const usageText = (u) => (u ? `${number(u.input_tokens)} in · ${number(u.output_tokens)} out · cache ${number(u.cache_read_tokens)} read / ${number(u.cache_write_tokens)} write` : "–");
 
-export function runSummary(run) {
+export function runSummary(run, controls = null) {
   const items = [
-    ["Status", badge(run.status)],
+    ["Status", h("span", { dataset: { testid: "status" } }, badge(run.status))],
     ["Agent", run.agent_id],
     ["Task", run.task_id || "–"],
     ["Depth", String(run.depth)],
@@ -17,11 +17,14 @@ export function runSummary(run) {
     ["Started", when(run.created_at)],
     ["Tokens (this run)", usageText(run.usage)],
     ["Tokens (whole tree)", usageText(run.tree_usage)],
+    ["Cost (this run)", run.usage ? usd(run.usage.cost_usd) : "–"],
+    ["Cost (whole tree)", run.tree_usage ? usd(run.tree_usage.cost_usd) : "–"],
     ["Chat", run.chat_id || "–"],
     ["Parent", run.parent_run_id || "–"],
   ];
   return h("section", { "aria-labelledby": "sum-h", dataset: { section: "summary" } },
     h("h2", { id: "sum-h" }, `Run ${run.run_id}`),
+    controls,
     h("dl", { class: "summary-grid" }, items.map(([k, v]) => h("div", {}, h("dt", {}, k), h("dd", {}, v)))),
     run.output ? [h("h3", {}, "Output"), h("pre", { class: "panel", dataset: { testid: "output" } }, run.output)] : null,
     run.error ? h("div", { class: "alert", role: "alert" }, `Error: ${run.error}`) : null);

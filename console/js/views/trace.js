@@ -1,31 +1,20 @@
 // The run trace view: the delegation tree of a run, and for the selected run its summary, pending
 // approvals (answerable here), timeline, model calls laid out by part, memory hits and tool calls.
-// While anything in the tree is unfinished it follows the run (../live.js).
+// While anything in the tree is unfinished it follows the run (../live.js: the long-poll of the tree's
+// events) and offers to cancel it (./trace-cancel.js).
 
-import { post, seg } from "../api.js";
-import { announce, badge, duration, h, number, replacePreserving } from "../dom.js";
+import { get, post, query, seg } from "../api.js";
+import { secondsLeft } from "../auth.js";
+import { announce, h, replacePreserving } from "../dom.js";
 import { follow } from "../live.js";
 import { FINAL, loadDetail, loadTree, nest, pendingApprovals, signature } from "../trace-data.js";
+import { cancelControl } from "./trace-cancel.js";
 import { approvalsPanel, memoryHits, modelCalls, runSummary, timeline, toolCallsSection } from "./trace-sections.js";
+import { treeView } from "./trace-tree.js";
+
+const LONG_POLL_SECONDS = 20; // the API's longest wait (well inside API Gateway's 29 s)
 
 const href = (root, id) => `#/runs/${encodeURIComponent(root)}${id && id !== root ? `/${encodeURIComponent(id)}` : ""}`;
-
-function treeView(node, selected, select, root) {
-  const { run } = node;
-  const tokens = run.usage ? `${number(run.usage.input_tokens)} in · ${number(run.usage.output_tokens)} out` : "";
-  const button = h("button", {
-    type: "button",
-    class: "node",
-    "aria-current": run.run_id === selected ? "true" : null,
-    dataset: { key: `node-${run.run_id}`, run: run.run_id, depth: String(run.depth) },
-    onclick: () => select(run.run_id),
-  },
-  h("span", {}, h("b", {}, run.agent_id), " ", badge(run.status)),
-  h("span", { class: "meta" }, `depth ${run.depth} · ${duration(run.created_at, run.updated_at)} · ${tokens}`),
-  run.usage && (run.usage.cache_read_tokens || run.usage.cache_write_tokens)
-    ? h("span", { class: "meta" }, `cache ${number(run.usage.cache_read_tokens)} read / ${number(run.usage.cache_write_tokens)} write`) : null);
-  return h("li", {}, button, node.children.length ? h("ul", {}, node.children.map((c) => treeView(c, selected, select, root))) : null);
-}
 
 export async function traceView(rootParam, selectedParam) {
   const node = h("div", { dataset: { view: "trace" } });
@@ -71,11 +60,11 @@ export async function traceView(rootParam, selectedParam) {
     replacePreserving(body, h("div", { class: "split" },
       h("aside", { class: "panel", "aria-labelledby": "tree-h", dataset: { section: "tree" } },
         h("h2", { id: "tree-h" }, "Delegation tree"),
-        h("ul", { class: "tree" }, treeView(nest(all, rootId), selected, select, rootId)),
+        h("ul", { class: "tree" }, treeView(nest(all, rootId), selected, select)),
         h("p", { class: "muted" }, `${all.size} run(s) · root ${rootId}`)),
       h("div", {},
         approvalsPanel(pending, answer),
-        runSummary(run),
+        runSummary(run, cancelControl(run, FINAL.has(run.status), cancelled)),
         h("nav", { "aria-label": "Sections of this run", class: "actions" },
           ["timeline", "model-calls", "memory-hits", "tool-calls"].map((id) => h("button", {
             type: "button",
@@ -98,7 +87,7 @@ export async function traceView(rootParam, selectedParam) {
     snapshot = next;
     render(next);
     const open = [...next.runs.values()].filter((r) => !FINAL.has(r.status));
-    liveNote.textContent = open.length ? `Live: ${open.length} run(s) in progress, updating every second.` : "";
+    liveNote.textContent = open.length ? `Live: ${open.length} run(s) in progress, shown as they change.` : "";
     if (!open.length) announce(`Run ${rootId} ${next.runs.get(rootId).status}`);
   }
 
@@ -115,13 +104,23 @@ export async function traceView(rootParam, selectedParam) {
     restart();
   }
 
+  function cancelled() {
+    finished.clear();
+    restart();
+  }
+
+  // the long-poll of the whole tree's events, never held past the token's expiry (its 401 then comes at once)
+  const watch = (cursor, wait, signal, limit) =>
+    get(`/v1/runs/${seg(rootId)}/events${query({ tree: "true", cursor, wait, limit })}`, { signal });
+  const wait = () => Math.min(LONG_POLL_SECONDS, Math.floor(secondsLeft()));
+
   const done = (s) => [...s.runs.values()].every((r) => FINAL.has(r.status)) && [...s.details.values()].every((d) => d.final);
   function restart() {
     if (stop) stop();
-    stop = follow(load, update, { interval: 1000, done, onError: (error) => { liveNote.textContent = `Could not update: ${error.message}`; } });
+    stop = follow(load, update, { interval: 1000, done, watch, wait, onError: (error) => { liveNote.textContent = `Could not update: ${error.message}`; } });
   }
 
-  update(await load()); // the first load fails the view (e.g. 404) instead of polling an unknown run
+  update(await load()); // the first load fails the view (e.g. 404) instead of following an unknown run
   if (rootId !== rootParam) history.replaceState(null, "", href(rootId, selected));
   if (!done(snapshot)) restart();
   return { node, leave: () => stop && stop() };

@@ -1,0 +1,103 @@
+// Browse memory: the caller's namespaces with their entries counted by status (`GET /v1/memory/namespaces`),
+// and one namespace's entries, newest first, filtered by status and paged with the server's cursor
+// (`GET /v1/memory/documents?namespace=…&status=…&cursor=…`; deleted entries only when asked for).
+
+import { get, query } from "../api.js";
+import { clear, field, h, when } from "../dom.js";
+import { clearErrors, showError } from "../forms.js";
+
+const STATUSES = [["", "active and superseded"], ["active", "active"], ["superseded", "superseded"], ["deleted", "deleted"]];
+
+function entriesTable(documents, open) {
+  return h("table", { dataset: { testid: "memory-entries" } },
+    h("thead", {}, h("tr", {}, ["recorded", "content", "class", "status", "authority", "id"].map((c) => h("th", { scope: "col" }, c)))),
+    h("tbody", {}, documents.map((d) => h("tr", { dataset: { memory: d.id, status: d.status } },
+      h("td", { class: "mono" }, when(d.recorded_at)),
+      h("td", {}, d.content.length > 160 ? `${d.content.slice(0, 160)}…` : d.content),
+      h("td", {}, d.class), h("td", {}, d.status), h("td", {}, d.authority || "–"),
+      h("td", {}, d.status === "deleted" ? h("span", { class: "mono" }, d.id)
+        : h("button", { type: "button", class: "link mono", "aria-label": `Open memory entry ${d.id}`, onclick: () => open(d.id) }, d.id.slice(0, 12)))))));
+}
+
+/** The browse section: `refresh()` reloads the counts and the page shown; `open(id)` opens an entry. */
+export function browseSection({ open }) {
+  const counts = h("div", { "aria-live": "polite" });
+  const listing = h("div", { hidden: true, dataset: { section: "memory-namespace" } });
+  const table = h("div", { "aria-live": "polite" });
+  const pager = h("div", { class: "pager" });
+  const heading = h("h3", { id: "mb-list-h", tabindex: "-1" });
+  const form = h("form", { class: "row", "aria-labelledby": "mb-list-h", dataset: { form: "memory-browse" } },
+    field({ label: "Status", name: "status", type: "select", options: STATUSES }),
+    field({ label: "Per page", name: "limit", type: "number", value: "25", min: "1", max: "200", step: "1" }),
+    h("div", {}, h("button", { type: "submit" }, "Show")));
+  listing.append(heading, form, pager, table);
+  let namespace = null;
+  let cursors = [null]; // cursors[i] opens page i
+  let index = 0;
+  let asked = 0; // the newest request: an older answer that arrives late is dropped
+
+  async function showPage(at) {
+    clearErrors(form);
+    const data = new FormData(form);
+    const mine = ++asked;
+    try {
+      const page = await get(`/v1/memory/documents${query({ namespace, status: data.get("status"), limit: data.get("limit"), cursor: cursors[at] })}`);
+      if (mine !== asked) return;
+      index = at;
+      if (page.cursor) cursors[at + 1] = page.cursor;
+      else cursors.length = at + 1;
+      clear(table).append(page.documents.length ? entriesTable(page.documents, open) : h("p", { class: "muted" }, "No entry."));
+      table.firstChild.dataset.page = String(at + 1);
+      clear(pager).append(
+        h("button", { type: "button", class: "secondary", disabled: at === 0, onclick: () => showPage(at - 1) }, "← Newer"),
+        h("span", { dataset: { testid: "entries-page" } }, `Page ${at + 1}`),
+        h("button", { type: "button", class: "secondary", disabled: !page.cursor, onclick: () => showPage(at + 1) }, "Older →"));
+    } catch (error) {
+      if (mine === asked) showError(form, error);
+    }
+  }
+
+  function browse(name) {
+    namespace = name;
+    cursors = [null];
+    listing.hidden = false;
+    heading.textContent = `Entries of ${name}`;
+    for (const b of counts.querySelectorAll("button[aria-label^='Browse ']")) {
+      if (b.textContent === name) b.setAttribute("aria-current", "true");
+      else b.removeAttribute("aria-current");
+    }
+    heading.focus();
+    return showPage(0);
+  }
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    cursors = [null];
+    showPage(0);
+  });
+
+  async function loadCounts() {
+    try {
+      const { namespaces } = await get("/v1/memory/namespaces");
+      clear(counts).append(namespaces.length === 0 ? h("p", { class: "muted" }, "No memory yet.") : h("table", { dataset: { testid: "namespaces" } },
+        h("thead", {}, h("tr", {}, ["namespace", "active", "superseded", "deleted"].map((c, i) => h("th", { scope: "col", class: i ? "num" : null }, c)))),
+        h("tbody", {}, namespaces.map((n) => h("tr", { dataset: { namespace: n.namespace } },
+          h("td", {}, h("button", { type: "button", class: "link mono", "aria-label": `Browse ${n.namespace}`, "aria-current": n.namespace === namespace ? "true" : null, onclick: () => browse(n.namespace) }, n.namespace)),
+          h("td", { class: "num" }, String(n.active)), h("td", { class: "num" }, String(n.superseded)), h("td", { class: "num" }, String(n.deleted)))))));
+    } catch (error) {
+      clear(counts).append(h("div", { class: "alert", role: "alert" }, `${error.status || ""} ${error.message}`));
+    }
+  }
+
+  const node = h("section", { "aria-labelledby": "mb-h", dataset: { section: "memory-browse" } },
+    h("h2", { id: "mb-h" }, "Browse"),
+    h("p", { class: "muted" }, "Your namespaces and vector.global, with their entries by status. Every listing is audited."),
+    counts, listing);
+  return {
+    node,
+    loadCounts,
+    refresh: async () => {
+      await loadCounts();
+      if (namespace) await showPage(index);
+    },
+  };
+}
