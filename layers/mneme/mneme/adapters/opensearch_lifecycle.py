@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from mneme.adapters.opensearch_queries import (
     from_source,
@@ -35,29 +35,25 @@ _STATUS = {
 
 
 class OpenSearchLifecycle:
-    def _search(self, body: dict[str, Any], action: str, *, knn: bool = False) -> list[dict[str, Any]]:
-        raise NotImplementedError
+    """Needs the host store's query, bulk and journal helpers (declared here for the type checker only)."""
 
-    def _query(self, clauses: list[dict[str, Any]], size: int = 10_000) -> list[dict[str, Any]]:
-        raise NotImplementedError
+    if TYPE_CHECKING:
 
-    def _find(self, doc_id: str, namespace: str) -> tuple[str, MemoryDocument]:
-        raise NotImplementedError
+        def _search(self, body: dict[str, Any], action: str, *, knn: bool = False) -> list[dict[str, Any]]: ...
 
-    def _bulk(self, actions: list[dict[str, Any]]) -> dict[str, Any]:
-        raise NotImplementedError
+        def _query(self, clauses: list[dict[str, Any]], size: int = 10_000) -> list[dict[str, Any]]: ...
 
-    def _update_action(self, os_id: str, doc: dict[str, Any]) -> list[dict[str, Any]]:
-        raise NotImplementedError
+        def _find(self, doc_id: str, namespace: str) -> tuple[str, MemoryDocument]: ...
 
-    def _raw(self, body: dict[str, Any]) -> dict[str, Any]:
-        raise NotImplementedError
+        def _bulk(self, actions: list[dict[str, Any]]) -> dict[str, Any]: ...
 
-    def _note(self, docs: Sequence[tuple[MemoryDocument, str]], status: str) -> None:
-        raise NotImplementedError
+        def _update_action(self, os_id: str, doc: dict[str, Any]) -> list[dict[str, Any]]: ...
 
-    def _hidden(self, candidates: list[MemoryCandidate]) -> list[MemoryCandidate]:
-        raise NotImplementedError
+        def _raw(self, body: dict[str, Any]) -> dict[str, Any]: ...
+
+        def _note(self, docs: Sequence[tuple[MemoryDocument, str]], status: str) -> None: ...
+
+        def _hidden(self, candidates: list[MemoryCandidate]) -> list[MemoryCandidate]: ...
 
     def keyword_search(self, text: str, patterns: Sequence[str], k: int, *, now: datetime) -> list[MemoryCandidate]:
         if not patterns or k <= 0 or not text.strip():

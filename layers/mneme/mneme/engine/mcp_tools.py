@@ -38,7 +38,6 @@ from mneme.limits import (
 from mneme.models.chat import ToolCallMessage
 from mneme.models.mcp import McpServer, McpTool, offered_name
 from mneme.ports import McpEndpoint, McpToolInfo, OAuthClientCredentials
-from mneme.schema_refs import has_remote_ref
 
 _TOOL_NAME = re.compile(TOOL_NAME_PATTERN)
 _HEADER_SAFE = "".join(chr(c) for c in range(0x21, 0x7F) if chr(c) not in "%")
@@ -186,10 +185,10 @@ def _usable_schema(schema: Any) -> dict[str, Any] | None:
         return None
     usable: dict[str, Any] = {"type": "object", **schema}
     text = json.dumps(usable, sort_keys=True, ensure_ascii=False)
-    if len(text) > MCP_MAX_SCHEMA_CHARS or has_remote_ref(usable):
+    if len(text) > MCP_MAX_SCHEMA_CHARS:
         return None
     try:
-        check_schema(usable)
+        check_schema(usable)  # also refuses a remote $ref (tool_args never compiles one)
     except ToolError:
         return None
     return usable
