@@ -310,7 +310,7 @@ def test_a_dynamodb_failure_at_any_write_of_a_run_is_recovered_by_the_client_ret
 # ------------------------------------------------------------------------------ Lambda task failure
 def test_a_lambda_task_failure_inside_the_state_machine_fails_the_run_with_the_reason(figures: Figures) -> None:
     from mneme_local import sfn_emulation
-    from tests.functional.statemachine.conftest import FUNCTION, start_machine
+    from tests.functional.statemachine.conftest import start_machine
 
     for machine in start_machine(OfflineModel()):
         # Given an auto-writing master handed to the state machine (it delegates), whose own step crashes
@@ -326,7 +326,7 @@ def test_a_lambda_task_failure_inside_the_state_machine_fails_the_run_with_the_r
             )
         )
         world.deps.config.put_agent(Agent(agent_id="helper", owner="alice", label="Helper"))
-        original = sfn_emulation.HANDLERS[FUNCTION]
+        original = sfn_emulation.HANDLERS[machine.function]
 
         def crash_on_master(event: dict[str, Any], context: Any, world: World = world, original: Any = original) -> Any:
             run_ = world.deps.runs.get_run(str(event.get("run_id")))
@@ -334,7 +334,7 @@ def test_a_lambda_task_failure_inside_the_state_machine_fails_the_run_with_the_r
                 raise RuntimeError("the run function ran out of memory")
             return original(event, context)
 
-        sfn_emulation.HANDLERS[FUNCTION] = crash_on_master
+        sfn_emulation.HANDLERS[machine.function] = crash_on_master
         reply = Api(world).post("/v1/runs", {"agent_id": "master", "input": f"/delegate helper :: {LONG}"})
         # When the state machine runs it
         run = machine.wait(reply.body["run_id"])

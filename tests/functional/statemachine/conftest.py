@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import time
 from collections.abc import Iterator
@@ -23,6 +24,7 @@ from tests.support.deps import World, make_world
 from tests.support.sam_template import ROOT
 
 FUNCTION = "mneme-run"
+_MACHINES = itertools.count(1)
 
 
 @dataclass
@@ -31,6 +33,7 @@ class Machine:
     runtime: Runtime
     sfn: Any
     arn: str
+    function: str
 
     def wait(self, run_id: str, timeout: float = 30.0) -> Run:
         """Poll the run until it is finished (moto executes in background threads)."""
@@ -66,13 +69,17 @@ class Machine:
 
 
 def start_machine(model: ModelClient, **settings: Any) -> Iterator[Machine]:
+    """A fresh moto Step Functions with the real ASL. Each machine's Lambda has a name of its own: an
+    execution left waiting by an earlier test (moto keeps its worker thread) then calls a function that is
+    gone and fails, instead of stepping a run of this test's store that has the same deterministic id."""
+    function = f"{FUNCTION}-{next(_MACHINES)}"
     with mock_aws(config=sfn_emulation.MOTO_CONFIG):  # type: ignore[call-overload]
         sfn_emulation.install()
         iam = boto3.client("iam", region_name="us-east-1")
         role = iam.create_role(RoleName="mneme", AssumeRolePolicyDocument="{}")["Role"]["Arn"]
         lam = boto3.client("lambda", region_name="us-east-1")
         fn = lam.create_function(
-            FunctionName=FUNCTION,
+            FunctionName=function,
             Runtime="python3.13",
             Role=role,
             Handler="app.lambda_handler",
@@ -85,15 +92,15 @@ def start_machine(model: ModelClient, **settings: Any) -> Iterator[Machine]:
         world = make_world(model, **settings)
         world.deps.orchestrator = StepFunctionsOrchestrator(sfn, arn)
         runtime = Runtime(world.deps)
-        sfn_emulation.HANDLERS[FUNCTION] = lambda event, _ctx: runtime.handle(event)
-        machine = Machine(world, runtime, sfn, arn)
+        sfn_emulation.HANDLERS[function] = lambda event, _ctx: runtime.handle(event)
+        machine = Machine(world, runtime, sfn, arn, function)
         try:
             yield machine
         finally:
             for execution in sfn.list_executions(stateMachineArn=arn, statusFilter="RUNNING")["executions"]:
                 with contextlib.suppress(Exception):  # moto cannot stop an execution that has no worker yet
                     sfn.stop_execution(executionArn=execution["executionArn"])  # e.g. one left waiting for a person
-            sfn_emulation.HANDLERS.pop(FUNCTION, None)
+            sfn_emulation.HANDLERS.pop(function, None)
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from mneme.errors import ModelRequestRejected
 from mneme.models.run import RunStatus
 from mneme_local import sfn_emulation
 from tests.functional.engine.conftest import add_agent, run
-from tests.functional.statemachine.conftest import FUNCTION, start_machine
+from tests.functional.statemachine.conftest import start_machine
 
 
 def test_master_delegates_to_b_which_delegates_to_c(machine) -> None:
@@ -142,7 +142,7 @@ def test_a_crashing_step_is_caught_by_the_machine_and_the_parent_sees_the_reason
     world = machine.world
     add_agent(world, "master", tools=["delegate-to-agent"], delegates=["b"])
     add_agent(world, "b")
-    original = sfn_emulation.HANDLERS[FUNCTION]
+    original = sfn_emulation.HANDLERS[machine.function]
 
     def crash_for_b(event, ctx):
         run_ = world.deps.runs.get_run(str(event.get("run_id")))
@@ -150,7 +150,7 @@ def test_a_crashing_step_is_caught_by_the_machine_and_the_parent_sees_the_reason
             raise RuntimeError("disk on fire")
         return original(event, ctx)
 
-    sfn_emulation.HANDLERS[FUNCTION] = crash_for_b
+    sfn_emulation.HANDLERS[machine.function] = crash_for_b
     # When the master delegates
     master = machine.wait(run(world, "/delegate b :: work").run.run_id)
     # Then the Catch marked the child failed with the reason, and the parent got a tool error
