@@ -19,6 +19,9 @@ Variants:
 * ``plain boto3 handler``: ``import boto3`` + opensearch-py, create the same clients (dynamodb, bedrock-runtime,
   the SigV4 OpenSearch client), then make the same AWS calls the mneme handler made for this event (recorded
   from one untimed mneme run, replayed in order, one after the other);
+* ``framework floor``: the plain handler plus the stack mneme mandates (pydantic, Powertools' Logger, Metrics,
+  Tracer and its validating HTTP resolver with one route and one body model), the same calls inside the route:
+  what any handler on this stack pays, so that mneme's own share shows;
 * ``mneme handler``: ``import app``; ``app.lambda_handler(event)`` — the event's body as shipped, a fresh
   idempotency key per process (so every run is a first request, never a replay).
 
@@ -46,7 +49,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import LAYER, PY, ROOT, RUN_FUNCTION, Skip, header, median, verdict
-from _lambda import MNEME, PLAIN, RECORD, REPORT, lambda_env, start_aws
+from _lambda import FRAMEWORK, MNEME, PLAIN, RECORD, REPORT, lambda_env, start_aws
 
 WORK = Path("/tmp/mneme-bench-cold")
 PY313 = "python3.13"
@@ -168,8 +171,10 @@ def main(n: int = 10) -> dict[str, float]:
         for service, operation, _params in calls:
             counts[f"{service}:{operation}"] = counts.get(f"{service}:{operation}", 0) + 1
         print(f"  the mneme handler's AWS calls for this event (replayed by the plain handler): {counts}")
+        replay = {**env, "BENCH_CALLS": str(WORK / "calls.pickle")}
         variants = {
-            "plain boto3 handler": (PLAIN + REPORT, {**env, "BENCH_CALLS": str(WORK / "calls.pickle")}),
+            "plain boto3 handler": (PLAIN + REPORT, replay),
+            "framework floor": (FRAMEWORK + REPORT, replay),
             "mneme handler": (MNEME + REPORT, env),
         }
         for code, venv in variants.values():  # once each, untimed: the page cache
@@ -212,13 +217,18 @@ def main(n: int = 10) -> dict[str, float]:
         print("  cold = spawn → response ready (interpreter start included, exit excluded); init phase = spawn →")
         print("  handler module imported (the plain handler creates its clients at module level, as usual);")
         print(f"  Lambda est. = init + invoke × {LAMBDA_CPU_FACTOR:.2f} (1,024 MB = 0.58 vCPU per invoke, init full)")
+        floor = medians["framework floor"] / medians["plain boto3 handler"]
+        own = medians["mneme handler"] / medians["framework floor"]
         print(f"  ratio mneme / plain, measured here: {ratio:.2f}× → goal ≤ 1.3×: {verdict(ratio <= 1.3)}")
         print(f"  ratio with Lambda's CPU split (estimate, not measured on Lambda): {lambda_ratio:.2f}×")
+        print(f"  the stack alone (framework floor / plain): {floor:.2f}×; mneme / framework floor: {own:.2f}×")
         importtime(env)
         return {
             "ratio": ratio,
             "lambda_ratio": lambda_ratio,
             "cpu_ratio": cpu["mneme handler"] / cpu["plain boto3 handler"],
+            "floor_ratio": floor,
+            "over_floor_ratio": own,
             **{f"{k}_ms": v * 1000 for k, v in medians.items()},
         }
     finally:
