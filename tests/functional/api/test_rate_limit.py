@@ -73,3 +73,49 @@ def test_a_run_refused_by_the_limit_stored_nothing(api: Api, world: World) -> No
     before = stored_runs(world)
     assert _post(api) == 429
     assert stored_runs(world) == before
+
+
+class _Recording:
+    """Wraps a port: every method call goes through, and ``hook`` is called first with the method's name."""
+
+    def __init__(self, inner: object, hook: object) -> None:
+        self._inner, self._hook = inner, hook
+
+    def __getattr__(self, name: str) -> object:
+        attribute = getattr(self._inner, name)
+        if not callable(attribute):
+            return attribute
+
+        def call(*args: object, **kwargs: object) -> object:
+            self._hook(name)  # type: ignore[operator]
+            return attribute(*args, **kwargs)
+
+        return call
+
+
+def test_the_start_is_counted_while_the_config_is_read(api: Api, world: World) -> None:
+    import threading
+
+    # Given a counter that waits (up to 5 s) for the run's config read to have begun
+    config_read = threading.Event()
+    overlapped: list[bool] = []
+    world.deps.config = _Recording(world.deps.config, lambda name: config_read.set())  # type: ignore[assignment]
+    world.deps.rates = _Recording(  # type: ignore[assignment]
+        world.deps.rates, lambda name: overlapped.append(config_read.wait(5)) if name == "hit" else None
+    )
+    # When alice starts a run
+    assert _post(api) == 200
+    # Then the count did not wait for the config read, nor the config read for the count
+    assert overlapped == [True]
+
+
+def test_a_refused_start_is_a_429_even_for_an_agent_that_does_not_exist(api: Api) -> None:
+    for _ in range(3):
+        _post(api)
+    reply = api.post("/v1/runs", {"agent_id": "nobody", "input": "hello"})
+    assert reply.status == 429 and reply.body["error"] == "rate_limited"
+
+
+def test_an_unknown_agent_within_the_limit_is_a_404(api: Api) -> None:
+    reply = api.post("/v1/runs", {"agent_id": "nobody", "input": "hello"})
+    assert reply.status == 404

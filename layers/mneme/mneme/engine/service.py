@@ -6,6 +6,7 @@ step ends — whatever it raised — is decided in one place, the step driver (:
 
 from __future__ import annotations
 
+from concurrent.futures import Future
 from datetime import datetime
 from typing import Any, Literal
 
@@ -42,8 +43,13 @@ def start_run(
     event_triggered: bool = False,
     run_id: str | None = None,
     request_digest: str | None = None,
+    admission: Future[Any] | None = None,
 ) -> StepResult:
     """Create a run and drive it on the fast path; hand it to the state machine when it must wait.
+
+    ``admission``, when given, is the caller's start being counted against a limit meanwhile: it is waited
+    for once the config is read, before anything is embedded, written or spent — a refusal (or its
+    absence) wins over what the config read found.
 
     Independent calls overlap: the chat's tail is read while the config loads, and the query is embedded
     (only when the run's policy auto-injects memory) while the chat read and the run creation finish. A new
@@ -56,7 +62,11 @@ def start_run(
     stored_chat = (
         parallel.submit(deps.chats.get_chat_tail, caller.user_id, request.chat_id) if request.chat_id else None
     )
-    config = deps.config.load_run_config(caller.user_id, request.agent_id, request.task_id)
+    try:
+        config = deps.config.load_run_config(caller.user_id, request.agent_id, request.task_id)
+    finally:
+        if admission is not None:
+            admission.result()  # RateLimited: a 429 before anything else, even for an unknown agent
     vector = None
     if _auto_injects(deps, config, request):  # the read will be audited: its chain head is read meanwhile
         vector = parallel.submit(_embed, deps, request.input)

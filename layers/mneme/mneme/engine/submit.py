@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+from concurrent.futures import Future
 from datetime import datetime
 
+from mneme.engine import parallel
 from mneme.engine.deps import Deps
 from mneme.engine.service import start_run
 from mneme.errors import Conflict, IdempotencyConflict, RateLimited
@@ -25,8 +27,7 @@ def submit_run(deps: Deps, caller: Caller, request: RunRequest, idempotency_key:
     """Start a run (or, for a repeated key, answer the run it started); the run as it stands. A new run
     counts against the caller's runs per minute (a 429 with ``Retry-After`` past it); a retry does not."""
     if not idempotency_key:
-        _count_start(deps, caller)
-        return start_run(deps, caller, request).run
+        return start_run(deps, caller, request, admission=_admission(deps, caller)).run
     key = hashlib.sha256(f"{caller.user_id}\x00{idempotency_key}".encode()).hexdigest()[:32]
     run_id = f"run-{key}"
     digest = request_digest(request)
@@ -35,18 +36,28 @@ def submit_run(deps: Deps, caller: Caller, request: RunRequest, idempotency_key:
         return _same_request(existing, request, digest)
     if request.chat_id is None:
         request = request.model_copy(update={"chat_id": f"chat-{key}"})
-    counted = _count_start(deps, caller)
+    admission = _admission(deps, caller)
     try:
-        return start_run(deps, caller, request, run_id=run_id, request_digest=digest).run
+        return start_run(deps, caller, request, run_id=run_id, request_digest=digest, admission=admission).run
     except IdempotencyConflict:
         raise
     except Conflict:  # a concurrent retry with the same key created the run first: it started nothing
+        counted = admission.result() if admission is not None else None  # settled: start_run waited for it
         if counted is not None:
             deps.rates.refund(caller.user_id, now=counted)
         existing = deps.runs.get_run(run_id)
         if existing is None:
             raise
         return _same_request(existing, request, digest)
+
+
+def _admission(deps: Deps, caller: Caller) -> Future[datetime | None] | None:
+    """The start counted on the I/O pool, so that the count and the run's config read overlap (one round
+    trip less in sequence); start_run waits for it before anything is written or spent. None without a
+    limit."""
+    if deps.settings.runs_per_user_per_minute <= 0:
+        return None
+    return parallel.submit(_count_start, deps, caller)
 
 
 def _count_start(deps: Deps, caller: Caller) -> datetime | None:
