@@ -70,19 +70,46 @@ def test_the_machine_is_a_standard_workflow_with_a_fixed_name_logging_and_tracin
 
 def test_the_depth_guard_stops_at_the_package_limit_before_any_child_starts() -> None:
     choices = _all_states()["Route"]["Choices"]
-    delegate_at = next(i for i, c in enumerate(choices) if c.get("Next") == "Delegate")
+    starts = [i for i, c in enumerate(choices) if c.get("Next") in ("Delegate", "DelegateOne")]
     guard_at = next(i for i, c in enumerate(choices) if c.get("Next") == "RefuseDelegation")
     # the guard is checked first: at the limit a delegation is refused, never started
-    assert guard_at < delegate_at
+    assert len(starts) == 2 and guard_at < min(starts)
     assert choices[guard_at]["And"] == [
         {"Variable": "$.outcome", "StringEquals": "delegate"},
         {"Variable": "$.depth", "NumericGreaterThanEquals": MAX_DELEGATION_DEPTH},
     ]
-    assert choices[delegate_at] == {"Variable": "$.outcome", "StringEquals": "delegate", "Next": "Delegate"}
 
 
-def test_children_are_nested_executions_of_this_same_machine() -> None:
-    (child,) = [s for _, s in _all_states().items() if s.get("Resource", "").startswith("arn:aws:states:::states:")]
+def test_exactly_one_child_is_started_directly_and_more_go_through_the_map() -> None:
+    choices = _all_states()["Route"]["Choices"]
+    one_at = next(i for i, c in enumerate(choices) if c.get("Next") == "DelegateOne")
+    map_at = next(i for i, c in enumerate(choices) if c.get("Next") == "Delegate")
+    assert one_at < map_at
+    assert choices[one_at]["And"] == [
+        {"Variable": "$.outcome", "StringEquals": "delegate"},
+        {"Variable": "$.child_run_id", "IsString": True},  # the step names the only child (null for two or more)
+    ]
+    assert choices[map_at] == {"Variable": "$.outcome", "StringEquals": "delegate", "Next": "Delegate"}
+    assert _all_states()["Step"]["ResultSelector"]["child_run_id.$"] == "$.Payload.child_run_id"
+    assert _all_states()["DelegateOne"]["Parameters"]["Input"]["run_id.$"] == "$.child_run_id"
+
+
+def _children() -> list[dict[str, Any]]:
+    return [s for _, s in _all_states().items() if s.get("Resource", "").startswith("arn:aws:states:::states:")]
+
+
+def test_the_two_ways_of_starting_a_child_differ_only_in_where_the_child_id_comes_from() -> None:
+    one, in_map = sorted(_children(), key=lambda s: "End" in s)
+    assert one["Retry"] == in_map["Retry"]
+    assert one["Parameters"]["Input"] == in_map["Parameters"]["Input"]  # both read the child from $.child_run_id
+    assert {k: v for k, v in one["Parameters"].items() if k != "Input"} == {
+        k: v for k, v in in_map["Parameters"].items() if k != "Input"
+    }
+
+
+@pytest.mark.parametrize("index", [0, 1])
+def test_children_are_nested_executions_of_this_same_machine(index: int) -> None:
+    child = _children()[index]
     assert child["Resource"] == "arn:aws:states:::states:startExecution.sync:2"
     params = child["Parameters"]
     assert params["StateMachineArn.$"] == "$$.StateMachine.Id"  # no circular reference in the template

@@ -112,6 +112,46 @@ def test_two_delegations_in_one_turn_run_as_two_parallel_children(machine) -> No
     assert len(machine.executions()) == 3
 
 
+def _entered(machine, execution: dict[str, Any]) -> list[str]:
+    events = machine.sfn.get_execution_history(executionArn=execution["executionArn"], maxResults=1000)["events"]
+    return [e["stateEnteredEventDetails"]["name"] for e in events if e["type"].endswith("StateEntered")]
+
+
+def _root_execution(machine, run_id: str) -> dict[str, Any]:
+    return next(e for e in machine.executions() if e["name"] == f"run-{run_id}")
+
+
+def test_one_delegation_is_one_nested_execution_started_without_a_map(machine) -> None:
+    # Given a master delegating once to b
+    world = machine.world
+    add_agent(world, "master", tools=["delegate-to-agent"], delegates=["b"])
+    add_agent(world, "b")
+    # When the run finishes
+    master = machine.wait(run(world, "/delegate b :: work").run.run_id)
+    # Then the parent entered six states — one transition less per hop than through a Map — and b ran once
+    assert master.status is RunStatus.SUCCEEDED and "work" in (master.output or "")
+    assert _entered(machine, _root_execution(machine, master.run_id)) == [
+        "Step",
+        "Route",
+        "DelegateOne",
+        "Step",
+        "Route",
+        "Done",
+    ]
+    assert len(machine.executions()) == 2
+
+
+def test_two_delegations_in_one_turn_go_through_the_map(machine) -> None:
+    world = machine.world
+    add_agent(world, "master", tools=["delegate-to-agent"], delegates=["b", "c"])
+    add_agent(world, "b")
+    add_agent(world, "c")
+    master = machine.wait(run(world, "/delegate b :: first job\n/delegate c :: second job").run.run_id)
+    entered = _entered(machine, _root_execution(machine, master.run_id))
+    assert "DelegateOne" not in entered
+    assert entered.count("Delegate") == 1 and entered.count("RunChild") == 2
+
+
 class _BrokenFor(OfflineModel):
     """The offline model, except for requests to one model id, which it rejects."""
 

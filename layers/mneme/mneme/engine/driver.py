@@ -47,12 +47,16 @@ class StepResult:
     children: list[dict[str, Any]]
 
     def to_state(self) -> dict[str, Any]:
-        """The small payload that travels in the state machine."""
+        """The small payload that travels in the state machine. ``child_run_id`` names the one child of a
+        turn that delegates once (null otherwise): the machine starts it without a Map (one state
+        transition less per hop) and needs no array index in a path for it."""
+        only = self.children[0]["run_id"] if self.outcome == "delegate" and len(self.children) == 1 else None
         return {
             "run_id": self.run.run_id,
             "depth": self.run.depth,
             "outcome": self.outcome,
             "children": self.children,
+            "child_run_id": only,
         }
 
 
