@@ -13,6 +13,7 @@ from mneme.ports import Summary
 class SummarizerCall:
     previous_summary: str | None
     messages: list[ChatMessage]
+    timeout_seconds: float | None = None
 
 
 @dataclass
@@ -26,8 +27,10 @@ class FakeSummarizer:
     usage: Usage = field(default_factory=Usage)
     model_id: str = "amazon.nova-lite-v1:0"
 
-    def summarize(self, previous_summary: str | None, messages: Sequence[ChatMessage]) -> Summary:
-        self.calls.append(SummarizerCall(previous_summary, list(messages)))
+    def summarize(
+        self, previous_summary: str | None, messages: Sequence[ChatMessage], *, timeout_seconds: float | None = None
+    ) -> Summary:
+        self.calls.append(SummarizerCall(previous_summary, list(messages), timeout_seconds))
         if self.error is not None:
             raise self.error
         text = self.reply if self.reply is not None else f"summary of {len(messages)} messages"

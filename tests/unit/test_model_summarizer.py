@@ -71,3 +71,10 @@ def test_empty_reply_and_model_errors_raise() -> None:
         ModelSummarizer(ScriptedModel(["  "]), "m").summarize(None, MESSAGES)
     with pytest.raises(ModelUnavailable):
         ModelSummarizer(ScriptedModel([ModelUnavailable("down")]), "m").summarize(None, MESSAGES)
+
+
+@pytest.mark.parametrize(("given", "sent"), [(None, 8.0), (5.0, 5.0), (30.0, 8.0)])
+def test_the_call_takes_the_budget_it_is_given_never_more_than_the_summarys_limit(given, sent) -> None:
+    model = ScriptedModel([text_response("a summary")])
+    ModelSummarizer(model, "m").summarize(None, MESSAGES, timeout_seconds=given)
+    assert model.timeouts == [sent]

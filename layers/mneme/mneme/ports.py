@@ -93,8 +93,11 @@ class Summary:
 
 
 class Summarizer(Protocol):
-    def summarize(self, previous_summary: str | None, messages: Sequence[ChatMessage]) -> Summary:
-        """Compress ``messages`` (with the previous summary) into a new summary."""
+    def summarize(
+        self, previous_summary: str | None, messages: Sequence[ChatMessage], *, timeout_seconds: float | None = None
+    ) -> Summary:
+        """Compress ``messages`` (with the previous summary) into a new summary, within ``timeout_seconds``
+        when given (the run's time budget) and never longer than the summary's own limit."""
         ...
 
 

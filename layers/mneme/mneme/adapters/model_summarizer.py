@@ -53,9 +53,12 @@ class ModelSummarizer:
             "inferenceConfig": {"maxTokens": self._max_tokens, "temperature": 0.0},
         }
 
-    def summarize(self, previous_summary: str | None, messages: Sequence[ChatMessage]) -> Summary:
+    def summarize(
+        self, previous_summary: str | None, messages: Sequence[ChatMessage], *, timeout_seconds: float | None = None
+    ) -> Summary:
         request = self.build_request(previous_summary, messages)
-        response = self._model.converse(request, timeout_seconds=SUMMARY_TIMEOUT_SECONDS)
+        timeout = SUMMARY_TIMEOUT_SECONDS if timeout_seconds is None else min(timeout_seconds, SUMMARY_TIMEOUT_SECONDS)
+        response = self._model.converse(request, timeout_seconds=timeout)
         summary = response.text.strip()
         if not summary:
             raise ModelUnavailable(f"the summary model {self._model_id!r} returned no text")

@@ -3,16 +3,19 @@ tools of the agent's MCP servers."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from mneme.engine import mcp_tools, memory_ops
 from mneme.engine.session import RunSession
 from mneme.engine.spans import in_run_span
+from mneme.engine.time_budget import TimeBudget
 from mneme.engine.usage import charge
-from mneme.errors import AuditWriteFailed, MemoryUnavailable, StoreUnavailable
+from mneme.errors import AuditWriteFailed, MemoryUnavailable, ModelUnavailable, StoreUnavailable
 from mneme.history import compress
 from mneme.memory.access import auto_inject_access
 from mneme.memory.policy import apply_run_overrides, merge_policies
-from mneme.models.chat import Chat
-from mneme.ports import Summary
+from mneme.models.chat import Chat, ChatMessage
+from mneme.ports import Summarizer, Summary
 
 
 @in_run_span("prepare")
@@ -49,7 +52,7 @@ def _chat_history(session: RunSession, chat: Chat) -> None:
         covers=chat.summary_covers,
         first_seq=chat.first_seq,
         covered_skills=chat.summary_skills,
-        summarizer=session.deps.summarizer or _NoSummarizer(),
+        summarizer=_Budgeted(session.deps.summarizer or _NoSummarizer(), session.time_budget),
         skills=session.config.skills,
         trigger_tokens=settings.summary_trigger_tokens,
         trigger_messages=settings.summary_trigger_messages,
@@ -73,8 +76,29 @@ def _chat_history(session: RunSession, chat: Chat) -> None:
 
 
 class _NoSummarizer:
-    def summarize(self, previous_summary: str | None, messages: object) -> Summary:
+    def summarize(
+        self, previous_summary: str | None, messages: Sequence[ChatMessage], *, timeout_seconds: float | None = None
+    ) -> Summary:
         raise MemoryUnavailable("no summarizer is configured")
+
+
+class _Budgeted:
+    """The summary call inside the step's time budget: it gets at most the time a model call may still take
+    (on the fast path, what is left of the 20 s), and is not made when no model call could be (the history
+    stays as it is, with a warning, and the run goes on to its own model call or its hand-off)."""
+
+    def __init__(self, inner: Summarizer, budget: TimeBudget | None) -> None:
+        self._inner, self._budget = inner, budget
+
+    def summarize(
+        self, previous_summary: str | None, messages: Sequence[ChatMessage], *, timeout_seconds: float | None = None
+    ) -> Summary:
+        if self._budget is None:  # the preview: no budget of its own
+            return self._inner.summarize(previous_summary, messages)
+        left = self._budget.model_timeout()
+        if left is None:
+            raise ModelUnavailable("no time is left in this step for the summary call")
+        return self._inner.summarize(previous_summary, messages, timeout_seconds=left)
 
 
 def _auto_inject(session: RunSession) -> None:
