@@ -22,7 +22,7 @@ const ROUTES = [
   [/^#\/agents(?:\/(.*))?$/, (m) => agentsView((m[1] || "").split("/").filter(Boolean).map(decodeURIComponent)), "agents"],
   [/^#\/skills(?:\/([^/]+))?$/, (m) => skillsView(m[1] ? decodeURIComponent(m[1]) : null), "skills"],
   [/^#\/preview$/, () => previewView(), "preview"],
-  [/^#\/memory$/, () => memoryView(), "memory"],
+  [/^#\/memory(?:\/([^/]+))?$/, (m) => memoryView(m[1] ? decodeURIComponent(m[1]) : null), "memory"],
   [/^#\/audit$/, () => auditView(), "audit"],
 ];
 

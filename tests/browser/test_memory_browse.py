@@ -133,3 +133,40 @@ def test_entries_are_paged_with_the_cursor_and_filtered_by_status(console: Conso
     form.get_by_role("button", name="Show").click()
     expect(table.locator("tbody tr")).to_have_attribute("data-memory", ids[0])
     expect(table.get_by_role("button")).to_have_count(0)
+
+
+def test_an_opened_entry_has_an_address_that_reopens_it(console: Console, server: LocalServer) -> None:
+    # Given an entry of alice's, opened from the namespace's list
+    client, user = _user(server, console)
+    namespace = f"vector.user.{user}.notes"
+    body = {"namespace": namespace, "content": "Pia likes oolong."}
+    entry = client.call("POST", "/v1/memory/documents", body)["ids"][0]
+    page = console.page
+    page.goto(f"{console.base}/#/memory")
+    page.get_by_role("button", name=f"Browse {namespace}").click()
+    page.get_by_role("button", name=f"Open memory entry {entry}").click()
+    panel = page.locator("[data-section=memory-entry]")
+    expect(panel.get_by_test_id("entry-content")).to_have_text("Pia likes oolong.")
+    # Then the address names it, and opening that address afresh shows the same entry
+    assert page.url.endswith(f"#/memory/{entry}"), page.url
+    page.reload()
+    expect(page.locator("[data-section=memory-entry]").get_by_test_id("entry-content")).to_have_text(
+        "Pia likes oolong."
+    )
+
+
+def test_another_users_entry_address_shows_a_404_and_nothing_of_it(console: Console, server: LocalServer) -> None:
+    # Given an entry of another user
+    owner = f"user-{uuid.uuid4().hex[:8]}"
+    other = Client(server, server.token(owner))
+    secret = other.call(
+        "POST", "/v1/memory/documents", {"namespace": f"vector.user.{owner}.notes", "content": "a secret"}
+    )["ids"][0]
+    # When alice opens its address
+    _user(server, console)
+    page = console.page
+    page.goto(f"{console.base}/#/memory/{secret}")
+    # Then the panel says 404 and shows none of its content
+    panel = page.locator("[data-section=memory-entry]")
+    expect(panel.get_by_role("alert")).to_contain_text("404")
+    assert "a secret" not in page.content()

@@ -61,6 +61,7 @@ export function entryPanel({ onDeleted }) {
             clear(node).append(h("h2", { id: "me-h", tabindex: "-1" }, "Entry deleted"),
               h("p", { class: "note", role: "status", dataset: { testid: "deleted" } }, `Deleted ${entry.id}${derived.length ? ` and ${derived.length} derived: ${derived.join(", ")}` : ""}.`));
             node.querySelector("h2").focus();
+            address(null);
             onDeleted(gone);
           } catch (error) {
             event.target.disabled = false;
@@ -71,7 +72,14 @@ export function entryPanel({ onDeleted }) {
     return box;
   }
 
+  /** The address bar names the open entry (a link to it can be shared or reloaded), without a new route. */
+  function address(id) {
+    const hash = id ? `#/memory/${encodeURIComponent(id)}` : "#/memory";
+    if (window.location.hash !== hash) window.history.replaceState(null, "", hash);
+  }
+
   async function show(id) {
+    address(id);
     node.hidden = false;
     clear(node).append(h("h2", { id: "me-h" }, "Memory entry"), h("p", { class: "muted", role: "status" }, "Loading…"));
     let entry;
@@ -98,5 +106,5 @@ export function entryPanel({ onDeleted }) {
     node.querySelector("h2").focus();
   }
 
-  return { node, show, hide: () => { node.hidden = true; clear(node); } };
+  return { node, show, hide: () => { node.hidden = true; clear(node); address(null); } };
 }

@@ -7,12 +7,14 @@ import { browseSection } from "./memory-browse.js";
 import { entryPanel } from "./memory-entry.js";
 import { deleteForm, searchForm, writeForm } from "./memory-forms.js";
 
-export async function memoryView() {
+/** `#/memory`, or `#/memory/<id>`: the view with that entry open (an opened entry's own address). */
+export async function memoryView(entryId = null) {
   let browse = null;
   const changed = () => browse.refresh();
   const entry = entryPanel({ onDeleted: changed });
   browse = browseSection({ open: entry.show });
   await browse.loadCounts();
+  if (entryId) entry.show(entryId);
   return { node: h("div", { dataset: { view: "memory" } },
     h("h1", {}, "Memory"),
     h("p", { class: "muted" }, "Your long-term memory: the agent and user namespaces of your id, and vector.global.*. Every search and change is audited."),
