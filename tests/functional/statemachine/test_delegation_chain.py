@@ -99,6 +99,15 @@ def test_with_the_function_guard_off_the_state_machine_refuses_depth_6(machine, 
     assert len(machine.executions()) == 6
 
 
+def _entered(machine, execution: dict[str, Any]) -> list[str]:
+    events = machine.sfn.get_execution_history(executionArn=execution["executionArn"], maxResults=1000)["events"]
+    return [e["stateEnteredEventDetails"]["name"] for e in events if e["type"].endswith("StateEntered")]
+
+
+def _root_execution(machine, run_id: str) -> dict[str, Any]:
+    return next(e for e in machine.executions() if e["name"] == f"run-{run_id}")
+
+
 def test_two_delegations_in_one_turn_run_as_two_parallel_children(machine) -> None:
     world = machine.world
     add_agent(world, "master", tools=["delegate-to-agent"], delegates=["b", "c"])
@@ -110,15 +119,9 @@ def test_two_delegations_in_one_turn_run_as_two_parallel_children(machine) -> No
     assert [c.depth for c in children] == [1, 1]
     assert "first job" in (master.output or "") and "second job" in (master.output or "")
     assert len(machine.executions()) == 3
-
-
-def _entered(machine, execution: dict[str, Any]) -> list[str]:
-    events = machine.sfn.get_execution_history(executionArn=execution["executionArn"], maxResults=1000)["events"]
-    return [e["stateEnteredEventDetails"]["name"] for e in events if e["type"].endswith("StateEntered")]
-
-
-def _root_execution(machine, run_id: str) -> dict[str, Any]:
-    return next(e for e in machine.executions() if e["name"] == f"run-{run_id}")
+    entered = _entered(machine, _root_execution(machine, master.run_id))  # two children: through the Map
+    assert "DelegateOne" not in entered
+    assert entered.count("Delegate") == 1 and entered.count("RunChild") == 2
 
 
 def test_one_delegation_is_one_nested_execution_started_without_a_map(machine) -> None:
@@ -139,17 +142,6 @@ def test_one_delegation_is_one_nested_execution_started_without_a_map(machine) -
         "Done",
     ]
     assert len(machine.executions()) == 2
-
-
-def test_two_delegations_in_one_turn_go_through_the_map(machine) -> None:
-    world = machine.world
-    add_agent(world, "master", tools=["delegate-to-agent"], delegates=["b", "c"])
-    add_agent(world, "b")
-    add_agent(world, "c")
-    master = machine.wait(run(world, "/delegate b :: first job\n/delegate c :: second job").run.run_id)
-    entered = _entered(machine, _root_execution(machine, master.run_id))
-    assert "DelegateOne" not in entered
-    assert entered.count("Delegate") == 1 and entered.count("RunChild") == 2
 
 
 class _BrokenFor(OfflineModel):
