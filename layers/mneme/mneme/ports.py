@@ -365,11 +365,15 @@ class ConfigStore(Protocol):
     def find_skill(self, user_id: str, name: str) -> Skill | None: ...
     def visible_skills(self, user_id: str) -> list[Skill]: ...
 
-    def load_run_config(self, user_id: str, agent_id: str, task_id: str | None) -> RunConfig:
+    def load_run_config(
+        self, user_id: str, agent_id: str, task_id: str | None, *, default_task: bool = True
+    ) -> RunConfig:
         """Settings, agent (own, else global), task and skills in one batch read (a second one only for
         the skills / default task the agent names). Without a task id the agent's ``default_task_id``
-        applies, else its only task when it has exactly one. Raise NotFound (field ``agent_id`` /
-        ``task_id``) when the agent, or a task named explicitly, does not exist."""
+        applies, else its only task when it has exactly one — unless ``default_task`` is False (a run
+        that started without a task keeps running without one: nothing is looked up for it). Raise
+        NotFound (field ``agent_id`` / ``task_id``) when the agent, or a task named explicitly, does not
+        exist."""
         ...
 
     def iter_owned(self, user_id: str) -> Iterator[OwnedItem]:

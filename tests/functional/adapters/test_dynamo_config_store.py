@@ -142,6 +142,30 @@ def test_load_run_config_is_one_batch_get(store: ItemConfigStore, backend: Backe
         assert backend.calls == ["BatchGetItem"]
 
 
+def test_without_a_default_task_the_only_task_is_looked_up(store: ItemConfigStore, backend: Backend) -> None:
+    store.put_agent(_agent("alice"))
+    store.put_task(Task(task_id="only", agent_id="helper", owner="alice"))
+    backend.calls.clear()
+    config = store.load_run_config("alice", "helper", None)
+    assert config.task is not None and config.task.task_id == "only"
+    if backend.name == "dynamo":
+        assert backend.calls == ["BatchGetItem", "Query"]
+
+
+@pytest.mark.parametrize("default_task_id", [None, "only"])
+def test_told_not_to_it_looks_up_no_task(store: ItemConfigStore, backend: Backend, default_task_id: str | None) -> None:
+    # Given an agent whose only task (or its named default task) would be used by a run without a task
+    store.put_agent(_agent("alice", default_task_id=default_task_id))
+    store.put_task(Task(task_id="only", agent_id="helper", owner="alice"))
+    backend.calls.clear()
+    # When the config of a run that started without a task is loaded again
+    config = store.load_run_config("alice", "helper", None, default_task=False)
+    # Then it has no task, and only the first batch was read
+    assert config.task is None and config.agent.agent_id == "helper"
+    if backend.name == "dynamo":
+        assert backend.calls == ["BatchGetItem"]
+
+
 def test_global_agent_uses_global_tasks_and_skills(store: ItemConfigStore) -> None:
     store.put_agent(_agent(GLOBAL_OWNER, skills=["writing"]))
     store.put_task(Task(task_id="t", agent_id="helper", owner=GLOBAL_OWNER, context_prompt="global"))

@@ -102,3 +102,37 @@ def test_a_summary_stored_by_an_older_release_still_reads_the_covered_part_for_i
     chat = world.deps.chats.get_chat_tail("alice", chat_id)
     # Then every message is there, so the covered part's activated skills can be found
     assert chat is not None and chat.first_seq == 0 and len(chat.messages) == 30
+
+
+class TaskQueries:
+    """Counts the queries of an agent's tasks (the only-task lookup) made on the config store's table."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.task_queries = 0
+
+    def query(self, pk: str, *args: Any, sk_prefix: str | None = None, **kwargs: Any) -> Any:
+        self.task_queries += bool(sk_prefix and sk_prefix.startswith("TASK#"))
+        return self.inner.query(pk, *args, sk_prefix=sk_prefix, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def test_only_a_runs_first_step_looks_for_its_agents_task(world: World) -> None:
+    from mneme.engine import service
+
+    # Given a master without tasks delegating to b without tasks
+    add_agent(world, "master", tools=["delegate-to-agent"], delegates=["b"])
+    add_agent(world, "b")
+    table = TaskQueries(world.deps.config._table)  # type: ignore[attr-defined]
+    world.deps.config._table = table  # type: ignore[attr-defined]
+    # When the master starts (the fast path: its first step), b runs its first step, and the master resumes
+    started = run(world, "/delegate b :: work")
+    assert started.outcome == "delegate" and table.task_queries == 1
+    assert service.step(world.deps, started.children[0]["run_id"]).outcome == "done"
+    assert table.task_queries == 2
+    finished = service.step(world.deps, started.run.run_id)
+    # Then the resumed step looked none up: the master started without a task and keeps running without one
+    assert finished.outcome == "done" and finished.run.task_id is None
+    assert table.task_queries == 2

@@ -186,7 +186,9 @@ class ItemConfigStore:
         return own_then_global(self.list_skills(user_id), self.list_skills(GLOBAL_OWNER), "name")
 
     # ------------------------------------------------------------------------------------- runs
-    def load_run_config(self, user_id: str, agent_id: str, task_id: str | None) -> RunConfig:
+    def load_run_config(
+        self, user_id: str, agent_id: str, task_id: str | None, *, default_task: bool = True
+    ) -> RunConfig:
         """Round trip 1 (one BatchGetItem): settings, the own and the global agent, and — when named —
         the task under both owners. Round trip 2 (only when needed): the agent's skills (agent owner
         first, then global) and its default task. An agent that names no default task and is run without
@@ -212,7 +214,8 @@ class ItemConfigStore:
         skill_owners = visibility_order(owner)
         skill_keys = {name: [k for o in skill_owners for k in _keys(o, skill_key(o, name))] for name in agent.skills}
         second = [key for keys in skill_keys.values() for key in keys]
-        default_keys = _keys(owner, task_key(owner, agent_id, agent.default_task_id)) if agent.default_task_id else []
+        default_id = agent.default_task_id if default_task else None
+        default_keys = _keys(owner, task_key(owner, agent_id, default_id)) if default_id else []
         if task_id is None:
             second += default_keys
         found = self._table.batch_get(second) if second else []
@@ -225,7 +228,7 @@ class ItemConfigStore:
         if task_id is None and default_keys:
             found_by_key = {(i[PK], i[SK]): i for i in found}
             task = _model(Task, first_visible(default_keys, found_by_key.get))
-        elif task_id is None:
+        elif task_id is None and default_task:
             task = self._sole_task(owner, agent_id)
         return RunConfig(settings=settings, agent=agent, task=task, skills=skills)
 

@@ -190,7 +190,10 @@ def step(
         if unreadable is not None:
             raise unreadable
         approvals.apply_decisions(deps, run_id, state)
-        session.config = config = deps.config.load_run_config(run.user_id, run.agent_id, run.task_id)
+        # a run's task is settled by its first step: a later step of a run without one looks none up
+        session.config = config = deps.config.load_run_config(
+            run.user_id, run.agent_id, run.task_id, default_task=not state.initialized
+        )
         if run.task_id is None and config.task is not None:
             run.task_id = config.task.task_id  # a child delegated without a task runs its agent's default task
         if not state.initialized:
