@@ -32,7 +32,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import header, median, pct, use_repo_paths
-from local_server import Server, free_port
+from local_server import Server, free_port, timed_call
 from memory_dataset import Conversation, Question, dataset
 
 use_repo_paths()
@@ -57,14 +57,7 @@ class Client:
 
     def call(self, user: str, method: str, path: str, body: Any = None) -> tuple[float, Any]:
         token = self.tokens.setdefault(user, self.issue(self.server.data, user))
-        headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
-        start = time.perf_counter()
-        self.connection.request(method, path, body=None if body is None else json.dumps(body), headers=headers)
-        response = self.connection.getresponse()
-        data = response.read()
-        elapsed = time.perf_counter() - start
-        if response.status >= 300:
-            raise RuntimeError(f"{method} {path} answered {response.status}: {data[:300]!r}")
+        elapsed, data = timed_call(self.connection, token, method, path, body)
         return elapsed, json.loads(data) if data else None
 
 

@@ -16,7 +16,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from mneme.memory.lifecycle import decode_cursor, encode_cursor, refreshed_fields
 from mneme.models.memory import MemoryCandidate, MemoryDocument
@@ -26,18 +26,19 @@ _MEMBER_COLUMNS = ", ".join(f"m.{name.strip()}" for name in COLUMNS.split(","))
 
 
 class LifecycleQueries:
+    """Needs the host store's connection, lock and write helpers (declared here for the type checker only)."""
+
     _db: sqlite3.Connection
     _lock: threading.RLock
 
-    def _write(self) -> AbstractContextManager[sqlite3.Connection]:
-        raise NotImplementedError
+    if TYPE_CHECKING:
 
-    def _find(self, db: sqlite3.Connection, doc_id: str, namespace: str) -> MemoryDocument:
-        raise NotImplementedError
+        def _write(self) -> AbstractContextManager[sqlite3.Connection]: ...
 
-    @staticmethod
-    def _log(db: sqlite3.Connection, namespace: str, row: int) -> None:
-        raise NotImplementedError
+        def _find(self, db: sqlite3.Connection, doc_id: str, namespace: str) -> MemoryDocument: ...
+
+        @staticmethod
+        def _log(db: sqlite3.Connection, namespace: str, row: int) -> None: ...
 
     def keyword_search(self, text: str, patterns: Sequence[str], k: int, *, now: datetime) -> list[MemoryCandidate]:
         expression = match_expression(text)

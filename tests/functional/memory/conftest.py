@@ -83,6 +83,17 @@ def index_name() -> str:
     return f"mem-{next(_counter)}"
 
 
+#: every MemoryStore the contract suites run against (the OpenSearch ones need the osmem-server fixture)
+KINDS = ["fake", "embedded", "opensearch-es", "opensearch-aoss"]
+
+
+@pytest.fixture(params=KINDS)
+def store(request: pytest.FixtureRequest, tmp_path: Path, index_name: str) -> Any:
+    """A fresh store of each kind, 8-dimensional (a test module may define its own ``store``)."""
+    client = request.getfixturevalue("os_client") if request.param.startswith("opensearch") else None
+    return make_store(request.param, tmp_path, client, index_name, 8)
+
+
 def make_store(kind: str, tmp_path: Path, client: OpenSearch | None, index: str, dimension: int) -> Any:
     if kind == "fake":
         return InMemoryMemoryStore()

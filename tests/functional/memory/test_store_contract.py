@@ -19,8 +19,6 @@ from mneme_local.vector_store import EmbeddedVectorStore
 from tests.fakes.memory_store import InMemoryMemoryStore
 from tests.functional.memory.conftest import NOW, doc, ids_of, later, make_store, unit
 
-KINDS = ["fake", "embedded", "opensearch-es", "opensearch-aoss"]
-
 
 def test_find_returns_a_live_entry_by_id_alone(store: MemoryStore) -> None:
     # Given an entry, and a deleted one
@@ -40,12 +38,6 @@ def test_every_store_implements_the_port(tmp_path, os_client):
         OpenSearchMemoryStore(os_client, index="unused", dimension=8),
     ]
     assert len(stores) == 3
-
-
-@pytest.fixture(params=KINDS)
-def store(request, tmp_path, index_name):
-    client = request.getfixturevalue("os_client") if request.param.startswith("opensearch") else None
-    return make_store(request.param, tmp_path, client, index_name, 8)
 
 
 def test_put_then_get_round_trips_every_field(store):

@@ -6,16 +6,9 @@ from __future__ import annotations
 import pytest
 
 from mneme.errors import InvalidInput, NotFound
-from tests.functional.memory.conftest import NOW, doc, ids_of, later, make_store, unit
-from tests.functional.memory.test_store_contract import KINDS
+from tests.functional.memory.conftest import NOW, doc, ids_of, later, unit
 
 ALICE = "vector.user.alice.memory"
-
-
-@pytest.fixture(params=KINDS)
-def store(request, tmp_path, index_name):
-    client = request.getfixturevalue("os_client") if request.param.startswith("opensearch") else None
-    return make_store(request.param, tmp_path, client, index_name, 8)
 
 
 def test_lifecycle_fields_round_trip(store):

@@ -14,14 +14,6 @@ from mneme.adapters.opensearch_queries import to_source
 from mneme_local.vector_store import EmbeddedVectorStore
 from tests.functional.memory.conftest import NOW, doc, ids_of, later, make_store, unit
 
-KINDS = ["fake", "embedded", "opensearch-es", "opensearch-aoss"]
-
-
-@pytest.fixture(params=KINDS)
-def store(request: pytest.FixtureRequest, tmp_path: Any, index_name: str) -> Any:
-    client = request.getfixturevalue("os_client") if request.param.startswith("opensearch") else None
-    return make_store(request.param, tmp_path, client, index_name, 8)
-
 
 def _everything(store: Any, os_client: Any = None) -> list[str]:
     """Every stored document id, read around the port (a scan of the index or table)."""
