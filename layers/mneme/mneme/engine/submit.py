@@ -42,30 +42,26 @@ def submit_run(deps: Deps, caller: Caller, request: RunRequest, idempotency_key:
     except IdempotencyConflict:
         raise
     except Conflict:  # a concurrent retry with the same key created the run first: it started nothing
-        counted = admission.result() if admission is not None else None  # settled: start_run waited for it
-        if counted is not None:
-            deps.rates.refund(caller.user_id, now=counted)
+        if admission is not None:  # settled: start_run waited for it
+            deps.rates.refund(caller.user_id, now=admission.result())
         existing = deps.runs.get_run(run_id)
         if existing is None:
             raise
         return _same_request(existing, request, digest)
 
 
-def _admission(deps: Deps, caller: Caller) -> Future[datetime | None] | None:
-    """The start counted on the I/O pool, so that the count and the run's config read overlap (one round
-    trip less in sequence); start_run waits for it before anything is written or spent. None without a
-    limit."""
-    if deps.settings.runs_per_user_per_minute <= 0:
-        return None
-    return parallel.submit(_count_start, deps, caller)
-
-
-def _count_start(deps: Deps, caller: Caller) -> datetime | None:
-    """Issue 12.10: a fixed window of ``runs_per_user_per_minute`` run starts per user (0: no limit). The
-    time counted (to give the start back when it turns out to start nothing), or None when nothing was."""
+def _admission(deps: Deps, caller: Caller) -> Future[datetime] | None:
+    """Issue 12.10: a fixed window of ``runs_per_user_per_minute`` run starts per user (0: no limit, None).
+    The start is counted on the I/O pool, so that the count and the run's config read overlap (one round
+    trip less in sequence); start_run waits for it before anything is written or spent."""
     limit = deps.settings.runs_per_user_per_minute
     if limit <= 0:
         return None
+    return parallel.submit(_count_start, deps, caller, limit)
+
+
+def _count_start(deps: Deps, caller: Caller, limit: int) -> datetime:
+    """Count one start; the time counted (to give the start back when it turns out to start nothing)."""
     now = deps.clock.now()
     retry_after = deps.rates.hit(caller.user_id, now=now, limit=limit)
     if retry_after is not None:
