@@ -1,7 +1,10 @@
 """Localized date and time in the user's language and timezone (SPEC §3).
 
 Babel is imported inside the functions, not at module import: its locale data is large and Lambda cold
-starts should only pay for it when a date is actually formatted.
+starts should only pay for it when a date is actually formatted. The default language, English (``en``,
+``en-US``), is formatted without it: Babel's import and its locale data cost ~20–30 ms of a cold start's
+first run (bench/cold_start.py), and its full English pattern ``EEEE, MMMM d, y`` is fixed; a test pins
+the two equal, day by day.
 """
 
 from __future__ import annotations
@@ -10,7 +13,14 @@ from datetime import UTC, date, datetime, tzinfo
 from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from mneme.models.user import ENGLISH_TAGS
+
 DEFAULT_LANGUAGE = "en"
+_DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+_MONTHS = (
+    "January", "February", "March", "April", "May", "June",
+    "July", "August", "September", "October", "November", "December",
+)  # fmt: skip
 
 
 @lru_cache(maxsize=128)
@@ -50,8 +60,15 @@ def long_date(now: datetime, language: str, timezone: str) -> str:
     return _formatted_day(local_datetime(now, timezone).date(), language)
 
 
+def english_full_date(day: date) -> str:
+    """Babel's full English date (``EEEE, MMMM d, y``), e.g. ``Tuesday, December 1, 2026``."""
+    return f"{_DAYS[day.weekday()]}, {_MONTHS[day.month - 1]} {day.day}, {day.year}"
+
+
 @lru_cache(maxsize=1024)
 def _formatted_day(day: date, language: str) -> str:
+    if (language.strip().replace("_", "-").lower() or DEFAULT_LANGUAGE) in ENGLISH_TAGS:
+        return english_full_date(day)
     from babel.dates import format_date
 
     text: str = format_date(day, format="full", locale=babel_locale(language))

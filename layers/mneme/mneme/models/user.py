@@ -12,6 +12,9 @@ from mneme.models.common import UserId, reserved_user_id
 
 _BCP47 = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
 _EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s]+\.[^@\s]+$")
+#: the default language's tags (lower case): known without asking Babel, whose import and locale data cost
+#: a cold start ~20–30 ms (mneme/context/dates.py formats their dates without it too)
+ENGLISH_TAGS = frozenset({"en", "en-us"})
 
 
 class Caller(BaseModel):
@@ -56,6 +59,8 @@ class UserSettings(BaseModel):
     def _language(cls, value: str) -> str:
         if not _BCP47.match(value):
             raise ValueError(f"language must be a BCP-47 tag such as 'en', 'de' or 'fr-CA', got {value!r}")
+        if value.lower() in ENGLISH_TAGS:
+            return value
         from babel import Locale, UnknownLocaleError
 
         try:
