@@ -69,8 +69,9 @@ t3, ready = time.perf_counter(), time.time()
 """
 #: the framework floor: the plain handler, plus what mneme's stack mandates and any handler built on it pays —
 #: pydantic, Powertools' Logger, Metrics and Tracer (X-Ray, tracing on) and its HTTP resolver with request
-#: validation, one route with one body model — and the same AWS calls made inside that route. mneme over
-#: this is mneme's own cost; this over plain is the stack's.
+#: validation, one route with one body model — and the same AWS calls made inside that route. The Tracer is
+#: used as mneme uses it (no auto-patching; one subsegment per AWS call): the floor is the least the stack
+#: costs, so that mneme over it is mneme's own cost and it over plain the stack's.
 FRAMEWORK = PLAIN.replace(
     "t1 = time.perf_counter()\n",
     """from pydantic import BaseModel, Field
@@ -81,13 +82,14 @@ class RunBody(BaseModel):
     agent_id: str = Field(max_length=64)
     input: str = Field(max_length=100000)
     project_id: str | None = None
-logger, metrics, tracer = Logger(), Metrics(), Tracer()
+logger, metrics, tracer = Logger(), Metrics(), Tracer(auto_patch=False)
 resolver = APIGatewayHttpResolver(enable_validation=True)
 @resolver.post("/v1/runs")
 def post_run(body: RunBody) -> dict:
     for service, operation, params in calls:
         try:
-            getattr(clients[service], xform_name(operation))(**params)
+            with tracer.provider.in_subsegment(operation):
+                getattr(clients[service], xform_name(operation))(**params)
         except ClientError:
             pass
     logger.info("run", agent_id=body.agent_id)

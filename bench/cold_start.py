@@ -20,8 +20,9 @@ Variants:
   the SigV4 OpenSearch client), then make the same AWS calls the mneme handler made for this event (recorded
   from one untimed mneme run, replayed in order, one after the other);
 * ``framework floor``: the plain handler plus the stack mneme mandates (pydantic, Powertools' Logger, Metrics,
-  Tracer and its validating HTTP resolver with one route and one body model), the same calls inside the route:
-  what any handler on this stack pays, so that mneme's own share shows;
+  Tracer and its validating HTTP resolver with one route and one body model), the same calls inside the route,
+  each in an X-Ray subsegment of a Tracer that patches nothing (as mneme's): the least any handler on this
+  stack pays, so that mneme's own share shows;
 * ``mneme handler``: ``import app``; ``app.lambda_handler(event)`` — the event's body as shipped, a fresh
   idempotency key per process (so every run is a first request, never a replay).
 
