@@ -79,6 +79,29 @@ def test_own_agent_wins_over_global(store: ItemConfigStore) -> None:
     assert store.load_run_config("bob", "helper", None).agent.description == "global"
 
 
+def test_find_agent_is_one_read_and_the_own_agent_wins(store: ItemConfigStore, backend: Backend) -> None:
+    # Given a global helper and alice's own helper
+    store.put_agent(_agent(GLOBAL_OWNER, "helper", description="global"))
+    store.put_agent(_agent("alice", "helper", description="own"))
+    backend.calls.clear()
+    # When each user looks it up
+    found = {user: store.find_agent(user, "helper") for user in ("alice", "bob")}
+    # Then alice gets her own, bob the global one, another user's never; one BatchGetItem each
+    assert {u: a.description if a else None for u, a in found.items()} == {"alice": "own", "bob": "global"}
+    assert store.find_agent("bob", "mine") is None
+    if backend.name == "dynamo":
+        assert backend.calls == ["BatchGetItem"] * 3
+
+
+def test_find_agent_reads_a_global_agent_of_the_legacy_partition(store: ItemConfigStore) -> None:
+    from mneme.adapters.config_store import LEGACY_GLOBAL_PK
+
+    legacy = _agent(GLOBAL_OWNER, "old", description="legacy")
+    store._table.put({"PK": LEGACY_GLOBAL_PK, "SK": "AGENT#old", "data": legacy.model_dump_json()})
+    found = store.find_agent("alice", "old")
+    assert found is not None and found.description == "legacy"
+
+
 def test_task_crud_and_cascade(store: ItemConfigStore) -> None:
     store.put_agent(_agent("alice"))
     task = Task(task_id="daily", agent_id="helper", owner="alice", name="Daily", context_prompt="Hi ${user_name}")

@@ -173,7 +173,10 @@ class ItemConfigStore:
 
     # ------------------------------------------------------------------------------------- visibility
     def find_agent(self, user_id: str, agent_id: str) -> Agent | None:
-        return self.get_agent(user_id, agent_id) or self.get_agent(GLOBAL_OWNER, agent_id)
+        """One read (a BatchGetItem of the own and the global keys), the own agent winning."""
+        keys = [key for o in visibility_order(user_id) for key in _keys(o, agent_key(o, agent_id))]
+        items = {(i[PK], i[SK]): i for i in self._table.batch_get(keys)}
+        return _model(Agent, first_visible(keys, items.get))
 
     def visible_agents(self, user_id: str) -> list[Agent]:
         return own_then_global(self.list_agents(user_id), self.list_agents(GLOBAL_OWNER), "agent_id")

@@ -6,6 +6,8 @@ run ids; after the Map state, the parent's next step reads each child's outcome 
 
 from __future__ import annotations
 
+import re
+
 from mneme import telemetry
 from mneme.context.tools import DELEGATE_TO_AGENT
 from mneme.delegation import context_mode, effective_approval, resolve_target, sub_run_context
@@ -13,8 +15,12 @@ from mneme.engine import budget
 from mneme.engine.session import RunSession
 from mneme.engine.state import LoopState, PendingCall
 from mneme.errors import AuditWriteFailed, DelegationRefused
+from mneme.models.agent import Agent
 from mneme.models.chat import ChatMessage, TextMessage, ToolCallMessage, ToolResultMessage
+from mneme.models.common import SLUG_PATTERN
 from mneme.models.run import Run, RunStatus
+
+_SLUG = re.compile(SLUG_PATTERN)
 
 
 def parent_conversation(session: RunSession) -> list[ChatMessage]:
@@ -49,13 +55,27 @@ def start_delegation(session: RunSession, call: ToolCallMessage) -> PendingCall 
         return started
 
 
-def _start_delegation(session: RunSession, call: ToolCallMessage) -> PendingCall | ToolResultMessage:
+def _target(session: RunSession, reference: str) -> Agent:
+    """The agent ``reference`` names: looked up by id first (one read; a delegate is usually named by its
+    id), else from the listing of every agent the user may use, which also decides every refusal and
+    every label. Both give the same agent: an id match comes first in :func:`resolve_target`'s order."""
     run, config = session.run, session.deps.config
+    caller = session.config.agent
+    agent_id = reference.strip().casefold()
+    direct = config.find_agent(run.user_id, agent_id) if _SLUG.match(agent_id) else None
+    if direct is not None:
+        try:
+            return resolve_target(reference, caller=caller, candidates=[direct], depth=run.depth)
+        except DelegationRefused:
+            pass  # the listing says why (or finds a label that names a delegate)
+    return resolve_target(reference, caller=caller, candidates=config.visible_agents(run.user_id), depth=run.depth)
+
+
+def _start_delegation(session: RunSession, call: ToolCallMessage) -> PendingCall | ToolResultMessage:
+    run = session.run
     reference = str(call.arguments.get("agent", ""))
     try:
-        target = resolve_target(
-            reference, caller=session.config.agent, candidates=config.visible_agents(run.user_id), depth=run.depth
-        )
+        target = _target(session, reference)
         mode = context_mode(session.config.agent, target, call.arguments.get("context"))
         refusal = budget.reserve_child(session)  # the last guard: a refused delegation reserves nothing
         if refusal is not None:
