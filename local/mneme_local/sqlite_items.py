@@ -27,6 +27,7 @@ from mneme.adapters.items import (
     PK,
     SK,
     Condition,
+    Delete,
     Item,
     Key,
     Page,
@@ -36,6 +37,7 @@ from mneme.adapters.items import (
     WriteOp,
     condition_holds,
     incremented,
+    op_key,
     paginate,
     prefix_upper,
 )
@@ -128,6 +130,8 @@ class SqliteItemTable:
     def _apply(self, db: sqlite3.Connection, op: WriteOp, existing: Item | None) -> None:
         if isinstance(op, Put):
             self._store(db, dict(op.item))
+        elif isinstance(op, Delete):
+            self._remove(db, op.pk, op.sk)
         else:
             self._store(db, {**(existing or {PK: op.pk, SK: op.sk}), **op.values})
 
@@ -180,8 +184,7 @@ class SqliteItemTable:
         with self._write() as db:
             existing = []
             for op in ops:
-                pk, sk = (op.item[PK], op.item[SK]) if isinstance(op, Put) else (op.pk, op.sk)
-                current = self._load(db, pk, sk)
+                current = self._load(db, *op_key(op))
                 if not condition_holds(current, op.condition):
                     raise Conflict("the item changed or exists already (conditional write failed)")
                 existing.append(current)

@@ -11,6 +11,7 @@ from mneme.adapters.items import (
     PK,
     SK,
     Condition,
+    Delete,
     Item,
     Key,
     Page,
@@ -21,6 +22,7 @@ from mneme.adapters.items import (
     after_start,
     condition_holds,
     incremented,
+    op_key,
     order_key,
     paginate,
 )
@@ -83,13 +85,15 @@ class MemoryItemTable:
 
     def transact(self, ops: Sequence[WriteOp]) -> None:
         with self._lock:
-            keys = [(op.item[PK], op.item[SK]) if isinstance(op, Put) else (op.pk, op.sk) for op in ops]
+            keys = [op_key(op) for op in ops]
             for op, key in zip(ops, keys, strict=True):
                 if not condition_holds(self._items.get(key), op.condition):
                     raise Conflict("the item changed or exists already (conditional write failed)")
             for op, key in zip(ops, keys, strict=True):
                 if isinstance(op, Put):
                     self._items[key] = copy.deepcopy(dict(op.item))
+                elif isinstance(op, Delete):
+                    self._items.pop(key, None)
                 else:
                     base = self._items.get(key) or {PK: op.pk, SK: op.sk}
                     self._items[key] = {**base, **copy.deepcopy(op.values)}

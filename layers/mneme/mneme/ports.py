@@ -416,6 +416,12 @@ class ChatStore(Protocol):
         never duplicates messages and two writers never interleave."""
         ...
 
+    def take_back(self, user_id: str, chat_id: str, *, first: int, count: int, created: bool) -> bool:
+        """Remove the ``count`` messages stored from position ``first`` while they are still the chat's last
+        (a step whose run was cancelled before its commit); a chat ``created`` with them goes with them.
+        False, and nothing changed, when the chat has moved on (or is gone)."""
+        ...
+
     def set_summary(
         self, user_id: str, chat_id: str, summary: str, covers: int, covered_skills: Sequence[str] = ()
     ) -> None:

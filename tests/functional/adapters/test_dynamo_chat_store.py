@@ -88,6 +88,53 @@ def test_many_messages_span_transactions(store: ItemChatStore) -> None:
     assert [m.text for m in chat.messages] == [f"m{i}" for i in range(270)]  # type: ignore[union-attr]
 
 
+def _words(chat: Chat | None) -> list[str]:
+    return [m.text for m in chat.messages if isinstance(m, TextMessage)] if chat else []
+
+
+def test_take_back_removes_the_last_turn_and_the_next_append_takes_its_place(store: ItemChatStore) -> None:
+    # Given a chat of 4 messages, the last 2 a turn to take back
+    store.create_chat(_chat(messages=_texts(2)))
+    store.append_messages("alice", "c1", _texts(2, start=2), expected_count=2)
+    # When they are taken back
+    assert store.take_back("alice", "c1", first=2, count=2, created=False) is True
+    # Then the chat is as before them, and a next append lands at position 2
+    chat = store.get_chat("alice", "c1")
+    assert chat is not None and _words(chat) == ["m0", "m1"] and chat.message_count == 2
+    store.append_messages("alice", "c1", _texts(1, start=7), expected_count=2)
+    assert _words(store.get_chat("alice", "c1")) == ["m0", "m1", "m7"]
+
+
+def test_take_back_of_the_turn_a_chat_was_created_with_removes_the_chat(store: ItemChatStore) -> None:
+    store.create_chat(_chat(messages=_texts(3)))
+    assert store.take_back("alice", "c1", first=0, count=3, created=True) is True
+    assert store.get_chat("alice", "c1") is None and store.list_chats("alice") == []
+
+
+def test_take_back_changes_nothing_when_the_chat_moved_on(store: ItemChatStore) -> None:
+    # Given a turn at positions 2-3 and another message appended after it
+    store.create_chat(_chat(messages=_texts(4)))
+    store.append_messages("alice", "c1", _texts(1, start=4), expected_count=4)
+    # When the turn at 2-3 is to be taken back, then it is not, and nothing changed
+    assert store.take_back("alice", "c1", first=2, count=2, created=False) is False
+    assert _words(store.get_chat("alice", "c1")) == [f"m{i}" for i in range(5)]
+    assert store.take_back("alice", "gone", first=0, count=1, created=True) is False
+
+
+def test_take_back_of_more_than_one_transaction_of_messages(store: ItemChatStore) -> None:
+    store.create_chat(_chat(messages=_texts(1)))
+    store.append_messages("alice", "c1", _texts(230, start=1), expected_count=1)
+    assert store.take_back("alice", "c1", first=1, count=230, created=False) is True
+    chat = store.get_chat("alice", "c1")
+    assert chat is not None and _words(chat) == ["m0"] and chat.message_count == 1
+
+
+def test_another_users_chat_of_that_id_is_never_taken_back(store: ItemChatStore) -> None:
+    store.create_chat(_chat(user_id="bob", messages=_texts(2)))
+    assert store.take_back("alice", "c1", first=0, count=2, created=True) is False
+    assert store.get_chat("bob", "c1") is not None
+
+
 def test_summary_fields_are_stored(store: ItemChatStore) -> None:
     store.create_chat(_chat(messages=_texts(4)))
     store.set_summary("alice", "c1", "they said hello", 3)

@@ -15,6 +15,7 @@ from mneme.adapters.items import (
     AUDIT_SCHEMA,
     MAIN_SCHEMA,
     AttrEquals,
+    Delete,
     ItemTable,
     Put,
     TableSchema,
@@ -76,6 +77,30 @@ def test_transaction_is_all_or_nothing(backend: Backend) -> None:
     table.transact([Update("C", "H", {"count": 2}, AttrEquals("count", 1)), Put(_item("C", "M1"), "not_exists")])
     assert table.get("C", "H") == _item("C", "H", count=2)
     assert table.get("C", "M1") == _item("C", "M1")
+
+
+def test_a_transaction_deletes_items_with_the_rest_or_not_at_all(backend: Backend) -> None:
+    # Given a header counting two items
+    table = backend.main
+    table.put_many([_item("D", "H", count=2), _item("D", "M0"), _item("D", "M1")])
+    take_back: list[WriteOp] = [Update("D", "H", {"count": 1}, AttrEquals("count", 2)), Delete("D", "M1")]
+    # When a transaction whose condition fails would delete one, nothing is deleted
+    with pytest.raises(Conflict):
+        table.transact([Update("D", "H", {"count": 1}, AttrEquals("count", 5)), Delete("D", "M1")])
+    assert table.get("D", "M1") == _item("D", "M1")
+    # and when its condition holds, the delete and the update happen together
+    table.transact(take_back)
+    assert (table.get("D", "H"), table.get("D", "M1")) == (_item("D", "H", count=1), None)
+
+
+def test_a_conditional_delete_in_a_transaction(backend: Backend) -> None:
+    table = backend.main
+    table.put(_item("D", "H", count=0))
+    with pytest.raises(Conflict):
+        table.transact([Delete("D", "H", AttrEquals("count", 1))])
+    assert table.get("D", "H") is not None
+    table.transact([Delete("D", "H", AttrEquals("count", 0)), Delete("D", "absent")])
+    assert table.get("D", "H") is None
 
 
 def test_delete_and_batches(backend: Backend) -> None:

@@ -34,7 +34,7 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from mneme.adapters.expiry import Retention, expired, expiry, stamp
-from mneme.adapters.items import PK, SK, AttrEquals, Item, ItemTable, Put, Update, WriteOp, query_all
+from mneme.adapters.items import PK, SK, AttrEquals, Delete, Item, ItemTable, Put, Update, WriteOp, query_all
 from mneme.clock import SystemClock
 from mneme.errors import Conflict, NotFound
 from mneme.limits import SUMMARY_TRIGGER_MESSAGES
@@ -217,6 +217,25 @@ class ItemChatStore:
                     details={"count": header.get("count")},
                 ) from None
             count += len(batch)
+
+    def take_back(self, user_id: str, chat_id: str, *, first: int, count: int, created: bool) -> bool:
+        """Newest messages first, at most 99 per transaction, each conditional on the count it finds; the
+        header of a chat created with them is deleted in the last one."""
+        pk = chat_pk(user_id, chat_id)
+        end = first + count
+        while end > first:
+            start = max(first, end - MAX_MESSAGES_PER_TRANSACTION)
+            header: WriteOp = (
+                Delete(pk, HEADER_SK, AttrEquals("count", end))
+                if created and start == 0
+                else Update(pk, HEADER_SK, {"count": start}, AttrEquals("count", end))
+            )
+            try:
+                self._table.transact([header, *(Delete(pk, message_sk(seq)) for seq in range(start, end))])
+            except Conflict:
+                return False
+            end = start
+        return True
 
     def set_summary(
         self, user_id: str, chat_id: str, summary: str, covers: int, covered_skills: Sequence[str] = ()

@@ -25,12 +25,12 @@ from mneme.adapters.items import (
     SK,
     AttrEquals,
     Condition,
+    Delete,
     Item,
     Key,
     Page,
     Put,
     TableSchema,
-    Update,
     WriteOp,
 )
 from mneme.errors import Conflict, PayloadTooLarge, StoreUnavailable, Throttled
@@ -262,8 +262,10 @@ class DynamoItemTable:
         for op in ops:
             if isinstance(op, Put):
                 items.append({"Put": {"TableName": self._name, "Item": _item_to(op.item), **_condition(op.condition)}})
+            elif isinstance(op, Delete):
+                key = {"Key": _key(op.pk, op.sk), **_condition(op.condition)}
+                items.append({"Delete": {"TableName": self._name, **key}})
             else:
-                assert isinstance(op, Update)
                 update = _update(op.pk, op.sk, op.values, op.condition)
                 items.append({"Update": {"TableName": self._name, **update}})
         with _translated():

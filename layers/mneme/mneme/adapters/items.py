@@ -60,7 +60,21 @@ class Update:
     condition: Condition = None
 
 
-WriteOp = Put | Update
+@dataclass(frozen=True)
+class Delete:
+    """Remove one item (nothing when it is absent and there is no condition)."""
+
+    pk: str
+    sk: str
+    condition: Condition = None
+
+
+WriteOp = Put | Update | Delete
+
+
+def op_key(op: WriteOp) -> Key:
+    """The key of the item a write goes to."""
+    return (op.item[PK], op.item[SK]) if isinstance(op, Put) else (op.pk, op.sk)
 
 
 @dataclass(frozen=True)

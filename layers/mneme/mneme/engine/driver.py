@@ -103,6 +103,7 @@ def _crashed(session: RunSession, exc: Exception) -> Outcome:
         "unexpected error in a run step", run_id=session.run.run_id, error_type=type(exc).__name__
     )
     session.crash = reason
+    _take_back_turn(session)  # a failed run leaves nothing in the chat
     fail(session, reason)
     return "done"
 
@@ -131,6 +132,7 @@ def _conclude_crashed(session: RunSession, exc: Exception) -> StepResult:
     session.recorder.take()  # what could not be stored is dropped; the failure itself is recorded
     session.after_writes.clear()
     session.crash = _printable(f"internal error while storing the step: {type(exc).__name__}: {exc}")[:500]
+    _take_back_turn(session)  # a failed run leaves nothing in the chat
     fail(session, session.crash)
     return _conclude(session, "done", hand_off=False)
 
@@ -160,6 +162,7 @@ def _conclude(session: RunSession, outcome: Outcome, *, hand_off: bool) -> StepR
         stored = None if create else cancel.yield_to_cancel(deps, run, state)
         if stored is None:
             raise
+        _take_back_turn(session)
         return StepResult(stored, "done", [])  # cancelled meanwhile: nothing of this step is kept
     if not hand_off:
         writes = [parallel.submit(write) for write in session.after_writes]
@@ -185,6 +188,22 @@ def _conclude(session: RunSession, outcome: Outcome, *, hand_off: bool) -> StepR
             failed = deps.runs.get_run(run.run_id)
             return StepResult(failed or run, "done", [])
     return StepResult(run, outcome, session.children)
+
+
+def _take_back_turn(session: RunSession) -> None:
+    """The step stored its chat turn, and then the run did not succeed with it — cancelled before the commit,
+    or the commit crashed and the run is failed: the turn goes too, unless the chat has moved on since (then
+    it stays, and a log line says so)."""
+    if session.stored_turn is None:
+        return
+    run, (first, count, created) = session.run, session.stored_turn
+    session.stored_turn = None
+    try:
+        taken = session.deps.chats.take_back(run.user_id, run.chat_id or "", first=first, count=count, created=created)
+    except MnemeError:
+        taken = False
+    if not taken:
+        observability.logger().warning("the cancelled run's chat turn could not be taken back", run_id=run.run_id)
 
 
 def _result(write: Future[list[str]]) -> list[str]:

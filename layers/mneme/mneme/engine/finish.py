@@ -2,7 +2,8 @@
 
 A run's answer and its chat turn are stored together, or the run fails: the turn is written first (a
 serialization or store error there fails the run before anything says it succeeded), and only then is the
-run marked succeeded and its auto-write planned. The queue write is an *after-write*: the step's end runs it
+run marked succeeded and its auto-write planned. A step whose run then does not succeed with it — a cancel
+met at the commit, a crash after the write — takes the turn back (``engine/driver.py``). The queue write is an *after-write*: the step's end runs it
 in parallel with the run's own commit. Its outcome is already in the events (the jobs are queued, or kept
 in the run's outbox for the redrive); a failure adds a warning event afterwards.
 
@@ -113,8 +114,10 @@ def _store_turn(session: RunSession, messages: list[ChatMessage]) -> str | None:
             try:
                 if create and state.new_chat is not None:
                     chats.create_chat(Chat.model_validate({**state.new_chat, "messages": messages}))
+                    session.stored_turn = (0, len(messages), True)
                 else:
                     chats.append_messages(run.user_id, run.chat_id or "", messages, expected_count=expected)
+                    session.stored_turn = (expected, len(messages), False)
                 return None
             except Conflict:  # the chat exists (created meanwhile), or it grew: append after what is there
                 problem = "the chat changed concurrently"

@@ -34,6 +34,9 @@ class RunSession:
     unusable_arguments: set[str] = field(default_factory=set)  # call ids whose arguments were refused
     crash: str | None = None  # the reason, when an unexpected error ended the step (engine/driver.py)
     preview: bool = False  # POST /v1/context/preview: memory reads are audited as ``preview``
+    #: the chat turn this step stored (first position, message count, chat created with it): taken back
+    #: when the run turns out cancelled at the commit (engine/driver.py)
+    stored_turn: tuple[int, int, bool] | None = None
 
     @property
     def scope(self) -> MemoryScope:
