@@ -222,6 +222,10 @@ def lambda_env(urls: dict[str, str], code: list[Path]) -> dict[str, str]:
         MNEME_STATE_MACHINE_ARN="arn:aws:states:us-east-1:123456789012:stateMachine:mneme-agent-run",
         MNEME_MODEL_PROVIDER="offline",
         MNEME_SUMMARY_MODEL_ID="",
+        # the template's RunsPerUserPerMinute, at its highest: the measure starts 20-odd cold runs of one user
+        # within a minute, which a fast host turns into more than the default 60 (a 429 failed the measure at
+        # 18:43 UTC on 2026-12-01); the start is still counted, so the same calls are made
+        MNEME_RUNS_PER_USER_PER_MINUTE="100000",
         # the local AWS stand-ins
         AWS_ENDPOINT_URL=urls["moto"],
         AWS_ENDPOINT_URL_BEDROCK_RUNTIME=urls["bedrock"],
