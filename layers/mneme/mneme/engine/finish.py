@@ -1,11 +1,12 @@
 """The end of a run: success stores the turn in the chat and queues auto-write; failure writes nothing.
 
 A run's answer and its chat turn are stored together, or the run fails: the turn is written first (a
-serialization or store error there fails the run before anything says it succeeded), and only then is the
-run marked succeeded and its auto-write planned. A step whose run then does not succeed with it — a cancel
-met at the commit, a crash after the write — takes the turn back (``engine/driver.py``). The queue write is an *after-write*: the step's end runs it
-in parallel with the run's own commit. Its outcome is already in the events (the jobs are queued, or kept
-in the run's outbox for the redrive); a failure adds a warning event afterwards.
+serialization or store error there fails the run before anything says it succeeded), and only then is the run
+marked succeeded and its auto-write planned. A step whose run then does not succeed with it — a cancel met at
+the commit, a crash after the write — takes the turn back (``engine/driver.py``). The queue write is an
+*after-write*: the step's end runs it in parallel with the run's own commit. Its outcome is already in the
+events (the jobs are queued, or kept in the run's outbox for the redrive); a failure adds a warning event
+afterwards.
 
 A guardrail intervention (``stopReason: guardrail_intervened``, issue 16) ends the run **failed**, with a
 ``guardrail_intervened`` event: the blocked exchange is not stored in the chat and nothing is auto-written.
