@@ -418,7 +418,7 @@ class ChatStore(Protocol):
 
     def take_back(self, user_id: str, chat_id: str, *, first: int, count: int, created: bool) -> bool:
         """Remove the ``count`` messages stored from position ``first`` while they are still the chat's last
-        (a step whose run was cancelled before its commit); a chat ``created`` with them goes with them.
+        (a step whose run was cancelled before its commit, or crashed); a chat ``created`` with them goes too.
         False, and nothing changed, when the chat has moved on (or is gone)."""
         ...
 

@@ -3,7 +3,6 @@ global ones (admin-made) to read. Another user's resource is a 404, never a 403.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
@@ -14,13 +13,12 @@ from mneme.engine.time_budget import step_model_window
 from mneme.errors import Conflict, Forbidden, InvalidInput, NotFound
 from mneme.limits import OUTPUT_TOKENS_PER_SECOND_FAST, OUTPUT_TOKENS_PER_SECOND_SLOW
 from mneme.models.agent import Agent, Skill, Task
-from mneme.models.common import GLOBAL_OWNER, SLUG_PATTERN
+from mneme.models.common import GLOBAL_OWNER, is_slug
 from mneme.models.mcp import destination_problem
 from mneme.models.requests import AgentBody, SkillBody, TaskBody
 from mneme.models.user import Caller, UserSettings
 
 T = TypeVar("T")
-_SLUG = re.compile(SLUG_PATTERN)
 
 
 @dataclass(frozen=True)
@@ -32,7 +30,7 @@ class Saved(Generic[T]):
 
 
 def _slug(value: str, field_name: str, *, for_write: bool) -> str:
-    if not _SLUG.match(value):
+    if not is_slug(value):
         if for_write:
             raise InvalidInput(f"{field_name} must be lowercase letters, digits and hyphens (≤ 64)", field=field_name)
         raise NotFound(f"no {'skill' if field_name == 'name' else field_name.removesuffix('_id')} {value!r}")

@@ -6,8 +6,6 @@ run ids; after the Map state, the parent's next step reads each child's outcome 
 
 from __future__ import annotations
 
-import re
-
 from mneme import telemetry
 from mneme.context.tools import DELEGATE_TO_AGENT
 from mneme.delegation import context_mode, effective_approval, resolve_target, sub_run_context
@@ -17,10 +15,8 @@ from mneme.engine.state import LoopState, PendingCall
 from mneme.errors import AuditWriteFailed, DelegationRefused
 from mneme.models.agent import Agent
 from mneme.models.chat import ChatMessage, TextMessage, ToolCallMessage, ToolResultMessage
-from mneme.models.common import SLUG_PATTERN
+from mneme.models.common import is_slug
 from mneme.models.run import Run, RunStatus
-
-_SLUG = re.compile(SLUG_PATTERN)
 
 
 def parent_conversation(session: RunSession) -> list[ChatMessage]:
@@ -62,7 +58,7 @@ def _target(session: RunSession, reference: str) -> Agent:
     run, config = session.run, session.deps.config
     caller = session.config.agent
     agent_id = reference.strip().casefold()
-    direct = config.find_agent(run.user_id, agent_id) if _SLUG.match(agent_id) else None
+    direct = config.find_agent(run.user_id, agent_id) if is_slug(agent_id) else None
     if direct is not None:
         try:
             return resolve_target(reference, caller=caller, candidates=[direct], depth=run.depth)

@@ -203,7 +203,9 @@ def _take_back_turn(session: RunSession) -> None:
     except MnemeError:
         taken = False
     if not taken:
-        observability.logger().warning("the cancelled run's chat turn could not be taken back", run_id=run.run_id)
+        observability.logger().warning(
+            "the chat turn of a run that did not succeed could not be taken back", run_id=run.run_id
+        )
 
 
 def _result(write: Future[list[str]]) -> list[str]:

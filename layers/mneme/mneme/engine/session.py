@@ -35,7 +35,7 @@ class RunSession:
     crash: str | None = None  # the reason, when an unexpected error ended the step (engine/driver.py)
     preview: bool = False  # POST /v1/context/preview: memory reads are audited as ``preview``
     #: the chat turn this step stored (first position, message count, chat created with it): taken back
-    #: when the run turns out cancelled at the commit (engine/driver.py)
+    #: when the run does not succeed with it — cancelled at the commit, or crashed (engine/driver.py)
     stored_turn: tuple[int, int, bool] | None = None
 
     @property

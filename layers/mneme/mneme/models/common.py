@@ -10,6 +10,13 @@ from pydantic import Field, StringConstraints
 #: agent ids, task ids, skill names: lowercase letters, digits and hyphens, at most 64 characters.
 SLUG_PATTERN = r"^[a-z0-9][a-z0-9-]{0,63}$"
 Slug = Annotated[str, StringConstraints(pattern=SLUG_PATTERN)]
+_SLUG = re.compile(SLUG_PATTERN)
+
+
+def is_slug(value: str) -> bool:
+    """Whether ``value`` has the form of an agent id, task id or skill name."""
+    return _SLUG.match(value) is not None
+
 
 #: opaque ids chosen by a client or generated (chat, project, session, run, call ids).
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$"
