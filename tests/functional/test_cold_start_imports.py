@@ -1,5 +1,6 @@
-"""What a cold start imports: the AWS clients come from botocore alone (no boto3, no s3transfer), and only the
-router of the route asked for (a fresh interpreter talking to a moto server)."""
+"""What a cold start imports and builds: the AWS clients come from botocore alone (no boto3, no s3transfer),
+only the router of the route asked for is imported, and the pydantic models a run uses are built in the init
+phase while the others are never built (a fresh interpreter talking to a moto server)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,16 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import boto3
 import pytest
 from moto.server import ThreadedMotoServer
 
+from mneme.adapters.config_store import ItemConfigStore
+from mneme.adapters.dynamo_items import DynamoItemTable
+from mneme.adapters.items import MAIN_SCHEMA
+from mneme.models.agent import Agent
 from tests.support.sam_template import create_tables
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,17 +54,58 @@ def endpoint() -> Iterator[str]:
         "dynamodb", region_name="us-east-1", endpoint_url=url, aws_access_key_id="t", aws_secret_access_key="t"
     )
     create_tables(client, {"MainTable": "m", "AuditTable": "a"})
+    config = ItemConfigStore(DynamoItemTable(client, "m", MAIN_SCHEMA))
+    config.put_agent(
+        Agent(
+            agent_id="researcher",
+            owner="alice",
+            label="Researcher",
+            model={"provider": "offline"},
+            memory_policy={"auto_read_enabled": False, "allow_write": False},
+        )
+    )
     try:
         yield url
     finally:
         server.stop()
 
 
-def _first_request(endpoint: str) -> dict[str, object]:
-    """A fresh interpreter with the deployed environment (DynamoDB being a moto server) answers a first
-    POST /v1/runs (for an agent that does not exist: the config is read, 404), then a GET /v1/agents."""
+_MODELS = """
+import json, os, sys
+sys.path[:0] = [{paths}]
+import pydantic
+
+
+def mneme_models():
+    seen, stack = set(), list(pydantic.BaseModel.__subclasses__())
+    while stack:
+        model = stack.pop()
+        if model not in seen:
+            seen.add(model)
+            stack.extend(model.__subclasses__())
+    return {{f"{{m.__module__}}.{{m.__qualname__}}": m for m in seen if m.__module__.startswith("mneme.")}}
+
+
+def built():
+    return sorted(name for name, model in mneme_models().items() if model.__pydantic_complete__)
+
+
+import app
+after_import = built()
+event = json.load(open({event!r}))
+event["headers"]["idempotency-key"] = os.urandom(8).hex()
+response = app.lambda_handler(event, None)
+after_run = built()
+print(json.dumps({{
+    "status": response["statusCode"], "body": response["body"], "after_import": after_import,
+    "built_by_the_run": sorted(set(after_run) - set(after_import)), "models": sorted(mneme_models()),
+}}))
+"""
+
+
+def _probe(endpoint: str, program: str) -> dict[str, Any]:
     paths = ", ".join(repr(str(ROOT / p)) for p in ("functions/run", "layers/mneme"))
-    code = _PROBE.format(paths=paths, event=str(ROOT / "events" / "http-post-run.json"))
+    code = program.format(paths=paths, event=str(ROOT / "events" / "http-post-run.json"))
     env = {
         "PATH": "/usr/bin:/bin",
         "AWS_ACCESS_KEY_ID": "t",
@@ -70,8 +117,14 @@ def _first_request(endpoint: str) -> dict[str, object]:
         "MNEME_MODEL_PROVIDER": "offline",
     }
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
-    result: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
+
+
+def _first_request(endpoint: str) -> dict[str, Any]:
+    """A fresh interpreter with the deployed environment (DynamoDB being a moto server) answers a first
+    POST /v1/runs (for an agent that does not exist: the config is read, 404), then a GET /v1/agents."""
+    return _probe(endpoint, _PROBE)
 
 
 def test_a_first_request_through_the_handler_imports_no_boto3(endpoint: str) -> None:
@@ -89,3 +142,23 @@ def test_a_first_request_loads_only_its_router_and_the_others_come_on_demand(end
     # Then only the runs router was imported for POST /v1/runs, and a later GET /v1/agents was still served
     assert result["routers"] == ["mneme.api.run_routes"]
     assert result["agents"] == 200
+
+
+def test_the_models_a_run_uses_are_built_at_import_and_the_run_builds_none(endpoint: str) -> None:
+    # When a fresh interpreter imports the handler (Lambda's init phase) and answers a first POST /v1/runs
+    result = _probe(endpoint, _MODELS)
+    assert result["status"] == 200, result["body"]
+    # Then every model the run validated or serialized had been built by the import: the run built none
+    assert result["built_by_the_run"] == [], result["built_by_the_run"]
+    assert {"mneme.models.agent.Agent", "mneme.models.run.Run", "mneme.settings.Settings"} <= {*result["after_import"]}
+
+
+def test_the_models_a_run_does_not_use_are_never_built(endpoint: str) -> None:
+    # When a fresh interpreter imports the handler and answers a first POST /v1/runs
+    result = _probe(endpoint, _MODELS)
+    models = result["models"]
+    # Then the models of other routes (exports, memory documents, audit pages) were defined but not built
+    unbuilt = set(models) - set(result["after_import"]) - set(result["built_by_the_run"])
+    other_routes = {"ExportStatus", "DocumentView", "AuditPageView"}
+    assert other_routes <= {name.rsplit(".", 1)[1] for name in unbuilt}
+    assert len(unbuilt) > len(models) // 2

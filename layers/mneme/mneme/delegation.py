@@ -185,7 +185,7 @@ def history_for(mode: str, parent_history: Iterable[ChatMessage]) -> list[ChatMe
 
 
 # --------------------------------------------------------------------------------------------- sub-run
-class SubRunContext(BaseModel):
+class SubRunContext(BaseModel, defer_build=True):
     """Everything a sub-run inherits from its parent; the rest it loads by itself (SPEC §6)."""
 
     model_config = ConfigDict(frozen=True)

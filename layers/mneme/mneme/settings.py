@@ -34,7 +34,7 @@ class SettingsError(MnemeError):
     """The function's configuration is invalid: raised at cold start, never mid-request."""
 
 
-class Settings(BaseModel):
+class Settings(BaseModel, defer_build=True):
     model_config = ConfigDict(frozen=True, populate_by_name=True, extra="ignore")
 
     mode: Literal["aws", "local"] = Field("aws", alias="MNEME_MODE")

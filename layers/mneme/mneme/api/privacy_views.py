@@ -7,7 +7,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 
-class _View(BaseModel):
+class _View(BaseModel, defer_build=True):
     model_config = ConfigDict(extra="allow")
 
 

@@ -13,7 +13,7 @@ from mneme.api.responses import JSON
 from mneme.models.audit import AuditAction
 
 
-class _View(BaseModel):
+class _View(BaseModel, defer_build=True):
     model_config = ConfigDict(extra="allow")
 
 

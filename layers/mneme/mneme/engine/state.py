@@ -18,7 +18,7 @@ from mneme.models.policy import ResolvedPolicy
 Outcome = Literal["done", "delegate", "await_approval", "continue"]
 
 
-class PendingCall(BaseModel):
+class PendingCall(BaseModel, defer_build=True):
     """A tool call that waits: for a person's decision, for a delegated child run, or (``deferred``) for
     time: the fast path's budget was spent before it ran, so the next step runs it."""
 
@@ -36,7 +36,7 @@ class PendingCall(BaseModel):
 CHECKPOINT_VERSION = 4
 
 
-class LoopState(BaseModel):
+class LoopState(BaseModel, defer_build=True):
     """Everything the loop needs to resume (the checkpoint, versioned by ``checkpoint_version``)."""
 
     checkpoint_version: int = CHECKPOINT_VERSION

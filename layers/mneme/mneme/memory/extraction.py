@@ -31,7 +31,7 @@ def requested_strategies(system: str) -> list[str]:
     return [name for name in ("facts", "preferences", "summary") if name in named]
 
 
-class ExtractedItem(BaseModel):
+class ExtractedItem(BaseModel, defer_build=True):
     model_config = ConfigDict(extra="ignore")
 
     kind: Literal["fact", "preference", "summary"]
@@ -39,7 +39,7 @@ class ExtractedItem(BaseModel):
     subject: str | None = Field(None, max_length=200)  # what the fact is about: same subject = an update
 
 
-class Extracted(BaseModel):
+class Extracted(BaseModel, defer_build=True):
     model_config = ConfigDict(extra="ignore")
 
     items: list[ExtractedItem] = Field(default_factory=list, max_length=50)

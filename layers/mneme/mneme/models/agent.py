@@ -32,7 +32,7 @@ ContextMode = Annotated[str, StringConstraints(pattern=CONTEXT_MODE_PATTERN)]
 DelegateReference = Annotated[str, StringConstraints(min_length=1, max_length=128)]
 
 
-class DelegateEntry(BaseModel):
+class DelegateEntry(BaseModel, defer_build=True):
     """A ``delegates`` entry that also bounds the context the sub-agent gets (a bare string means ``full``)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -55,7 +55,7 @@ def base_model_id(model_id: str) -> str:
 MIN_REASONING_BUDGET = 1_024
 
 
-class ReasoningSettings(BaseModel):
+class ReasoningSettings(BaseModel, defer_build=True):
     """Extended thinking (``inference.reasoning``): sent as ``additionalModelRequestFields.thinking``."""
 
     model_config = ConfigDict(extra="forbid")
@@ -63,7 +63,7 @@ class ReasoningSettings(BaseModel):
     budget_tokens: Annotated[int, Field(ge=MIN_REASONING_BUDGET, le=128_000)]
 
 
-class InferenceSettings(BaseModel):
+class InferenceSettings(BaseModel, defer_build=True):
     model_config = ConfigDict(extra="forbid")
 
     max_tokens: Annotated[int, Field(ge=1, le=200_000)] | None = None
@@ -73,7 +73,7 @@ class InferenceSettings(BaseModel):
     reasoning: ReasoningSettings | None = None
 
 
-class GuardrailSpec(BaseModel):
+class GuardrailSpec(BaseModel, defer_build=True):
     """A Bedrock guardrail applied to every model call of the agent (sent as ``guardrailConfig``)."""
 
     model_config = ConfigDict(extra="forbid")
@@ -94,7 +94,7 @@ SecretArn = Annotated[
 ]
 
 
-class ModelSpec(BaseModel):
+class ModelSpec(BaseModel, defer_build=True):
     model_config = ConfigDict(extra="ignore", protected_namespaces=())
 
     provider: Provider = "offline"
@@ -106,7 +106,7 @@ class ModelSpec(BaseModel):
     guardrail: GuardrailSpec | None = None  # bedrock only
 
 
-class ExternalTool(BaseModel):
+class ExternalTool(BaseModel, defer_build=True):
     """A tool implemented as a Lambda function (SPEC §8)."""
 
     model_config = ConfigDict(extra="ignore")
@@ -138,7 +138,7 @@ class ExternalTool(BaseModel):
         return value
 
 
-class Agent(BaseModel):
+class Agent(BaseModel, defer_build=True):
     model_config = ConfigDict(extra="ignore")
 
     agent_id: Slug
@@ -176,7 +176,7 @@ class Agent(BaseModel):
         return [entry.agent for entry in self.delegate_entries]
 
 
-class Task(BaseModel):
+class Task(BaseModel, defer_build=True):
     model_config = ConfigDict(extra="ignore")
 
     task_id: Slug
@@ -187,7 +187,7 @@ class Task(BaseModel):
     memory_policy: MemoryPolicy = MemoryPolicy()
 
 
-class Skill(BaseModel):
+class Skill(BaseModel, defer_build=True):
     model_config = ConfigDict(extra="ignore")
 
     name: Slug

@@ -24,7 +24,7 @@ AuditAction = Literal[
 ]
 
 
-class AuditRecord(BaseModel):
+class AuditRecord(BaseModel, defer_build=True):
     model_config = ConfigDict(frozen=True)
 
     at: datetime

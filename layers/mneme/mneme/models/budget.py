@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 MAX_BUDGET_SECONDS = 8 * 24 * 3600
 
 
-class Budget(BaseModel):
+class Budget(BaseModel, defer_build=True):
     """``{max_model_calls?, max_tokens?, max_runs?, max_seconds?}`` for a whole run tree."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -28,7 +28,7 @@ class Budget(BaseModel):
     max_seconds: Annotated[int, Field(ge=1, le=MAX_BUDGET_SECONDS)] | None = None
 
 
-class BudgetLimits(BaseModel):
+class BudgetLimits(BaseModel, defer_build=True):
     """Resolved limits: every field set."""
 
     model_config = ConfigDict(frozen=True)
@@ -50,7 +50,7 @@ class BudgetLimits(BaseModel):
         return cls(**values)
 
 
-class TreeUsage(BaseModel):
+class TreeUsage(BaseModel, defer_build=True):
     """What the tree used: runs started (the root included), model calls, tokens (input, output and cache
     tokens alike), delegated runs not yet collected by their parent (``active``), and its start."""
 

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from mneme.models.common import Identifier
 
 
-class _Message(BaseModel):
+class _Message(BaseModel, defer_build=True):
     model_config = ConfigDict(frozen=True)
 
     at: datetime | None = None
@@ -88,7 +88,7 @@ ChatMessage = Annotated[
 ]
 
 
-class Chat(BaseModel):
+class Chat(BaseModel, defer_build=True):
     chat_id: Identifier
     user_id: str
     project_id: Identifier | None = None

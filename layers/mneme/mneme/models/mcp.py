@@ -62,7 +62,7 @@ def destination_problem(url: str, *, allow_private: bool) -> str | None:
     return None
 
 
-class McpAuth(BaseModel):
+class McpAuth(BaseModel, defer_build=True):
     """How mneme authenticates to an MCP server.
 
     * ``none``;
@@ -101,7 +101,7 @@ class McpAuth(BaseModel):
         return self
 
 
-class McpServer(BaseModel):
+class McpServer(BaseModel, defer_build=True):
     """One MCP server an agent uses (streamable HTTP)."""
 
     model_config = ConfigDict(extra="forbid")
@@ -126,7 +126,7 @@ class McpServer(BaseModel):
         return value
 
 
-class McpTool(BaseModel):
+class McpTool(BaseModel, defer_build=True):
     """A tool discovered on an MCP server at run start, as it is offered for the whole run."""
 
     model_config = ConfigDict(frozen=True)

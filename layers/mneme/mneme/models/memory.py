@@ -55,7 +55,7 @@ def default_class(source: str | None) -> MemoryClass:
     return "semantic"
 
 
-class NamespaceRule(BaseModel):
+class NamespaceRule(BaseModel, defer_build=True):
     """A ranking rule: hits from matching namespaces get ``bonus``; ``instruction`` is shown to the model."""
 
     model_config = ConfigDict(frozen=True)
@@ -65,7 +65,7 @@ class NamespaceRule(BaseModel):
     instruction: str | None = None
 
 
-class MemoryDocument(BaseModel):
+class MemoryDocument(BaseModel, defer_build=True):
     """One stored memory entry. ``id`` is mneme's own id (OpenSearch Serverless has no custom ``_id``)."""
 
     id: str
@@ -97,7 +97,7 @@ class MemoryDocument(BaseModel):
         return "superseded" if self.superseded else "active"
 
 
-class MemoryCandidate(BaseModel):
+class MemoryCandidate(BaseModel, defer_build=True):
     """A store search result before ranking: the document and its raw similarity (higher is closer)."""
 
     document: MemoryDocument
@@ -106,7 +106,7 @@ class MemoryCandidate(BaseModel):
     keyword_score: float | None = None  # hybrid: the BM25 score of the keyword leg (None: not in it)
 
 
-class MemoryHit(BaseModel):
+class MemoryHit(BaseModel, defer_build=True):
     """A ranked hit as injected, returned by tools and by the HTTP API."""
 
     model_config = ConfigDict(frozen=True)

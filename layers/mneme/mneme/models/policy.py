@@ -26,7 +26,7 @@ DEFAULT_RETRIEVAL: Retrieval = "hybrid"  # the winner of bench/memory_quality.py
 DEFAULT_DUPLICATE_THRESHOLD = 0.92
 
 
-class ExtractionModel(BaseModel):
+class ExtractionModel(BaseModel, defer_build=True):
     """The model that extracts facts / preferences / summaries (default: the agent's own model)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -35,7 +35,7 @@ class ExtractionModel(BaseModel):
     model_id: Annotated[str, StringConstraints(min_length=1, max_length=256)]
 
 
-class MemoryPolicy(BaseModel):
+class MemoryPolicy(BaseModel, defer_build=True):
     model_config = ConfigDict(extra="forbid")
 
     auto_read_enabled: bool | None = None
@@ -99,7 +99,7 @@ def _check(pattern: str) -> None:
         raise ValueError(f"invalid namespace pattern {pattern!r}: {exc}") from exc
 
 
-class ResolvedPolicy(BaseModel):
+class ResolvedPolicy(BaseModel, defer_build=True):
     """The effective policy of a run: agent policy, overridden by the task's, then the defaults."""
 
     model_config = ConfigDict(frozen=True)

@@ -26,7 +26,7 @@ Rate = Annotated[float, Field(ge=0, le=10)]
 COST_DIGITS = 10  # cost_usd is rounded to 1e-10 USD: sums of calls stay exact at any realistic scale
 
 
-class ModelPrice(BaseModel):
+class ModelPrice(BaseModel, defer_build=True):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     input: Rate

@@ -25,7 +25,7 @@ ERASURE_PHASES = (
 )
 
 
-class ExportStatus(BaseModel):
+class ExportStatus(BaseModel, defer_build=True):
     """One export of a user's data (``POST /v1/me/export``), stored beside the user's configuration."""
 
     export_id: str
@@ -40,7 +40,7 @@ class ExportStatus(BaseModel):
     error: str | None = None
 
 
-class GlobalMemory(BaseModel):
+class GlobalMemory(BaseModel, defer_build=True):
     """A memory the user wrote into ``vector.global.*`` (as an admin): listed by an erasure, never deleted."""
 
     id: str
@@ -48,7 +48,7 @@ class GlobalMemory(BaseModel):
     created_at: datetime
 
 
-class ErasureState(BaseModel):
+class ErasureState(BaseModel, defer_build=True):
     """The state of a user's erasure while it runs, and its receipt when done. Kept (as the writer's
     tombstone: queued memory writes of the user from before it are dropped) for a while after it is done."""
 
@@ -80,7 +80,7 @@ class ErasureState(BaseModel):
         return body
 
 
-class ChainBreak(BaseModel):
+class ChainBreak(BaseModel, defer_build=True):
     """The first link of a user's audit chain that does not verify."""
 
     seq: int
@@ -90,7 +90,7 @@ class ChainBreak(BaseModel):
     action: str | None = None
 
 
-class ChainReport(BaseModel):
+class ChainReport(BaseModel, defer_build=True):
     """``GET /v1/audit/verify``: the caller's hash chain checked from its first record to its head."""
 
     user_id: str

@@ -45,14 +45,14 @@ AVAILABLE_PROVIDERS = frozenset({"bedrock", "offline", "openai-compatible"})
 MIN_REASONING_TOP_P = 0.95
 
 
-class MemoryOverride(BaseModel):
+class MemoryOverride(BaseModel, defer_build=True):
     model_config = ConfigDict(extra="forbid")
 
     enabled: bool | None = None
     top_k: Annotated[int, Field(ge=1, le=20)] | None = None
 
 
-class RunRequest(BaseModel):
+class RunRequest(BaseModel, defer_build=True):
     """``{agent_id, task_id?, chat_id?, project_id?, input, tool_approval?, memory?}``; a ``user_id`` in the
     body is ignored (the user comes from the token)."""
 
@@ -90,7 +90,7 @@ Reference = Annotated[str, StringConstraints(min_length=1, max_length=MAX_REFERE
 NamespaceText = Annotated[str, StringConstraints(min_length=1, max_length=MAX_NAMESPACE_CHARS)]
 
 
-class _Body(BaseModel):
+class _Body(BaseModel, defer_build=True):
     model_config = ConfigDict(extra="ignore", populate_by_name=True)
 
 

@@ -26,7 +26,7 @@ class RunStatus(StrEnum):
         return self in (RunStatus.SUCCEEDED, RunStatus.FAILED, RunStatus.CANCELLED)
 
 
-class Usage(BaseModel):
+class Usage(BaseModel, defer_build=True):
     model_config = ConfigDict(frozen=True)
 
     input_tokens: int = 0
@@ -68,7 +68,7 @@ EventType = Literal[
 ]
 
 
-class RunEvent(BaseModel):
+class RunEvent(BaseModel, defer_build=True):
     """``{seq, type, at, ...type-specific fields}``; the type-specific fields live in ``data``."""
 
     seq: int
@@ -80,7 +80,7 @@ class RunEvent(BaseModel):
         return {**self.data, "seq": self.seq, "type": self.type, "at": self.at.isoformat()}
 
 
-class Run(BaseModel):
+class Run(BaseModel, defer_build=True):
     run_id: str
     user_id: str
     agent_id: str

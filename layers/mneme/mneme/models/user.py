@@ -17,7 +17,7 @@ _EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s]+\.[^@\s]+$")
 ENGLISH_TAGS = frozenset({"en", "en-us"})
 
 
-class Caller(BaseModel):
+class Caller(BaseModel, defer_build=True):
     """Who is calling: taken only from the verified JWT claims, never from a body."""
 
     model_config = ConfigDict(frozen=True)
@@ -34,7 +34,7 @@ class Caller(BaseModel):
         return value
 
 
-class UserSettings(BaseModel):
+class UserSettings(BaseModel, defer_build=True):
     model_config = ConfigDict(extra="ignore")
 
     name: Annotated[str, Field(max_length=200)] = ""
