@@ -228,6 +228,7 @@ class JournalEntry:
     content_hash: str
     native_id: str  # the store's own id (the service-assigned ``_id``)
     status: str = "active"  # active | superseded | deleted
+    owner_user_id: str = ""  # the user whose namespace holds it ("" for global entries)
 
 
 class MemoryJournal(Protocol):
@@ -242,6 +243,11 @@ class MemoryJournal(Protocol):
 
     def recent(self, namespace: str) -> list[JournalEntry]:
         """The active entries of ``namespace`` written inside the window, newest first."""
+        ...
+
+    def owned(self, owner_user_id: str) -> list[JournalEntry]:
+        """Every entry of the user's namespaces written inside the window, whatever its status now (what an
+        erasure or an export must find while a listing, which is a search, does not show it yet)."""
         ...
 
     def forget(self, doc_ids: Sequence[str]) -> None:

@@ -81,6 +81,27 @@ def test_identical_content_inside_the_window_is_refreshed_not_duplicated(store, 
     assert found.document.id == first.id and found.document.tags == ["a", "b"]
 
 
+def test_a_users_listing_holds_an_entry_written_inside_the_window_once(store, clock) -> None:
+    # Given an entry of alice's and one of bob's, written a moment ago (a search does not show them at 60 s)
+    entry, bobs = doc("Alice's locker code is 4471"), doc("Bob likes tea", "vector.user.bob.memory")
+    store.put([(entry, unit(1)), (bobs, unit(2))])
+    clock.advance(seconds=5)
+    # Then alice's listing (what an erasure and an export read) holds hers and not bob's
+    assert [d.id for d in store.iter_owned("alice")] == [entry.id]
+    # and once the index shows it too, still once
+    clock.advance(seconds=61)
+    assert [d.id for d in store.iter_owned("alice")] == [entry.id]
+
+
+def test_a_users_listing_holds_an_entry_deleted_inside_the_window(store, clock) -> None:
+    # Given an entry written and soft-deleted a moment ago (its deleted copy is still stored)
+    entry = doc("Alice's locker code is 4471")
+    store.put([(entry, unit(1))])
+    store.soft_delete(entry.id, ALICE, now=clock.now())
+    # Then the listing holds it, deleted, so that an erasure removes the stored copy for good
+    assert [(d.id, d.status) for d in store.iter_owned("alice")] == [(entry.id, "deleted")]
+
+
 def test_a_write_becomes_searchable_after_the_delay(os_client, index_name, clock) -> None:
     store = _store(os_client, index_name, clock, 60)
     entry = doc("Alice prefers tea")

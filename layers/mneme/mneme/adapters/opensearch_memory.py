@@ -131,7 +131,9 @@ class OpenSearchMemoryStore(OpenSearchLifecycle):
     def _note(self, docs: Sequence[tuple[MemoryDocument, str]], status: str) -> None:
         """Remember recent writes (``aoss`` with a journal only)."""
         if self._journal is not None and docs:
-            entries = [JournalEntry(d.id, d.namespace, d.content_hash, os_id, status) for d, os_id in docs]
+            entries = [
+                JournalEntry(d.id, d.namespace, d.content_hash, os_id, status, d.owner_user_id) for d, os_id in docs
+            ]
             self._journal.record(entries)
 
     def _by_native_id(self, os_id: str) -> MemoryDocument | None:
@@ -349,8 +351,18 @@ class OpenSearchMemoryStore(OpenSearchLifecycle):
             after = hits[-1]["sort"]
 
     def iter_owned(self, user_id: str) -> Iterator[MemoryDocument]:
+        """The scan, then what the journal holds of the user that the scan did not list: an entry written
+        inside the refresh window (Serverless) is not searchable yet, and an erasure must still find it."""
+        listed: set[str] = set()
         for hit in self._scan([{"term": {"owner_user_id": user_id}}]):
-            yield from_source(hit["_source"])
+            doc = from_source(hit["_source"])
+            listed.add(doc.id)
+            yield doc
+        for entry in self._journal.owned(user_id) if self._journal is not None else []:
+            fresh = self._by_native_id(entry.native_id) if entry.doc_id not in listed else None
+            if fresh is not None and fresh.owner_user_id == user_id:
+                listed.add(fresh.id)
+                yield fresh
 
     def iter_authored(self, user_id: str) -> Iterator[MemoryDocument]:
         clauses = [{"term": {"namespace_prefixes": "vector.global."}}, {"term": {"user_id": user_id}}]
