@@ -19,6 +19,7 @@ from mneme.adapters.config_store import ItemConfigStore
 from mneme.adapters.dynamo_items import DynamoItemTable
 from mneme.adapters.items import MAIN_SCHEMA
 from mneme.models.agent import Agent
+from tests.support.model_probe import MNEME_MODELS
 from tests.support.sam_template import create_tables
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -73,18 +74,7 @@ def endpoint() -> Iterator[str]:
 _MODELS = """
 import json, os, sys
 sys.path[:0] = [{paths}]
-import pydantic
-
-
-def mneme_models():
-    seen, stack = set(), list(pydantic.BaseModel.__subclasses__())
-    while stack:
-        model = stack.pop()
-        if model not in seen:
-            seen.add(model)
-            stack.extend(model.__subclasses__())
-    return {{f"{{m.__module__}}.{{m.__qualname__}}": m for m in seen if m.__module__.startswith("mneme.")}}
-
+{mneme_models}
 
 def built():
     return sorted(name for name, model in mneme_models().items() if model.__pydantic_complete__)
@@ -105,7 +95,7 @@ print(json.dumps({{
 
 def _probe(endpoint: str, program: str) -> dict[str, Any]:
     paths = ", ".join(repr(str(ROOT / p)) for p in ("functions/run", "layers/mneme"))
-    code = program.format(paths=paths, event=str(ROOT / "events" / "http-post-run.json"))
+    code = program.format(paths=paths, event=str(ROOT / "events" / "http-post-run.json"), mneme_models=MNEME_MODELS)
     env = {
         "PATH": "/usr/bin:/bin",
         "AWS_ACCESS_KEY_ID": "t",

@@ -10,22 +10,18 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.support.model_probe import MNEME_MODELS
+
 ROOT = Path(__file__).resolve().parents[2]
 
 _DEFINED = """
 import importlib, json, pkgutil, sys
 sys.path[:0] = [{layer!r}]
-import pydantic
+{mneme_models}
 import mneme
 for module in pkgutil.walk_packages(mneme.__path__, "mneme."):
     importlib.import_module(module.name)
-seen, stack = set(), list(pydantic.BaseModel.__subclasses__())
-while stack:
-    model = stack.pop()
-    if model not in seen:
-        seen.add(model)
-        stack.extend(model.__subclasses__())
-mine = [m for m in seen if m.__module__.startswith("mneme.")]
+mine = list(mneme_models().values())
 print(json.dumps({{
     "models": len(mine),
     "not_deferred": sorted(m.__qualname__ for m in mine if not m.model_config.get("defer_build")),
@@ -62,7 +58,7 @@ print(json.dumps(sorted(results)))
 
 def _run(program: str) -> object:
     done = subprocess.run(
-        [sys.executable, "-c", program.format(layer=str(ROOT / "layers" / "mneme"))],
+        [sys.executable, "-c", program.format(layer=str(ROOT / "layers" / "mneme"), mneme_models=MNEME_MODELS)],
         capture_output=True,
         text=True,
         check=True,
