@@ -1,5 +1,6 @@
 """A run that does not succeed leaves nothing in the chat: when a cancel lands between a step's chat write
-and its commit, or the step crashes after the write, the turn is taken back — unless the chat moved on."""
+and its commit, or the step crashes after the write, the turn is taken back — unless the chat moved on. A
+retried step whose earlier attempt stored the turn takes that turn back in the same cases."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 import pytest
 
 from mneme.engine import cancel, service
-from mneme.errors import RunFailedUnexpectedly
+from mneme.errors import RunFailedUnexpectedly, StoreUnavailable
 from mneme.models.chat import TextMessage
 from mneme.models.run import RunStatus
 from tests.functional.engine.conftest import ALICE, add_agent, run
@@ -129,3 +130,84 @@ def test_a_fast_path_run_that_crashes_after_storing_its_turn_leaves_no_chat(
     stored = world.deps.runs.get_run(failed.value.run_id)
     assert stored is not None and stored.status is RunStatus.FAILED
     assert world.deps.chats.list_chats("alice") == []
+
+
+class _CommitFailsOnce:
+    """A run store whose first commit fails as DynamoDB's could (after the chat write): the step is retried."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner, self.failed = inner, False
+
+    def commit(self, *args: Any, **kwargs: Any) -> Any:
+        if not self.failed:
+            self.failed = True
+            raise StoreUnavailable("the commit timed out")
+        return self.inner.commit(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+class _CancelAfterTheLookup:
+    """A chat store that lets ``then`` happen right after a retried step found its earlier attempt's turn."""
+
+    def __init__(self, inner: Any, then: Any) -> None:
+        self.inner, self.then = inner, then
+
+    def get_chat_tail(self, *args: Any, **kwargs: Any) -> Any:
+        chat = self.inner.get_chat_tail(*args, **kwargs)
+        self.then()
+        return chat
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def _first_attempt_stores_then_fails(world: World, run_id: str) -> Any:
+    runs, chats = world.deps.runs, world.deps.chats
+    world.deps.runs = _CommitFailsOnce(runs)
+    with pytest.raises(StoreUnavailable):
+        service.step(world.deps, run_id)
+    world.deps.runs = runs
+    assert "/delegate b :: work" in _texts(world, chats.list_chats("alice")[0].chat_id)  # the turn is stored
+    return chats
+
+
+def test_a_retried_step_cancelled_after_finding_its_earlier_turn_takes_it_back(world: World) -> None:
+    # Given a step whose first attempt stored the turn in a new chat and then failed to commit
+    run_id = _delegating(world)
+    inner = _first_attempt_stores_then_fails(world, run_id)
+    # When its retry finds that turn stored, and a cancel lands right then
+    world.deps.chats = _CancelAfterTheLookup(inner, lambda: cancel.cancel_run(world.deps, ALICE, run_id))
+    result = service.step(world.deps, run_id)
+    # Then the run is cancelled and the chat its first attempt created is gone with the turn
+    assert result.run.status is RunStatus.CANCELLED
+    assert inner.list_chats("alice") == []
+
+
+def test_a_retried_step_that_finds_its_earlier_turn_keeps_it_when_it_succeeds(world: World) -> None:
+    # Given the same first attempt
+    run_id = _delegating(world)
+    inner = _first_attempt_stores_then_fails(world, run_id)
+    # When the retry ends with nothing happening
+    result = service.step(world.deps, run_id)
+    # Then the run succeeded and its chat holds its turn once
+    assert result.run.status is RunStatus.SUCCEEDED
+    texts = _texts(world, inner.list_chats("alice")[0].chat_id)
+    assert texts.count("/delegate b :: work") == 1 and len(texts) == 2
+
+
+def test_a_retried_step_cancelled_in_an_existing_chat_leaves_it_as_it_was(world: World) -> None:
+    # Given a chat with one finished turn, and a step in it whose first attempt appended its turn, then failed
+    add_agent(world, "master", tools=["delegate-to-agent"], delegates=["b"])
+    chat_id = run(world, "hello").run.chat_id or ""
+    before = _texts(world, chat_id)
+    run_id = _delegating(world, chat_id=chat_id)
+    inner = _first_attempt_stores_then_fails(world, run_id)
+    # When its retry finds that turn stored, and a cancel lands right then
+    world.deps.chats = _CancelAfterTheLookup(inner, lambda: cancel.cancel_run(world.deps, ALICE, run_id))
+    result = service.step(world.deps, run_id)
+    # Then the run is cancelled and the chat holds the first turn only
+    assert result.run.status is RunStatus.CANCELLED
+    world.deps.chats = inner
+    assert _texts(world, chat_id) == before and len(before) == 2
