@@ -57,8 +57,10 @@ def preload() -> None:
     from mneme.settings import Settings
 
     # what a run validates or serializes; MemoryHit and AuditRecord: an auto-reading agent's hits, their audit
-    run_models = (Settings, Caller, UserSettings, RunRequest, Agent, BudgetLimits, TreeUsage, Run, RunEvent)
-    for model in (*run_models, LoopState, Chat, TextMessage, MemoryHit, AuditRecord):
+    for model in (
+        Settings, Caller, UserSettings, RunRequest, Agent, BudgetLimits, TreeUsage, Run, RunEvent, LoopState,
+        Chat, TextMessage, MemoryHit, AuditRecord,
+    ):  # fmt: skip
         model.model_rebuild()
 
 

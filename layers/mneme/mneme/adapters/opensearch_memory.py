@@ -358,8 +358,12 @@ class OpenSearchMemoryStore(OpenSearchLifecycle):
             doc = from_source(hit["_source"])
             listed.add(doc.id)
             yield doc
-        for entry in self._journal.owned(user_id) if self._journal is not None else []:
-            fresh = self._by_native_id(entry.native_id) if entry.doc_id not in listed else None
+        if self._journal is None:
+            return
+        for entry in self._journal.owned(user_id):
+            if entry.doc_id in listed:
+                continue
+            fresh = self._by_native_id(entry.native_id)
             if fresh is not None and fresh.owner_user_id == user_id:
                 listed.add(fresh.id)
                 yield fresh

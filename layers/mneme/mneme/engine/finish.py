@@ -123,11 +123,11 @@ def _store_turn(session: RunSession, messages: list[ChatMessage]) -> str | None:
             except Conflict:  # the chat exists (created meanwhile), or it grew: append after what is there
                 problem = "the chat changed concurrently"
                 chat = chats.get_chat_tail(run.user_id, run.chat_id or "", since=expected)
-                mine = [m for m in chat.messages if m.run_id == run.run_id] if chat is not None else []
-                if chat is not None and mine:  # stored by an earlier attempt of this step: it is this step's turn
-                    if all(m.run_id == run.run_id for m in chat.messages[-len(mine) :]):  # (taken back if need be)
-                        first = chat.message_count - len(mine)
-                        session.stored_turn = (first, len(mine), first == 0 and state.new_chat is not None)
+                if chat is not None and (mine := sum(m.run_id == run.run_id for m in chat.messages)):
+                    # stored by an earlier attempt of this step: this step's turn while it is the chat's last
+                    if all(m.run_id == run.run_id for m in chat.messages[-mine:]):
+                        first = chat.message_count - mine
+                        session.stored_turn = (first, mine, first == 0 and state.new_chat is not None)
                     return None
                 create, expected = chat is None, chat.message_count if chat else 0
             except NotFound:  # the chat is gone: create it with this turn
