@@ -86,6 +86,8 @@ def build_code(env313: dict[str, str]) -> tuple[Path, Path]:
     pins = [line for line in (ROOT / "requirements" / "dev.txt").read_text().splitlines()]
     wanted = [p for p in pins if p.split("==")[0].lower() in ("boto3", "botocore", "s3transfer", "jmespath")]
     wanted += [p for p in pins if p.split("==")[0].lower() in ("python-dateutil", "six", "urllib3")]
+    # the plain handler's (and the floor's) OpenSearch client; the layer has none (mneme signs through botocore)
+    wanted += [p for p in pins if p.split("==")[0].lower() in ("opensearch-py", "events")]
     stamp = runtime / ".pins"
     if not stamp.exists() or stamp.read_text() != "\n".join(wanted):
         shutil.rmtree(runtime, ignore_errors=True)

@@ -93,7 +93,21 @@ print(json.dumps({{
 """
 
 
-def _probe(endpoint: str, program: str) -> dict[str, Any]:
+_OPENSEARCH = """
+import json, os, sys
+sys.path[:0] = [{paths}]
+import app
+event = json.load(open({event!r}))
+event["headers"]["idempotency-key"] = os.urandom(8).hex()
+response = app.lambda_handler(event, None)
+print(json.dumps({{
+    "status": response["statusCode"], "store": type(app._runtime.deps.memory).__name__,
+    "loaded": sorted(m for m in sys.modules if m.split(".")[0] in ("opensearchpy", "requests", "charset_normalizer")),
+}}))
+"""
+
+
+def _probe(endpoint: str, program: str, **environ: str) -> dict[str, Any]:
     paths = ", ".join(repr(str(ROOT / p)) for p in ("functions/run", "layers/mneme"))
     code = program.format(paths=paths, event=str(ROOT / "events" / "http-post-run.json"), mneme_models=MNEME_MODELS)
     env = {
@@ -105,6 +119,7 @@ def _probe(endpoint: str, program: str) -> dict[str, Any]:
         "MNEME_TABLE": "m",
         "MNEME_AUDIT_TABLE": "a",
         "MNEME_MODEL_PROVIDER": "offline",
+        **environ,
     }
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
@@ -152,3 +167,11 @@ def test_the_models_a_run_does_not_use_are_never_built(endpoint: str) -> None:
     other_routes = {"ExportStatus", "DocumentView", "AuditPageView"}
     assert other_routes <= {name.rsplit(".", 1)[1] for name in unbuilt}
     assert len(unbuilt) > len(models) // 2
+
+
+def test_a_run_with_the_opensearch_store_imports_no_opensearch_py_or_requests(endpoint: str) -> None:
+    # When the memory store is OpenSearch Serverless (as deployed) and a fresh interpreter answers a first run
+    result = _probe(endpoint, _OPENSEARCH, MNEME_OPENSEARCH_ENDPOINT="abc123.us-east-1.aoss.amazonaws.com")
+    # Then the store was composed, and neither opensearch-py nor requests (both installed here) was imported
+    assert (result["status"], result["store"]) == (200, "OpenSearchMemoryStore")
+    assert result["loaded"] == []

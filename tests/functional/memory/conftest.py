@@ -18,6 +18,7 @@ import pytest
 from opensearchpy import OpenSearch
 from osmem_server import OsmemServer
 
+from mneme.adapters.opensearch_http import SignedOpenSearch
 from mneme.adapters.opensearch_memory import OpenSearchMemoryStore
 from mneme.models.memory import MemoryDocument
 from mneme_local.vector_store import EmbeddedVectorStore
@@ -41,7 +42,7 @@ def faiss_ip_score(ip: float) -> float:
 class KnnEmulatingStore(OpenSearchMemoryStore):
     """The real adapter; only the k-NN request is answered by exact search over osmem's filter result."""
 
-    def __init__(self, client: OpenSearch, **kwargs: Any) -> None:
+    def __init__(self, client: SignedOpenSearch, **kwargs: Any) -> None:
         super().__init__(client, **kwargs)
         self.client = client
         self.knn_bodies: list[dict[str, Any]] = []
@@ -74,7 +75,14 @@ def osmem() -> Iterator[OsmemServer]:
 
 
 @pytest.fixture
-def os_client(osmem: OsmemServer) -> OpenSearch:
+def os_client(osmem: OsmemServer) -> SignedOpenSearch:
+    """mneme's own client (unsigned: osmem takes no SigV4), as the stores under test use it."""
+    return SignedOpenSearch(osmem.url, timeout=30)
+
+
+@pytest.fixture
+def os_admin(osmem: OsmemServer) -> OpenSearch:
+    """opensearch-py, for what the tests inspect beyond the store's calls (counts, mappings, raw documents)."""
     return OpenSearch(hosts=[osmem.url], timeout=30)
 
 
@@ -94,7 +102,7 @@ def store(request: pytest.FixtureRequest, tmp_path: Path, index_name: str) -> An
     return make_store(request.param, tmp_path, client, index_name, 8)
 
 
-def make_store(kind: str, tmp_path: Path, client: OpenSearch | None, index: str, dimension: int) -> Any:
+def make_store(kind: str, tmp_path: Path, client: SignedOpenSearch | None, index: str, dimension: int) -> Any:
     if kind == "fake":
         return InMemoryMemoryStore()
     if kind == "embedded":

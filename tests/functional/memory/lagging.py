@@ -11,8 +11,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from opensearchpy import OpenSearch
-
+from mneme.adapters.opensearch_http import SignedOpenSearch
 from tests.fakes.clock import FixedClock
 
 
@@ -33,7 +32,7 @@ class _Indices:
 
 
 class LaggingClient:
-    def __init__(self, real: OpenSearch, clock: FixedClock, delay_seconds: float) -> None:
+    def __init__(self, real: SignedOpenSearch, clock: FixedClock, delay_seconds: float) -> None:
         self.real, self.clock, self.delay = real, clock, timedelta(seconds=delay_seconds)
         self.indices = _Indices(self)
         self._queued: list[tuple[Any, list[dict[str, Any]]]] = []

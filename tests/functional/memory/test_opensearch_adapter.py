@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 from botocore.credentials import Credentials
-from opensearchpy import AWSV4SignerAuth, OpenSearch, RequestsHttpConnection
+from opensearchpy import OpenSearch
 
+from mneme.adapters.opensearch_http import SignedOpenSearch
 from mneme.adapters.opensearch_memory import OpenSearchMemoryStore, opensearch_client
 from mneme.adapters.opensearch_queries import index_body, knn_query, parse_hits, score_to_similarity
 from mneme.errors import MemoryUnavailable
@@ -16,13 +17,13 @@ from tests.functional.memory.conftest import NOW, doc, faiss_ip_score, later, un
 
 
 class BulkSpy:
-    """Wraps a real client: records every bulk body and keyword arguments, and every refresh."""
+    """Wraps mneme's client: records every bulk body and keyword arguments, and any refresh call."""
 
-    def __init__(self, client: OpenSearch) -> None:
+    def __init__(self, client: SignedOpenSearch) -> None:
         self.client = client
         self.bulks: list[tuple[list[dict[str, Any]], dict[str, Any]]] = []
         self.refreshes = 0
-        real_bulk, real_refresh = client.bulk, client.indices.refresh
+        real_bulk = client.bulk
 
         def bulk(body: list[dict[str, Any]], **kwargs: Any) -> Any:
             self.bulks.append((body, kwargs))
@@ -30,22 +31,21 @@ class BulkSpy:
 
         def refresh(*args: Any, **kwargs: Any) -> Any:  # pragma: no cover - must never be called
             self.refreshes += 1
-            return real_refresh(*args, **kwargs)
 
-        client.bulk = bulk
-        client.indices.refresh = refresh
+        client.bulk = bulk  # type: ignore[method-assign,assignment]
+        client.indices.refresh = refresh  # type: ignore[attr-defined]
 
 
 def count(client: OpenSearch, index: str, query: dict[str, Any]) -> int:
     return int(client.count(index=index, body={"query": query})["count"])
 
 
-def test_index_is_created_with_the_knn_mapping(os_client, index_name):
+def test_index_is_created_with_the_knn_mapping(os_client, os_admin, index_name):
     store = OpenSearchMemoryStore(os_client, index=index_name, dimension=8, service="es")
     store.ensure_index()
     store.ensure_index()
     OpenSearchMemoryStore(os_client, index=index_name, dimension=8).ensure_index()  # exists already
-    mapping = os_client.indices.get_mapping(index=index_name)[index_name]["mappings"]["properties"]
+    mapping = os_admin.indices.get_mapping(index=index_name)[index_name]["mappings"]["properties"]
     assert mapping["embedding"]["type"] == "knn_vector"
     assert mapping["embedding"]["dimension"] == 8
     assert mapping["embedding"]["method"] == {
@@ -68,14 +68,14 @@ def test_a_concurrent_index_creation_is_tolerated(os_client, index_name, monkeyp
     OpenSearchMemoryStore(os_client, index=index_name, dimension=8).ensure_index()
 
 
-def test_a_vector_of_the_wrong_dimension_is_rejected(os_client, index_name):
+def test_a_vector_of_the_wrong_dimension_is_rejected(os_client, os_admin, index_name):
     store = OpenSearchMemoryStore(os_client, index=index_name, dimension=8, service="es")
     with pytest.raises(MemoryUnavailable, match="dimension"):
         store.put([(doc("short vector"), [1.0, 0.0, 0.0])])
-    assert count(os_client, index_name, {"match_all": {}}) == 0
+    assert count(os_admin, index_name, {"match_all": {}}) == 0
 
 
-def test_bulk_bodies_are_indexed_for_real(os_client, index_name):
+def test_bulk_bodies_are_indexed_for_real(os_client, os_admin, index_name):
     spy = BulkSpy(os_client)
     store = OpenSearchMemoryStore(os_client, index=index_name, dimension=8, service="aoss")
     entries = [
@@ -84,11 +84,11 @@ def test_bulk_bodies_are_indexed_for_real(os_client, index_name):
         doc("three", "vector.global.howto", tags=["how"]),
     ]
     assert store.put([(e, unit(1, i)) for i, e in enumerate(entries)]) == [e.id for e in entries]
-    assert count(os_client, index_name, {"match_all": {}}) == 3
-    assert count(os_client, index_name, {"term": {"namespace_prefixes": "vector.user.alice."}}) == 1
-    assert count(os_client, index_name, {"term": {"namespace_prefixes": "vector."}}) == 3
-    assert count(os_client, index_name, {"term": {"agent_id": "helper"}}) == 1
-    assert count(os_client, index_name, {"term": {"memory_id": entries[2].id}}) == 1
+    assert count(os_admin, index_name, {"match_all": {}}) == 3
+    assert count(os_admin, index_name, {"term": {"namespace_prefixes": "vector.user.alice."}}) == 1
+    assert count(os_admin, index_name, {"term": {"namespace_prefixes": "vector."}}) == 3
+    assert count(os_admin, index_name, {"term": {"agent_id": "helper"}}) == 1
+    assert count(os_admin, index_name, {"term": {"memory_id": entries[2].id}}) == 1
     [(body, kwargs)] = spy.bulks
     assert kwargs == {}  # no refresh on aoss
     assert spy.refreshes == 0
@@ -101,19 +101,19 @@ def test_bulk_bodies_are_indexed_for_real(os_client, index_name):
     assert len(body[1]["embedding"]) == 8
 
 
-def test_a_refresh_on_aoss_updates_by_the_returned_id(os_client, index_name):
+def test_a_refresh_on_aoss_updates_by_the_returned_id(os_client, os_admin, index_name):
     spy = BulkSpy(os_client)
     store = OpenSearchMemoryStore(os_client, index=index_name, dimension=8, service="aoss")
     first = doc("same", tags=["a"])
     store.put([(first, unit(1))])
-    [os_id] = [hit["_id"] for hit in os_client.search(index=index_name)["hits"]["hits"]]
+    [os_id] = [hit["_id"] for hit in os_admin.search(index=index_name)["hits"]["hits"]]
     assert store.put([(doc("same", tags=["b"], at=later(hours=1)), unit(1))]) == [first.id]
     action, partial = spy.bulks[-1][0]
     assert action == {"update": {"_index": index_name, "_id": os_id}}
     assert partial["doc"]["tags"] == ["a", "b"]
     assert partial["doc"]["updated_at"] == "2026-11-30T10:05:00.000000Z"
     assert "embedding" not in partial["doc"]
-    assert count(os_client, index_name, {"match_all": {}}) == 1
+    assert count(os_admin, index_name, {"match_all": {}}) == 1
 
 
 def test_es_uses_mneme_ids_and_refreshes(os_client, index_name):
@@ -127,7 +127,7 @@ def test_es_uses_mneme_ids_and_refreshes(os_client, index_name):
     assert os_client.get(index=index_name, id=entry.id)["_source"]["memory_id"] == entry.id
 
 
-def test_soft_delete_and_cascade_for_real(os_client, index_name):
+def test_soft_delete_and_cascade_for_real(os_client, os_admin, index_name):
     spy = BulkSpy(os_client)
     store = OpenSearchMemoryStore(os_client, index=index_name, dimension=8, service="aoss")
     root = doc("root")
@@ -137,8 +137,8 @@ def test_soft_delete_and_cascade_for_real(os_client, index_name):
     store.put([(e, unit(1)) for e in (root, child, grandchild, other)])
     marked = store.soft_delete(root.id, root.namespace, now=later(minutes=1))
     assert sorted(marked) == sorted([root.id, child.id, grandchild.id])
-    assert count(os_client, index_name, {"term": {"deleted": True}}) == 3
-    assert count(os_client, index_name, {"term": {"deleted": False}}) == 1
+    assert count(os_admin, index_name, {"term": {"deleted": True}}) == 3
+    assert count(os_admin, index_name, {"term": {"deleted": False}}) == 1
     updates = spy.bulks[-1][0]
     assert len(updates) == 6
     assert all(set(line) == {"update"} and line["update"]["_id"] for line in updates[::2])
@@ -260,21 +260,18 @@ def test_the_score_mapping_inverts_faiss_innerproduct_scoring(ip):
 
 
 @pytest.mark.parametrize("service", ["aoss", "es"])
-def test_the_client_is_sigv4_signed_for_the_service(service):
+def test_the_client_is_built_for_the_endpoint_and_service(service):
     credentials = Credentials("AKIDEXAMPLE", "secret", "token")
-    client = opensearch_client(f"https://abc123.us-east-1.{service}.amazonaws.com", "eu-west-1", service, credentials)
-    [connection] = client.transport.connection_pool.connections
-    assert isinstance(connection, RequestsHttpConnection)
-    assert connection.host == f"https://abc123.us-east-1.{service}.amazonaws.com:443"
-    auth: Any = connection.session.auth
-    assert isinstance(auth, AWSV4SignerAuth)
-    assert auth.service == service
-    headers = auth.signer.sign("GET", f"{connection.host}/_search", None)
-    assert f"/eu-west-1/{service}/aws4_request" in headers["Authorization"]
+    client = opensearch_client(f"abc123.us-east-1.{service}.amazonaws.com/", "eu-west-1", service, credentials)
+    assert (client._url, client._service, client._region) == (
+        f"https://abc123.us-east-1.{service}.amazonaws.com",
+        service,
+        "eu-west-1",
+    )
 
 
 def test_transport_errors_become_memory_unavailable(osmem, index_name):
-    dead = OpenSearch(hosts=["http://127.0.0.1:9"], timeout=1, max_retries=0)
+    dead = SignedOpenSearch("http://127.0.0.1:9", timeout=1, max_retries=0)
     store = OpenSearchMemoryStore(dead, index=index_name, dimension=8, service="es")
     with pytest.raises(MemoryUnavailable):
         store.search(unit(1), ["vector.user.alice.*"], 5, now=NOW)
@@ -282,7 +279,7 @@ def test_transport_errors_become_memory_unavailable(osmem, index_name):
         store.put([(doc("x"), unit(1))])
     with pytest.raises(MemoryUnavailable):
         store.get("m-1", "vector.user.alice.memory")
-    real = OpenSearchMemoryStore(OpenSearch(hosts=[osmem.url]), index=index_name, dimension=8)
+    real = OpenSearchMemoryStore(SignedOpenSearch(osmem.url), index=index_name, dimension=8)
     assert real.search(unit(1), ["vector.user.alice.*"], 5, now=NOW) == []  # no index yet: nothing stored
     assert real.get("m-1", "vector.user.alice.memory") is None
     real.put([(doc("x"), unit(1))])

@@ -76,14 +76,16 @@ def test_the_memory_class_round_trips(store: Any) -> None:
     assert found is not None and found.memory_class == "preference"
 
 
-def test_an_opensearch_entry_stored_without_a_class_has_its_sources_default(os_client: Any, index_name: str) -> None:
+def test_an_opensearch_entry_stored_without_a_class_has_its_sources_default(
+    os_client: Any, os_admin: Any, index_name: str
+) -> None:
     store = OpenSearchMemoryStore(os_client, index=index_name, dimension=8, service="es")
     entry = doc("from a run", doc_id="r1", metadata={"source": "run_output"}, at=later(days=-400))
     store.ensure_index()
     fact = doc("from a tool", doc_id="f1", metadata={"source": "tool"}, at=later(days=-400))
     for stored in (entry, fact):  # as stored before the class existed
         legacy = {k: v for k, v in to_source(stored, unit(1)).items() if k != "memory_class"}
-        os_client.index(index=index_name, id=stored.id, body=legacy, refresh=True)
+        os_admin.index(index=index_name, id=stored.id, body=legacy, refresh=True)
     assert [(d.id, d.memory_class) for d in store.iter_owned("alice")] == [("f1", "semantic"), ("r1", "episodic")]
     assert store.purge_expired(NOW, {"episodic": later(days=-365)}) == 1  # purged by its default class
     assert [d.id for d in store.iter_owned("alice")] == ["f1"]

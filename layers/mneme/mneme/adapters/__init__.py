@@ -1,1 +1,3 @@
-"""AWS adapters of the ports (boto3, opensearch-py). Clients are injected by the composition root."""
+"""AWS adapters of the ports (botocore; OpenSearch through botocore-signed HTTP).
+
+Clients are injected by the composition root."""

@@ -18,9 +18,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Literal
 
-from opensearchpy import AWSV4SignerAuth, OpenSearch, RequestsHttpConnection
-from opensearchpy.exceptions import NotFoundError, OpenSearchException, RequestError
-
+from mneme.adapters.opensearch_http import OpenSearchHTTPError, SignedOpenSearch
 from mneme.adapters.opensearch_lifecycle import OpenSearchLifecycle
 from mneme.adapters.opensearch_queries import (
     expired_filter,
@@ -45,18 +43,10 @@ _SCAN_PAGE = 500  # documents per page of an owner's listing (search_after)
 _DELETE_BATCH = 500  # memory ids per lookup of a hard delete
 
 
-def opensearch_client(endpoint: str, region: str, service: Service, credentials: Any) -> OpenSearch:
+def opensearch_client(endpoint: str, region: str, service: Service, credentials: Any) -> SignedOpenSearch:
     """A SigV4-signed client (``aoss`` for Serverless, ``es`` for a managed domain) on https 443."""
     host = endpoint.removeprefix("https://").removeprefix("http://").rstrip("/")
-    return OpenSearch(
-        hosts=[{"host": host, "port": 443}],
-        http_auth=AWSV4SignerAuth(credentials, region, service),
-        use_ssl=True,
-        verify_certs=True,
-        connection_class=RequestsHttpConnection,
-        pool_maxsize=20,
-        timeout=10,
-    )
+    return SignedOpenSearch(f"https://{host}", region=region, service=service, credentials=credentials, timeout=10)
 
 
 class OpenSearchMemoryStore(OpenSearchLifecycle):
@@ -64,7 +54,7 @@ class OpenSearchMemoryStore(OpenSearchLifecycle):
 
     def __init__(
         self,
-        client: OpenSearch,
+        client: SignedOpenSearch,
         *,
         index: str,
         dimension: int,
@@ -83,8 +73,8 @@ class OpenSearchMemoryStore(OpenSearchLifecycle):
         """Run a search; a missing index means nothing is stored yet (no hits)."""
         try:
             response = self._knn_search(body) if knn else self._client.search(index=self._index, body=body)
-        except OpenSearchException as exc:
-            if isinstance(exc, NotFoundError) and exc.error == "index_not_found_exception":
+        except OpenSearchHTTPError as exc:
+            if exc.status == 404 and exc.error == "index_not_found_exception":
                 return []
             raise MemoryUnavailable(f"OpenSearch {action} failed: {exc}") from exc
         hits: list[dict[str, Any]] = response.get("hits", {}).get("hits", [])
@@ -99,8 +89,8 @@ class OpenSearchMemoryStore(OpenSearchLifecycle):
                 self._client.indices.create(index=self._index, body=index_body(self._dimension))
             else:  # an index from before the lifecycle fields: they are additive
                 self._client.indices.put_mapping(index=self._index, body=lifecycle_mapping())
-        except OpenSearchException as exc:  # "already exists": a concurrent cold start created it
-            if not (isinstance(exc, RequestError) and exc.error == "resource_already_exists_exception"):
+        except OpenSearchHTTPError as exc:  # "already exists": a concurrent cold start created it
+            if not (exc.status == 400 and exc.error == "resource_already_exists_exception"):
                 raise MemoryUnavailable(f"OpenSearch index creation failed: {exc}") from exc
         self._index_ready = True
 
@@ -108,8 +98,8 @@ class OpenSearchMemoryStore(OpenSearchLifecycle):
         """A search answered whole (aggregations); a missing index answers nothing."""
         try:
             result: dict[str, Any] = self._client.search(index=self._index, body=body)
-        except OpenSearchException as exc:
-            if isinstance(exc, NotFoundError) and exc.error == "index_not_found_exception":
+        except OpenSearchHTTPError as exc:
+            if exc.status == 404 and exc.error == "index_not_found_exception":
                 return {}
             raise MemoryUnavailable(f"OpenSearch query failed: {exc}") from exc
         return result
@@ -120,7 +110,7 @@ class OpenSearchMemoryStore(OpenSearchLifecycle):
         kwargs: dict[str, Any] = {} if self._service == "aoss" else {"refresh": "wait_for"}
         try:
             result = self._client.bulk(body=actions, **kwargs)
-        except OpenSearchException as exc:
+        except OpenSearchHTTPError as exc:
             raise MemoryUnavailable(f"OpenSearch bulk write failed: {exc}") from exc
         if result.get("errors"):
             errors = [next(iter(item.values())).get("error") for item in result.get("items", [])]
@@ -139,9 +129,9 @@ class OpenSearchMemoryStore(OpenSearchLifecycle):
     def _by_native_id(self, os_id: str) -> MemoryDocument | None:
         try:
             found = self._client.get(index=self._index, id=os_id, _source_excludes=["embedding"])
-        except NotFoundError:
-            return None
-        except OpenSearchException as exc:
+        except OpenSearchHTTPError as exc:
+            if exc.status == 404:
+                return None
             raise MemoryUnavailable(f"OpenSearch get failed: {exc}") from exc
         return from_source(found["_source"]) if found.get("found") else None
 
@@ -161,9 +151,9 @@ class OpenSearchMemoryStore(OpenSearchLifecycle):
         for entry in self._journal.recent(namespace):
             try:
                 found = self._client.get(index=self._index, id=entry.native_id)
-            except NotFoundError:
-                continue
-            except OpenSearchException as exc:
+            except OpenSearchHTTPError as exc:
+                if exc.status == 404:
+                    continue
                 raise MemoryUnavailable(f"OpenSearch get failed: {exc}") from exc
             source = dict(found.get("_source") or {})
             vector = source.pop("embedding", None)
