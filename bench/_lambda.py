@@ -67,12 +67,27 @@ for service, operation, params in calls:
 response = {"statusCode": 200, "body": json.dumps({"agent_id": body["agent_id"], "output": "..."})}
 t3, ready = time.perf_counter(), time.time()
 """
+#: the plain handler with the OpenSearch client mneme uses (botocore signs and sends; no opensearch-py import):
+#: what the plain handler costs when it makes the same choice, so that the floor below and mneme differ only by
+#: the stack and by mneme's own code
+PLAIN_BOTOCORE = PLAIN.replace(
+    "from opensearchpy import AWSV4SignerAuth, OpenSearch, RequestsHttpConnection\n",
+    "from botocore.auth import SigV4Auth\nfrom botocore.httpsession import URLLib3Session\n",
+    1,
+).replace(
+    PLAIN[PLAIN.index("search = OpenSearch(") : PLAIN.index("t2, init_done")],
+    "search = (URLLib3Session(timeout=10, max_pool_connections=20), session.get_credentials(), SigV4Auth)\n",
+    1,
+)
+if "opensearchpy" in PLAIN_BOTOCORE or "URLLib3Session(timeout" not in PLAIN_BOTOCORE:  # an anchor moved in PLAIN
+    raise RuntimeError("the botocore-client variant no longer derives from the plain handler's code")
 #: the framework floor: the plain handler, plus what mneme's stack mandates and any handler built on it pays —
 #: pydantic, Powertools' Logger, Metrics and Tracer (X-Ray, tracing on) and its HTTP resolver with request
 #: validation, one route with one body model — and the same AWS calls made inside that route. The Tracer is
 #: used as mneme uses it (no auto-patching; one subsegment per AWS call): the floor is the least the stack
-#: costs, so that mneme over it is mneme's own cost and it over plain the stack's.
-FRAMEWORK = PLAIN.replace(
+#: costs, so that mneme over it is mneme's own cost and it over plain the stack's. It talks to OpenSearch as
+#: mneme does (PLAIN_BOTOCORE).
+FRAMEWORK = PLAIN_BOTOCORE.replace(
     "t1 = time.perf_counter()\n",
     """from pydantic import BaseModel, Field
 from aws_lambda_powertools import Logger, Metrics, Tracer

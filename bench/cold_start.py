@@ -1,6 +1,6 @@
 """Measure 1 — cold start as Lambda sees it: a fresh Python 3.13 process answering ``events/http-post-run.json``.
 
-Both variants run in fresh ``python3.13`` processes (pyenv ``3.13.0``), alternating A, B, A, B, … N times,
+The variants run in fresh ``python3.13`` processes (pyenv ``3.13.0``), alternating A, B, C, D, A, … N times,
 with what Lambda gives them:
 
 * code: the layer built by ``layers/mneme/Makefile`` (the same recipe ``sam build`` runs: pinned wheels, Babel
@@ -18,8 +18,11 @@ Variants:
 
 * ``plain boto3 handler``: ``import boto3`` + opensearch-py, create the same clients (dynamodb, bedrock-runtime,
   the SigV4 OpenSearch client), then make the same AWS calls the mneme handler made for this event (recorded
-  from one untimed mneme run, replayed in order, one after the other);
-* ``framework floor``: the plain handler plus the stack mneme mandates (pydantic, Powertools' Logger, Metrics,
+  from one untimed mneme run, replayed in order, one after the other): the issue's baseline;
+* ``plain, botocore OS``: the same, with the OpenSearch client mneme uses (botocore's ``SigV4Auth`` and
+  ``URLLib3Session``, no opensearch-py), so that the ratio to it shows what mneme costs when the plain
+  handler makes the same client choice;
+* ``framework floor``: that plain handler plus the stack mneme mandates (pydantic, Powertools' Logger, Metrics,
   Tracer and its validating HTTP resolver with one route and one body model), the same calls inside the route,
   each in an X-Ray subsegment of a Tracer that patches nothing (as mneme's): the least any handler on this
   stack pays, so that mneme's own share shows;
@@ -50,7 +53,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import LAYER, PY, ROOT, RUN_FUNCTION, Skip, header, median, verdict
-from _lambda import FRAMEWORK, MNEME, PLAIN, RECORD, REPORT, lambda_env, start_aws
+from _lambda import FRAMEWORK, MNEME, PLAIN, PLAIN_BOTOCORE, RECORD, REPORT, lambda_env, start_aws
 
 WORK = Path("/tmp/mneme-bench-cold")
 PY313 = "python3.13"
@@ -177,6 +180,7 @@ def main(n: int = 10) -> dict[str, float]:
         replay = {**env, "BENCH_CALLS": str(WORK / "calls.pickle")}
         variants = {
             "plain boto3 handler": (PLAIN + REPORT, replay),
+            "plain, botocore OS": (PLAIN_BOTOCORE + REPORT, replay),
             "framework floor": (FRAMEWORK + REPORT, replay),
             "mneme handler": (MNEME + REPORT, env),
         }
@@ -220,16 +224,19 @@ def main(n: int = 10) -> dict[str, float]:
         print("  cold = spawn → response ready (interpreter start included, exit excluded); init phase = spawn →")
         print("  handler module imported (the plain handler creates its clients at module level, as usual);")
         print(f"  Lambda est. = init + invoke × {LAMBDA_CPU_FACTOR:.2f} (1,024 MB = 0.58 vCPU per invoke, init full)")
-        floor = medians["framework floor"] / medians["plain boto3 handler"]
+        same_client = medians["mneme handler"] / medians["plain, botocore OS"]
+        floor = medians["framework floor"] / medians["plain, botocore OS"]
         own = medians["mneme handler"] / medians["framework floor"]
         print(f"  ratio mneme / plain, measured here: {ratio:.2f}× → goal ≤ 1.3×: {verdict(ratio <= 1.3)}")
         print(f"  ratio with Lambda's CPU split (estimate, not measured on Lambda): {lambda_ratio:.2f}×")
-        print(f"  the stack alone (framework floor / plain): {floor:.2f}×; mneme / framework floor: {own:.2f}×")
+        print(f"  mneme / the plain handler with mneme's OpenSearch client (no opensearch-py): {same_client:.2f}×")
+        print(f"  the stack alone (framework floor / that plain handler): {floor:.2f}×; mneme / floor: {own:.2f}×")
         importtime(env)
         return {
             "ratio": ratio,
             "lambda_ratio": lambda_ratio,
             "cpu_ratio": cpu["mneme handler"] / cpu["plain boto3 handler"],
+            "same_client_ratio": same_client,
             "floor_ratio": floor,
             "over_floor_ratio": own,
             **{f"{k}_ms": v * 1000 for k, v in medians.items()},

@@ -120,17 +120,9 @@ class SignedOpenSearch:
         return self.answer("POST", ("_bulk",), query=query, body=lines, content_type="application/x-ndjson")
 
     # ------------------------------------------------------------------------------------------- HTTP
-    def answer(
-        self,
-        method: str,
-        path: tuple[str, ...],
-        *,
-        query: dict[str, str] | None = None,
-        body: str | None = None,
-        content_type: str = "application/json",
-    ) -> dict[str, Any]:
-        answered = self.request(method, path, query=query, body=body, content_type=content_type)
-        result: dict[str, Any] = json.loads(answered or b"{}")
+    def answer(self, method: str, path: tuple[str, ...], **options: Any) -> dict[str, Any]:
+        """The answer as JSON (:meth:`request`'s options)."""
+        result: dict[str, Any] = json.loads(self.request(method, path, **options) or b"{}")
         return result
 
     def request(
