@@ -29,6 +29,26 @@ print(json.dumps({{
 }}))
 """
 
+_STRINGS = """
+import importlib, json, pkgutil, sys
+sys.path[:0] = [{layer!r}]
+from pydantic._internal import _typing_extra
+evaluated, real = [], _typing_extra.try_eval_type
+
+
+def counting(value, *args, **kwargs):
+    if isinstance(value, str):
+        evaluated.append(value)
+    return real(value, *args, **kwargs)
+
+
+_typing_extra.try_eval_type = counting
+import mneme
+for module in pkgutil.walk_packages(mneme.__path__, "mneme."):
+    importlib.import_module(module.name)
+print(json.dumps(evaluated))
+"""
+
 _THREADS = """
 import json, sys, threading
 sys.path[:0] = [{layer!r}]
@@ -74,6 +94,14 @@ def test_every_mneme_model_is_deferred_and_importing_every_module_builds_few() -
     assert result["models"] > 80
     assert result["not_deferred"] == []
     assert len(result["built"]) < result["models"] // 4, result["built"]
+
+
+def test_defining_the_models_evaluates_no_annotation_from_a_string() -> None:
+    # When every module is imported in a fresh interpreter, pydantic's evaluation of annotations counted
+    evaluated = _run(_STRINGS)
+    # Then no model field's annotation was a string to compile and evaluate: the model modules do without
+    # ``from __future__ import annotations`` (590 evaluations before, ~15 ms of a cold start)
+    assert evaluated == []
 
 
 def test_a_first_use_on_eight_threads_at_once_validates_as_a_built_model() -> None:

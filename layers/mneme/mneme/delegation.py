@@ -22,8 +22,6 @@
 Pure functions: no I/O.
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Iterable, Sequence
 

@@ -4,12 +4,10 @@ Every environment variable a function of ``template.yaml`` sets must be a field 
 checks it). Field aliases are the environment variable names.
 """
 
-from __future__ import annotations
-
 import json
 from collections.abc import Mapping
 from functools import cached_property
-from typing import Annotated, Literal
+from typing import Annotated, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
@@ -192,7 +190,7 @@ class Settings(BaseModel, defer_build=True):
         return tuple(a.strip() for a in self.jwt_audience.split(",") if a.strip())
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str]) -> Settings:
+    def from_env(cls, environ: Mapping[str, str]) -> Self:
         """Build and validate the settings from an environment mapping (call once, at cold start)."""
         try:
             return cls.model_validate({k: v for k, v in environ.items() if k in _ALIASES})

@@ -1,7 +1,5 @@
 """Response shapes of the privacy routes, for the OpenAPI document (the routes answer plain dicts)."""
 
-from __future__ import annotations
-
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field

@@ -3,8 +3,6 @@
 Extra fields are allowed in every answer (``extra="allow"``); the fields listed here must be there.
 """
 
-from __future__ import annotations
-
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field

@@ -3,8 +3,6 @@
 Only ids, depth and small fields travel through Step Functions; this state lives in the run store.
 """
 
-from __future__ import annotations
-
 from datetime import datetime
 from typing import Any, Literal
 

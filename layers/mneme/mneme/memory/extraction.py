@@ -11,8 +11,6 @@
   Oslo" supersedes "I live in Porto" (same subject, new value).
 """
 
-from __future__ import annotations
-
 import json
 import re
 from typing import Any, Literal

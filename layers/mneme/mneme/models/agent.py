@@ -1,9 +1,7 @@
 """Agents, tasks, skills and external tools (SPEC §2, §8)."""
 
-from __future__ import annotations
-
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
@@ -162,7 +160,7 @@ class Agent(BaseModel, defer_build=True):
         return list(dict.fromkeys(value))
 
     @model_validator(mode="after")
-    def _mcp_namespaces(self) -> Agent:
+    def _mcp_namespaces(self) -> Self:
         check_servers(self.mcp_servers, [tool.name for tool in self.external_tools])
         return self
 

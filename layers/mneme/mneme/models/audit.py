@@ -1,7 +1,5 @@
 """Audit records (SPEC §9): append-only, partitioned per user."""
 
-from __future__ import annotations
-
 from datetime import datetime
 from typing import Any, Literal
 

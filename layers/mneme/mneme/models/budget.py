@@ -6,8 +6,6 @@ resolves it field by field (request, else agent, else the deployment's values, w
 into :class:`BudgetLimits`, which hold for the whole tree. :class:`TreeUsage` is what the tree has used so far.
 """
 
-from __future__ import annotations
-
 from datetime import datetime
 from typing import Annotated, Any
 
@@ -39,7 +37,7 @@ class BudgetLimits(BaseModel, defer_build=True):
     max_seconds: int
 
     @classmethod
-    def resolve(cls, deployment: BudgetLimits, *overrides: Budget | None) -> BudgetLimits:
+    def resolve(cls, deployment: "BudgetLimits", *overrides: Budget | None) -> "BudgetLimits":
         """Each field from the first override that sets it (request before agent), else the deployment's.
         The deployment's value is also the ceiling: a budget tightens what the operator allows, never more
         (a tree can never exceed the deployment's number of runs, issue 12.10)."""

@@ -4,10 +4,8 @@ Messages are stored flat, one entry per turn element; Converse packing (``mneme.
 into alternating user / assistant turns.
 """
 
-from __future__ import annotations
-
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -72,7 +70,7 @@ class ReasoningMessage(_Message):
         return {"reasoningContent": {"reasoningText": text}}
 
     @classmethod
-    def from_block(cls, block: dict[str, Any], **fields: Any) -> ReasoningMessage:
+    def from_block(cls, block: dict[str, Any], **fields: Any) -> Self:
         """From a ``reasoningContent`` block as the model port returns it (redacted content as base64 text)."""
         content = block.get("reasoningContent") or {}
         if "redactedContent" in content:

@@ -1,7 +1,5 @@
 """Constrained field types shared by the models."""
 
-from __future__ import annotations
-
 import re
 from typing import Annotated
 

@@ -4,10 +4,8 @@ A tool of server ``weather`` named ``forecast`` is offered to the model as ``wea
 names are slugs (no ``_``), so the first ``__`` of an offered name always separates server and tool.
 """
 
-from __future__ import annotations
-
 import ipaddress
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
@@ -88,7 +86,7 @@ class McpAuth(BaseModel, defer_build=True):
         return None if value is None else check_url(value, "token_url")
 
     @model_validator(mode="after")
-    def _complete(self) -> McpAuth:
+    def _complete(self) -> Self:
         oauth = (self.token_url, self.client_id, self.scope)
         if self.type == "none" and (self.secret is not None or any(v is not None for v in oauth)):
             raise ValueError("auth type 'none' takes no secret, token_url, client_id or scope")

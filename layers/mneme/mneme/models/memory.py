@@ -1,7 +1,5 @@
 """Memory documents, search candidates and hits (SPEC §5, §10)."""
 
-from __future__ import annotations
-
 from datetime import datetime
 from typing import Any, Literal
 

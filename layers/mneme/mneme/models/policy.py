@@ -5,8 +5,6 @@ so that a task's policy can override an agent's field by field. :class:`Resolved
 defaulted policy a run uses (see :func:`mneme.memory.policy.merge_policies`).
 """
 
-from __future__ import annotations
-
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator

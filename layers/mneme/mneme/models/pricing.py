@@ -12,8 +12,6 @@ Bedrock pricing page as of 2026-11; check them against your region and contract)
 price (the offline model, an unknown id) costs 0 and the run says so in a warning.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from typing import Annotated
 

@@ -1,7 +1,5 @@
 """Privacy operations: exports, erasures with their receipts, and the audit chain's verification report."""
 
-from __future__ import annotations
-
 from datetime import datetime
 from typing import Any, Literal
 

@@ -4,10 +4,8 @@ preview, validated at the edge and handed to the engine's use cases as they are.
 Extra fields are ignored: a ``user_id`` or ``owner`` in a body never counts (the user comes from the token).
 """
 
-from __future__ import annotations
-
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
@@ -68,7 +66,7 @@ class RunRequest(BaseModel, defer_build=True):
     memory: MemoryOverride | None = None
     budget: Budget | None = None
 
-    def check_size(self) -> RunRequest:
+    def check_size(self) -> Self:
         """Raise PayloadTooLarge (413) when the input is over the limit of SPEC §12."""
         if len(self.input) > MAX_RUN_INPUT_CHARS:
             raise PayloadTooLarge(
@@ -137,7 +135,7 @@ class AgentBody(_Body):
         return model
 
     @model_validator(mode="after")
-    def _mcp_namespaces(self) -> AgentBody:
+    def _mcp_namespaces(self) -> Self:
         check_servers(self.mcp_servers, [tool.name for tool in self.external_tools])
         return self
 
@@ -212,7 +210,7 @@ class SocketMessage(_Body):
     cursor: Annotated[str, StringConstraints(max_length=4096)] | None = None
 
     @model_validator(mode="after")
-    def _names_a_run(self) -> SocketMessage:
+    def _names_a_run(self) -> Self:
         if self.action != "ping" and not self.run_id:
             raise ValueError(f"{self.action} needs a run_id")
         return self

@@ -1,7 +1,5 @@
 """Runs, their usage and events (SPEC §2, §10)."""
 
-from __future__ import annotations
-
 from datetime import datetime
 from enum import StrEnum
 from typing import Any, Literal
@@ -35,7 +33,7 @@ class Usage(BaseModel, defer_build=True):
     cache_write_tokens: int = 0
     cost_usd: float = 0.0  # from the price table (mneme.models.pricing), set where the engine counts a call
 
-    def __add__(self, other: Usage) -> Usage:
+    def __add__(self, other: "Usage") -> "Usage":
         return Usage(
             input_tokens=self.input_tokens + other.input_tokens,
             output_tokens=self.output_tokens + other.output_tokens,

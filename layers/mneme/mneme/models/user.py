@@ -1,7 +1,5 @@
 """User settings (SPEC §2) and the authenticated caller."""
 
-from __future__ import annotations
-
 import re
 from typing import Annotated
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
