@@ -179,3 +179,21 @@ def test_a_missing_document_is_a_404_error(serve):
     with pytest.raises(OpenSearchHTTPError) as raised:
         SignedOpenSearch(server.url).get(index="m", id="x")
     assert (raised.value.status, raised.value.error) == (404, "not_found")
+
+
+def test_a_proxy_from_the_environment_carries_the_requests(serve, monkeypatch):
+    proxy = serve((200, {"hits": {"hits": []}}, 0))
+    monkeypatch.setenv("HTTP_PROXY", proxy.url)
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    SignedOpenSearch("http://search.example.invalid:9200").search(index="m", body={})
+    [(method, target, _, _)] = proxy.seen
+    assert (method, target) == ("POST", "http://search.example.invalid:9200/m/_search")
+
+
+def test_no_proxy_exempts_the_endpoint(serve, monkeypatch):
+    direct = serve((200, {"hits": {"hits": []}}, 0))
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")  # nothing listens there
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    assert SignedOpenSearch(direct.url).search(index="m", body={}) == {"hits": {"hits": []}}
+    assert [seen[1] for seen in direct.seen] == ["/m/_search"]

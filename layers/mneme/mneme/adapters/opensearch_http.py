@@ -9,6 +9,7 @@ connection pool botocore's own clients use). The request shapes are opensearch-p
   carries ``X-Amz-Content-SHA256`` (Serverless requires it), added after signing as opensearch-py's
   ``AWSV4SignerAuth`` does; without credentials (the tests' local osmem-server) nothing is signed;
 * path segments (index names, service-assigned ``_id``\\ s like ``1%3A0%3A...``) are percent-encoded;
+* proxies come from the environment (``HTTPS_PROXY`` / ``NO_PROXY``), as for botocore's own clients;
 * a connection failure, a connect timeout and 429 / 502 / 503 / 504 are retried up to ``max_retries`` times
   after a short pause (opensearch-py retries 502–504 and connection errors 3 times); a read timeout is not
   retried (a write may have been applied), and an error answer raises :class:`OpenSearchHTTPError` with
@@ -29,6 +30,7 @@ from botocore.awsrequest import AWSRequest
 from botocore.exceptions import ConnectionError as BotoConnectionError
 from botocore.exceptions import HTTPClientError, ReadTimeoutError
 from botocore.httpsession import URLLib3Session
+from botocore.utils import get_environ_proxies
 
 _RETRIED_STATUS = frozenset({429, 502, 503, 504})
 _PAUSE_SECONDS = 0.05  # doubled per retry: 0.05, 0.1, 0.2 s
@@ -102,8 +104,14 @@ class SignedOpenSearch:
         self._service = service
         self._credentials = credentials
         self._max_retries = max_retries
-        # the stubs say int; urllib3 takes any number of seconds (botocore itself passes a (connect, read) pair)
-        self._http = URLLib3Session(verify=True, timeout=timeout, max_pool_connections=max_pool_connections)  # type: ignore[arg-type]
+        # the stubs say int; urllib3 takes any number of seconds (botocore itself passes a (connect, read) pair).
+        # Proxies from the environment (HTTPS_PROXY, NO_PROXY), as botocore's clients and opensearch-py take them.
+        self._http = URLLib3Session(
+            verify=True,
+            proxies=get_environ_proxies(self._url),
+            timeout=timeout,  # type: ignore[arg-type]
+            max_pool_connections=max_pool_connections,
+        )
         self.indices = _Indices(self)
 
     # --------------------------------------------------------------------------------------- the calls
