@@ -13,10 +13,11 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
+
+from mneme.records import Record
 
 CONSOLE_DIR = Path(__file__).resolve().parents[2] / "console"
 PREFIX = "/console/"
@@ -45,8 +46,7 @@ SECURITY_HEADERS = {
 READ_METHODS = ("GET", "HEAD")
 
 
-@dataclass(frozen=True)
-class Asset:
+class Asset(Record):
     content_type: str
     body: bytes
 

@@ -10,17 +10,16 @@ from __future__ import annotations
 import queue
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from mneme.models.run import Run, RunEvent
+from mneme.records import Record, field
 
 #: a follower that stops reading loses deltas beyond this (events are never lost: they are in the store)
 QUEUE_SIZE = 1000
 
 
-@dataclass(eq=False)
-class Follower:
+class Follower(Record, frozen=False, eq=False):
     """One client following a run (``tree``: and every run below it)."""
 
     run_id: str

@@ -13,11 +13,11 @@ import json
 import sqlite3
 import threading
 from collections.abc import Sequence
-from dataclasses import asdict
 from pathlib import Path
 
 from mneme.errors import QueueUnavailable, StoreUnavailable
 from mneme.ports import MemoryWriteJob, MemoryWriteQueue
+from mneme.records import asdict
 from mneme_local.files import private_file
 
 SCHEMA = "CREATE TABLE IF NOT EXISTS memory_outbox (job_id TEXT PRIMARY KEY, body TEXT NOT NULL) WITHOUT ROWID"

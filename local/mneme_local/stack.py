@@ -10,10 +10,10 @@ import json
 import logging
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from mneme.records import Record, field
 from mneme_local.aws_stand_ins import QUEUE_NAME
 from mneme_local.token import DEFAULT_DATA_DIR
 
@@ -32,8 +32,7 @@ class LocalSetupError(Exception):
 Provider = Literal["offline", "bedrock"]
 
 
-@dataclass(frozen=True)
-class LocalOptions:
+class LocalOptions(Record):
     data_dir: Path
     model_provider: Provider = "offline"
     embedding_provider: Literal["local", "bedrock"] = "local"
@@ -53,8 +52,7 @@ class LocalOptions:
         )
 
 
-@dataclass
-class LocalMneme:
+class LocalMneme(Record, frozen=False):
     """The running local stack: the deps, the runtime, moto and the queue drainer."""
 
     options: LocalOptions

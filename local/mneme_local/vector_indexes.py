@@ -14,20 +14,19 @@ import hashlib
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from mneme.records import Record
 from mneme_local.vector_index import NEVER, NamespaceIndex, fit_scale
 
 _CHUNK = 50_000  # rows read per fetch when an index is built from the rows
 _RESNAPSHOT = 0.05  # save a namespace again once its replayed tail passes this share of its rows (or 1000 rows)
 
 
-@dataclass
-class StoreWork:
+class StoreWork(Record, frozen=False):
     """What the store did (tests count work, not time)."""
 
     indexes_built: int = 0  # namespaces indexed from every one of their rows

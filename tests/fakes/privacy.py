@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
-from dataclasses import asdict
 from typing import Any
 
 from mneme.errors import QueueUnavailable
 from mneme.ports import MemoryWriteJob
 from mneme.privacy_ports import PrivacyJob
+from mneme.records import asdict
 
 
 class MemoryExports:

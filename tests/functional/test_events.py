@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ from mneme.engine.writer import WriterPorts, write_batch
 from mneme.models.agent import Agent, Task
 from mneme.models.requests import RunRequest
 from mneme.models.user import Caller
+from mneme.records import replace
 from mneme.runtime import Runtime
 from tests.fakes.model import ScriptedModel, tool_use_response
 from tests.support.deps import World, make_world

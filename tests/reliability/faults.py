@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import asdict
 from typing import Any
 
 from mneme.engine.writer import WriterPorts, write_batch
 from mneme.errors import MnemeError
+from mneme.records import asdict
 from tests.support.deps import World
 
 WRITES = ("put", "update", "transact", "put_many", "delete", "delete_many")

@@ -27,6 +27,7 @@ MNEME_LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "mneme.telemetry",
             "mneme.json_depth",
             "mneme.schema_refs",
+            "mneme.records",
         ),
     ),
     ("models", ("mneme.models",)),

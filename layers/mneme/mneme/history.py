@@ -27,11 +27,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
 
 from mneme.limits import CHARS_PER_TOKEN, SUMMARY_MAX_CHARS, SUMMARY_TRIGGER_MESSAGES, SUMMARY_TRIGGER_TOKENS
 from mneme.models import ChatMessage, ReasoningMessage, Skill, TextMessage, ToolCallMessage, ToolResultMessage
 from mneme.ports import Summarizer, Summary
+from mneme.records import Record, field, replace
 from mneme.skills import activated_skill_names, reattach_blocks
 
 SUMMARY_PREFIX = "[Context Summary — compressed history of this conversation]"
@@ -39,8 +39,7 @@ SUMMARY_ACKNOWLEDGEMENT = "Understood. I have the summary of our earlier convers
 SUMMARY_TRUNCATION_MARK = "…"
 
 
-@dataclass(frozen=True)
-class CompressedHistory:
+class CompressedHistory(Record):
     """The history as the model sees it, and what must be stored on the chat.
 
     ``messages`` is what the assembler packs (summary pair + retained tail, no system messages);

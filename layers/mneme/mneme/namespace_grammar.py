@@ -11,8 +11,9 @@ A namespace is ``vector.<scope>.<...>`` with scopes ``agent.<user_id>``, ``user.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from mneme.records import Record
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -29,8 +30,7 @@ class NamespaceError(ValueError):
     """A namespace or pattern is invalid, or a template could not be resolved strictly."""
 
 
-@dataclass(frozen=True)
-class ParsedNamespace:
+class ParsedNamespace(Record):
     """A syntactically valid, fully resolved namespace or pattern."""
 
     text: str

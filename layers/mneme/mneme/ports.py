@@ -6,7 +6,6 @@ in-memory fake (``tests/fakes``, never shipped). The core only ever sees these P
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from mneme.models import (
@@ -23,6 +22,7 @@ from mneme.models import (
     Usage,
     UserSettings,
 )
+from mneme.records import Record, field
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -39,8 +39,7 @@ class Clock(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class OwnedItem:
+class OwnedItem(Record):
     """One thing a store holds for a user, as an export lists it and an erasure counts it: its ``kind``
     (``agent``, ``message``, ``event``, ``memory``, ``audit`` ...), a ``key`` unique across mneme (an erasure
     receipt's digest is over these keys) and its content as JSON-ready data."""
@@ -51,8 +50,7 @@ class OwnedItem:
 
 
 # --------------------------------------------------------------------------------------------- model
-@dataclass(frozen=True)
-class ModelResponse:
+class ModelResponse(Record):
     """One Converse reply: the assistant content blocks (``text`` / ``toolUse`` / ``reasoningContent``), stop
     reason and usage. Reasoning blocks carry redacted content as base64 text (JSON-safe, for the checkpoint)."""
 
@@ -82,8 +80,7 @@ class ModelClient(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class Summary:
+class Summary(Record):
     """A rolling summary and what its model call used (priced by the engine like every model call)."""
 
     text: str
@@ -219,8 +216,7 @@ class MemoryStore(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class JournalEntry:
+class JournalEntry(Record):
     """What a memory store that is not read-your-writes (OpenSearch Serverless) remembers of a recent write."""
 
     doc_id: str
@@ -255,8 +251,7 @@ class MemoryJournal(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class MemoryWriteJob:
+class MemoryWriteJob(Record):
     """One memory entry to embed and index later (the SQS message body of the memory writer)."""
 
     job_id: str  # deterministic: a retry of the same job must not duplicate the entry
@@ -281,8 +276,7 @@ class MemoryWriteQueue(Protocol):
 
 
 # --------------------------------------------------------------------------------------------- audit
-@dataclass(frozen=True)
-class AuditPage:
+class AuditPage(Record):
     records: list[AuditRecord]
     cursor: str | None
 
@@ -329,8 +323,7 @@ class AuditLog(Protocol):
 
 
 # --------------------------------------------------------------------------------------------- config
-@dataclass(frozen=True)
-class RunConfig:
+class RunConfig(Record):
     """What a run needs from the configuration, loaded together (``ConfigStore.load_run_config``)."""
 
     settings: UserSettings  # the defaults when the user saved none
@@ -526,8 +519,7 @@ class RunStore(Protocol):
 
 
 # --------------------------------------------------------------------------------------------- run trees
-@dataclass(frozen=True)
-class Reservation:
+class Reservation(Record):
     """The answer to a reservation of one more run in a tree: granted, or the limit that refused it."""
 
     granted: bool
@@ -572,8 +564,7 @@ class RateLimiter(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class RememberedApproval:
+class RememberedApproval(Record):
     """A person's ``always`` for one (agent, tool), kept across runs until revoked (issue 15.6)."""
 
     approval_id: str
@@ -689,8 +680,7 @@ class Orchestrator(Protocol):
 
 
 # --------------------------------------------------------------------------------------------- MCP servers
-@dataclass(frozen=True)
-class OAuthClientCredentials:
+class OAuthClientCredentials(Record):
     """The client credentials grant of one MCP server (the secret already resolved)."""
 
     token_url: str
@@ -699,8 +689,7 @@ class OAuthClientCredentials:
     scope: str | None = None
 
 
-@dataclass(frozen=True)
-class McpEndpoint:
+class McpEndpoint(Record):
     """Where and how to reach one MCP server: the URL, the headers of every request (a bearer token, a
     forwarded user id), the OAuth credentials to get a token with, and the time one operation may take."""
 
@@ -710,8 +699,7 @@ class McpEndpoint:
     timeout_seconds: float = 10.0
 
 
-@dataclass(frozen=True)
-class McpToolInfo:
+class McpToolInfo(Record):
     """One tool as an MCP server lists it."""
 
     name: str
@@ -719,8 +707,7 @@ class McpToolInfo:
     input_schema: dict[str, Any]
 
 
-@dataclass(frozen=True)
-class McpCallResult:
+class McpCallResult(Record):
     """A tool call's result as text (text blocks joined; other content summarized), and whether the server
     reported it as an error (``isError``)."""
 

@@ -8,14 +8,13 @@ the store ports themselves.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from mneme.models.privacy import ErasureState, ExportStatus
+from mneme.records import Record
 
 
-@dataclass(frozen=True)
-class PrivacyJob:
+class PrivacyJob(Record):
     """A privacy operation continued asynchronously (the privacy worker's SQS message body)."""
 
     kind: Literal["export", "erasure"]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import asdict
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -20,6 +19,7 @@ from mneme.engine.privacy_jobs import parse_job
 from mneme.errors import QueueUnavailable, StoreUnavailable
 from mneme.ports import MemoryWriteJob
 from mneme.privacy_ports import PrivacyJob
+from mneme.records import asdict
 
 KEY = "exports/0123456789abcdef0123456789abcdef/exp-1.ndjson"
 

@@ -4,9 +4,9 @@ as the Lambda response document API Gateway receives), on each ItemTable backend
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator
-from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -15,6 +15,7 @@ from mneme.adapters.chat_store import ItemChatStore
 from mneme.adapters.run_store import ItemRunStore
 from mneme.limits import LAMBDA_RESPONSE_BYTES
 from mneme.models import Chat, Run, RunEvent, TextMessage
+from mneme.records import replace
 from tests.fakes.clock import FixedClock
 from tests.functional.adapters.item_backends import BACKENDS, make_backend
 from tests.functional.api.conftest import Api
@@ -33,7 +34,7 @@ def paged(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[Api]:
         deps = replace(
             world.deps, runs=ItemRunStore(backend.main, clock=clock), chats=ItemChatStore(backend.main, clock)
         )
-        yield Api(replace(world, deps=deps, clock=clock))
+        yield Api(dataclasses.replace(world, deps=deps, clock=clock))
 
 
 def _run(api: Api, run_id: str = "run-big", user: str = "alice") -> str:

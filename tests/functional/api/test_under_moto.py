@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterator
-from dataclasses import replace
 from typing import Any
 
 import boto3
@@ -19,6 +18,7 @@ from mneme.adapters.offline_model import OfflineModel
 from mneme.adapters.sqs_queue import SqsMemoryQueue
 from mneme.adapters.stores import stores_over
 from mneme.engine.writer import WriterPorts, parse_job, write_batch
+from mneme.records import replace
 from tests.functional.api.conftest import Api, add_agent
 from tests.support.deps import World, make_world
 from tests.support.sam_template import create_tables

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import copy
 import json
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +13,7 @@ import pytest
 from mneme.engine.events import event_run_id
 from mneme.errors import EventRejected, StoreUnavailable
 from mneme.models.agent import Agent
+from mneme.records import replace
 from mneme.runtime import Runtime
 from tests.fakes.model import ScriptedModel
 from tests.functional.api.conftest import stored_runs as run_ids

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from mneme.models import (
     UserSettings,
 )
 from mneme.models.agent import InferenceSettings
+from mneme.records import replace
 
 GOLDEN = Path(__file__).parent / "golden"
 NOW = datetime(2026, 11, 30, 9, 5, tzinfo=UTC)

@@ -27,11 +27,11 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from mneme.adapters.items import PK, SK, Item
 from mneme.models.privacy import ChainBreak, ChainReport
+from mneme.records import Record
 
 CHAIN_VERSION = "mneme-audit-chain/1"
 HEAD_SK = "HEAD"
@@ -45,8 +45,7 @@ def head_pk(user_id: str) -> str:
     return f"CHAIN#{user_id}"
 
 
-@dataclass(frozen=True)
-class Head:
+class Head(Record):
     seq: int = 0
     digest: str = ""
 

@@ -15,17 +15,17 @@ requests may expire earlier (``retention_days_requests``): they hold the full pr
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
+
+from mneme.records import Record
 
 #: the main table's TTL attribute (template.yaml: MainTable.TimeToLiveSpecification.AttributeName)
 TTL_ATTRIBUTE = "expires_at"
 DAY_SECONDS = 86_400
 
 
-@dataclass(frozen=True)
-class Retention:
+class Retention(Record):
     """Days until expiry by kind of data; 0 keeps it forever."""
 
     chats_days: int = 0

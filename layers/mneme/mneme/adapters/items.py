@@ -20,10 +20,10 @@ three cannot drift apart: condition checks, filters, start-key handling and pagi
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from mneme.errors import Conflict
+from mneme.records import Record, field
 
 Item = dict[str, Any]
 Key = tuple[str, str]  # (PK, SK)
@@ -32,8 +32,7 @@ PK = "PK"
 SK = "SK"
 
 
-@dataclass(frozen=True)
-class AttrEquals:
+class AttrEquals(Record):
     """Condition: the item exists and ``name`` equals ``value`` (optimistic locking, counters)."""
 
     name: str
@@ -44,14 +43,12 @@ class AttrEquals:
 Condition = Literal["not_exists", "exists"] | AttrEquals | None
 
 
-@dataclass(frozen=True)
-class Put:
+class Put(Record):
     item: Item
     condition: Condition = None
 
 
-@dataclass(frozen=True)
-class Update:
+class Update(Record):
     """Set top-level attributes of one item (creating it when there is no condition and no item)."""
 
     pk: str
@@ -60,8 +57,7 @@ class Update:
     condition: Condition = None
 
 
-@dataclass(frozen=True)
-class Delete:
+class Delete(Record):
     """Remove one item (nothing when it is absent and there is no condition)."""
 
     pk: str
@@ -77,8 +73,7 @@ def op_key(op: WriteOp) -> Key:
     return (op.item[PK], op.item[SK]) if isinstance(op, Put) else (op.pk, op.sk)
 
 
-@dataclass(frozen=True)
-class TableSchema:
+class TableSchema(Record):
     """Index name -> (partition attribute, sort attribute) of each global secondary index."""
 
     indexes: Mapping[str, tuple[str, str]] = field(default_factory=dict)
@@ -97,8 +92,7 @@ MAIN_SCHEMA = TableSchema({"GSI1": ("GSI1PK", "GSI1SK")})
 AUDIT_SCHEMA = TableSchema({"ByRootRun": ("root_run_id", SK)})
 
 
-@dataclass(frozen=True)
-class Page:
+class Page(Record):
     items: list[Item]
     last_key: dict[str, str] | None  # pass as ``start_key`` to continue; None = no more items
 

@@ -37,20 +37,19 @@ import json
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from mneme.json_depth import text_depth_exceeds, too_deep_message
 from mneme.memory.extraction import EXTRACTION_MARKER, offline_extract, requested_strategies
 from mneme.models.run import Usage
 from mneme.ports import ModelResponse
+from mneme.records import Record
 
 SUFFIX_MARKERS = ("RELEVANT CONTEXT FROM LONG-TERM MEMORY:", "[Context — current date/time:")
 ANSWER_PREFIX = "offline"
 
 
-@dataclass(frozen=True)
-class _Call:
+class _Call(Record):
     name: str
     arguments: dict[str, Any]
 

@@ -9,13 +9,13 @@ message is seen once and the pass ends when a long-polled receive finds nothing 
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
 from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
 from mneme.errors import QueueUnavailable
 from mneme.privacy_ports import PrivacyJob
+from mneme.records import asdict
 
 #: how long a dead letter stays hidden once the erasure's pass has seen it
 DLQ_HIDE_SECONDS = 300

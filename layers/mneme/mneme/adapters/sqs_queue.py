@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import asdict
 from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
@@ -12,6 +11,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from mneme.errors import QueueUnavailable
 from mneme.observability import traced
 from mneme.ports import MemoryWriteJob
+from mneme.records import asdict
 
 _BATCH = 10
 

@@ -4,7 +4,6 @@ has its own table. Export records and erasure states (the privacy ledger) live i
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TypedDict
 
 from mneme.adapters.approval_grants import ItemApprovalGrants
@@ -18,6 +17,7 @@ from mneme.adapters.privacy_ledger import ItemPrivacyLedger
 from mneme.adapters.run_store import ItemRunStore
 from mneme.ports import ApprovalGrants, AuditLog, ChatStore, Clock, ConfigStore, RateLimiter, RunStore, TreeLedger
 from mneme.privacy_ports import PrivacyLedger
+from mneme.records import Record
 from mneme.settings import Settings
 
 
@@ -34,8 +34,7 @@ class StorePorts(TypedDict):
     privacy_ledger: PrivacyLedger
 
 
-@dataclass(frozen=True)
-class Stores:
+class Stores(Record):
     config: ItemConfigStore
     chats: ItemChatStore
     runs: ItemRunStore

@@ -14,10 +14,11 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from botocore.config import Config
+
+from mneme.records import Record, field
 
 T = TypeVar("T")
 
@@ -74,8 +75,7 @@ class TimedClients:
             return sorted(self._clients)
 
 
-@dataclass(frozen=True)
-class Attempts:
+class Attempts(Record):
     """How often, and how patiently, a call is retried."""
 
     max_attempts: int = 3

@@ -9,7 +9,6 @@ is the JSON schema of the body of the matching route.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
@@ -20,12 +19,12 @@ from mneme.engine.deps import Deps
 from mneme.engine.submit import submit_run
 from mneme.models.requests import DeleteDocumentBody, DocumentBody, McpRunBody, SearchBody
 from mneme.models.user import Caller
+from mneme.records import Record
 
 VIA = "mcp"
 
 
-@dataclass(frozen=True)
-class Operation:
+class Operation(Record):
     name: str
     description: str
     body: type[BaseModel]

@@ -11,15 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from contextvars import ContextVar
-from dataclasses import dataclass, field
 from typing import Any
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver
 from aws_lambda_powertools.utilities.data_classes.common import BaseProxyEvent
 
+from mneme.records import Record, field
 
-@dataclass
-class _RequestState:
+
+class _RequestState(Record, frozen=False):
     event: BaseProxyEvent | None = None
     lambda_context: Any = None
     context: dict[str, Any] = field(default_factory=dict)

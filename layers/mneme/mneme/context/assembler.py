@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -38,14 +37,14 @@ from mneme.context.variables import resolve_task_context, task_context_warnings,
 from mneme.limits import MAX_CACHE_POINTS
 from mneme.models import ChatMessage, ExternalTool, MemoryHit, ModelSpec, Skill, UserSettings
 from mneme.models.mcp import McpTool
+from mneme.records import Record, field
 
 if TYPE_CHECKING:
     from mneme.context.caching import CacheCapabilities
     from mneme.models.agent import InferenceSettings
 
 
-@dataclass(frozen=True, kw_only=True)
-class ContextInput:
+class ContextInput(Record, kw_only=True):
     """Everything one model request is built from."""
 
     model: ModelSpec  # provider, model_id, inference settings
@@ -69,8 +68,7 @@ class ContextInput:
     memory_instructions: Sequence[str] = ()  # optional namespace-rule instructions for the hits
 
 
-@dataclass(frozen=True)
-class AssembledContext:
+class AssembledContext(Record):
     request: dict[str, Any]  # the Bedrock Converse request body
     warnings: list[str]
     block_sizes: dict[str, int]  # characters per part, for the context_built event

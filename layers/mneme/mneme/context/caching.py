@@ -13,15 +13,14 @@ form, and no other provider takes it, so an agent may enable it only where :func
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from mneme.limits import MAX_CACHE_POINTS
 from mneme.models.agent import base_model_id
+from mneme.records import Record
 
 
-@dataclass(frozen=True)
-class CacheCapabilities:
+class CacheCapabilities(Record):
     system: bool = False
     messages: bool = False
     tools: bool = False

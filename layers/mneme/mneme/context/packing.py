@@ -26,11 +26,11 @@ The result records where the current text block sits, so cache points can be pla
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from mneme.context.tools import canonical_json
 from mneme.models import ReasoningMessage, SystemMessage, TextMessage, ToolCallMessage, ToolResultMessage
+from mneme.records import Record
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -40,8 +40,7 @@ if TYPE_CHECKING:
 EMPTY_TOOL_RESULT = "(no output)"
 
 
-@dataclass(frozen=True)
-class _Current:
+class _Current(Record):
     """Stand-in for the current user message inside the item list."""
 
     text: str
@@ -50,14 +49,12 @@ class _Current:
 _Item = TextMessage | ToolCallMessage | ToolResultMessage | ReasoningMessage | _Current
 
 
-@dataclass
-class _Turn:
+class _Turn(Record, frozen=False):
     role: str
     items: list[_Item]
 
 
-@dataclass(frozen=True)
-class Packed:
+class Packed(Record):
     """Packed messages and the position of the current text block (``messages[turn]["content"][block]``)."""
 
     messages: list[dict[str, Any]]

@@ -3,8 +3,9 @@ skills, tool notice. They form the stable prefix, so nothing in here may vary pe
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from mneme.records import Record
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -55,8 +56,7 @@ def skill_catalog(skills: Sequence[Skill]) -> str:
     return "\n".join([SKILL_CATALOG_HEADER, *lines])
 
 
-@dataclass(frozen=True)
-class SystemBlocks:
+class SystemBlocks(Record):
     task_context: str
     skill_catalog: str
     reattached_skills: tuple[str, ...]

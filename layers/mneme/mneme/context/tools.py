@@ -10,7 +10,6 @@ no more than a person's request.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from functools import lru_cache
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -30,6 +29,7 @@ from mneme.limits import (
     TOP_K_MIN,
 )
 from mneme.models.agent import CONTEXT_MODE_PATTERN
+from mneme.records import Record
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
@@ -49,8 +49,7 @@ def canonical_json(value: Any) -> Any:
     return json.loads(json.dumps(value, sort_keys=True, ensure_ascii=False))
 
 
-@dataclass(frozen=True)
-class ToolDefinition:
+class ToolDefinition(Record):
     name: str
     description: str
     input_schema: Mapping[str, Any]

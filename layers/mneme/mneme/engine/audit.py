@@ -28,7 +28,6 @@ import json
 import uuid
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +36,7 @@ from mneme.models.audit import AuditAction, AuditRecord
 from mneme.models.memory import MemoryDocument
 from mneme.models.run import Run
 from mneme.ports import AuditLog, Clock
+from mneme.records import Record
 
 if TYPE_CHECKING:
     from mneme.memory.access import Denial
@@ -47,8 +47,7 @@ DENIAL_SAMPLE = MAX_NAMESPACES_PER_SEARCH
 CASCADE_SAMPLE = 50
 
 
-@dataclass(frozen=True)
-class AuditScope:
+class AuditScope(Record):
     """Who acted, and inside which run (and delegation tree) when it happened in one."""
 
     user_id: str

@@ -3,7 +3,6 @@ global ones (admin-made) to read. Another user's resource is a 404, never a 403.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from mneme.context.caching import supports_reasoning
@@ -17,12 +16,12 @@ from mneme.models.common import GLOBAL_OWNER, is_slug
 from mneme.models.mcp import destination_problem
 from mneme.models.requests import AgentBody, SkillBody, TaskBody
 from mneme.models.user import Caller, UserSettings
+from mneme.records import Record, field
 
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
-class Saved(Generic[T]):
+class Saved(Record, Generic[T]):
     """A resource as stored, with the warnings and hints its save produced (the save still succeeded)."""
 
     item: T

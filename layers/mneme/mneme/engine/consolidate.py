@@ -20,11 +20,11 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
 
 from mneme.models.memory import MemoryDocument
 from mneme.ports import MemoryStore
+from mneme.records import Record, field
 
 _NEIGHBOURS = 20
 _PUNCTUATION = re.compile(r"[\s.!?,;:]+")
@@ -43,8 +43,7 @@ def values(text: str) -> set[str]:
     return {v.lower().rstrip(".,:") for v in _VALUE.findall(text.strip())} - {"i"}
 
 
-@dataclass(frozen=True)
-class Decision:
+class Decision(Record):
     action: str  # "write" | "update"
     reason: str  # new | near_duplicate | same_text | supersedes
     doc_id: str
@@ -52,8 +51,7 @@ class Decision:
     similarity: float | None = None
 
 
-@dataclass
-class Recent:
+class Recent(Record, frozen=False):
     """Documents written earlier in this batch, with their vectors (read-your-writes inside the batch)."""
 
     items: list[tuple[MemoryDocument, list[float]]] = field(default_factory=list)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from time import monotonic, sleep
 from typing import Protocol
 
@@ -33,6 +32,7 @@ from mneme.ports import (
     TreeLedger,
 )
 from mneme.privacy_ports import DeadLetterQueue, ExportStorage, PrivacyJobQueue, PrivacyLedger
+from mneme.records import Record, field
 from mneme.settings import Settings
 
 
@@ -46,8 +46,7 @@ def new_id() -> str:
     return uuid.uuid4().hex
 
 
-@dataclass
-class Deps:
+class Deps(Record, frozen=False):
     settings: Settings
     config: ConfigStore
     chats: ChatStore

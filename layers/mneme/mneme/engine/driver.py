@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import Future
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal, TypeVar
 
@@ -32,6 +31,7 @@ from mneme.errors import (
 )
 from mneme.limits import LEASE_GRACE_SECONDS
 from mneme.models.run import Run
+from mneme.records import Record
 
 #: errors the state machine retries (its Retry names them); anything else fails the run with its reason
 TRANSIENT: tuple[type[MnemeError], ...] = (ModelThrottled, StoreUnavailable, Throttled)
@@ -40,8 +40,7 @@ HAND_OFF: tuple[type[MnemeError], ...] = (*TRANSIENT, ModelTimedOut)
 W = TypeVar("W")
 
 
-@dataclass(frozen=True)
-class StepResult:
+class StepResult(Record):
     run: Run
     outcome: Outcome
     children: list[dict[str, Any]]

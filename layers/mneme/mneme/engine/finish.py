@@ -16,7 +16,6 @@ The run's reasoning blocks (signed for this run's tool loop) are never stored in
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, replace
 
 from mneme.engine.session import RunSession
 from mneme.errors import (
@@ -32,6 +31,7 @@ from mneme.memory.autowrite import plan_auto_write
 from mneme.models.chat import Chat, ChatMessage, ReasoningMessage, TextMessage
 from mneme.models.run import RunStatus
 from mneme.ports import MemoryWriteJob
+from mneme.records import asdict, replace
 
 
 def succeed(session: RunSession, output: str) -> None:

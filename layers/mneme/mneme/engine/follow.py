@@ -20,7 +20,6 @@ import binascii
 import heapq
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import islice
 from typing import Any
@@ -31,6 +30,7 @@ from mneme.engine.runs_read import own_run
 from mneme.errors import InvalidInput
 from mneme.models.run import Run, RunEvent
 from mneme.models.user import Caller
+from mneme.records import Record, field
 
 MAX_WAIT_SECONDS = 20.0
 #: the pauses between reads while waiting; the last one repeats
@@ -107,16 +107,14 @@ def decode_tree_cursor(cursor: str | None) -> dict[str, int]:
     return dict(value)
 
 
-@dataclass
-class _Member:
+class _Member(Record, frozen=False):
     run_id: str
     depth: int
     finished: bool
     read_done: bool = False  # finished, and its events after the position were read once
 
 
-@dataclass
-class _TreeFollow:
+class _TreeFollow(Record, frozen=False):
     deps: Deps
     root: Run
     positions: dict[str, int]

@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import re
 from concurrent.futures import Future
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
@@ -38,13 +37,13 @@ from mneme.limits import (
 from mneme.models.chat import ToolCallMessage
 from mneme.models.mcp import McpServer, McpTool, offered_name
 from mneme.ports import McpEndpoint, McpToolInfo, OAuthClientCredentials
+from mneme.records import Record
 
 _TOOL_NAME = re.compile(TOOL_NAME_PATTERN)
 _HEADER_SAFE = "".join(chr(c) for c in range(0x21, 0x7F) if chr(c) not in "%")
 
 
-@dataclass(frozen=True)
-class _Discovery:
+class _Discovery(Record):
     server: McpServer
     tools: Future[tuple[McpToolInfo, ...]]
 

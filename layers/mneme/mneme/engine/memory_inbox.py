@@ -9,7 +9,6 @@ answer (fail closed, as everywhere).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from mneme.engine import memory_ops
@@ -23,12 +22,12 @@ from mneme.models.memory import MemoryDocument
 from mneme.models.user import Caller
 from mneme.namespace_grammar import NamespaceError, resolve
 from mneme.ports import MemoryStore
+from mneme.records import Record
 
 Status = Literal["active", "superseded", "deleted"]
 
 
-@dataclass(frozen=True)
-class Page:
+class Page(Record):
     documents: list[MemoryDocument]
     cursor: str | None
     namespace: str

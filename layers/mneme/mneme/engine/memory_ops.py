@@ -8,7 +8,6 @@ are returned — if that write fails, the hits are never used (AuditWriteFailed 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -26,12 +25,12 @@ from mneme.models.memory import MemoryCandidate, MemoryDocument, MemoryHit
 from mneme.models.policy import DEFAULT_RETRIEVAL, Fusion, ResolvedPolicy, Retrieval
 from mneme.namespace_grammar import matches
 from mneme.ports import AuditLog, Clock, Embedder, MemoryStore
+from mneme.records import Record, field
 
 RecordFactory = Callable[..., list[AuditRecord]]
 
 
-@dataclass(frozen=True)
-class Ranking:
+class Ranking(Record):
     """How one search ranks: ``min_score`` / ``relative_cutoff`` None take the floors calibrated for the
     embedding model and ``retrieval`` mode (:mod:`mneme.memory.limits`); they apply to the fused score."""
 
@@ -53,8 +52,7 @@ class Ranking:
         )
 
 
-@dataclass(frozen=True)
-class MemoryPorts:
+class MemoryPorts(Record):
     store: MemoryStore | None
     embedder: Embedder | None
     audit: AuditLog

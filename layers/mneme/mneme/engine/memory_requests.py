@@ -5,7 +5,6 @@ paths. ``via`` (``http`` or ``mcp``) says on every audit record which of the two
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -27,10 +26,10 @@ from mneme.memory.retention import is_expired, memory_retention
 from mneme.models.memory import MemoryClass, MemoryHit
 from mneme.models.policy import ResolvedPolicy
 from mneme.models.user import Caller
+from mneme.records import Record, replace
 
 
-@dataclass(frozen=True)
-class SearchResult:
+class SearchResult(Record):
     hits: list[MemoryHit]
     access: ReadAccess
 

@@ -82,6 +82,6 @@ def preview(deps: Deps, caller: Caller, request: RunRequest) -> dict[str, Any]:
 
 
 def _with_settings(deps: Deps, settings: Any) -> Deps:
-    from dataclasses import replace
+    from mneme.records import replace
 
     return replace(deps, settings=settings)

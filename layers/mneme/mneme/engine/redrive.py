@@ -7,15 +7,13 @@ the dead-letter queue, move them back with SQS's own redrive (see docs/reliabili
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from mneme.engine.deps import Deps
 from mneme.errors import MnemeError
 from mneme.ports import MemoryWriteJob
+from mneme.records import Record
 
 
-@dataclass(frozen=True)
-class RedriveReport:
+class RedriveReport(Record):
     runs: int
     jobs: int
     remaining: int

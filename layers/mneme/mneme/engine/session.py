@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import Future
-from dataclasses import dataclass, field
 from typing import Any
 
 from mneme.engine.deps import Deps
@@ -17,10 +16,10 @@ from mneme.memory.retention import memory_retention
 from mneme.models.audit import AuditRecord
 from mneme.models.run import Run
 from mneme.ports import RunConfig
+from mneme.records import Record, field
 
 
-@dataclass
-class RunSession:
+class RunSession(Record, frozen=False):
     deps: Deps
     run: Run
     state: LoopState

@@ -13,7 +13,6 @@ Run by the scheduled ``{"action": "sweep"}`` event on AWS, and periodically by t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 
 from mneme.engine.approvals import mark_failed
@@ -21,6 +20,7 @@ from mneme.engine.deps import Deps
 from mneme.engine.driver import lease_until
 from mneme.errors import Conflict, MnemeError
 from mneme.models.run import Run, RunStatus
+from mneme.records import Record
 
 INTERRUPTED = {
     "Error": "Interrupted",
@@ -28,8 +28,7 @@ INTERRUPTED = {
 }
 
 
-@dataclass(frozen=True)
-class SweepReport:
+class SweepReport(Record):
     unfinished: int
     failed: list[str]
     unknown: int  # runs whose execution could not be described (left for the next sweep)

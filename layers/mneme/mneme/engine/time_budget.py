@@ -15,7 +15,6 @@ delegation) may still take, checked before each one.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from mneme.limits import (
     MAX_EXTERNAL_TOOL_SECONDS,
@@ -24,6 +23,7 @@ from mneme.limits import (
     STEP_RESERVE_SECONDS,
     STEP_WORK_SECONDS,
 )
+from mneme.records import Record
 from mneme.settings import Settings
 
 
@@ -32,8 +32,7 @@ def step_model_window(settings: Settings) -> float:
     return settings.run_function_timeout_seconds - STEP_WORK_SECONDS - STEP_RESERVE_SECONDS
 
 
-@dataclass(frozen=True)
-class TimeBudget:
+class TimeBudget(Record):
     """The time left for blocking calls in this step, on the step's monotonic clock."""
 
     monotonic: Callable[[], float]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -15,10 +14,10 @@ from mneme.models.audit import AuditAction
 from mneme.models.pricing import PriceTable
 from mneme.ports import AuditLog, Clock, Embedder, MemoryStore, MemoryWriteJob, RunStore
 from mneme.privacy_ports import PrivacyLedger
+from mneme.records import Record, field
 
 
-@dataclass(frozen=True)
-class WriterPorts:
+class WriterPorts(Record):
     store: MemoryStore | None
     embedder: Embedder | None
     audit: AuditLog

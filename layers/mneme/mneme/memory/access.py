@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import suppress
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from mneme.errors import Forbidden, InvalidInput, MnemeError, ToolError
 from mneme.memory.namespaces import can_write, is_readable, own_namespaces, split_readable
 from mneme.memory.policy import resolve_patterns, resolve_tool_namespace
 from mneme.namespace_grammar import NamespaceError, parse, resolve
+from mneme.records import Record
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -36,16 +36,14 @@ WriteAction = Literal["write", "update", "delete"]
 NO_AUTHORIZED_NAMESPACE = "No authorized namespace was found for this search; nothing was searched."
 
 
-@dataclass(frozen=True)
-class Denial:
+class Denial(Record):
     """One namespace refused on a memory path, to be audited with action ``denied``."""
 
     namespace: str
     reason: DenialReason
 
 
-@dataclass(frozen=True)
-class ReadAccess:
+class ReadAccess(Record):
     """The namespaces a read may reach, the denied ones, and warnings for skipped policy patterns."""
 
     allowed: tuple[str, ...] = ()

@@ -7,7 +7,6 @@ for anything else. Each run (master and every sub-agent) is planned with **its o
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from mneme.limits import AUTO_WRITE_MIN_INPUT_CHARS
@@ -15,6 +14,7 @@ from mneme.memory.namespaces import can_write
 from mneme.models.run import RunStatus
 from mneme.namespace_grammar import NamespaceError, parse, resolve
 from mneme.ports import MemoryWriteJob
+from mneme.records import Record, replace
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -25,8 +25,7 @@ if TYPE_CHECKING:
 AutoWriteSource = Literal["run_input", "run_output", "extract"]
 
 
-@dataclass(frozen=True)
-class AutoWritePlan:
+class AutoWritePlan(Record):
     """The jobs to queue (possibly none), warnings for the run's events, and the namespace the security
     filter refused (``(namespace, reason)``, to be audited as ``denied``)."""
 

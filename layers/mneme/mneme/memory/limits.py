@@ -15,15 +15,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from mneme.errors import EmbeddingInputTooLong
+from mneme.records import Record, field
 
 RetrievalMode = str  # "vector" | "hybrid" | "keyword" (models.policy.Retrieval)
 
 
-@dataclass(frozen=True)
-class EmbeddingLimit:
+class EmbeddingLimit(Record):
     model_id: str
     max_chars: int
     max_tokens: int

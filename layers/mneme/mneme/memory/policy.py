@@ -9,13 +9,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from mneme.errors import InvalidInput, ToolError
 from mneme.limits import TOP_K_MAX, TOP_K_MIN
 from mneme.models.policy import MemoryPolicy, ResolvedPolicy
 from mneme.namespace_grammar import NamespaceError, resolve
+from mneme.records import Record
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
@@ -27,8 +27,7 @@ _LIST_FIELDS = frozenset(
 )
 
 
-@dataclass(frozen=True)
-class MemoryScope:
+class MemoryScope(Record):
     """The caller of a run (or tool call) and the values of the namespace templates.
 
     ``user_id`` is both the identity the security filter checks against and the value of ``${user_id}``,

@@ -8,12 +8,12 @@ candidates each rule dropped (shown by the ``memory_hits`` run event and the con
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from mneme.models.memory import MemoryHit
 from mneme.namespace_grammar import matches
+from mneme.records import Record
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -66,8 +66,7 @@ def _usable(document: MemoryDocument, now: datetime) -> bool:
     return document.expires_at is None or _aware(document.expires_at) > _aware(now)
 
 
-@dataclass(frozen=True)
-class Dropped:
+class Dropped(Record):
     """How many candidates each rule removed, in the order the rules apply."""
 
     unusable: int = 0  # deleted, superseded or expired (the store filters these already)
@@ -86,8 +85,7 @@ class Dropped:
         }
 
 
-@dataclass(frozen=True)
-class Ranked:
+class Ranked(Record):
     """The hits and the accounting of the rest: ``candidates == len(hits) + Σ dropped``."""
 
     hits: list[MemoryHit]

@@ -11,18 +11,17 @@ purged by their class and creation time.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import get_args
 
 from mneme.models.memory import MemoryClass, MemoryDocument
+from mneme.records import Record, field
 from mneme.settings import Settings
 
 MEMORY_CLASSES: tuple[MemoryClass, ...] = get_args(MemoryClass)
 
 
-@dataclass(frozen=True)
-class MemoryRetention:
+class MemoryRetention(Record):
     """Days an entry of each class is kept after its creation; a class not named (or 0) is kept forever."""
 
     days: Mapping[MemoryClass, int] = field(default_factory=dict)
