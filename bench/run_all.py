@@ -42,6 +42,7 @@ MEASURES: dict[str, Measure] = {
     "memory_quality": _measure("memory_quality"),
     "local_server": _measure("local_server"),
     "peer_strands": _measure("peer_strands"),
+    "record_classes": _measure("record_classes"),
 }
 
 
