@@ -1,8 +1,8 @@
 """The run function's Lambda entry point: wiring only.
 
-Every event (API Gateway HTTP API, EventBridge ``mneme.RunRequested``, the SQS memory queue, the
-agent-run state machine's steps) goes to one :class:`mneme.runtime.Runtime`, built once per container on
-the first call. The health check answers without building anything.
+Every event (API Gateway's HTTP and WebSocket APIs, EventBridge ``mneme.RunRequested``, the redrive
+and sweep schedules, the agent-run state machine's steps) goes to one :class:`mneme.runtime.Runtime`,
+built once per container on the first call. The health check answers without building anything.
 
 The import is Lambda's init phase: it loads what a run needs (:func:`mneme.runtime.preload`) with the
 cyclic garbage collector off, then freezes what it made. Those objects (modules, classes, validators) live

@@ -7,12 +7,14 @@ Python 3.13 cold start, docs/performance.md). A boto3 ``Session`` may still be p
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mneme.engine.deps import Deps
-from mneme.engine.writer import WriterPorts
 from mneme.models.agent import ModelSpec
 from mneme.settings import Settings
+
+if TYPE_CHECKING:  # the writer function's ports: the run function, which imports this module, never builds them
+    from mneme.engine.writer_ports import WriterPorts
 
 
 def make_client(session: Any, service: str, config: Any, region: str, **options: Any) -> Any:
@@ -208,6 +210,7 @@ def build_writer(settings: Settings, session: Any | None = None) -> WriterPorts:
     from mneme.adapters.stores import retention_of
     from mneme.adapters.timed_calls import EMBEDDING_READ_TIMEOUT_SECONDS, service_config
     from mneme.clock import SystemClock
+    from mneme.engine.writer_ports import WriterPorts
     from mneme.memory.retention import memory_retention
 
     boto = session or botocore.session.Session()
