@@ -31,6 +31,7 @@ ROUTERS = (
     "config_routes",
     "approval_routes",
     "run_routes",
+    "run_detail_routes",
     "chat_routes",
     "memory_routes",
     "audit_routes",
@@ -38,8 +39,8 @@ ROUTERS = (
 )
 # the first path segment after /v1/ -> the router modules serving it
 _ROUTERS_BY_SEGMENT: dict[str, tuple[str, ...]] = {
-    "runs": ("run_routes",),
-    "context": ("run_routes",),
+    "runs": ("run_routes", "run_detail_routes"),
+    "context": ("run_detail_routes",),
     "chats": ("chat_routes",),
     "agents": ("config_routes",),
     "skills": ("config_routes",),
@@ -50,6 +51,8 @@ _ROUTERS_BY_SEGMENT: dict[str, tuple[str, ...]] = {
     "retention": ("privacy_routes",),
     "health": (),
 }
+# whole paths served by fewer routers than their segment: starting a run (a cold start's usual first request)
+_ROUTERS_BY_PATH: dict[str, tuple[str, ...]] = {"/v1/runs": ("run_routes",)}
 
 
 class MnemeApp(ConcurrentHttpResolver):
@@ -72,6 +75,9 @@ class MnemeApp(ConcurrentHttpResolver):
 
     def include_for(self, path: str) -> None:
         """Include the routers that serve ``path`` (all of them for a path no router claims)."""
+        if path in _ROUTERS_BY_PATH:
+            self.include(_ROUTERS_BY_PATH[path])
+            return
         parts = path.split("/")
         segment = parts[2] if len(parts) > 2 and parts[1] == "v1" else ""
         self.include(_ROUTERS_BY_SEGMENT.get(segment, ROUTERS))
