@@ -226,6 +226,7 @@ def lambda_env(urls: dict[str, str], code: list[Path]) -> dict[str, str]:
         POWERTOOLS_SERVICE_NAME="mneme",
         POWERTOOLS_METRICS_NAMESPACE="mneme",
         POWERTOOLS_LOG_LEVEL="INFO",
+        PYDANTIC_DISABLE_PLUGINS="__all__",
         MNEME_TABLE=TABLES["MainTable"],
         MNEME_AUDIT_TABLE=TABLES["AuditTable"],
         MNEME_EMBEDDING_DIMENSION=str(DIMENSION),
