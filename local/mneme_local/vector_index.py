@@ -9,8 +9,11 @@
   truth) and the result is returned only when no row outside them can beat the k-th exact score; otherwise
   ``R`` grows. Recall against exact search is therefore 1.0 by construction, not by luck.
 * Rows whose components fall outside the fitted range (a clipped code) are re-scored exactly on every search.
-* The filter stays inside the scan: dead (deleted, superseded, replaced) and expired rows are excluded by a
-  faiss ``IDSelectorBitmap`` while scanning, never dropped from a finished top-k.
+* The filter stays inside the search: dead (deleted, superseded, replaced) and expired rows never reach
+  the re-rank. When there are more than ``FEW_UNUSABLE`` of them, a faiss ``IDSelectorBitmap`` skips them
+  while scanning; when there are fewer (a chat's few writes and deletes since the last compaction), the
+  scan asks for that many more candidates and drops them from what it returns, which keeps every usable
+  one a selector would have returned, without the selector's cost on every scanned row (~16 %).
 * Changes are applied in place: a changed row's old position is marked dead and its current state appended;
   dead positions are compacted away when they pass a quarter of the index.
 """
@@ -29,6 +32,7 @@ Fetch = Callable[[np.ndarray[Any, Any]], np.ndarray[Any, Any]]  # rowids -> thei
 
 NEVER = np.iinfo(np.int64).max
 _SLACK = 1e-4  # float32 rounding of the exact scores and of the bound itself
+FEW_UNUSABLE = 256  # up to this many dead or expired rows, the scan over-fetches instead of using a selector
 _COLUMNS = {"rowids": np.int64, "expires": np.int64, "alive": np.bool_, "errors": np.float32, "norms": np.float32}
 _SNAPSHOT_KEYS = ("index", "rowids", "expires", "alive", "errors", "norms", "always", "scale", "meta")
 
@@ -184,19 +188,25 @@ class NamespaceIndex:
         rounding = float(np.linalg.norm(coded[0] / unit - folded))
         length = float(np.linalg.norm(query))
         bound = length * self.error_max + rounding * self.code_norm_max + _SLACK
-        params = selector = None
-        if total < self.size:  # dead or expired rows: skipped while scanning (the bitmap and selector stay
-            bitmap = np.packbits(usable, bitorder="little")  # referenced here for as long as faiss reads them)
+        params = selector = skip = None
+        unusable = self.size - total
+        if unusable > FEW_UNUSABLE:  # skipped while scanning (the bitmap and selector stay referenced here
+            bitmap = np.packbits(usable, bitorder="little")  # for as long as faiss reads them)
             selector = faiss.IDSelectorBitmap(self.size, faiss.swig_ptr(bitmap))
             params = faiss.SearchParameters()
             params.sel = selector
+        elif unusable:  # a few: fetched beside the usable ones and dropped before the re-rank
+            skip = ~usable
         positions = np.array(sorted(p for p in self.always if usable[p]), dtype=np.int64)
         scores = fetch(self.rowids[positions]) @ query if len(positions) else np.empty(0, dtype=np.float32)
         kth = -np.inf
         want = min(total, max(4 * k, 64))
         while True:
-            distances, labels = self._faiss.search(coded, want, params=params)
+            fetched = min(self.size, want + unusable) if skip is not None else want
+            distances, labels = self._faiss.search(coded, fetched, params=params)
             taken = labels[0] >= 0
+            if skip is not None:
+                taken &= ~skip[np.maximum(labels[0], 0)]
             found, approx = labels[0][taken], distances[0][taken] / unit
             upper = approx + length * self.errors[found] + rounding * self.norms[found] + _SLACK
             new = np.setdiff1d(found[upper >= kth], positions)

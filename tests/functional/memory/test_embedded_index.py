@@ -4,6 +4,7 @@ and why the int8 scan never changes the answer (exact re-rank with a proven boun
 from __future__ import annotations
 
 import sqlite3
+from typing import Any
 
 import faiss
 import numpy as np
@@ -190,6 +191,37 @@ def test_many_deletions_compact_the_index_and_keep_the_answers_exact(path) -> No
     odd = [i for i in range(400) if i % 2]
     assert found == sorted((f"a{i}" for i in odd), key=lambda d: (-(x[int(d[1:])] @ x[11]), d))[:10]
     assert store._cache.indexes[ALICE].size < 400  # dead positions were compacted away
+
+
+@pytest.mark.parametrize(("deleted", "selectors"), [(12, 0), (300, 1)])
+def test_dead_rows_never_reach_the_answer_with_or_without_a_selector(
+    path, monkeypatch: pytest.MonkeyPatch, deleted: int, selectors: int
+) -> None:
+    # Given 2,000 rows of which the nearest ones to the query are deleted: a few (over-fetched and dropped)
+    # or more than FEW_UNUSABLE (skipped by faiss' bitmap selector while scanning), below compaction
+    store = EmbeddedVectorStore(path)
+    x = vectors(2000)
+    fill(store, ALICE, x, "a")
+    query = x[5]
+    store.search(query, [ALICE], 10, now=NOW)  # the index is built from the rows before the deletions
+    nearest = np.argsort(-(x @ query), kind="stable")[:deleted]
+    for i in nearest:
+        store.soft_delete(f"a{i}", ALICE, now=NOW)
+    made: list[object] = []
+    real = faiss.IDSelectorBitmap
+
+    def counting(*args: Any) -> Any:
+        made.append(args)
+        return real(*args)
+
+    monkeypatch.setattr(faiss, "IDSelectorBitmap", counting)
+    # When the caller asks for the top 10
+    found = ids_of(store.search(query, [ALICE], 10, now=NOW))
+    # Then the answer is the exact top 10 of the live rows, and a selector was made only for the many
+    live = [i for i in range(2000) if i not in set(nearest.tolist())]
+    assert found == sorted((f"a{i}" for i in live), key=lambda d: (-(x[int(d[1:])] @ query), d))[:10]
+    assert len(made) == selectors
+    assert store._cache.indexes[ALICE].size == 2000  # not compacted: the dead rows are still scanned
 
 
 def test_the_int8_kernel_multiplies_integer_queries_exactly() -> None:
