@@ -188,25 +188,23 @@ class NamespaceIndex:
         rounding = float(np.linalg.norm(coded[0] / unit - folded))
         length = float(np.linalg.norm(query))
         bound = length * self.error_max + rounding * self.code_norm_max + _SLACK
-        params = selector = skip = None
-        unusable = self.size - total
+        params = selector = None
+        unusable = over_fetch = self.size - total
         if unusable > FEW_UNUSABLE:  # skipped while scanning (the bitmap and selector stay referenced here
             bitmap = np.packbits(usable, bitorder="little")  # for as long as faiss reads them)
             selector = faiss.IDSelectorBitmap(self.size, faiss.swig_ptr(bitmap))
             params = faiss.SearchParameters()
             params.sel = selector
-        elif unusable:  # a few: fetched beside the usable ones and dropped before the re-rank
-            skip = ~usable
+            over_fetch = 0  # else a few: fetched beside the usable ones and dropped before the re-rank
         positions = np.array(sorted(p for p in self.always if usable[p]), dtype=np.int64)
         scores = fetch(self.rowids[positions]) @ query if len(positions) else np.empty(0, dtype=np.float32)
         kth = -np.inf
         want = min(total, max(4 * k, 64))
         while True:
-            fetched = min(self.size, want + unusable) if skip is not None else want
-            distances, labels = self._faiss.search(coded, fetched, params=params)
+            distances, labels = self._faiss.search(coded, min(self.size, want + over_fetch), params=params)
             taken = labels[0] >= 0
-            if skip is not None:
-                taken &= ~skip[np.maximum(labels[0], 0)]
+            if over_fetch:
+                taken &= usable[np.maximum(labels[0], 0)]
             found, approx = labels[0][taken], distances[0][taken] / unit
             upper = approx + length * self.errors[found] + rounding * self.norms[found] + _SLACK
             new = np.setdiff1d(found[upper >= kth], positions)

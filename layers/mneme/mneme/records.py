@@ -74,8 +74,8 @@ def _fields_of(cls: type[Record], kw_only: bool) -> dict[str, _Field]:
         spec = value if isinstance(value, _Field) else _Field(value, _MISSING, None, True)
         if spec.kw_only is None:
             spec.kw_only = kw_only
-        if isinstance(value, _Field):
-            delattr(cls, name)  # a plain default stays a class attribute, as with dataclasses
+        if isinstance(value, _Field):  # a plain default stays a class attribute, as with dataclasses
+            delattr(cls, name)
         fields.pop(name, None)
         fields[name] = spec
     seen_default = ""
@@ -96,6 +96,7 @@ class Record:
     __slots__ = ()
     __record_fields__: ClassVar[dict[str, _Field]] = {}
     __record_positional__: ClassVar[tuple[str, ...]] = ()
+    __record_defaults__: ClassVar[tuple[tuple[str, Any, Any], ...]] = ()  # (name, default, default_factory)
     __record_frozen__: ClassVar[bool | None] = None
 
     def __init_subclass__(cls, *, frozen: bool = True, kw_only: bool = False, eq: bool = True, **kwargs: Any) -> None:
@@ -109,6 +110,9 @@ class Record:
         fields = _fields_of(cls, kw_only)
         positional = tuple(name for name, spec in fields.items() if not spec.kw_only)
         cls.__record_fields__, cls.__record_positional__, cls.__record_frozen__ = fields, positional, frozen
+        cls.__record_defaults__ = tuple(
+            (name, spec.default, spec.default_factory) for name, spec in fields.items() if not spec.required
+        )
         if frozen:
             cls.__setattr__ = Record._frozen_setattr  # type: ignore[method-assign,assignment]
             cls.__delattr__ = Record._frozen_delattr  # type: ignore[method-assign,assignment]
@@ -126,22 +130,20 @@ class Record:
                 f"{cls.__qualname__}() takes {len(positional)} positional arguments but {len(args)} were given"
             )
         values = dict(zip(positional, args, strict=False))
-        for name, value in kwargs.items():
-            if name not in fields:
-                raise TypeError(f"{cls.__qualname__}() got an unexpected keyword argument {name!r}")
-            if name in values:
-                raise TypeError(f"{cls.__qualname__}() got multiple values for argument {name!r}")
-            values[name] = value
-        if len(values) < len(fields):
-            for name, spec in fields.items():
+        if kwargs:
+            for name in kwargs:
+                if name not in fields:
+                    raise TypeError(f"{cls.__qualname__}() got an unexpected keyword argument {name!r}")
                 if name in values:
-                    continue
-                if spec.default is not _MISSING:
-                    values[name] = spec.default
-                elif spec.default_factory is not _MISSING:
-                    values[name] = spec.default_factory()
-                else:
-                    raise TypeError(f"{cls.__qualname__}() missing required argument: {name!r}")
+                    raise TypeError(f"{cls.__qualname__}() got multiple values for argument {name!r}")
+            values.update(kwargs)
+        if len(values) < len(fields):
+            for name, default, factory in cls.__record_defaults__:
+                if name not in values:
+                    values[name] = factory() if default is _MISSING else default
+            if len(values) < len(fields):
+                missing = next(name for name in fields if name not in values)
+                raise TypeError(f"{cls.__qualname__}() missing required argument: {missing!r}")
         self.__dict__.update(values)
 
     def _values(self) -> tuple[Any, ...]:

@@ -75,12 +75,9 @@ class MnemeApp(ConcurrentHttpResolver):
 
     def include_for(self, path: str) -> None:
         """Include the routers that serve ``path`` (all of them for a path no router claims)."""
-        if path in _ROUTERS_BY_PATH:
-            self.include(_ROUTERS_BY_PATH[path])
-            return
         parts = path.split("/")
         segment = parts[2] if len(parts) > 2 and parts[1] == "v1" else ""
-        self.include(_ROUTERS_BY_SEGMENT.get(segment, ROUTERS))
+        self.include(_ROUTERS_BY_PATH.get(path) or _ROUTERS_BY_SEGMENT.get(segment, ROUTERS))
 
 
 def create_app(*, lazy: bool = False) -> MnemeApp:
