@@ -33,14 +33,18 @@ event = json.load(open({event!r}))
 event["headers"].pop("idempotency-key", None)
 event["body"] = json.dumps({{"agent_id": "nobody", "input": "hello"}})
 response = app.lambda_handler(event, None)
+_OTHER_ROUTES = ("mneme.api.views", "mneme.models.requests")  # the other routes' response views and bodies
+after_run = sorted(m for m in _OTHER_ROUTES if m in sys.modules)
 print(json.dumps({{
     "status": response["statusCode"],
     "runtime_built": app._runtime is not None,
+    "other_routes_after_run": after_run,
     "loaded": sorted(m for m in sys.modules if m.split(".")[0] in ("boto3", "s3transfer", "botocore")),
     "routers": sorted(m for m in sys.modules if m.startswith("mneme.api.") and m.endswith("_routes")),
     "agents": app.lambda_handler({{**event, "rawPath": "/v1/agents", "body": None,
         "requestContext": {{**event["requestContext"], "http": {{**event["requestContext"]["http"], "method": "GET",
         "path": "/v1/agents"}}}}}}, None)["statusCode"],
+    "other_routes_after_agents": sorted(m for m in _OTHER_ROUTES if m in sys.modules),
 }}))
 """
 
@@ -149,6 +153,15 @@ def test_a_first_request_loads_only_its_router_and_the_others_come_on_demand(end
     assert result["agents"] == 200
 
 
+def test_a_first_run_imports_no_other_routes_views_or_bodies(endpoint: str) -> None:
+    result = _first_request(endpoint)
+    # Then POST /v1/runs defined none of the other routes' response views or request bodies (pydantic classes
+    # cost their definition even when deferred) ...
+    assert result["other_routes_after_run"] == []
+    # ... and the first GET /v1/agents, whose router needs the bodies (not the views), loaded them
+    assert result["other_routes_after_agents"] == ["mneme.models.requests"]
+
+
 def test_the_models_a_run_uses_are_built_at_import_and_the_run_builds_none(endpoint: str) -> None:
     # When a fresh interpreter imports the handler (Lambda's init phase) and answers a first POST /v1/runs
     result = _probe(endpoint, _MODELS)
@@ -162,11 +175,12 @@ def test_the_models_a_run_does_not_use_are_never_built(endpoint: str) -> None:
     # When a fresh interpreter imports the handler and answers a first POST /v1/runs
     result = _probe(endpoint, _MODELS)
     models = result["models"]
-    # Then the models of other routes (exports, memory documents, audit pages) were defined but not built
+    # Then the models of other routes that the run's modules define (exports, memory documents) were not built
     unbuilt = set(models) - set(result["after_import"]) - set(result["built_by_the_run"])
-    other_routes = {"ExportStatus", "DocumentView", "AuditPageView"}
-    assert other_routes <= {name.rsplit(".", 1)[1] for name in unbuilt}
+    assert {"ExportStatus", "MemoryDocument"} <= {name.rsplit(".", 1)[1] for name in unbuilt}
     assert len(unbuilt) > len(models) // 2
+    # and the other routes' response views were not even defined
+    assert not {"DocumentView", "AuditPageView"} & {name.rsplit(".", 1)[1] for name in models}
 
 
 def test_a_run_with_the_opensearch_store_imports_no_opensearch_py_or_requests(endpoint: str) -> None:

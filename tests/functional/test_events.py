@@ -17,7 +17,7 @@ from mneme.engine import memory_ops
 from mneme.engine.service import start_run
 from mneme.engine.writer import WriterPorts, write_batch
 from mneme.models.agent import Agent, Task
-from mneme.models.requests import RunRequest
+from mneme.models.run_request import RunRequest
 from mneme.models.user import Caller
 from mneme.records import replace
 from mneme.runtime import Runtime

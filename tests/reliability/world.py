@@ -17,8 +17,8 @@ from mneme.engine.memory_ops import new_document
 from mneme.engine.service import StepResult, start_run, step
 from mneme.models.agent import Agent
 from mneme.models.audit import AuditRecord
-from mneme.models.requests import RunRequest
 from mneme.models.run import RunStatus
+from mneme.models.run_request import RunRequest
 from mneme.models.user import Caller
 from mneme.ports import AuditLog, ModelResponse
 from tests.functional.api.conftest import Api

@@ -51,8 +51,8 @@ def preload() -> None:
     from mneme.models.budget import BudgetLimits, TreeUsage
     from mneme.models.chat import Chat, TextMessage
     from mneme.models.memory import MemoryHit
-    from mneme.models.requests import RunRequest
     from mneme.models.run import Run, RunEvent
+    from mneme.models.run_request import RunRequest
     from mneme.models.user import Caller, UserSettings
     from mneme.settings import Settings
 

@@ -7,7 +7,7 @@ import pytest
 from mneme.adapters.offline_model import OfflineModel
 from mneme.engine.service import StepResult, start_run
 from mneme.models.agent import Agent, Skill, Task
-from mneme.models.requests import RunRequest
+from mneme.models.run_request import RunRequest
 from mneme.models.user import Caller, UserSettings
 from tests.support.deps import World, make_world
 

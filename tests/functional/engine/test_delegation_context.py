@@ -103,7 +103,7 @@ def test_the_child_reads_only_its_own_policys_namespaces_not_its_parents() -> No
 
 def test_in_an_event_triggered_tree_a_prompting_child_is_denied_as_nobody_can_answer() -> None:
     from mneme.engine.service import start_run
-    from mneme.models.requests import RunRequest
+    from mneme.models.run_request import RunRequest
     from tests.functional.engine.conftest import ALICE
 
     model = ScriptedModel([tool_use_response(("delegate-to-agent", {"agent": "b", "input": "search something"}))])

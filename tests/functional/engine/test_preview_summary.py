@@ -8,7 +8,7 @@ from typing import Any
 from mneme.adapters.offline_model import OfflineModel
 from mneme.engine.preview import SUMMARY_DUE, preview
 from mneme.models.chat import Chat, TextMessage
-from mneme.models.requests import RunRequest
+from mneme.models.run_request import RunRequest
 from tests.functional.engine.conftest import ALICE, add_agent
 from tests.support.deps import World, make_world
 

@@ -41,7 +41,7 @@ def test_a_retried_step_after_the_run_finished_changes_nothing(world) -> None:
 
 def test_an_event_triggered_run_in_prompt_mode_denies_tools(world) -> None:
     from mneme.engine.service import start_run
-    from mneme.models.requests import RunRequest
+    from mneme.models.run_request import RunRequest
     from tests.functional.engine.conftest import ALICE
 
     add_agent(world, tools=["memory-search"], memory_policy={"tool_read_namespaces": ["vector.user.${user_id}.memory"]})

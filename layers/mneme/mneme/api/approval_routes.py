@@ -6,7 +6,8 @@ from typing import Any
 
 from mneme.api.context import caller_of, deps_of, new_router
 from mneme.api.responses import no_content
-from mneme.api.views import RememberedApprovalsView, answers
+from mneme.api.run_views import answers
+from mneme.api.views import RememberedApprovalsView
 from mneme.engine import remembered
 
 router = new_router()

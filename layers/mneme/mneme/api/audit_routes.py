@@ -8,7 +8,8 @@ from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from mneme.api.context import caller_of, deps_of, new_router
 from mneme.api.presenters import audit_view
-from mneme.api.views import AuditPageView, answers
+from mneme.api.run_views import answers
+from mneme.api.views import AuditPageView
 from mneme.engine.audit_reads import list_audit
 from mneme.models.audit import AuditAction
 

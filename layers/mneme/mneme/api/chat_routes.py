@@ -9,7 +9,8 @@ from aws_lambda_powertools.event_handler.openapi.params import Query
 from mneme.api.context import caller_of, deps_of, new_router
 from mneme.api.presenters import chat_view
 from mneme.api.responses import no_content
-from mneme.api.views import ChatView, answers
+from mneme.api.run_views import answers
+from mneme.api.views import ChatView
 from mneme.engine import chats
 from mneme.limits import PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX
 

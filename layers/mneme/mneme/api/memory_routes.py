@@ -9,7 +9,8 @@ from aws_lambda_powertools.event_handler.openapi.params import Query
 from mneme.api.context import caller_of, deps_of, new_router
 from mneme.api.presenters import document_view, search_view
 from mneme.api.responses import json_response, no_content
-from mneme.api.views import DocumentPageView, DocumentsView, DocumentView, NamespacesView, SearchView, answers
+from mneme.api.run_views import answers
+from mneme.api.views import DocumentPageView, DocumentsView, DocumentView, NamespacesView, SearchView
 from mneme.engine import memory_inbox, memory_requests
 from mneme.models.requests import DocumentBody, DocumentPatch, SearchBody
 

@@ -8,7 +8,7 @@ from mneme.api.context import caller_of, deps_of, new_router
 from mneme.api.presenters import erasure_answer, export_status_view
 from mneme.api.privacy_views import ChainReportView, ErasureView, ExportView, RetentionView
 from mneme.api.responses import json_response
-from mneme.api.views import answers
+from mneme.api.run_views import answers
 from mneme.engine import erasure, export
 from mneme.engine.audit_reads import verify_audit
 from mneme.engine.retention import retention_view

@@ -2,14 +2,12 @@
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from mneme.api.run_views import View
 
 
-class _View(BaseModel, defer_build=True):
-    model_config = ConfigDict(extra="allow")
-
-
-class ExportView(_View):
+class ExportView(View):
     export_id: str
     status: str = Field(description="pending | running | ready | failed")
     created_at: str
@@ -18,13 +16,13 @@ class ExportView(_View):
     download_url: str | None = Field(None, description="GET it for the NDJSON archive (only when ready)")
 
 
-class GlobalMemoryView(_View):
+class GlobalMemoryView(View):
     id: str
     namespace: str
     created_at: str
 
 
-class ErasureView(_View):
+class ErasureView(View):
     erasure_id: str
     user_id: str
     status: str = Field(description="running | done")
@@ -37,12 +35,12 @@ class ErasureView(_View):
     verified: bool = Field(description="a listing of every store after the erasure found nothing of the user")
 
 
-class ChainBreakView(_View):
+class ChainBreakView(View):
     seq: int
     reason: str
 
 
-class ChainReportView(_View):
+class ChainReportView(View):
     user_id: str
     verified: bool
     records: int
@@ -52,7 +50,7 @@ class ChainReportView(_View):
     first_broken: ChainBreakView | None
 
 
-class RetentionView(_View):
+class RetentionView(View):
     chats_days: int
     runs_days: int
     requests_days: int

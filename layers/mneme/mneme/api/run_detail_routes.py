@@ -9,20 +9,14 @@ from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from mneme.api.context import caller_of, deps_of, new_router
 from mneme.api.presenters import audit_view
-from mneme.api.views import (
-    AuditTreeView,
-    CancelView,
-    EventsView,
-    PreviewView,
-    RequestsView,
-    RunView,
-    answers,
-)
+from mneme.api.run_views import RunView, answers
+from mneme.api.views import AuditTreeView, CancelView, EventsView, PreviewView, RequestsView
 from mneme.engine import approvals, cancel, follow, runs_read
 from mneme.engine.follow import MAX_TREE_CURSOR_CHARS, MAX_WAIT_SECONDS
 from mneme.engine.preview import preview
 from mneme.limits import PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX
-from mneme.models.requests import ApprovalBody, RunRequest
+from mneme.models.requests import ApprovalBody
+from mneme.models.run_request import RunRequest
 
 router = new_router()
 

@@ -1,77 +1,30 @@
-"""Response shapes of SPEC §10, for the OpenAPI document only (the routes answer plain dicts).
+"""Response shapes of SPEC §10 other than starting a run's (mneme.api.run_views), for the OpenAPI document only
+(the routes answer plain dicts).
 
 Extra fields are allowed in every answer (``extra="allow"``); the fields listed here must be there.
 """
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from mneme.api.responses import JSON
+from mneme.api.run_views import View
 from mneme.models.audit import AuditAction
 
 
-class _View(BaseModel, defer_build=True):
-    model_config = ConfigDict(extra="allow")
-
-
-class ErrorView(_View):
+class ErrorView(View):
     error: str
     message: str
     field: str | None = None
 
 
-class UsageView(_View):
-    input_tokens: int
-    output_tokens: int
-    cache_read_tokens: int
-    cache_write_tokens: int
-
-
-class TreeUsageView(_View):
-    runs: int
-    model_calls: int
-    tokens: int
-    active_children: int
-    seconds: int
-
-
-class BudgetView(_View):
-    max_model_calls: int
-    max_tokens: int
-    max_runs: int
-    max_seconds: int
-    used: TreeUsageView | None = Field(description="what the run's whole delegation tree has used so far")
-
-
-class RunView(_View):
-    run_id: str
-    status: str
-    agent_id: str
-    task_id: str | None
-    chat_id: str | None
-    depth: int
-    parent_run_id: str | None
-    root_run_id: str
-    output: str | None
-    error: str | None
-    usage: UsageView
-    children: list[str]
-    budget: BudgetView | None = Field(None, description="the tree's budget (GET /v1/runs/{id} only)")
-
-
-class RunAcceptedView(_View):
-    run_id: str
-    status: str
-
-
-class EventView(_View):
+class EventView(View):
     seq: int
     type: str
     at: str
 
 
-class EventsView(_View):
+class EventsView(View):
     events: list[EventView]
     cursor: str | None = Field(
         description="pass as cursor (or after) for the next page; null on the last page. With tree=true: the "
@@ -79,14 +32,14 @@ class EventsView(_View):
     )
 
 
-class CancelView(_View):
+class CancelView(View):
     run_id: str
     status: str
     cancelled: list[str] = Field(description="the runs this call cancelled (the run and its unfinished descendants)")
     stopped_executions: int
 
 
-class RememberedApprovalView(_View):
+class RememberedApprovalView(View):
     id: str
     agent_id: str
     tool: str
@@ -94,16 +47,16 @@ class RememberedApprovalView(_View):
     run_id: str | None
 
 
-class RememberedApprovalsView(_View):
+class RememberedApprovalsView(View):
     approvals: list[RememberedApprovalView]
 
 
-class RequestsView(_View):
+class RequestsView(View):
     requests: list[dict[str, Any]]
     cursor: str | None = Field(description="pass as cursor for the next page; null on the last page")
 
 
-class ChatView(_View):
+class ChatView(View):
     chat_id: str
     title: str
     created_at: str
@@ -112,13 +65,13 @@ class ChatView(_View):
     cursor: str | None = Field(description="pass as cursor for the next page of messages; null on the last page")
 
 
-class PreviewView(_View):
+class PreviewView(View):
     request: dict[str, Any]
     memory_hits: list[dict[str, Any]]
     warnings: list[str]
 
 
-class MemoryHitView(_View):
+class MemoryHitView(View):
     id: str
     namespace: str
     content: str
@@ -135,16 +88,16 @@ class MemoryHitView(_View):
     chunk_count: int | None
 
 
-class SearchView(_View):
+class SearchView(View):
     hits: list[MemoryHitView]
     namespaces: list[str]
 
 
-class DocumentsView(_View):
+class DocumentsView(View):
     ids: list[str]
 
 
-class DocumentView(_View):
+class DocumentView(View):
     id: str
     namespace: str
     content: str
@@ -164,24 +117,24 @@ class DocumentView(_View):
     derived: list[str] | None = Field(None, description="with ?derived=true: the ids a delete would cascade to")
 
 
-class DocumentPageView(_View):
+class DocumentPageView(View):
     documents: list[DocumentView]
     namespace: str
     cursor: str | None
 
 
-class NamespaceCountView(_View):
+class NamespaceCountView(View):
     namespace: str
     active: int
     superseded: int
     deleted: int
 
 
-class NamespacesView(_View):
+class NamespacesView(View):
     namespaces: list[NamespaceCountView]
 
 
-class AuditRecordView(_View):
+class AuditRecordView(View):
     at: str
     action: AuditAction
     namespace: str | None
@@ -194,15 +147,10 @@ class AuditRecordView(_View):
     detail: dict[str, Any]
 
 
-class AuditPageView(_View):
+class AuditPageView(View):
     records: list[AuditRecordView]
     cursor: str | None
 
 
-class AuditTreeView(_View):
+class AuditTreeView(View):
     records: list[AuditRecordView]
-
-
-def answers(status: int, view: type[BaseModel], description: str = "OK") -> dict[int, Any]:
-    """A ``responses=`` entry of a route: ``status`` answers ``view`` as JSON."""
-    return {status: {"description": description, "content": {JSON: {"model": view}}}}

@@ -22,8 +22,8 @@ from mneme.engine.deps import Deps
 from mneme.engine.service import start_run
 from mneme.errors import Conflict, EventRejected, Forbidden, InvalidInput, NotFound, PayloadTooLarge
 from mneme.json_depth import too_deep_message, value_depth_exceeds
-from mneme.models.requests import RunRequest
 from mneme.models.run import Run
+from mneme.models.run_request import RunRequest
 from mneme.models.user import Caller
 
 #: refusals that a redelivery would meet again (transient errors propagate and are retried)

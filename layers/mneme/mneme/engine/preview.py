@@ -14,8 +14,8 @@ from mneme.engine.session import RunSession
 from mneme.engine.state import LoopState
 from mneme.history import needs_compression
 from mneme.models.chat import Chat
-from mneme.models.requests import RunRequest
 from mneme.models.run import Run, RunStatus
+from mneme.models.run_request import RunRequest
 from mneme.models.user import Caller
 
 _NEVER = 10**12  # thresholds no chat reaches: the preview shows the stored summary, it never makes one

@@ -27,8 +27,8 @@ from mneme.errors import (
 from mneme.memory.limits import clip_query, limit_for
 from mneme.memory.policy import apply_run_overrides, merge_policies
 from mneme.models.chat import Chat
-from mneme.models.requests import RunRequest
 from mneme.models.run import Run, RunStatus
+from mneme.models.run_request import RunRequest
 from mneme.models.user import Caller
 from mneme.ports import RunConfig
 

@@ -18,8 +18,8 @@ from mneme.engine import parallel
 from mneme.engine.deps import Deps
 from mneme.engine.service import start_run
 from mneme.errors import Conflict, IdempotencyConflict, RateLimited
-from mneme.models.requests import RunRequest
 from mneme.models.run import Run
+from mneme.models.run_request import RunRequest
 from mneme.models.user import Caller
 
 

@@ -1,5 +1,6 @@
-"""The request contracts of mneme: the bodies of the HTTP API, the EventBridge trigger and the context
-preview, validated at the edge and handed to the engine's use cases as they are.
+"""The request contracts of mneme: the bodies of the HTTP API and the context preview, validated at the edge
+and handed to the engine's use cases as they are. A run's own request (``POST /v1/runs``, the EventBridge
+trigger) is :class:`mneme.models.run_request.RunRequest`.
 
 Extra fields are ignored: a ``user_id`` or ``owner`` in a body never counts (the user comes from the token).
 """
@@ -9,14 +10,12 @@ from typing import Annotated, Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
-from mneme.errors import PayloadTooLarge
 from mneme.limits import (
     DOCUMENT_BODY_CHARS,
     MAX_NAMESPACE_CHARS,
     MAX_NAMESPACES_PER_SEARCH,
     MAX_QUERY_CHARS,
     MAX_REFERENCE_CHARS,
-    MAX_RUN_INPUT_CHARS,
     MAX_TAG_CHARS,
     MAX_TAGS,
     MAX_TTL_SECONDS,
@@ -31,48 +30,16 @@ from mneme.models.agent import (
     ToolApprovalMode,
 )
 from mneme.models.budget import Budget
-from mneme.models.common import Identifier, Label, LongText, ShortText, Slug, TopK
+from mneme.models.common import Label, LongText, ShortText, Slug, TopK
 from mneme.models.mcp import McpServer, check_servers
 from mneme.models.memory import MemoryClass
 from mneme.models.policy import Fusion, MemoryPolicy, Retrieval
-from mneme.models.run import ToolApproval
+from mneme.models.run_request import RunRequest
 
 #: the model providers an agent may be saved with (SPEC §2)
 AVAILABLE_PROVIDERS = frozenset({"bedrock", "offline", "openai-compatible"})
 #: top_p values Claude accepts while extended thinking is on (temperature may not be changed at all)
 MIN_REASONING_TOP_P = 0.95
-
-
-class MemoryOverride(BaseModel, defer_build=True):
-    model_config = ConfigDict(extra="forbid")
-
-    enabled: bool | None = None
-    top_k: Annotated[int, Field(ge=1, le=20)] | None = None
-
-
-class RunRequest(BaseModel, defer_build=True):
-    """``{agent_id, task_id?, chat_id?, project_id?, input, tool_approval?, memory?}``; a ``user_id`` in the
-    body is ignored (the user comes from the token)."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    agent_id: Slug
-    task_id: Slug | None = None
-    chat_id: Identifier | None = None
-    project_id: Identifier | None = None
-    session_id: Identifier | None = None
-    input: Annotated[str, Field(min_length=1)]
-    tool_approval: ToolApproval | None = None
-    memory: MemoryOverride | None = None
-    budget: Budget | None = None
-
-    def check_size(self) -> Self:
-        """Raise PayloadTooLarge (413) when the input is over the limit of SPEC §12."""
-        if len(self.input) > MAX_RUN_INPUT_CHARS:
-            raise PayloadTooLarge(
-                f"input has {len(self.input)} characters; the limit is {MAX_RUN_INPUT_CHARS}", field="input"
-            )
-        return self
 
 
 class McpRunBody(RunRequest):
