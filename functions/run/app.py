@@ -7,7 +7,9 @@ built once per container on the first call. The health check answers without bui
 The import is Lambda's init phase: it loads what a run needs (:func:`mneme.runtime.preload`) with the
 cyclic garbage collector off, then freezes what it made. Those objects (modules, classes, validators) live
 as long as the container: collecting during the import only walked them, 48 times on python3.13 (133 on
-3.11), and frozen they are left out of every later collection (``tests/functional/test_handler_import.py``
+3.11), and frozen they are left out of every later collection. The runtime (settings, clients and their
+service models, the stores), built on the first event, is made the same way: it too lives as long as the
+container, and its build leaves no cyclic garbage to freeze (``tests/functional/test_handler_import.py``
 counts the collections; docs/performance.md §1.2 measures the cold start with and without).
 """
 
@@ -34,7 +36,14 @@ def _get_runtime() -> Any:
     if _runtime is None:
         from mneme.runtime import Runtime
 
-        _runtime = Runtime.from_env(os.environ)
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            _runtime = Runtime.from_env(os.environ)
+            gc.freeze()  # only a runtime that was built: a failed build's traceback is garbage to collect
+        finally:
+            if collecting:
+                gc.enable()
     return _runtime
 
 
