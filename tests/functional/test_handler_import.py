@@ -12,7 +12,14 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PRELOADED = ("botocore.session", "pydantic", "mneme.runtime", "mneme.api.run_routes", "mneme.engine.service")
+PRELOADED = (
+    "botocore.session",
+    "pydantic",
+    "mneme.runtime",
+    "mneme.api.run_routes",
+    "mneme.engine.service",
+    "aws_lambda_powertools.event_handler.middlewares.openapi_validation",  # Powertools loads it on a first request
+)
 NEVER = ("boto3", "s3transfer")
 
 _PROBE = """

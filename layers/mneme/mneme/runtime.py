@@ -28,12 +28,14 @@ def preload() -> None:
     What stays for the first event, and why: reading and validating the settings and creating the clients
     (environment reads and client set-up belong to the composition root at start, never to an import, and a
     health check must not need a configuration); the routers other than the runs router (each loads with
-    the first request for its paths).
+    the first request for its paths); the X-Ray SDK, which Powertools' Tracer imports with the first traced
+    call (its import creates the daemon's UDP socket and, in Lambda, writes ``/tmp/.aws-xray/initialized``).
 
     Every mneme model defers building its validator to its first use (``defer_build``): a run uses about a
     sixth of them, and this builds those here, so that the first event builds none
     (``tests/functional/test_cold_start_imports.py`` counts them) and the others are never built.
     """
+    import aws_lambda_powertools.event_handler.middlewares.openapi_validation  # noqa: F401 - else at 1st request
     import botocore.session  # noqa: F401 - the clients' library
     from aws_lambda_powertools import Logger, Metrics  # noqa: F401 - observability's
 
