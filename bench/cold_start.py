@@ -31,8 +31,9 @@ Variants:
 
 The measured agent (``researcher``, offline model provider: Bedrock Converse has no stand-in) has memory
 auto-read off, since no k-NN server can run here (docs/performance.md); the OpenSearch client is still created.
-Printed: wall time (fork to exit) median / min / max, peak RSS, the ratio, where mneme's time goes (import,
-runtime build, the request) and ``python -X importtime``'s largest imports.
+Printed: wall time (fork to exit) median / min / max, peak RSS, the ratio of the medians and the median of
+each round's own ratio (mneme / plain, run seconds apart; the goal counts as met only when both are), where
+mneme's time goes (import, runtime build, the request) and ``python -X importtime``'s largest imports.
 Run: ``.venv/bin/python bench/cold_start.py [N]``.
 """
 
@@ -227,13 +228,25 @@ def main(n: int = 10) -> dict[str, float]:
         same_client = medians["mneme handler"] / medians["plain, botocore OS"]
         floor = medians["framework floor"] / medians["plain, botocore OS"]
         own = medians["mneme handler"] / medians["framework floor"]
-        print(f"  ratio mneme / plain, measured here: {ratio:.2f}× → goal ≤ 1.3×: {verdict(ratio <= 1.3)}")
+        # each round ran the variants one after the other, seconds apart: a round's ratio shares the host's
+        # load of that moment, which the ratio of two medians (of samples minutes apart) does not
+        rounds = sorted(
+            m / p for (m, _r), (p, _q) in zip(samples["mneme handler"], samples["plain boto3 handler"], strict=True)
+        )
+        paired = median(rounds)
+        quartiles = (rounds[len(rounds) // 4], rounds[(3 * len(rounds)) // 4])
+        print(
+            f"  ratio mneme / plain, measured here: {ratio:.2f}× (median of the rounds' own ratios: {paired:.2f}×, "
+            f"quartiles {quartiles[0]:.2f}–{quartiles[1]:.2f})"
+        )
+        print(f"    → goal ≤ 1.3× (both): {verdict(ratio <= 1.3 and paired <= 1.3)}")
         print(f"  ratio with Lambda's CPU split (estimate, not measured on Lambda): {lambda_ratio:.2f}×")
         print(f"  mneme / the plain handler with mneme's OpenSearch client (no opensearch-py): {same_client:.2f}×")
         print(f"  the stack alone (framework floor / that plain handler): {floor:.2f}×; mneme / floor: {own:.2f}×")
         importtime(env)
         return {
             "ratio": ratio,
+            "paired_ratio": paired,
             "lambda_ratio": lambda_ratio,
             "cpu_ratio": cpu["mneme handler"] / cpu["plain boto3 handler"],
             "same_client_ratio": same_client,
@@ -247,8 +260,8 @@ def main(n: int = 10) -> dict[str, float]:
 
 
 def bench(full: bool) -> dict[str, float]:
-    """``make bench``: N = 10 alternating runs per variant (20 with ``--full``)."""
-    return main(20 if full else 10)
+    """``make bench``: N = 10 alternating runs per variant (30 with ``--full``)."""
+    return main(30 if full else 10)
 
 
 if __name__ == "__main__":
