@@ -15,7 +15,11 @@
   scan asks for that many more candidates and drops them from what it returns, which keeps every usable
   one a selector would have returned, without the selector's cost on every scanned row (~16 %).
 * Changes are applied in place: a changed row's old position is marked dead and its current state appended;
-  dead positions are compacted away when they pass a quarter of the index.
+  dead positions are compacted away when they pass a quarter of the index. Finding a changed row's position
+  scans no column while the positions hold ascending rowids (an index built from the rows, then new rows
+  appended): a rowid above the largest one is not there (a new row: every write's replay), any other is
+  found by bisection; only after an out-of-order append (an updated row comes back at the end) does it
+  compare every position, until the next compaction or load restores the order.
 """
 
 from __future__ import annotations
@@ -71,6 +75,9 @@ class NamespaceIndex:
         self.error_cap = 0.0  # rows with a larger error are re-scored exactly on every search instead
         self.code_norm_max = 0.0  # the largest |code|
         self.rebuilt_positions = 0  # work counter: positions written by appends and compactions
+        self.kill_scans = 0  # work counter: kills that compared every position's rowid
+        self._ascending = True  # the positions' rowids strictly ascend (a kill bisects)
+        self._dead = 0  # positions marked dead
 
     @property
     def size(self) -> int:
@@ -99,8 +106,16 @@ class NamespaceIndex:
     def _set_columns(self, columns: dict[str, np.ndarray[Any, Any]]) -> None:
         self._size = len(columns["rowids"])
         self._columns = {name: np.ascontiguousarray(columns[name], dtype=kind) for name, kind in _COLUMNS.items()}
+        self._ascending = bool(np.all(self.rowids[1:] > self.rowids[:-1]))
+        self._dead = self._size - int(self.alive.sum())
 
     def _extend(self, columns: dict[str, np.ndarray[Any, Any]]) -> None:
+        new = np.asarray(columns["rowids"], dtype=np.int64)
+        self._ascending = (
+            self._ascending
+            and bool(np.all(new[1:] > new[:-1]))
+            and (not self._size or not len(new) or int(new[0]) > int(self.rowids[-1]))
+        )
         grown = self._size + len(columns["rowids"])
         if grown > len(self._columns["rowids"]):
             capacity = max(grown, 2 * len(self._columns["rowids"]), 1024)
@@ -114,7 +129,7 @@ class NamespaceIndex:
 
     @property
     def live(self) -> int:
-        return int(self.alive.sum())
+        return self._size - self._dead
 
     # ------------------------------------------------------------------------------------------ changes
     def append(
@@ -150,13 +165,22 @@ class NamespaceIndex:
 
     def kill(self, rowids: Iterable[int]) -> int:
         """Mark the positions of these rows dead; returns how many were alive."""
-        wanted = np.fromiter(rowids, dtype=np.int64)
+        wanted = np.unique(np.fromiter(rowids, dtype=np.int64))
         if not wanted.size or not self.size:
             return 0
-        hit = np.isin(self.rowids, wanted) & self.alive
+        if self._ascending:  # new rows (above the largest rowid) are not here; the others are found by bisection
+            wanted = wanted[wanted <= self.rowids[-1]]
+            places = np.searchsorted(self.rowids, wanted)
+            hit = places[self.rowids[places] == wanted] if len(wanted) else places
+            hit = hit[self.alive[hit]]
+            dead = len(hit)
+        else:
+            self.kill_scans += 1
+            found = np.isin(self.rowids, wanted) & self.alive
+            hit, dead = found, int(found.sum())
         self.alive[hit] = False
-        dead = int(hit.sum())
-        if self.size > 64 and (self.size - self.live) * 4 > self.size:
+        self._dead += dead
+        if self.size > 64 and self._dead * 4 > self.size:
             self._compact()
         return dead
 

@@ -245,3 +245,41 @@ def test_an_old_file_without_the_namespace_table_is_migrated(path) -> None:
         db.execute("DELETE FROM memory_snapshots")
     reopened = EmbeddedVectorStore(path)
     assert len(reopened.search(vectors(5)[0], ["vector.user.*"], 5, now=NOW)) == 5
+
+
+def test_a_write_and_a_delete_find_their_positions_without_comparing_every_rowid(path) -> None:
+    # Given a namespace indexed from its rows (positions in rowid order)
+    store = EmbeddedVectorStore(path)
+    x = vectors(600)
+    fill(store, ALICE, x, "a")
+    store.search(x[0], [ALICE], 5, now=NOW)
+    index = store._cache.indexes[ALICE]
+    # When a new entry is written, then an old one and the new one are deleted, each followed by a search
+    store.put([(doc("new", ALICE, doc_id="new"), x[3])])
+    assert "new" in ids_of(store.search(x[3], [ALICE], 5, now=NOW))
+    store.soft_delete("a3", ALICE, now=NOW)
+    store.soft_delete("new", ALICE, now=NOW)
+    found = ids_of(store.search(x[3], [ALICE], 5, now=NOW))
+    # Then the deleted ones are gone from the answer, and no kill compared every position's rowid
+    assert found == [d for d in exact_ids(x, "a", x[3], 6) if d != "a3"][:5]
+    assert (index.kill_scans, index.live) == (0, 599)
+
+
+def test_after_an_updated_vector_comes_back_out_of_order_a_delete_still_finds_its_row(path) -> None:
+    # Given an indexed namespace in which one row's vector was replaced: its position moves to the end
+    store = EmbeddedVectorStore(path)
+    x = vectors(600)
+    fill(store, ALICE, x, "a")
+    store.search(x[0], [ALICE], 5, now=NOW)
+    store.update("a7", ALICE, content=None, tags=None, vector=x[100], now=NOW)
+    store.search(x[0], [ALICE], 5, now=NOW)
+    index = store._cache.indexes[ALICE]
+    scans = index.kill_scans
+    # When another row, now before it in the positions, is deleted
+    store.soft_delete("a8", ALICE, now=NOW)
+    found = ids_of(store.search(x[8], [ALICE], 3, now=NOW))
+    # Then the kill compared the rowids (bisection needs ascending ones) and the row is gone from the answer
+    assert index.kill_scans == scans + 1
+    assert "a8" not in found and index.live == 599
+    # And a7 answers with its new vector (the same as a100's: equal scores, in id order)
+    assert ids_of(store.search(x[100], [ALICE], 2, now=NOW)) == ["a100", "a7"]
