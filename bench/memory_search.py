@@ -8,7 +8,8 @@ them (``vector.user.alice.memory``): a query scores all N. Sizes 10k and 100k (`
 * first search after a restart: open the file and answer one query (the saved index snapshot is loaded);
 * warm p50 / p95 over the queries (half near a stored vector, half random), recall@10 against exact float64
   search over the same N rows computed here independently;
-* a write, then the next search: p50 of (put one entry, search) pairs, against the warm p50;
+* a write, then the next search: p50 of (put one entry, search) pairs, against the warm p50 of the same
+  queries (a query's own cost varies more than a write adds) and, for information, against the warm p50;
 * peak resident memory of that process (VmHWM);
 * and, once, the first search with no snapshot (the index built from every row), for information.
 
@@ -38,6 +39,7 @@ from _common import header, median, pct, use_repo_paths, verdict
 use_repo_paths()
 
 DIM, TOP, SEED = 384, 10, 8
+SETTLED = 5  # warm searches left out of the figures: the first ones touch the index's pages once more
 NOW = datetime(2026, 11, 30, 9, 5, tzinfo=UTC)
 CREATED = datetime(2026, 11, 1, tzinfo=UTC)
 NAMESPACE = "vector.user.alice.memory"
@@ -158,7 +160,7 @@ def child(n: int, query_file: Path, writes: int, rebuild: bool) -> dict[str, Any
         )
         store.put([(doc, vector)])
         t = time.perf_counter()
-        store.search(qs[i % len(qs)], patterns, TOP, now=NOW)
+        store.search(qs[1 + (SETTLED + i) % (len(qs) - 1)], patterns, TOP, now=NOW)  # timed warm as well
         after_write.append(time.perf_counter() - t)
         store.soft_delete(doc.id, NAMESPACE, now=NOW)  # leave the file as it was (the delete is one more write)
     store.close()
@@ -193,8 +195,10 @@ def measure(n: int, count: int) -> dict[str, float]:
     del vectors
     r = run_child(n, query_file, writes=20)
     recall = float(np.mean([len(set(f) & set(t)) / TOP for f, t in zip(r["found"], truth, strict=True)]))
-    warm = r["warm"][5:]  # the first few touch the pages once more
+    warm = r["warm"][SETTLED:]  # the first few touch the pages once more
     p50, p95, after = median(warm), pct(warm, 95), median(r["after_write"])
+    # the same queries searched warm (a query's own cost varies more than a write adds: compare like with like)
+    same = median([r["warm"][(SETTLED + i) % len(r["warm"])] for i in range(len(r["after_write"]))])
     rebuilt = run_child(n, query_file, writes=0, rebuild=True) if n >= 100_000 else None
     print(
         f"  {n:>9,} entries, {r['rows_searched']:,} rows in alice's namespaces searched per query:\n"
@@ -202,8 +206,8 @@ def measure(n: int, count: int) -> dict[str, float]:
         f"{r['work_first']['snapshots_loaded']}, vectors read {r['work_first']['rows_read']:,})\n"
         f"      warm p50 {p50 * 1000:.2f} ms, p95 {p95 * 1000:.2f} ms, recall@{TOP} {recall:.3f} "
         f"over {len(qs)} queries (exact float64 reference)\n"
-        f"      after a write: next search p50 {after * 1000:.2f} ms = {after / p50:.2f}× warm "
-        f"({len(r['after_write'])} write+search pairs)\n"
+        f"      after a write: next search p50 {after * 1000:.2f} ms = {after / same:.2f}× the same queries warm "
+        f"({same * 1000:.2f} ms; {after / p50:.2f}× the warm p50 of all; {len(r['after_write'])} write+search pairs)\n"
         f"      peak RSS {r['hwm_mib']:.0f} MiB"
         + (f"; first search with no snapshot (built from the rows) {rebuilt['restart_s']:.2f} s" if rebuilt else "")
     )
@@ -211,7 +215,7 @@ def measure(n: int, count: int) -> dict[str, float]:
         print(
             f"      goals at 1M: warm p50 ≤ 100 ms → {verdict(p50 <= 0.1)}; "
             f"recall@10 = 1.0 → {verdict(recall == 1.0)}; restart ≤ 3 s → {verdict(r['restart_s'] <= 3)}; "
-            f"after a write ≤ 1.2× warm → {verdict(after <= 1.2 * p50)}; "
+            f"after a write ≤ 1.2× the same queries warm → {verdict(after <= 1.2 * same)}; "
             f"memory ≤ 2 GiB → {verdict(r['hwm_mib'] <= 2048)}"
         )
     return {f"p50_ms_{n}": p50 * 1000, f"recall_{n}": recall, f"restart_s_{n}": r["restart_s"]}
