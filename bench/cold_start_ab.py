@@ -2,8 +2,9 @@
 
 A change to the cold start is smaller than what the shared host moves between two runs, so it is measured
 in one run: fresh python3.13 processes alternating the plain boto3 handler, mneme as of ``REF`` and mneme
-as it is now, N times each, with everything else as in ``bench/cold_start.py`` (the layer built by its
-Makefile, template.yaml's environment, moto and the Bedrock stand-in). ``REF``'s ``mneme`` package and its
+as it is now, N times each (wall time, and each process's CPU time, which the host's load moves less),
+with everything else as in ``bench/cold_start.py`` (the layer built by its Makefile, template.yaml's
+environment, moto and the Bedrock stand-in). ``REF``'s ``mneme`` package and its
 ``functions/run/app.py`` replace the working tree's in a copy of the layer; the third-party packages are
 today's (an older ``mneme`` that imports opensearch-py finds it beside boto3, where the plain handler's is).
 
@@ -56,19 +57,25 @@ def main(ref: str, n: int = 12) -> dict[str, float]:
             "mneme now": (MNEME + REPORT, env),
         }
         walls: dict[str, list[float]] = {name: [] for name in variants}
+        cpus: dict[str, list[float]] = {name: [] for name in variants}
         for round_ in range(n + 1):  # the first round is untimed: the page cache
             for name, (code, venv) in variants.items():
-                wall, _report = cs.run(code, {**venv, "BENCH_KEY": str(uuid.uuid4())})
+                wall, report = cs.run(code, {**venv, "BENCH_KEY": str(uuid.uuid4())})
                 if round_:
                     walls[name].append(wall)
-        plain = median(walls["plain boto3 handler"])
+                    cpus[name].append(report["cpu"])
+        plain, plain_cpu = median(walls["plain boto3 handler"]), median(cpus["plain boto3 handler"])
         for name, samples in walls.items():
             print(
                 f"  {name:<22}median {median(samples) * 1000:7.1f} ms  min {min(samples) * 1000:6.1f}  "
-                f"max {max(samples) * 1000:6.1f}  = {median(samples) / plain:.2f}× plain"
+                f"max {max(samples) * 1000:6.1f}  = {median(samples) / plain:.2f}× plain;  CPU "
+                f"{median(cpus[name]) * 1000:6.1f} ms = {median(cpus[name]) / plain_cpu:.2f}×"
             )
         before, now = median(walls[f"mneme {ref}"]), median(walls["mneme now"])
+        cpu_before, cpu_now = median(cpus[f"mneme {ref}"]), median(cpus["mneme now"])
         print(f"  mneme now / mneme {ref}: {now / before:.3f} ({(now - before) * 1000:+.1f} ms)")
+        change = (cpu_now - cpu_before) * 1000
+        print(f"  CPU time (user + system, exit included): {cpu_now / cpu_before:.3f} ({change:+.1f} ms)")
         return {"before_ms": before * 1000, "now_ms": now * 1000, "plain_ms": plain * 1000}
     finally:
         moto.stop()
