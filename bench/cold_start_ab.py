@@ -2,7 +2,8 @@
 
 A change to the cold start is smaller than what the shared host moves between two runs, so it is measured
 in one run: fresh python3.13 processes alternating the plain boto3 handler, mneme as of ``REF`` and mneme
-as it is now, N times each (wall time, and each process's CPU time, which the host's load moves less),
+as it is now, N times each (wall time, and each process's CPU time until its response, which the host's
+load moves less),
 with everything else as in ``bench/cold_start.py`` (the layer built by its Makefile, template.yaml's
 environment, moto and the Bedrock stand-in). ``REF``'s ``mneme`` package and its
 ``functions/run/app.py`` replace the working tree's in a copy of the layer; the third-party packages are
@@ -63,7 +64,7 @@ def main(ref: str, n: int = 12) -> dict[str, float]:
                 wall, report = cs.run(code, {**venv, "BENCH_KEY": str(uuid.uuid4())})
                 if round_:
                     walls[name].append(wall)
-                    cpus[name].append(report["cpu"])
+                    cpus[name].append(report["cpu_ready"])
         plain, plain_cpu = median(walls["plain boto3 handler"]), median(cpus["plain boto3 handler"])
         for name, samples in walls.items():
             print(
@@ -75,7 +76,7 @@ def main(ref: str, n: int = 12) -> dict[str, float]:
         cpu_before, cpu_now = median(cpus[f"mneme {ref}"]), median(cpus["mneme now"])
         print(f"  mneme now / mneme {ref}: {now / before:.3f} ({(now - before) * 1000:+.1f} ms)")
         change = (cpu_now - cpu_before) * 1000
-        print(f"  CPU time (user + system, exit included): {cpu_now / cpu_before:.3f} ({change:+.1f} ms)")
+        print(f"  CPU time until the response (user + system): {cpu_now / cpu_before:.3f} ({change:+.1f} ms)")
         return {"before_ms": before * 1000, "now_ms": now * 1000, "plain_ms": plain * 1000}
     finally:
         moto.stop()
