@@ -18,16 +18,29 @@ from __future__ import annotations
 import gc
 import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
-_collecting = gc.isenabled()
-gc.disable()
-from mneme.runtime import preload  # noqa: E402 - imported with the collector off (above)
 
-preload()
-gc.freeze()
-if _collecting:
-    gc.enable()
+@contextmanager
+def _made_for_the_container() -> Iterator[None]:
+    """The block runs with the collector off; what it made is frozen if it finished (a failure's traceback
+    is garbage to collect), and the collector is back in its previous state either way."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+        gc.freeze()
+    finally:
+        if collecting:
+            gc.enable()
+
+
+with _made_for_the_container():
+    from mneme.runtime import preload
+
+    preload()
 _runtime: Any = None
 
 
@@ -36,14 +49,8 @@ def _get_runtime() -> Any:
     if _runtime is None:
         from mneme.runtime import Runtime
 
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
+        with _made_for_the_container():
             _runtime = Runtime.from_env(os.environ)
-            gc.freeze()  # only a runtime that was built: a failed build's traceback is garbage to collect
-        finally:
-            if collecting:
-                gc.enable()
     return _runtime
 
 

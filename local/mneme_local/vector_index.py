@@ -171,7 +171,7 @@ class NamespaceIndex:
         if self._ascending:  # new rows (above the largest rowid) are not here; the others are found by bisection
             wanted = wanted[wanted <= self.rowids[-1]]
             places = np.searchsorted(self.rowids, wanted)
-            hit = places[self.rowids[places] == wanted] if len(wanted) else places
+            hit = places[self.rowids[places] == wanted]
             hit = hit[self.alive[hit]]
             dead = len(hit)
         else:

@@ -23,7 +23,9 @@ PRELOADED = (
 NEVER = ("boto3", "s3transfer")
 
 _PROBE = """
-import __future__, gc, json, os, sys, typing  # what the handler imports before it turns the collector off
+# what the handler imports before it turns the collector off
+import __future__, contextlib, gc, json, os, sys, typing
+from collections import abc
 sys.path[:0] = [{paths}]
 collections = []
 gc.collect()  # the young generation starts empty: compiling app.py alone does not fill it
@@ -48,12 +50,17 @@ print(json.dumps({{
 """
 
 
-def _probe() -> dict[str, object]:
+def _run(program: str, env: dict[str, str] | None = None, **fields: str) -> dict[str, object]:
+    """The last JSON line ``program`` prints in a fresh interpreter (the handler and the layer on its path)."""
     paths = ", ".join(repr(str(ROOT / p)) for p in ("functions/run", "layers/mneme"))
-    code = _PROBE.format(paths=paths, health=str(ROOT / "events" / "http-health.json"))
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    code = program.format(paths=paths, **fields)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT, env=env)
     result: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
+
+
+def _probe() -> dict[str, object]:
+    return _run(_PROBE, health=str(ROOT / "events" / "http-health.json"))
 
 
 def _loaded(modules: object, names: tuple[str, ...]) -> list[str]:
@@ -121,27 +128,22 @@ print(json.dumps({{"unreachable": gc.collect()}}))
 """
 
 
-def _run(program: str) -> dict[str, object]:
-    paths = ", ".join(repr(str(ROOT / p)) for p in ("functions/run", "layers/mneme"))
-    env = {
-        "PATH": "/usr/bin:/bin",
-        "AWS_ACCESS_KEY_ID": "t",
-        "AWS_SECRET_ACCESS_KEY": "t",
-        "AWS_REGION": "us-east-1",
-        "MNEME_TABLE": "m",
-        "MNEME_AUDIT_TABLE": "a",
-        "MNEME_MODEL_PROVIDER": "offline",
-        "MNEME_OPENSEARCH_ENDPOINT": "abc123.us-east-1.aoss.amazonaws.com",
-    }
-    code = program.format(paths=paths)
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT, env=env)
-    result: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
-    return result
+#: the deployed settings, enough to build a runtime (no AWS call is made while building it)
+_SETTINGS = {
+    "PATH": "/usr/bin:/bin",
+    "AWS_ACCESS_KEY_ID": "t",
+    "AWS_SECRET_ACCESS_KEY": "t",
+    "AWS_REGION": "us-east-1",
+    "MNEME_TABLE": "m",
+    "MNEME_AUDIT_TABLE": "a",
+    "MNEME_MODEL_PROVIDER": "offline",
+    "MNEME_OPENSEARCH_ENDPOINT": "abc123.us-east-1.aoss.amazonaws.com",
+}
 
 
 def test_the_runtime_is_built_without_a_collection_and_frozen() -> None:
     # When the first event builds the runtime (settings, botocore clients, stores) in a fresh interpreter
-    result = _run(_BUILD)
+    result = _run(_BUILD, _SETTINGS)
     # Then no collection ran during the build (with the collector on: 49 on python3.11, 5 to 8 young ones on
     # python3.13), what it made is frozen with the import's objects, and the collector is on again
     assert result["collections_during_build"] == 0
@@ -152,6 +154,6 @@ def test_the_runtime_is_built_without_a_collection_and_frozen() -> None:
 def test_building_the_runtime_leaves_no_cyclic_garbage_to_freeze() -> None:
     # When a runtime is built after the handler's import, as the first event builds it, with the collector off,
     # and then collected (what freezing it would keep forever)
-    result = _run(_GARBAGE)
+    result = _run(_GARBAGE, _SETTINGS)
     # Then the collection found nothing unreachable
     assert result["unreachable"] == 0
