@@ -50,9 +50,8 @@ class LazyClient:
 def build_aws(settings: Settings, session: Any | None = None) -> Deps:
     """Deps over real AWS services (DynamoDB, SQS, Step Functions, Lambda, Bedrock, OpenSearch, Secrets Manager,
     S3 for exports) and the agents' MCP servers."""
-    import botocore.session
-
     from mneme.adapters.bedrock_model import bedrock_client_config
+    from mneme.adapters.botocore_session import aws_session
     from mneme.adapters.dynamo_items import DynamoItemTable
     from mneme.adapters.items import AUDIT_SCHEMA, MAIN_SCHEMA
     from mneme.adapters.lambda_tools import LambdaToolInvoker
@@ -66,7 +65,7 @@ def build_aws(settings: Settings, session: Any | None = None) -> Deps:
     from mneme.clock import SystemClock
     from mneme.limits import MAX_EXTERNAL_TOOL_SECONDS
 
-    boto = session or botocore.session.Session()
+    boto = session or aws_session()
     region = settings.region
     retries = service_config()
     if settings.otel_enabled:
@@ -198,10 +197,9 @@ def build_writer(settings: Settings, session: Any | None = None) -> WriterPorts:
     """The memory writer's ports only: the memory store and embedder, the audit table, the extraction models
     and the main table for the memory journal and the runs an extraction's usage is charged to (the writer
     reads no configuration or chats, and needs neither SQS, Step Functions nor Lambda clients)."""
-    import botocore.session
-
     from mneme.adapters.audit_log import ItemAuditLog
     from mneme.adapters.bedrock_model import bedrock_client_config
+    from mneme.adapters.botocore_session import aws_session
     from mneme.adapters.dynamo_items import DynamoItemTable
     from mneme.adapters.items import AUDIT_SCHEMA, MAIN_SCHEMA
     from mneme.adapters.model_registry import ModelClients
@@ -213,7 +211,7 @@ def build_writer(settings: Settings, session: Any | None = None) -> WriterPorts:
     from mneme.engine.writer_ports import WriterPorts
     from mneme.memory.retention import memory_retention
 
-    boto = session or botocore.session.Session()
+    boto = session or aws_session()
     dynamodb = make_client(boto, "dynamodb", service_config(), settings.region)
     audit = ItemAuditLog(DynamoItemTable(dynamodb, settings.audit_table_name, AUDIT_SCHEMA))
     clock = SystemClock()

@@ -36,10 +36,10 @@ def preload() -> None:
     (``tests/functional/test_cold_start_imports.py`` counts them) and the others are never built.
     """
     import aws_lambda_powertools.event_handler.middlewares.openapi_validation  # noqa: F401 - else at 1st request
-    import botocore.session  # noqa: F401 - the clients' library
     from aws_lambda_powertools import Logger, Metrics  # noqa: F401 - observability's
 
     import mneme.adapters.audit_log
+    import mneme.adapters.botocore_session  # the clients' library and session
     import mneme.adapters.chat_store
     import mneme.adapters.config_store
     import mneme.adapters.opensearch_memory

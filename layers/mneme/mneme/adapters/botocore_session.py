@@ -1,0 +1,67 @@
+"""The botocore session the AWS clients come from: botocore's, with a loader that looks up one service's models
+in that service's directory instead of listing every service first.
+
+botocore's ``Loader.load_service_model`` starts by listing every service it has data for, in each data
+directory, for the model type asked (``service-2``, ``endpoint-rule-set-1``, …): the runtime's botocore has
+~420 service directories, so ~420 directory listings and ~900 file checks per type. It uses the list only to
+refuse a service it does not know, or to name the known ones in that error (boto/botocore#3687, open, removes
+it from the happy path). A client's creation loads two types, so the first client of a container paid both
+listings: 8–10 ms each in a python3.13 probe here (docs/performance.md §1).
+
+A service is in that list exactly when one of its API version directories holds a file of the type, in one of
+the same data directories (``list_available_services`` and ``list_api_versions`` make the same check), so
+:class:`ServiceModelLoader` makes that check in the service's own directory. When it fails, botocore's own
+method answers, with its own ``UnknownServiceError`` naming the known services. A model found is loaded as
+botocore loads it: its latest API version unless one is asked, with its ``sdk-extras``.
+``tests/unit/test_botocore_session.py`` compares both loaders' answers, and counts the listings.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from botocore.exceptions import DataNotFoundError
+from botocore.loaders import Loader, instance_cache
+from botocore.session import Session
+
+
+class ServiceModelLoader(Loader):
+    """botocore's loader, without the listing of every service when a service's model is loaded."""
+
+    @instance_cache
+    def load_service_model(self, service_name: str, type_name: str, api_version: str | None = None) -> Any:
+        if not self._has_model(service_name, type_name):
+            return super().load_service_model(service_name, type_name, api_version)  # botocore's refusal
+        if api_version is None:
+            api_version = self.determine_latest_version(service_name, type_name)
+        model = self.load_data(os.path.join(service_name, api_version, type_name))  # noqa: PTH118 - botocore's name
+        # botocore's own steps, private to its Loader (the tests compare the answers with botocore's)
+        extras = self._find_extras(service_name, type_name, api_version)  # type: ignore[attr-defined]
+        self._extras_processor.process(model, extras)  # type: ignore[attr-defined]
+        return model
+
+    def _has_model(self, service_name: str, type_name: str) -> bool:
+        """Whether ``service_name in self.list_available_services(type_name)``, from that service's directories."""
+        if not service_name or service_name.startswith(".") or os.sep in service_name:
+            return False  # never a directory botocore's listing names
+        if os.altsep and os.altsep in service_name:
+            return False
+        try:
+            self.list_api_versions(service_name, type_name)
+        except DataNotFoundError:
+            return False
+        return True
+
+
+def aws_session() -> Session:
+    """A botocore session whose data loader is a :class:`ServiceModelLoader` over the search path botocore's own
+    loader would use (its data, ``~/.aws/models`` and ``AWS_DATA_PATH``)."""
+    session = Session()
+    search_path = session.get_config_variable("data_path")
+    paths = [] if search_path is None else search_path.split(os.pathsep)
+    # as botocore.loaders.create_loader expands them (a Path would turn an empty entry into the working directory)
+    expanded = [os.path.expanduser(os.path.expandvars(path)) for path in paths]  # noqa: PTH111
+    loader = ServiceModelLoader(extra_search_paths=expanded)
+    session.register_component("data_loader", loader)
+    return session

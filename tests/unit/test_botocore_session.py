@@ -1,0 +1,130 @@
+"""The AWS clients' botocore session (mneme/adapters/botocore_session.py): its loader answers as botocore's does,
+without listing every service's directory to load one service's model."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import botocore
+import pytest
+from botocore.exceptions import UnknownServiceError
+from botocore.loaders import Loader, create_loader
+
+from mneme.adapters.botocore_session import ServiceModelLoader, aws_session
+
+DATA = Path(botocore.__file__).parent / "data"
+#: every service a mneme client is made for (composition.py)
+SERVICES = [
+    "dynamodb", "bedrock-runtime", "sqs", "stepfunctions", "lambda", "secretsmanager", "s3",
+    "apigatewaymanagementapi",
+]  # fmt: skip
+TYPES = ["service-2", "endpoint-rule-set-1", "paginators-1", "waiters-2"]
+
+
+@pytest.fixture
+def listed(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Path]]:
+    """Every directory ``os.listdir`` lists while the test runs."""
+    seen: list[Path] = []
+    real = os.listdir
+
+    def listdir(path: Any = ".") -> list[str]:
+        seen.append(Path(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "listdir", listdir)
+    yield seen
+
+
+def _answer(loader: Loader, *args: Any) -> Any:
+    try:
+        return loader.load_service_model(*args)
+    except Exception as error:  # the error is the answer compared
+        return type(error), str(error)
+
+
+@pytest.mark.parametrize("type_name", TYPES)
+@pytest.mark.parametrize("service", SERVICES)
+def test_a_model_is_the_one_botocore_loads(service: str, type_name: str) -> None:
+    assert _answer(ServiceModelLoader(), service, type_name) == _answer(Loader(), service, type_name)
+
+
+def test_a_model_with_sdk_extras_has_them_applied() -> None:
+    # s3's service-2.sdk-extras.json changes its model (the comparisons above hold with the extras applied)
+    assert any((DATA / "s3").glob("*/service-2.sdk-extras.json"))
+    plain = Loader(include_default_extras=False).load_service_model("s3", "service-2")
+    assert ServiceModelLoader().load_service_model("s3", "service-2") != plain
+
+
+def test_an_api_version_asked_is_the_one_loaded() -> None:
+    older = ServiceModelLoader().load_service_model("dynamodb", "endpoint-rule-set-1", "2011-12-05")
+    assert older == Loader().load_service_model("dynamodb", "endpoint-rule-set-1", "2011-12-05")
+    assert older != ServiceModelLoader().load_service_model("dynamodb", "endpoint-rule-set-1")
+
+
+@pytest.mark.parametrize(
+    "service",
+    ["no-such-service", "", ".", "..", "../data/dynamodb", "dynamodb/2012-08-10", str(DATA / "dynamodb")],
+)
+def test_an_unknown_service_gets_botocores_refusal(service: str) -> None:
+    answer = _answer(ServiceModelLoader(), service, "service-2")
+    assert answer == _answer(Loader(), service, "service-2")
+    assert answer[0] is UnknownServiceError
+
+
+def test_a_type_the_service_lacks_gets_botocores_refusal() -> None:
+    # dynamodb has a directory, but no version of it has a resources-1 model
+    answer = _answer(ServiceModelLoader(), "dynamodb", "resources-1")
+    assert answer == _answer(Loader(), "dynamodb", "resources-1")
+    assert answer[0] is UnknownServiceError
+
+
+def test_loading_a_model_lists_only_that_services_directories(listed: list[Path]) -> None:
+    ServiceModelLoader().load_service_model("dynamodb", "service-2")
+    ServiceModelLoader().load_service_model("dynamodb", "endpoint-rule-set-1")
+    assert listed
+    assert all(path.is_relative_to(DATA / "dynamodb") for path in listed if path.is_relative_to(DATA))
+
+
+def test_botocores_loader_lists_every_service(listed: list[Path]) -> None:
+    # the work the loader avoids, counted the same way: the data directory itself and each service's
+    Loader().load_service_model("dynamodb", "service-2")
+    assert DATA in listed
+    assert len(listed) > 300
+
+
+def test_the_session_loads_from_botocores_search_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("MNEME_TEST_MODELS", str(tmp_path))
+    monkeypatch.setenv("AWS_DATA_PATH", os.pathsep.join(["$MNEME_TEST_MODELS/models", "~/more", ""]))
+    loader = aws_session().get_component("data_loader")
+    assert isinstance(loader, ServiceModelLoader)
+    assert loader.search_paths == create_loader(os.environ["AWS_DATA_PATH"]).search_paths
+    assert loader.search_paths[0] == str(tmp_path / "models")
+
+
+def test_a_model_on_the_data_path_is_found(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # a customer model (AWS_DATA_PATH) for a service botocore does not ship: found by both loaders
+    version = tmp_path / "mneme-test" / "2026-01-01"
+    version.mkdir(parents=True)
+    (version / "service-2.json").write_text('{"metadata": {"serviceId": "mneme test"}}')
+    monkeypatch.setenv("AWS_DATA_PATH", str(tmp_path))
+    loader = aws_session().get_component("data_loader")
+    assert loader.load_service_model("mneme-test", "service-2") == {"metadata": {"serviceId": "mneme test"}}
+
+
+@pytest.mark.parametrize("root", ["build_aws", "build_writer"])
+def test_the_composition_roots_create_clients_without_listing_every_service(
+    root: str, monkeypatch: pytest.MonkeyPatch, listed: list[Path]
+) -> None:
+    from mneme import composition
+    from mneme.settings import Settings
+
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    env = {"MNEME_TABLE": "main", "MNEME_AUDIT_TABLE": "audit", "AWS_REGION": "us-east-1"}
+    env |= {"MNEME_OPENSEARCH_ENDPOINT": "https://search.example.com"}
+    getattr(composition, root)(Settings.from_env(env))
+    assert any(path.is_relative_to(DATA / "dynamodb") for path in listed)  # a DynamoDB client was created
+    assert DATA not in listed
