@@ -3,6 +3,7 @@ without listing every service's directory to load one service's model."""
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -39,8 +40,9 @@ def listed(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Path]]:
 
 
 def _answer(loader: Loader, *args: Any) -> Any:
+    """The model as JSON text (so that keys' order counts), or the error raised."""
     try:
-        return loader.load_service_model(*args)
+        return json.dumps(loader.load_service_model(*args))
     except Exception as error:  # the error is the answer compared
         return type(error), str(error)
 
@@ -62,6 +64,63 @@ def test_an_api_version_asked_is_the_one_loaded() -> None:
     older = ServiceModelLoader().load_service_model("dynamodb", "endpoint-rule-set-1", "2011-12-05")
     assert older == Loader().load_service_model("dynamodb", "endpoint-rule-set-1", "2011-12-05")
     assert older != ServiceModelLoader().load_service_model("dynamodb", "endpoint-rule-set-1")
+
+
+@pytest.mark.parametrize("name", ["endpoints", "partitions", "_retry", "sdk-default-configuration"])
+def test_the_data_every_client_loads_is_botocores_in_plain_dicts(name: str) -> None:
+    data = ServiceModelLoader().load_data(name)
+    assert json.dumps(data) == json.dumps(Loader().load_data(name))
+    assert type(data) is dict
+    assert type(Loader().load_data(name)) is not dict  # botocore's own: OrderedDict
+
+
+class _Raw:
+    def __init__(self, body: bytes) -> None:
+        self.body = body
+
+    def stream(self, **_: Any) -> Iterator[bytes]:
+        yield self.body
+
+
+def _exchange(session: Any) -> tuple[list[tuple[str, bytes]], Any]:
+    """What a DynamoDB client of ``session`` sends for two calls, and what it makes of a canned answer."""
+    from botocore.awsrequest import AWSResponse, HTTPHeaders
+
+    sent: list[tuple[str, bytes]] = []
+    answer = b'{"Items": [{"PK": {"S": "u"}, "v": {"M": {"n": {"N": "1"}, "l": {"L": [{"BOOL": true}]}}}}], "Count": 1}'
+
+    def send(request: Any, **_: Any) -> Any:
+        sent.append((request.headers["X-Amz-Target"].decode(), request.body))
+        body = answer if b"KeyConditionExpression" in request.body else b"{}"
+        return AWSResponse(request.url, 200, HTTPHeaders(), _Raw(body))
+
+    client = session.create_client("dynamodb", region_name="us-east-1")
+    client.meta.events.register("before-send.dynamodb", send)
+    item = {"PK": {"S": "u"}, "SK": {"S": "s"}, "v": {"M": {"b": {"B": b"x"}, "l": {"L": [{"N": "2"}]}}}}
+    client.transact_write_items(
+        TransactItems=[
+            {"Put": {"TableName": "t", "Item": item, "ConditionExpression": "attribute_not_exists(PK)"}},
+            {"Update": {"TableName": "t", "Key": {"PK": {"S": "u"}}, "UpdateExpression": "ADD c :one",
+                        "ExpressionAttributeValues": {":one": {"N": "1"}}}},
+        ],
+        ClientRequestToken="token-1",
+    )  # fmt: skip
+    answered = client.query(
+        TableName="t", KeyConditionExpression="PK = :u", ExpressionAttributeValues={":u": {"S": "u"}}
+    )
+    answered.pop("ResponseMetadata")
+    return sent, answered
+
+
+def test_a_client_sends_and_reads_what_botocores_own_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    import botocore.session
+
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    ours, theirs = _exchange(aws_session()), _exchange(botocore.session.Session())
+    assert ours == theirs
+    assert [target for target, _ in ours[0]] == ["DynamoDB_20120810.TransactWriteItems", "DynamoDB_20120810.Query"]
+    assert ours[1]["Items"][0]["v"]["M"]["l"] == {"L": [{"BOOL": True}]}
 
 
 @pytest.mark.parametrize(

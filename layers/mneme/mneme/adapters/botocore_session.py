@@ -1,33 +1,54 @@
-"""The botocore session the AWS clients come from: botocore's, with a loader that looks up one service's models
-in that service's directory instead of listing every service first.
+"""The botocore session the AWS clients come from: botocore's, with a data loader that does less work for the
+same answers.
 
-botocore's ``Loader.load_service_model`` starts by listing every service it has data for, in each data
-directory, for the model type asked (``service-2``, ``endpoint-rule-set-1``, …): the runtime's botocore has
-~420 service directories, so ~420 directory listings and ~900 file checks per type. It uses the list only to
-refuse a service it does not know, or to name the known ones in that error (boto/botocore#3687, open, removes
-it from the happy path). A client's creation loads two types, so the first client of a container paid both
-listings: 8–10 ms each in a python3.13 probe here (docs/performance.md §1).
+* botocore's ``Loader.load_service_model`` starts by listing every service it has data for, in each data
+  directory, for the model type asked (``service-2``, ``endpoint-rule-set-1``, …): the runtime's botocore has
+  ~420 service directories, so ~420 directory listings and ~900 file checks per type. It uses the list only to
+  refuse a service it does not know, or to name the known ones in that error (boto/botocore#3687, open, removes
+  it from the happy path). A client's creation loads two types, so the first client of a container paid both
+  listings: 8–10 ms each in a python3.13 probe here. A service is in that list exactly when one of its API
+  version directories holds a file of the type, in one of the same data directories (``list_available_services``
+  and ``list_api_versions`` make the same check), so :class:`ServiceModelLoader` makes that check in the
+  service's own directory. When it fails, botocore's own method answers, with its own ``UnknownServiceError``.
+  A model found is loaded as botocore loads it: its latest API version unless one is asked, with its extras.
+* Its data files are decoded into dicts, not ``OrderedDict`` (:class:`DictJSONFileLoader`).
 
-A service is in that list exactly when one of its API version directories holds a file of the type, in one of
-the same data directories (``list_available_services`` and ``list_api_versions`` make the same check), so
-:class:`ServiceModelLoader` makes that check in the service's own directory. When it fails, botocore's own
-method answers, with its own ``UnknownServiceError`` naming the known services. A model found is loaded as
-botocore loads it: its latest API version unless one is asked, with its ``sdk-extras``.
-``tests/unit/test_botocore_session.py`` compares both loaders' answers, and counts the listings.
+``tests/unit/test_botocore_session.py`` compares both loaders' answers (keys' order included) and a client's
+requests and parsed answers, and counts the listings; docs/performance.md §1 measures the cold start.
 """
 
 from __future__ import annotations
 
+import json
 import os
+from pathlib import Path
 from typing import Any
 
 from botocore.exceptions import DataNotFoundError
-from botocore.loaders import Loader, instance_cache
+from botocore.loaders import JSONFileLoader, Loader, instance_cache
 from botocore.session import Session
 
 
+class DictJSONFileLoader(JSONFileLoader):
+    """botocore's JSON file loader, decoding into dicts.
+
+    botocore decodes its data files with ``object_pairs_hook=OrderedDict``, to keep the keys' order on Python 2.6
+    (boto/botocore#51). A dict keeps it too, and the hook is a Python call per JSON object: the 1.25 MB
+    ``endpoints.json`` every first client loads took 23 ms with it and 10 ms without in a python3.13 probe,
+    DynamoDB's model 6.6 and 2.7 ms. botocore builds its own ``OrderedDict`` where it wants one (``model.py``)."""
+
+    def _load_file(self, full_path: str, open_method: Any) -> Any:
+        if not Path(full_path).is_file():
+            return None
+        with open_method(full_path, "rb") as file:
+            return json.loads(file.read().decode("utf-8"))
+
+
 class ServiceModelLoader(Loader):
-    """botocore's loader, without the listing of every service when a service's model is loaded."""
+    """botocore's loader, without the listing of every service when a service's model is loaded, and with
+    :class:`DictJSONFileLoader`."""
+
+    FILE_LOADER_CLASS = DictJSONFileLoader
 
     @instance_cache
     def load_service_model(self, service_name: str, type_name: str, api_version: str | None = None) -> Any:
