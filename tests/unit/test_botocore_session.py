@@ -12,9 +12,9 @@ from typing import Any
 import botocore
 import pytest
 from botocore.exceptions import UnknownServiceError
-from botocore.loaders import Loader, create_loader
+from botocore.loaders import JSONFileLoader, Loader, create_loader
 
-from mneme.adapters.botocore_session import ServiceModelLoader, aws_session
+from mneme.adapters.botocore_session import DictJSONFileLoader, ServiceModelLoader, aws_session
 
 DATA = Path(botocore.__file__).parent / "data"
 #: every service a mneme client is made for (composition.py)
@@ -72,6 +72,40 @@ def test_the_data_every_client_loads_is_botocores_in_plain_dicts(name: str) -> N
     assert json.dumps(data) == json.dumps(Loader().load_data(name))
     assert type(data) is dict
     assert type(Loader().load_data(name)) is not dict  # botocore's own: OrderedDict
+
+
+def test_a_file_in_neither_form_is_left_to_botocores_file_loader(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a botocore that reads its data in another form still finds it; a file read here never reaches it
+    asked: list[str] = []
+
+    def botocores(self: Any, file_path: str) -> Any:
+        asked.append(file_path)
+        return {"from": "botocore"}
+
+    monkeypatch.setattr(JSONFileLoader, "load_file", botocores)
+    loader = DictJSONFileLoader()
+    assert loader.load_file(str(DATA / "no-such-file")) == {"from": "botocore"}
+    assert loader.load_file(str(DATA / "partitions"))["partitions"]
+    assert asked == [str(DATA / "no-such-file")]
+
+
+@pytest.mark.parametrize("step", ["_find_extras", "_extras_processor"])
+def test_a_botocore_without_the_steps_reused_gets_its_own_method(step: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the Lambda runtime brings its own botocore: one whose loader lacks a private step the lookup reuses
+    asked: list[tuple[Any, ...]] = []
+
+    def botocores(self: Any, *args: Any) -> Any:
+        asked.append(args)
+        return {"from": "botocore"}
+
+    monkeypatch.setattr(Loader, "load_service_model", botocores)
+    loader = ServiceModelLoader()
+    if step == "_find_extras":
+        monkeypatch.delattr(Loader, step)
+    else:
+        delattr(loader, step)
+    assert loader.load_service_model("dynamodb", "service-2") == {"from": "botocore"}
+    assert asked == [("dynamodb", "service-2", None)]
 
 
 class _Raw:

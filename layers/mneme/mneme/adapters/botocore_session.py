@@ -19,6 +19,7 @@ requests and parsed answers, and counts the listings; docs/performance.md §1 me
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 from pathlib import Path
@@ -28,6 +29,9 @@ from botocore.exceptions import DataNotFoundError
 from botocore.loaders import JSONFileLoader, Loader, instance_cache
 from botocore.session import Session
 
+#: the files botocore's JSON loader reads, in its order of preference
+_ENCODINGS = ((".json", open), (".json.gz", gzip.open))
+
 
 class DictJSONFileLoader(JSONFileLoader):
     """botocore's JSON file loader, decoding into dicts.
@@ -35,31 +39,37 @@ class DictJSONFileLoader(JSONFileLoader):
     botocore decodes its data files with ``object_pairs_hook=OrderedDict``, to keep the keys' order on Python 2.6
     (boto/botocore#51). A dict keeps it too, and the hook is a Python call per JSON object: the 1.25 MB
     ``endpoints.json`` every first client loads took 23 ms with it and 10 ms without in a python3.13 probe,
-    DynamoDB's model 6.6 and 2.7 ms. botocore builds its own ``OrderedDict`` where it wants one (``model.py``)."""
+    DynamoDB's model 6.6 and 2.7 ms. botocore builds its own ``OrderedDict`` where it wants one (``model.py``).
+    A file in neither form is left to botocore's own method (a botocore that reads other forms still finds them)."""
 
-    def _load_file(self, full_path: str, open_method: Any) -> Any:
-        if not Path(full_path).is_file():
-            return None
-        with open_method(full_path, "rb") as file:
-            return json.loads(file.read().decode("utf-8"))
+    def load_file(self, file_path: str) -> Any:
+        for extension, open_file in _ENCODINGS:
+            path = file_path + extension
+            if Path(path).is_file():
+                with open_file(path, "rb") as file:
+                    return json.loads(file.read().decode("utf-8"))
+        return super().load_file(file_path)
 
 
 class ServiceModelLoader(Loader):
     """botocore's loader, without the listing of every service when a service's model is loaded, and with
-    :class:`DictJSONFileLoader`."""
+    :class:`DictJSONFileLoader`.
+
+    The lookup reuses two private steps of botocore's loader (finding and applying a model's extras): the Lambda
+    runtime brings its own botocore, and one without them gets botocore's own method instead of an error."""
 
     FILE_LOADER_CLASS = DictJSONFileLoader
 
     @instance_cache
     def load_service_model(self, service_name: str, type_name: str, api_version: str | None = None) -> Any:
-        if not self._has_model(service_name, type_name):
-            return super().load_service_model(service_name, type_name, api_version)  # botocore's refusal
+        find_extras = getattr(self, "_find_extras", None)
+        extras_processor = getattr(self, "_extras_processor", None)
+        if find_extras is None or extras_processor is None or not self._has_model(service_name, type_name):
+            return super().load_service_model(service_name, type_name, api_version)  # and botocore's refusal
         if api_version is None:
             api_version = self.determine_latest_version(service_name, type_name)
         model = self.load_data(os.path.join(service_name, api_version, type_name))  # noqa: PTH118 - botocore's name
-        # botocore's own steps, private to its Loader (the tests compare the answers with botocore's)
-        extras = self._find_extras(service_name, type_name, api_version)  # type: ignore[attr-defined]
-        self._extras_processor.process(model, extras)  # type: ignore[attr-defined]
+        extras_processor.process(model, find_extras(service_name, type_name, api_version))
         return model
 
     def _has_model(self, service_name: str, type_name: str) -> bool:
