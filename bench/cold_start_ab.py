@@ -3,9 +3,8 @@
 A change to the cold start is smaller than what the shared host moves between two runs, so it is measured
 in one run: fresh python3.13 processes alternating the plain boto3 handler, mneme as of ``REF`` and mneme
 as it is now, N times each (wall time, and each process's CPU time until its response, which the host's
-load moves less),
-with everything else as in ``bench/cold_start.py`` (the layer built by its Makefile, template.yaml's
-environment, moto and the Bedrock stand-in). ``REF``'s ``mneme`` package and its
+load moves less), with everything else as in ``bench/cold_start.py`` (the layer built by its Makefile,
+template.yaml's environment, moto and the Bedrock stand-in). ``REF``'s ``mneme`` package and its
 ``functions/run/app.py`` replace the working tree's in a copy of the layer; the third-party packages are
 today's (an older ``mneme`` that imports opensearch-py finds it beside boto3, where the plain handler's is).
 

@@ -73,13 +73,13 @@ class ServiceModelLoader(Loader):
         return model
 
     def _has_model(self, service_name: str, type_name: str) -> bool:
-        """Whether ``service_name in self.list_available_services(type_name)``, from that service's directories."""
-        if not service_name or service_name.startswith(".") or os.sep in service_name:
+        """Whether ``service_name in self.list_available_services(type_name)``, from that service's directories
+        (the latest version they hold is cached for the load that follows)."""
+        separators = [separator for separator in (os.sep, os.altsep) if separator]
+        if not service_name or service_name.startswith(".") or any(s in service_name for s in separators):
             return False  # never a directory botocore's listing names
-        if os.altsep and os.altsep in service_name:
-            return False
         try:
-            self.list_api_versions(service_name, type_name)
+            self.determine_latest_version(service_name, type_name)  # DataNotFoundError when no version holds one
         except DataNotFoundError:
             return False
         return True
