@@ -1,8 +1,10 @@
 """The embedded store's keyword leg and lifecycle queries (a mixin of :class:`EmbeddedVectorStore`).
 
-* :meth:`keyword_search`: FTS5 ``bm25()`` over ``memory_fts`` joined to the rows, the namespace and liveness
-  filter in the same ``WHERE`` as the ``MATCH`` (inside the query, before ``LIMIT``: never a post-filter).
-  FTS5's ``bm25()`` is negated (lower is better); the candidates carry ``-bm25`` so higher is better.
+* :meth:`keyword_matches`: FTS5 ``MATCH`` over ``memory_fts`` joined to the rows, the namespace and liveness
+  filter in the same ``WHERE`` as the ``MATCH`` (inside the query, before ``LIMIT``: never a post-filter), and
+  the counts of the same filtered rows. FTS5's own ``bm25()`` is not used: its statistics cover every user's
+  rows; ``keyword_search`` (:class:`~mneme.memory.keyword_scoring.KeywordSearch`) scores with the caller's.
+* :meth:`adjacent`: the live rows written just before and after a row in its namespace (rowid order).
 * :meth:`set_status`, :meth:`refresh`: one row changed in a ``BEGIN IMMEDIATE`` transaction, its change
   logged so every process's vector index drops (or takes back) the row.
 * :meth:`list_documents`, :meth:`namespace_counts`, :meth:`derived_ids`: the memory inbox's reads.
@@ -18,14 +20,15 @@ from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
+from mneme.memory.keyword_scoring import KeywordSearch, rarest_first
 from mneme.memory.lifecycle import decode_cursor, encode_cursor, refreshed_fields
-from mneme.models.memory import MemoryCandidate, MemoryDocument
-from mneme_local.vector_rows import COLUMNS, LIVE, match_expression, micros, namespace_sql, row_document
+from mneme.models.memory import KeywordMatches, MemoryDocument
+from mneme_local.vector_rows import COLUMNS, LIVE, micros, namespace_sql, row_document
 
 _MEMBER_COLUMNS = ", ".join(f"m.{name.strip()}" for name in COLUMNS.split(","))
 
 
-class LifecycleQueries:
+class LifecycleQueries(KeywordSearch):
     """Needs the host store's connection, lock and write helpers (declared here for the type checker only)."""
 
     _db: sqlite3.Connection
@@ -40,22 +43,75 @@ class LifecycleQueries:
         @staticmethod
         def _log(db: sqlite3.Connection, namespace: str, row: int) -> None: ...
 
-    def keyword_search(self, text: str, patterns: Sequence[str], k: int, *, now: datetime) -> list[MemoryCandidate]:
-        expression = match_expression(text)
-        if not patterns or k <= 0 or expression is None:
-            return []
+    def keyword_matches(
+        self, words: Sequence[str], patterns: Sequence[str], limit: int, *, now: datetime
+    ) -> KeywordMatches:
+        if not patterns or not words:
+            return KeywordMatches(documents=[], total_documents=0, total_chars=0, doc_freq={})
         where, params = namespace_sql(patterns)
+        member = where.replace("namespace", "m.namespace")
         live = LIVE.replace("deleted", "m.deleted").replace("superseded", "m.superseded")
         live = live.replace("expires_at", "m.expires_at")
-        sql = (
-            f"SELECT {_MEMBER_COLUMNS}, bm25(memory_fts) AS score FROM memory_fts"
-            " JOIN memory m ON m.rowid = memory_fts.rowid"
-            f" WHERE memory_fts MATCH ? AND {where.replace('namespace', 'm.namespace')} AND {live}"
-            " ORDER BY score, m.id LIMIT ?"
+        found = (
+            "FROM memory_fts CROSS JOIN memory m ON m.rowid = memory_fts.rowid"  # FTS drives: never a probe per row
+            f" WHERE memory_fts MATCH ? AND {member} AND {live}"
         )
+        at = micros(now)
         with self._lock:
-            rows = self._db.execute(sql, (expression, *params, micros(now), k)).fetchall()
-        return [MemoryCandidate(document=row_document(row[:-1]), similarity=-float(row[-1])) for row in rows]
+            self._db.execute("BEGIN")  # one snapshot: the counts and the documents agree
+            try:
+                total, chars = self._db.execute(
+                    f"SELECT COUNT(*), COALESCE(SUM(LENGTH(content)), 0) FROM memory WHERE {where} AND {LIVE}",
+                    (*params, at),
+                ).fetchone()
+                doc_freq = {
+                    word: int(self._db.execute(f"SELECT COUNT(*) {found}", (f'"{word}"', *params, at)).fetchone()[0])
+                    for word in words
+                }
+                rows: dict[str, Any] = {}
+                for word in rarest_first(words, doc_freq):
+                    if len(rows) >= limit:
+                        break
+                    sql = f"SELECT {_MEMBER_COLUMNS} {found} ORDER BY m.rowid DESC LIMIT ?"
+                    for row in self._db.execute(sql, (f'"{word}"', *params, at, limit)):
+                        if len(rows) < limit:
+                            rows.setdefault(row[0], row)
+            finally:
+                self._db.execute("COMMIT")
+        return KeywordMatches(
+            documents=[row_document(row) for row in rows.values()],
+            total_documents=int(total),
+            total_chars=int(chars),
+            doc_freq=doc_freq,
+        )
+
+    def adjacent(
+        self, documents: Sequence[MemoryDocument], span: int, *, now: datetime
+    ) -> dict[str, tuple[list[MemoryDocument], list[MemoryDocument]]]:
+        """Write order is the row order within the namespace (rowid grows with each insert)."""
+        around: dict[str, tuple[list[MemoryDocument], list[MemoryDocument]]] = {}
+        if span <= 0 or not documents:
+            return around
+        at = micros(now)
+        with self._lock:
+            self._db.execute("BEGIN")
+            try:
+                for doc in documents:
+                    found = self._db.execute("SELECT rowid FROM memory WHERE id = ?", (doc.id,)).fetchone()
+                    if found is None:
+                        continue
+                    sides = []
+                    for sign, order in (("<", "DESC"), (">", "ASC")):
+                        sql = (
+                            f"SELECT {COLUMNS} FROM memory INDEXED BY memory_namespace_row WHERE namespace = ?"
+                            f" AND rowid {sign} ? AND {LIVE} ORDER BY rowid {order} LIMIT ?"
+                        )
+                        rows = self._db.execute(sql, (doc.namespace, found[0], at, span))
+                        sides.append([row_document(row) for row in rows])
+                    around[doc.id] = (sides[0][::-1], sides[1])
+            finally:
+                self._db.execute("COMMIT")
+        return around
 
     def _rowid(self, db: sqlite3.Connection, doc_id: str) -> int:
         return int(db.execute("SELECT rowid FROM memory WHERE id = ?", (doc_id,)).fetchone()[0])

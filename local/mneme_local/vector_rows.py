@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from mneme.memory.keywords import query_words
 from mneme.models.memory import MemoryDocument, default_class
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -76,6 +75,7 @@ def migrate(db: Any) -> None:
         db.execute(FTS_SCHEMA)
         db.execute("INSERT INTO memory_fts (rowid, content) SELECT rowid, content FROM memory")
     db.execute("CREATE INDEX IF NOT EXISTS memory_owner ON memory (owner_user_id, id)")
+    db.execute("CREATE INDEX IF NOT EXISTS memory_namespace_row ON memory (namespace)")  # rowid order: adjacent
 
 
 def row_document(row: Sequence[Any]) -> MemoryDocument:
@@ -128,12 +128,6 @@ def row_values(doc: MemoryDocument) -> tuple[Any, ...]:
         doc.chunk_index,
         doc.chunk_count,
     )
-
-
-def match_expression(text: str) -> str | None:
-    """An FTS5 MATCH of any of the words of ``text`` (each quoted: user text is never FTS syntax)."""
-    words = query_words(text)
-    return " OR ".join(f'"{w}"' for w in words) or None
 
 
 def namespace_sql(patterns: Sequence[str]) -> tuple[str, list[str]]:

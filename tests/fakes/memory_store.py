@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import hashlib
 import math
-import re
 import threading
 from collections import Counter
 from typing import TYPE_CHECKING, Any, Literal
 
 from mneme.errors import MemoryUnavailable, NotFound
-from mneme.memory.keywords import query_words
+from mneme.memory.keyword_scoring import KeywordSearch, rarest_first, stem, stems
 from mneme.memory.lifecycle import page_after, refreshed_fields
-from mneme.models.memory import MemoryCandidate, MemoryClass, MemoryDocument
+from mneme.models.memory import KeywordMatches, MemoryCandidate, MemoryClass, MemoryDocument
 from mneme.namespace_grammar import matches
 
 if TYPE_CHECKING:
@@ -26,7 +25,7 @@ def _live(doc: MemoryDocument, now: datetime) -> bool:
     return not (doc.deleted or doc.superseded or expired)
 
 
-class InMemoryMemoryStore:
+class InMemoryMemoryStore(KeywordSearch):
     """Documents and vectors in dicts. ``unavailable = True`` makes every call raise MemoryUnavailable
     (degraded-mode tests); ``searches`` records ``(patterns, k)`` of each search."""
 
@@ -62,35 +61,52 @@ class InMemoryMemoryStore:
                 for similarity, doc_id in scored[: max(k, 0)]
             ]
 
-    def keyword_search(self, text: str, patterns: Sequence[str], k: int, *, now: datetime) -> list[MemoryCandidate]:
-        """Okapi BM25 (k1 1.2, b 0.75) over the live documents of the matched namespaces."""
+    def _readable(self, patterns: Sequence[str], now: datetime) -> list[MemoryDocument]:
+        """The live documents of the matched namespaces, each namespace's in write order."""
+        return [
+            self.documents[i]
+            for namespace, ids in self._by_namespace.items()
+            if any(matches(pattern, namespace) for pattern in patterns)
+            for i in ids
+            if _live(self.documents[i], now)
+        ]
+
+    def keyword_matches(
+        self, words: Sequence[str], patterns: Sequence[str], limit: int, *, now: datetime
+    ) -> KeywordMatches:
+        """Words compared by Porter stem, as SQLite FTS5's ``porter`` tokenizer matches them."""
         self._check()
-        terms = set(query_words(text))
         with self._lock:
-            docs = [
-                self.documents[i]
-                for namespace, ids in self._by_namespace.items()
-                if any(matches(pattern, namespace) for pattern in patterns)
-                for i in ids
-                if _live(self.documents[i], now)
-            ]
-            if not docs or not terms or k <= 0:
-                return []
-            bags = {doc.id: Counter(_terms(doc.content)) for doc in docs}
-            average = sum(sum(bag.values()) for bag in bags.values()) / len(docs)
-            frequency = Counter(term for bag in bags.values() for term in set(bag) & terms)
-            scored: list[tuple[float, str]] = []
-            for doc in docs:
-                bag, length = bags[doc.id], sum(bags[doc.id].values())
-                score = 0.0
-                for term in terms & set(bag):
-                    idf = math.log(1 + (len(docs) - frequency[term] + 0.5) / (frequency[term] + 0.5))
-                    tf = bag[term]
-                    score += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / average))
-                if score > 0:
-                    scored.append((score, doc.id))
-            scored.sort(key=lambda item: (-item[0], item[1]))
-            return [MemoryCandidate(document=self.documents[i], similarity=score) for score, i in scored[:k]]
+            docs = self._readable(patterns, now) if words else []
+            bags = {doc.id: set(stems(doc.content)) for doc in docs}
+            doc_freq = {w: sum(1 for doc in docs if stem(w) in bags[doc.id]) for w in words}
+            found: dict[str, MemoryDocument] = {}
+            for word in rarest_first(words, doc_freq):
+                for doc in reversed(docs):
+                    if len(found) < limit and stem(word) in bags[doc.id]:
+                        found.setdefault(doc.id, doc)
+            return KeywordMatches(
+                documents=list(found.values()),
+                total_documents=len(docs),
+                total_chars=sum(len(doc.content) for doc in docs),
+                doc_freq=doc_freq,
+            )
+
+    def adjacent(
+        self, documents: Sequence[MemoryDocument], span: int, *, now: datetime
+    ) -> dict[str, tuple[list[MemoryDocument], list[MemoryDocument]]]:
+        self._check()
+        around: dict[str, tuple[list[MemoryDocument], list[MemoryDocument]]] = {}
+        with self._lock:
+            for doc in documents:
+                ids = self._by_namespace.get(doc.namespace, [])
+                if doc.id not in ids or span <= 0:
+                    continue
+                at = ids.index(doc.id)
+                before = [self.documents[i] for i in ids[:at] if _live(self.documents[i], now)][-span:]
+                after = [self.documents[i] for i in ids[at + 1 :] if _live(self.documents[i], now)][:span]
+                around[doc.id] = (before, after)
+        return around
 
     def set_status(
         self,
@@ -300,10 +316,3 @@ class InMemoryMemoryStore:
                 or (d.memory_class in cutoffs and d.created_at < cutoffs[d.memory_class])
             ]
         return self.hard_delete(expired)
-
-
-_TERM = re.compile(r"\w+")
-
-
-def _terms(text: str) -> list[str]:
-    return _TERM.findall(text.lower())

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from datetime import datetime
 
     from mneme.models.budget import TreeUsage
-    from mneme.models.memory import MemoryClass
+    from mneme.models.memory import KeywordMatches, MemoryClass
     from mneme.models.privacy import ChainReport
 
 
@@ -174,7 +174,22 @@ class MemoryStore(Protocol):
 
     def keyword_search(self, text: str, patterns: Sequence[str], k: int, *, now: datetime) -> list[MemoryCandidate]:
         """The ``k`` best BM25 matches of ``text`` among the same live documents :meth:`search` may see, the
-        same filter inside the query; ``similarity`` is the raw BM25 score (higher is better)."""
+        same filter inside the query; ``similarity`` is BM25 computed with the statistics of those documents
+        only (``mneme.memory.keyword_scoring.KeywordSearch``: never another user's)."""
+        ...
+
+    def keyword_matches(
+        self, words: Sequence[str], patterns: Sequence[str], limit: int, *, now: datetime
+    ) -> KeywordMatches:
+        """The live documents of ``patterns`` containing one of ``words`` (the filter inside the query; at most
+        ``limit``, the rarest words' first) and the statistics of those namespaces' live documents."""
+        ...
+
+    def adjacent(
+        self, documents: Sequence[MemoryDocument], span: int, *, now: datetime
+    ) -> dict[str, tuple[list[MemoryDocument], list[MemoryDocument]]]:
+        """For each document, up to ``span`` live documents written just before it (oldest first) and just
+        after it (in write order), of its own namespace: the conversation around a stored turn."""
         ...
 
     def set_status(

@@ -6,6 +6,7 @@ from typing import Any
 
 from mneme.adapters.offline_model import OfflineModel
 from mneme.engine.memory_ops import new_document
+from mneme.memory import hybrid
 from tests.functional.engine.conftest import add_agent, run
 from tests.support.deps import World, make_world
 
@@ -184,7 +185,7 @@ def test_the_memory_search_tool_event_explains_its_hits_too(world) -> None:
     result = run(world, '/tool memory-search {"query": "Which tea does Alice prefer?", "top_k": 1}')
     # Then the tool's event has the hit's scores and counts the other under top_k
     (event,) = _hits_events(world, result.run.run_id)
-    assert event["via"] == "tool" and event["k"] == 4 and event["count"] == 1
+    assert event["via"] == "tool" and event["k"] == hybrid.DEPTH and event["count"] == 1  # depth: not 4 × top_k
     assert set(event["hits"][0]) == {"id", "namespace", "similarity", "relevance"}
     assert event["dropped"]["top_k"] + event["dropped"]["relative_cutoff"] == 1
 

@@ -132,16 +132,19 @@ def test_hybrid_retrieval_over_the_store_finds_the_keyword_only_match_and_keeps_
     from tests.fakes.clock import FixedClock
 
     # Given the answer far from the query vector, bob's better matches in both legs, and alice's distractors
-    target = doc("The wifi password is zebra-4471.")
-    distractors = [doc(f"We talked about the weather on day {i}.") for i in range(5)]
+    # (written in this order, a second apart: OpenSearch orders a namespace's writes by created_at)
+    distractors = [doc(f"We talked about the weather on day {i}.", at=later(seconds=i)) for i in range(5)]
+    fillers = [doc(f"Unrelated note {i}.", at=later(seconds=10 + i)) for i in range(2)]  # the target's conversation
+    target = doc("The wifi password is zebra-4471.", at=later(seconds=20))
     bobs = [doc("wifi password zebra-4471 for bob", "vector.user.bob.memory") for _ in range(3)]
-    store.put([(target, unit(-1, 1))] + [(d, unit(1, i / 10)) for i, d in enumerate(distractors)])
+    store.put([(d, unit(1, i / 10)) for i, d in enumerate(distractors)] + [(f, unit(0, 1)) for f in fillers])
+    store.put([(target, unit(-1, 1))])
     store.put([(b, unit(1)) for b in bobs])
     ports = MemoryPorts(store=store, embedder=None, audit=None, clock=FixedClock(NOW))  # type: ignore[arg-type]
     access = ReadAccess(allowed=(ALICE,))
 
     def found(retrieval: Retrieval) -> list[str]:
-        ranking = Ranking(top_k=1, retrieval=retrieval)  # k = 4 candidates per leg
+        ranking = Ranking(top_k=1, retrieval=retrieval)  # k = 4 candidates for the vector leg alone
         return ids_of(retrieve(ports, store, access, "wifi password", ranking, vector=unit(1), now=NOW))
 
     assert target.id not in found("vector")

@@ -118,6 +118,11 @@ class SignedOpenSearch:
     def search(self, index: str, body: dict[str, Any]) -> dict[str, Any]:
         return self.answer("POST", (index, "_search"), body=_dumps(body))
 
+    def msearch(self, index: str, body: list[dict[str, Any]]) -> dict[str, Any]:
+        """Several searches in one request (``body``: header and search lines alternating)."""
+        lines = "".join(_dumps(line) + "\n" for line in body)
+        return self.answer("POST", (index, "_msearch"), body=lines, content_type="application/x-ndjson")
+
     def get(self, index: str, id: str, _source_excludes: list[str] | None = None) -> dict[str, Any]:
         query = {"_source_excludes": ",".join(_source_excludes)} if _source_excludes else {}
         return self.answer("GET", (index, "_doc", id), query=query)

@@ -1,7 +1,10 @@
 """The OpenSearch store's keyword leg and lifecycle operations (a mixin of :class:`OpenSearchMemoryStore`).
 
-* :meth:`keyword_search`: a ``match`` on ``content`` (BM25) with the namespace / liveness filter in
-  ``bool.filter`` — the same filter as the k-NN leg, applied before scoring and ``size``. The two legs are
+* :meth:`keyword_matches`: the documents whose ``content`` matches a word, with the namespace / liveness
+  filter in ``bool.filter`` — the same filter as the k-NN leg — and the statistics of the filtered set in
+  aggregations; OpenSearch's own BM25 is not used (its statistics are the index's, every user's), the score is
+  computed in :mod:`mneme.memory.keyword_scoring` with the caller's.
+* :meth:`adjacent`: the documents written around one in its namespace (one ``_msearch``). The two legs are
   fused in code (``mneme.memory.fusion``): OpenSearch Serverless documents the ``hybrid`` query with a
   normalization search pipeline (min_max / l2 with arithmetic, geometric or harmonic mean) but no
   reciprocal-rank fusion, and a pipeline is one more deploy-time resource; two queries fused in code give
@@ -17,15 +20,16 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
 from mneme.adapters.opensearch_queries import (
+    adjacent_queries,
     from_source,
     iso_utc,
-    keyword_query,
+    keyword_matches_query,
     namespace_filter,
-    parse_keyword_hits,
     to_source,
 )
+from mneme.memory.keyword_scoring import KeywordSearch
 from mneme.memory.lifecycle import decode_cursor, encode_cursor, from_micros, refreshed_fields
-from mneme.models.memory import MemoryCandidate, MemoryDocument
+from mneme.models.memory import KeywordMatches, MemoryCandidate, MemoryDocument
 
 _STATUS = {
     "active": [{"term": {"deleted": False}}, {"term": {"superseded": False}}],
@@ -34,7 +38,12 @@ _STATUS = {
 }
 
 
-class OpenSearchLifecycle:
+def _hits(answer: dict[str, Any]) -> list[dict[str, Any]]:
+    hits: list[dict[str, Any]] = answer.get("hits", {}).get("hits", [])
+    return hits
+
+
+class OpenSearchLifecycle(KeywordSearch):
     """Needs the host store's query, bulk and journal helpers (declared here for the type checker only)."""
 
     if TYPE_CHECKING:
@@ -51,14 +60,44 @@ class OpenSearchLifecycle:
 
         def _raw(self, body: dict[str, Any]) -> dict[str, Any]: ...
 
+        def _multi(self, lines: list[dict[str, Any]]) -> list[dict[str, Any]]: ...
+
         def _note(self, docs: Sequence[tuple[MemoryDocument, str]], status: str) -> None: ...
 
         def _hidden(self, candidates: list[MemoryCandidate]) -> list[MemoryCandidate]: ...
 
-    def keyword_search(self, text: str, patterns: Sequence[str], k: int, *, now: datetime) -> list[MemoryCandidate]:
-        if not patterns or k <= 0 or not text.strip():
-            return []
-        return self._hidden(parse_keyword_hits(self._search(keyword_query(text, patterns, k, now), "keyword search")))
+    def keyword_matches(
+        self, words: Sequence[str], patterns: Sequence[str], limit: int, *, now: datetime
+    ) -> KeywordMatches:
+        if not patterns or not words:
+            return KeywordMatches(documents=[], total_documents=0, total_chars=0, doc_freq={})
+        answer = self._raw(keyword_matches_query(words, patterns, limit, now))
+        aggregations = answer.get("aggregations", {})
+        buckets = aggregations.get("df", {}).get("buckets", {})
+        found = [MemoryCandidate(document=from_source(h["_source"]), similarity=0.0) for h in _hits(answer)]
+        hits = self._hidden(found)
+        return KeywordMatches(
+            documents=[hit.document for hit in hits],
+            total_documents=int(aggregations.get("documents", {}).get("value") or 0),
+            total_chars=int(aggregations.get("chars", {}).get("value") or 0),
+            doc_freq={w: int(buckets.get(w, {}).get("doc_count", 0)) for w in words},
+        )
+
+    def adjacent(
+        self, documents: Sequence[MemoryDocument], span: int, *, now: datetime
+    ) -> dict[str, tuple[list[MemoryDocument], list[MemoryDocument]]]:
+        if span <= 0 or not documents:
+            return {}
+        lines: list[dict[str, Any]] = []
+        for doc in documents:
+            for body in adjacent_queries(doc, span, now):
+                lines += [{}, body]
+        answers = self._multi(lines)
+        around: dict[str, tuple[list[MemoryDocument], list[MemoryDocument]]] = {}
+        for at, doc in enumerate(documents):
+            before, after = ([from_source(h["_source"]) for h in _hits(a)] for a in answers[2 * at : 2 * at + 2])
+            around[doc.id] = (before[::-1], after)
+        return around
 
     def set_status(
         self,

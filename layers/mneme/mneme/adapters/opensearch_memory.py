@@ -104,6 +104,19 @@ class OpenSearchMemoryStore(OpenSearchLifecycle):
             raise MemoryUnavailable(f"OpenSearch query failed: {exc}") from exc
         return result
 
+    def _multi(self, lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Several searches in one ``_msearch``; a missing index answers nothing to each."""
+        try:
+            result = self._client.msearch(index=self._index, body=lines)
+        except OpenSearchHTTPError as exc:
+            if exc.status == 404 and exc.error == "index_not_found_exception":
+                return [{} for _ in lines[1::2]]
+            raise MemoryUnavailable(f"OpenSearch query failed: {exc}") from exc
+        responses: list[dict[str, Any]] = result.get("responses", [])
+        if any("error" in r for r in responses):
+            raise MemoryUnavailable(f"OpenSearch query failed: {next(r['error'] for r in responses if 'error' in r)}")
+        return responses
+
     def _bulk(self, actions: list[dict[str, Any]]) -> dict[str, Any]:
         if not actions:
             return {}

@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from mneme.memory.keywords import query_words
 from mneme.models.memory import MemoryCandidate, MemoryClass, MemoryDocument, default_class
 
 if TYPE_CHECKING:
@@ -28,7 +27,7 @@ _KEYWORDS = ("memory_id", "namespace", "namespace_prefixes", "owner_user_id", "c
 # documents indexed before carry none of them and read with the model's defaults.
 _LIFECYCLE_KEYWORDS = ("memory_class", "authority", "superseded_by", "parent_id")
 _LIFECYCLE_DATES = ("observed_at",)
-_LIFECYCLE_INTEGERS = ("chunk_index", "chunk_count")
+_LIFECYCLE_INTEGERS = ("chunk_index", "chunk_count", "content_chars")  # content_chars: keyword statistics
 _DATES = ("created_at", "updated_at", "expires_at", *_LIFECYCLE_DATES)
 #: the ``source`` values whose entries are of a class by default (entries stored without ``memory_class``)
 _SOURCES_OF: dict[str, tuple[str, ...]] = {"episodic": ("run_input", "run_output", "auto_write"), "document": ("http",)}
@@ -59,15 +58,46 @@ def lifecycle_mapping() -> dict[str, Any]:
     return {"properties": properties}
 
 
-def keyword_query(text: str, patterns: Sequence[str], k: int, now: datetime) -> dict[str, Any]:
-    """The BM25 leg: ``match`` on ``content`` with the same namespace and liveness filter in ``bool.filter``
-    (filter clauses restrict the matching documents before scoring and ``size``: never a post-filter)."""
-    flt = [namespace_filter(patterns), *live_filter(now)]
+def keyword_matches_query(words: Sequence[str], patterns: Sequence[str], limit: int, now: datetime) -> dict[str, Any]:
+    """The keyword leg's one request: the documents containing a word (``post_filter``: they are the hits) and,
+    in aggregations over every live document of ``patterns`` (computed before the ``post_filter``), their
+    number, total length and each word's document frequency — the caller's statistics, not the index's."""
+
+    def has(word: str) -> dict[str, Any]:
+        return {"match": {"content": {"query": word}}}
+
     return {
-        "size": k,
+        "size": limit,
         "_source": {"excludes": ["embedding"]},
-        "query": {"bool": {"must": [{"match": {"content": {"query": " ".join(query_words(text))}}}], "filter": flt}},
+        "query": {"bool": {"filter": [namespace_filter(patterns), *live_filter(now)]}},
+        "post_filter": {"bool": {"should": [has(w) for w in words], "minimum_should_match": 1}},
+        "sort": [{"created_at": "desc"}, {"memory_id": "desc"}],
+        "aggs": {
+            "documents": {"value_count": {"field": "memory_id"}},
+            "chars": {"sum": {"field": "content_chars"}},
+            "df": {"filters": {"filters": {w: has(w) for w in words}}},
+        },
     }
+
+
+def adjacent_queries(doc: MemoryDocument, span: int, now: datetime) -> list[dict[str, Any]]:
+    """The two searches (before, after) of :meth:`adjacent` for one document: its namespace's live documents
+    written just before and after it (``created_at``, then ``memory_id``: write order)."""
+    bodies = []
+    for op, order in (("lt", "desc"), ("gt", "asc")):
+        moment = iso_utc(doc.created_at)
+        earlier = {"range": {"created_at": {op: moment}}}
+        same = {"bool": {"filter": [{"term": {"created_at": moment}}, {"range": {"memory_id": {op: doc.id}}}]}}
+        side = {"bool": {"should": [earlier, same], "minimum_should_match": 1}}
+        bodies.append(
+            {
+                "size": span,
+                "_source": {"excludes": ["embedding"]},
+                "query": {"bool": {"filter": [{"term": {"namespace": doc.namespace}}, *live_filter(now), side]}},
+                "sort": [{"created_at": order}, {"memory_id": order}],
+            }
+        )
+    return bodies
 
 
 def namespace_prefixes(namespace: str) -> list[str]:
@@ -119,6 +149,7 @@ def to_source(doc: MemoryDocument, vector: Sequence[float]) -> dict[str, Any]:
     source |= {"memory_id": doc.id, "namespace_prefixes": namespace_prefixes(doc.namespace)}
     source |= {key: value for key, value in doc.metadata.items() if key in METADATA_KEYWORDS}
     source |= {name: iso_utc(getattr(doc, name)) for name in _DATES}
+    source["content_chars"] = len(doc.content)
     source["embedding"] = [float(x) for x in vector]
     return source
 
@@ -163,11 +194,6 @@ def expired_filter(now: datetime, cutoffs: Mapping[MemoryClass, datetime]) -> di
         older = {"range": {"created_at": {"lt": iso_utc(cutoff)}}}
         should.append({"bool": {"filter": [class_clause(memory_class), older]}})
     return {"bool": {"should": should, "minimum_should_match": 1}}
-
-
-def parse_keyword_hits(hits: Sequence[Mapping[str, Any]]) -> list[MemoryCandidate]:
-    """BM25 hits → candidates, ``similarity`` the raw ``_score``."""
-    return [MemoryCandidate(document=from_source(h["_source"]), similarity=float(h["_score"])) for h in hits]
 
 
 def parse_hits(response: Mapping[str, Any]) -> list[MemoryCandidate]:

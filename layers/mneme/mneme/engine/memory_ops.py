@@ -15,8 +15,11 @@ from mneme import telemetry
 from mneme.engine.audit import AuditTrail, cascade_records, denial_records
 from mneme.engine.memory_writes import chunked, new_document
 from mneme.errors import AuditWriteFailed, MemoryUnavailable, NotFound
+from mneme.memory import hybrid
 from mneme.memory.access import Denial, ReadAccess
-from mneme.memory.fusion import fuse, normalized_keyword
+from mneme.memory.fusion import fuse
+from mneme.memory.keyword_scoring import MATCH_LIMIT, Bm25, score_documents
+from mneme.memory.keywords import query_words
 from mneme.memory.limits import EmbeddingLimit, clip_query, limit_for
 from mneme.memory.ranking import Dropped, Ranked, k_for, rank_explained
 from mneme.memory.retention import MemoryRetention, is_expired
@@ -38,7 +41,7 @@ class Ranking(Record):
     min_score: float | None = None
     relative_cutoff: float | None = None
     retrieval: Retrieval = DEFAULT_RETRIEVAL
-    fusion: Fusion = "rrf"
+    fusion: Fusion = "score"
 
     @classmethod
     def of(cls, policy: ResolvedPolicy, top_k: int | None = None) -> Ranking:
@@ -195,20 +198,51 @@ def retrieve(
     now: datetime,
 ) -> list[MemoryCandidate]:
     """The candidates of one search: the vector leg, the keyword leg, or both fused (each leg filtered
-    inside its own query by the same granted namespaces and liveness)."""
-    patterns, k = list(access.allowed), k_for(ranking.top_k)
+    inside its own query by the same granted namespaces and liveness; :mod:`mneme.memory.hybrid`)."""
+    patterns = list(access.allowed)
+    depth = _depth(ranking)
     by_vector: list[MemoryCandidate] = []
-    by_keyword: list[MemoryCandidate] = []
     if ranking.retrieval in ("vector", "hybrid"):
         query_vector = list(vector) if vector is not None else ports.embed_one(query)
-        by_vector = store.search(query_vector, patterns, k, now=now)
-    if ranking.retrieval in ("keyword", "hybrid"):
-        by_keyword = store.keyword_search(query, patterns, k, now=now)
+        by_vector = store.search(query_vector, patterns, depth, now=now)
     if ranking.retrieval == "vector":
         return by_vector
+    words = query_words(query)
+    matches = store.keyword_matches(words, patterns, MATCH_LIMIT, now=now) if words else None
+    if matches is None:
+        return [] if ranking.retrieval == "keyword" else _vector_only(ports, by_vector)
+    bm25 = Bm25(words, matches)
+    turns = score_documents(bm25, matches)
     if ranking.retrieval == "keyword":
-        return normalized_keyword(by_keyword)
-    return fuse(by_vector, by_keyword, method=ranking.fusion)[:k]
+        return hybrid.keyword_only(turns, bm25)
+    if ranking.fusion == "rrf":
+        keyword = [MemoryCandidate(document=d, similarity=s, keyword_score=s) for d, s in turns[: k_for(ranking.top_k)]]
+        return fuse(by_vector[: k_for(ranking.top_k)], keyword, method="rrf")
+    around = store.adjacent(hybrid.anchors(by_vector, turns), hybrid.SPAN, now=now)
+    model_id = ports.model_id
+    return hybrid.fuse(
+        by_vector, turns, bm25, around, confidence_of=lambda cosine: hybrid.cosine_confidence(model_id, cosine)
+    )
+
+
+def _depth(ranking: Ranking) -> int:
+    """Candidates fetched per leg: ``4 × top_k`` alone (the order of one leg needs no more) or for the old rank
+    fusion, else a depth independent of ``top_k`` (the fusion's own candidates)."""
+    if ranking.retrieval == "vector" or ranking.fusion == "rrf":
+        return k_for(ranking.top_k)
+    return max(hybrid.DEPTH, ranking.top_k)
+
+
+def _vector_only(ports: MemoryPorts, by_vector: list[MemoryCandidate]) -> list[MemoryCandidate]:
+    """A query without a searchable word: the vector leg, its cosines calibrated like the fused score's."""
+    return [
+        MemoryCandidate(
+            document=c.document,
+            similarity=hybrid.cosine_confidence(ports.model_id, c.similarity),
+            vector_similarity=c.similarity,
+        )
+        for c in by_vector
+    ]
 
 
 def hits_event(ranked: Ranked, access: ReadAccess, ranking: Ranking, model_id: str = "unknown") -> dict[str, Any]:
@@ -227,7 +261,7 @@ def hits_event(ranked: Ranked, access: ReadAccess, ranking: Ranking, model_id: s
             }
             for hit in ranked.hits
         ],
-        "k": k_for(ranking.top_k),
+        "k": _depth(ranking),
         "candidates": ranked.candidates,
         "dropped": ranked.dropped.as_dict(),
         "thresholds": {

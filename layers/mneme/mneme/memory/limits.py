@@ -47,14 +47,14 @@ TITAN_V2 = EmbeddingLimit(
     max_chars=50_000,
     max_tokens=8_192,
     chunk_chars=8_000,
-    floors={"vector": (0.2, 0.0), "hybrid": (0.0, 0.0), "keyword": (0.0, 0.0)},
+    floors={"vector": (0.2, 0.0), "hybrid": (0.3, 0.0), "keyword": (0.3, 0.0)},
 )
 LOCAL_MINILM = EmbeddingLimit(
     "all-MiniLM-L6-v2",
     max_chars=2_000,
     max_tokens=256,
     chunk_chars=1_000,
-    floors={"vector": (0.1, 0.0), "hybrid": (0.0, 0.0), "keyword": (0.0, 0.0)},
+    floors={"vector": (0.1, 0.0), "hybrid": (0.3, 0.0), "keyword": (0.3, 0.0)},
 )
 HASHING = EmbeddingLimit("hashing", max_chars=50_000, max_tokens=8_192, chunk_chars=8_000)  # the test fake
 LIMITS: dict[str, EmbeddingLimit] = {limit.model_id: limit for limit in (TITAN_V2, LOCAL_MINILM, HASHING)}

@@ -5,6 +5,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from mneme.records import Record
+
 MemoryClass = Literal["episodic", "semantic", "preference", "procedural", "document"]
 MemoryStatus = Literal["active", "superseded", "deleted"]
 #: who decided an entry should exist: the user (HTTP, an inbox correction), the agent (a memory tool),
@@ -123,3 +125,17 @@ class MemoryHit(BaseModel, defer_build=True):
     parent_id: str | None = None  # set on a chunk of long content: its first chunk's id
     chunk_index: int | None = None
     chunk_count: int | None = None
+
+
+class KeywordMatches(Record):
+    """What a store found for some words, and the statistics of the set it searched (caller's only).
+
+    ``documents``: live documents of the granted namespaces containing at least one word, at most the limit
+    asked (documents of the rarest words first); ``total_documents`` / ``total_chars``: how many live documents
+    the granted namespaces hold and their content's total length; ``doc_freq``: per word, how many of them
+    contain it (as the store matches words: by stem in SQLite FTS5, by token in OpenSearch)."""
+
+    documents: list[MemoryDocument]
+    total_documents: int
+    total_chars: int
+    doc_freq: dict[str, int]

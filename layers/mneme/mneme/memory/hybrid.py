@@ -1,0 +1,182 @@
+"""The hybrid search's fusion: the vector leg, the keyword leg per turn and per conversation window (issue 30.1).
+
+Measured on real multi-session conversations (/work/shared/reference/memory-retrieval.md and
+``bench/memory_eval.py``), each lever below gains recall at the same number of characters:
+
+* **Candidate depth independent of ``top_k``**: each leg contributes its best :data:`DEPTH` documents. With
+  ``k = 4 × top_k`` and rank fusion, any document both short legs found outranked a leg's own first hit.
+* **Normalised score fusion** instead of reciprocal rank fusion: each leg's scores are scaled to [0, 1] over
+  its candidates and summed with :data:`WEIGHTS`, so a leg's clear winner stays a winner.
+* **The conversation window**: a stored turn is also scored by BM25 over itself and its :data:`WINDOW` turns
+  on each side (theirs weighted :data:`NEIGHBOUR_WEIGHT`): the answer to "what are Kate's hobbies" is often
+  the turn after the one naming Kate. Windows are read around the best :data:`ANCHORS` documents of each leg
+  (``MemoryStore.adjacent``); the turn itself is returned.
+* **Smoothing**: a share (:data:`SMOOTHING`) of the neighbouring turns' fused scores is added to a turn's.
+
+**Calibrated relevance** (issue 30.2): ``confidence × (1 + fused / best) / 2``. The hits keep the fused
+order; the best scores the query's confidence and the last at least half of it, so ``min_score`` decides
+whether a query recalls anything rather than cutting a confident query's tail. The confidence is
+``max(c_v, c_k)``: ``c_v`` maps the best cosine through the embedding model's calibration
+(:data:`COSINE_SCALE`: below ``low`` nothing is similar, above ``high`` clearly), ``c_k`` the share of the
+query's idf mass the best window contains (``Bm25.coverage``) above :data:`COVERAGE_FLOOR`. An off-topic
+question — its rare words absent, its best cosine low — scores low for every hit, so the floor empties it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from mneme.models.memory import MemoryCandidate, MemoryDocument
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from mneme.memory.keyword_scoring import Bm25
+
+DEPTH = 50
+ANCHORS = 20
+WINDOW = 2
+SPAN = 2 * WINDOW  # turns read on each side of an anchor: every turn within WINDOW of it gets its whole window
+WEIGHTS = {"vector": 0.4, "turn": 0.25, "window": 0.35}
+SMOOTHING = 0.2
+NEIGHBOUR_WEIGHT = 0.5  # a window turn's words count this much next to the turn's own (1.0: a plain window)
+#: embedding model → (low, high): cosines at or below ``low`` say nothing, at or above ``high`` a clear match
+COSINE_SCALE: dict[str, tuple[float, float]] = {
+    "all-MiniLM-L6-v2": (0.25, 0.6),
+    "amazon.titan-embed-text-v2:0": (0.15, 0.5),  # not measured offline: Titan V2 cosines of related text run higher
+    "hashing": (0.1, 0.6),  # the tests' fake embedder
+}
+_DEFAULT_SCALE = (0.2, 0.6)
+COVERAGE_FLOOR = 0.5
+
+Adjacent = dict[str, tuple[list[MemoryDocument], list[MemoryDocument]]]
+
+
+def cosine_confidence(model_id: str, cosine: float) -> float:
+    low, high = COSINE_SCALE.get(model_id, _DEFAULT_SCALE)
+    if model_id.startswith("amazon.titan-embed-text-v2"):
+        low, high = COSINE_SCALE["amazon.titan-embed-text-v2:0"]
+    return min(1.0, max(0.0, (cosine - low) / (high - low)))
+
+
+def keyword_confidence(coverage: float) -> float:
+    """Keyword evidence counts once a text holds more than :data:`COVERAGE_FLOOR` of the query's idf mass
+    (a question about someone never mentioned still shares its common words with many memories)."""
+    return min(1.0, max(0.0, (coverage - COVERAGE_FLOOR) / (1.0 - COVERAGE_FLOOR)))
+
+
+def anchors(vector: Sequence[MemoryCandidate], turns: Sequence[tuple[MemoryDocument, float]]) -> list[MemoryDocument]:
+    """The documents whose conversation is read: the best :data:`ANCHORS` of each leg, once each."""
+    chosen = {c.document.id: c.document for c in vector[:ANCHORS]}
+    chosen |= {doc.id: doc for doc, _ in turns[:ANCHORS] if doc.id not in chosen}
+    return list(chosen.values())
+
+
+class _Windows:
+    """Each turn's window score and ±1 neighbours, from the conversation read around the anchors."""
+
+    def __init__(self, bm25: Bm25, around: Adjacent, known: dict[str, MemoryDocument]) -> None:
+        self._bm25 = bm25
+        self.scores: dict[str, float] = {}
+        self.coverage = 0.0
+        self.neighbours: dict[str, list[str]] = {}
+        for anchor_id, (before, after) in sorted(around.items()):
+            sequence = [*before, known[anchor_id], *after]
+            at = len(before)
+            for position in range(max(0, at - WINDOW), min(len(sequence), at + WINDOW + 1)):
+                self._score(sequence, position)
+
+    def counts(self, doc: MemoryDocument) -> Counter[str]:
+        return self._bm25.counts_of(doc)
+
+    def _score(self, sequence: list[MemoryDocument], position: int) -> None:
+        doc = sequence[position]
+        window = sequence[max(0, position - WINDOW) : position + WINDOW + 1]
+        counts: dict[str, float] = {}
+        for turn in window:
+            weight = 1.0 if turn is doc else NEIGHBOUR_WEIGHT
+            for key, tf in self.counts(turn).items():
+                counts[key] = counts.get(key, 0.0) + weight * tf
+        chars = sum(len(turn.content) * (1.0 if turn is doc else NEIGHBOUR_WEIGHT) for turn in window)
+        span = 1.0 + NEIGHBOUR_WEIGHT * (len(window) - 1)
+        score = self._bm25.score(counts, chars, span=span)
+        self.scores[doc.id] = max(score, self.scores.get(doc.id, 0.0))
+        self.coverage = max(self.coverage, self._bm25.coverage(counts))
+        sides = [sequence[i].id for i in (position - 1, position + 1) if 0 <= i < len(sequence)]
+        self.neighbours.setdefault(doc.id, sides)
+
+
+def _scaled(scores: dict[str, float], *, low: float = 0.0) -> dict[str, float]:
+    """Scores mapped to [0, 1]: the best is 1, ``low`` (or less) 0."""
+    if not scores:
+        return {}
+    best = max(scores.values())
+    if best <= low:
+        return dict.fromkeys(scores, 1.0 if best > 0 else 0.0)
+    return {key: max(0.0, (value - low) / (best - low)) for key, value in scores.items()}
+
+
+def fuse(
+    vector: Sequence[MemoryCandidate],
+    turns: Sequence[tuple[MemoryDocument, float]],
+    bm25: Bm25,
+    around: Adjacent,
+    *,
+    confidence_of: Callable[[float], float],
+) -> list[MemoryCandidate]:
+    """The fused candidates, best first, ``similarity`` the calibrated relevance (see the module doc)."""
+    vector = list(vector[:DEPTH])
+    turns = list(turns[:DEPTH])
+    known = {c.document.id: c.document for c in vector} | {doc.id: doc for doc, _ in turns}
+    for before, after in around.values():
+        known |= {doc.id: doc for doc in (*before, *after)}
+    windows = _Windows(bm25, around, known)
+    for doc, _ in turns:  # a keyword hit outside every anchor's window: its own window is itself
+        if doc.id not in windows.scores:
+            counts = windows.counts(doc)
+            windows.scores[doc.id] = bm25.score(counts, len(doc.content))
+            windows.coverage = max(windows.coverage, bm25.coverage(counts))
+    cosines = {c.document.id: c.similarity for c in vector}
+    turn_scores = {doc.id: score for doc, score in turns}
+    lowest = min(cosines.values()) if len(cosines) > 1 else 0.0
+    legs = (
+        (WEIGHTS["vector"], _scaled(cosines, low=lowest)),
+        (WEIGHTS["turn"], _scaled(turn_scores)),
+        (WEIGHTS["window"], _scaled(windows.scores)),
+    )
+    fused = {doc_id: sum(weight * leg.get(doc_id, 0.0) for weight, leg in legs) for doc_id in known}
+    smoothed = {
+        doc_id: score + SMOOTHING * sum(fused.get(n, 0.0) for n in windows.neighbours.get(doc_id, ())) / 2
+        for doc_id, score in fused.items()
+    }
+    best = max(smoothed.values(), default=0.0)
+    if best <= 0:
+        return []
+    best_cosine = max(cosines.values(), default=0.0)
+    confidence = max(confidence_of(best_cosine), keyword_confidence(windows.coverage))
+    ordered = sorted(
+        (item for item in smoothed.items() if item[1] > 0),
+        key=lambda item: (-item[1], known[item[0]].content_hash, item[0]),
+    )
+    return [
+        MemoryCandidate(
+            document=known[doc_id],
+            similarity=confidence * (1.0 + score / best) / 2.0,
+            vector_similarity=cosines.get(doc_id),
+            keyword_score=turn_scores.get(doc_id),
+        )
+        for doc_id, score in ordered
+    ]
+
+
+def keyword_only(turns: Sequence[tuple[MemoryDocument, float]], bm25: Bm25) -> list[MemoryCandidate]:
+    """The keyword mode: the calibrated relevance of the fusion with the keyword evidence alone."""
+    if not turns:
+        return []
+    best = turns[0][1]
+    confidence = keyword_confidence(max(bm25.coverage(bm25.counts_of(doc)) for doc, _ in turns[:DEPTH]))
+    return [
+        MemoryCandidate(document=doc, similarity=confidence * (1.0 + score / best) / 2.0, keyword_score=score)
+        for doc, score in turns[:DEPTH]
+    ]
