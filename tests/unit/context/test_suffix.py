@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from mneme.context.suffix import MEMORY_CLOSING, MEMORY_HEADER, memory_block, volatile_suffix
+from mneme.models import MemoryHit
 from tests.unit.context.fixtures import HITS, build, master_input
 
 
@@ -68,3 +71,38 @@ def test_namespace_rule_instructions_are_shown_before_the_closing_line() -> None
 
     # Then the instruction sits between the entries and the closing line
     assert suffix.index("Preferences override") < suffix.index(MEMORY_CLOSING) < suffix.index("[Context")
+
+
+def _turn(hit_id: str, content: str, namespace: str, day: int) -> MemoryHit:
+    at = datetime(2026, 5, day, 12, 0, tzinfo=UTC)
+    return MemoryHit(id=hit_id, namespace=namespace, content=content, similarity=0.5, relevance=0.5, created_at=at)
+
+
+def test_consecutive_hits_of_one_day_and_namespace_share_one_entry_line() -> None:
+    # Given three turns of one conversation day, then one of another namespace, then one of the first day again
+    ns, other = "vector.user.alice.memory", "vector.user.alice.notes"
+    hits = [
+        _turn("a", "Kate: I took up pottery.", ns, 8),
+        _turn("b", "Anna: Since when?", ns, 8),
+        _turn("c", "Kate: Since March.", ns, 8),
+        _turn("d", "Pottery class is on Tuesdays.", other, 8),
+        _turn("e", "Kate: The kiln broke.", ns, 8),
+    ]
+    # When rendered
+    block = memory_block(hits, timezone="UTC")
+    # Then the first three share one header, in order; a change of namespace starts a new one, even back
+    assert block == (
+        "RELEVANT CONTEXT FROM LONG-TERM MEMORY:\n"
+        f"--- MEMORY ENTRY (Stored on 2026-05-08, Namespace: {ns}) ---\n"
+        "Kate: I took up pottery.\nAnna: Since when?\nKate: Since March.\n\n"
+        f"--- MEMORY ENTRY (Stored on 2026-05-08, Namespace: {other}) ---\n"
+        "Pottery class is on Tuesdays.\n\n"
+        f"--- MEMORY ENTRY (Stored on 2026-05-08, Namespace: {ns}) ---\n"
+        "Kate: The kiln broke.\n\n" + MEMORY_CLOSING
+    )
+
+
+def test_hits_of_different_days_keep_one_entry_line_each() -> None:
+    ns = "vector.user.alice.memory"
+    block = memory_block([_turn("a", "one", ns, 8), _turn("b", "two", ns, 9)], timezone="UTC")
+    assert block.count("--- MEMORY ENTRY") == 2

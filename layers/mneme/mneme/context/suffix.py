@@ -24,10 +24,25 @@ MEMORY_CLOSING = (
 _SEPARATOR = "\n\n"
 
 
-def memory_entry(hit: MemoryHit, timezone: str) -> str:
-    """One entry: the ``--- MEMORY ENTRY (...) ---`` line, a newline and the content."""
-    stored_on = iso_day(hit.observed_at or hit.created_at, timezone)  # when it was said, if known
-    return f"--- MEMORY ENTRY (Stored on {stored_on}, Namespace: {hit.namespace}) ---\n{hit.content}"
+def _stored_on(hit: MemoryHit, timezone: str) -> str:
+    return iso_day(hit.observed_at or hit.created_at, timezone)  # when it was said, if known
+
+
+def memory_entries(hits: Sequence[MemoryHit], timezone: str) -> list[str]:
+    """The entries in ranking order; consecutive hits of the same day and namespace (turns of one
+    conversation, as a conversation window recalls them) share one ``--- MEMORY ENTRY`` line, each content on
+    its own line, so the headers stay a small share of the block (issue 30.2)."""
+    groups: list[tuple[tuple[str, str], list[str]]] = []
+    for hit in hits:
+        key = (_stored_on(hit, timezone), hit.namespace)
+        if groups and groups[-1][0] == key:
+            groups[-1][1].append(hit.content)
+        else:
+            groups.append((key, [hit.content]))
+    return [
+        f"--- MEMORY ENTRY (Stored on {day}, Namespace: {namespace}) ---\n" + "\n".join(contents)
+        for (day, namespace), contents in groups
+    ]
 
 
 def memory_block(hits: Sequence[MemoryHit], *, timezone: str, instructions: Sequence[str] = ()) -> str:
@@ -37,7 +52,7 @@ def memory_block(hits: Sequence[MemoryHit], *, timezone: str, instructions: Sequ
     """
     if not hits:
         return ""
-    parts = [MEMORY_HEADER + "\n" + _SEPARATOR.join(memory_entry(hit, timezone) for hit in hits)]
+    parts = [MEMORY_HEADER + "\n" + _SEPARATOR.join(memory_entries(hits, timezone))]
     notes = [note.strip() for note in dict.fromkeys(instructions) if note.strip()]
     if notes:
         parts.append("\n".join(notes))
