@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter
 from typing import TYPE_CHECKING
 
 from mneme.memory.keywords import query_words
@@ -35,6 +34,8 @@ K1 = 1.2
 B = 0.75
 MATCH_LIMIT = 200  # documents a store returns for one keyword query (the rarest words' first)
 _WORD = re.compile(r"\w+")
+_SPEAKER = re.compile(r"^\s*([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2}):\s")  # "Kate: ..." / "Dr. Ana Lima: ..."
+SPEAKER_WEIGHT = 0.3  # a turn's speaker says who, not what: "Kate: Talk soon!" must not win "Kate's hobbies"
 _STEMS: dict[str, str] = {}
 _STEM_CACHE_MAX = 200_000
 _stemmer = None
@@ -72,18 +73,28 @@ class Bm25:
             self.idf.setdefault(key, math.log(1.0 + (n - df + 0.5) / (df + 0.5)))
         self.average_chars = max(matches.total_chars / n, 1.0)
         self.total_idf = sum(self.idf.values())
-        self._of: dict[str, Counter[str]] = {}
+        self._of: dict[str, dict[str, float]] = {}
 
-    def counts_of(self, doc: MemoryDocument) -> Counter[str]:
+    def counts_of(self, doc: MemoryDocument) -> dict[str, float]:
         """:meth:`counts` of a document's content, computed once per document."""
         found = self._of.get(doc.id)
         if found is None:
             found = self._of[doc.id] = self.counts(doc.content)
         return found
 
-    def counts(self, text: str) -> Counter[str]:  # values are int; a window's weighted sums are float
-        """How often each query stem occurs in ``text``."""
-        return Counter(token for token in stems(text) if token in self.idf)
+    def counts(self, text: str) -> dict[str, float]:
+        """How often each query stem occurs in ``text``; a leading ``Speaker:`` counts :data:`SPEAKER_WEIGHT`."""
+        counts: dict[str, float] = {}
+        speaker = _SPEAKER.match(text)
+        if speaker:
+            for token in stems(speaker.group(1)):
+                if token in self.idf:
+                    counts[token] = counts.get(token, 0.0) + SPEAKER_WEIGHT
+            text = text[speaker.end() :]
+        for token in stems(text):
+            if token in self.idf:
+                counts[token] = counts.get(token, 0.0) + 1.0
+        return counts
 
     def score(self, counts: Mapping[str, float], chars: float, *, span: float = 1.0) -> float:
         """BM25 of a text of ``chars`` characters with these counts (``span`` texts joined: a longer average)."""

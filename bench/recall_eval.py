@@ -1,0 +1,196 @@
+"""Measure — memory recall on the hard conversation benchmark, in process (issue 30.6).
+
+    .venv/bin/python bench/recall_eval.py [--users 10] [--modes default,keyword,vector,rrf]
+
+Loads ``bench/conversations.py`` (every user's turns, one memory entry each, in conversation order, the
+session time as ``observed_at``) into the embedded store with the local MiniLM embedder, and asks every
+question through the same functions ``POST /v1/memory/search`` and auto-inject use
+(``mneme.engine.memory_ops.search_explained``: the store's legs, the fusion, the ranking and its floors).
+Embeddings are cached on disk (``/tmp/mneme-recall-cache``, keyed by model and text) so a rerun takes
+seconds. For each mode it prints recall@5/@10/@20 (share of each question's evidence turns in the top K, no
+floors), per category @10, characters @10, stale-first (knowledge updates whose old value ranks above the
+new), and, with the defaults (floors on, ``top_k`` 5): the evidence auto-inject carries, its characters, and
+the share of off-topic questions that inject nothing. Exits non-zero on any error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import pickle
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import use_repo_paths
+from conversations import Conversation, Question, dataset
+
+use_repo_paths()
+
+from datetime import UTC, datetime  # noqa: E402
+
+from mneme.engine.memory_ops import MemoryPorts, Ranking, search_explained  # noqa: E402
+from mneme.memory.access import ReadAccess  # noqa: E402
+from mneme.models.memory import MemoryDocument  # noqa: E402
+from mneme.models.policy import Fusion, Retrieval  # noqa: E402
+from mneme_local.embedder import LocalEmbedder  # noqa: E402
+from mneme_local.vector_store import EmbeddedVectorStore  # noqa: E402
+
+NOW = datetime(2024, 6, 1, tzinfo=UTC)
+CACHE = Path("/tmp/mneme-recall-cache")
+MODES: dict[str, tuple[Retrieval, Fusion]] = {
+    "default": ("hybrid", "score"),
+    "keyword": ("keyword", "score"),
+    "vector": ("vector", "score"),
+    "rrf": ("hybrid", "rrf"),
+}
+
+
+class _NoAudit:
+    def append(self, records: Any) -> None:
+        pass
+
+
+class _Clock:
+    def now(self) -> datetime:
+        return NOW
+
+
+class Embeddings:
+    """The local embedder with an on-disk cache."""
+
+    def __init__(self) -> None:
+        self.model = LocalEmbedder()
+        self.path = CACHE / f"{self.model.model_id}.pkl"
+        self.vectors: dict[str, list[float]] = pickle.loads(self.path.read_bytes()) if self.path.exists() else {}
+
+    def __call__(self, texts: list[str]) -> list[list[float]]:
+        missing = [t for t in dict.fromkeys(texts) if t not in self.vectors]
+        for start in range(0, len(missing), 64):
+            chunk = missing[start : start + 64]
+            self.vectors.update(zip(chunk, self.model.embed(chunk), strict=True))
+        if missing:
+            CACHE.mkdir(parents=True, exist_ok=True)
+            self.path.write_bytes(pickle.dumps(self.vectors))
+        return [self.vectors[t] for t in texts]
+
+
+def load(store: EmbeddedVectorStore, data: list[Conversation], embed: Embeddings) -> None:
+    for conv in data:
+        namespace = f"vector.user.{conv.user}.memory"
+        contents = [turn.content for turn in conv.turns]
+        items = []
+        for turn, vector in zip(conv.turns, embed(contents), strict=True):
+            digest = hashlib.sha256(turn.turn_id.encode() + turn.content.encode()).hexdigest()
+            document = MemoryDocument(
+                id=turn.turn_id,
+                namespace=namespace,
+                owner_user_id=conv.user,
+                content=turn.content,
+                content_hash=digest,
+                created_at=turn.at,
+                updated_at=turn.at,
+                observed_at=turn.at,
+            )
+            items.append((document, vector))
+        store.put(items)
+
+
+def ask(ports: MemoryPorts, conv: Conversation, q: Question, vector: list[float], ranking: Ranking) -> list[Any]:
+    access = ReadAccess(allowed=(f"vector.user.{conv.user}.memory",))
+    return search_explained(ports, _records, access, q.question, ranking, via="bench", vector=vector).hits
+
+
+def _records(*_: Any, **__: Any) -> list[Any]:
+    return []
+
+
+def recall(evidence: list[str], ids: list[str], k: int) -> float:
+    return len(set(evidence) & set(ids[:k])) / len(evidence)
+
+
+def evaluate(
+    ports: MemoryPorts, data: list[Conversation], vectors: dict[str, list[float]], mode: str
+) -> dict[str, Any]:
+    retrieval, fusion = MODES[mode]
+    open_ranking = Ranking(top_k=20, min_score=0, relative_cutoff=0, retrieval=retrieval, fusion=fusion)
+    inject_ranking = Ranking(top_k=5, retrieval=retrieval, fusion=fusion)  # the calibrated default floors
+    scores: dict[str, list[tuple[float, float, float]]] = defaultdict(list)
+    chars, stale_first, injected, injected_chars = [], 0, [], []
+    silent: dict[str, list[bool]] = defaultdict(list)
+    started = time.perf_counter()
+    for conv in data:
+        for q in conv.questions:
+            vector = vectors[q.question]
+            hits = ask(ports, conv, q, vector, inject_ranking)
+            if not q.evidence:
+                silent[q.category].append(not hits)
+                continue
+            injected.append(recall(q.evidence, [h.id for h in hits], 5))
+            injected_chars.append(sum(len(h.content) for h in hits))
+            ids = [h.id for h in ask(ports, conv, q, vector, open_ranking)]
+            scores[q.category].append(
+                (recall(q.evidence, ids, 5), recall(q.evidence, ids, 10), recall(q.evidence, ids, 20))
+            )
+            chars.append(sum(len(t.content) for t in conv.turns if t.turn_id in ids[:10]))
+            if (
+                q.stale
+                and q.stale[0] in ids
+                and (q.evidence[0] not in ids or ids.index(q.stale[0]) < ids.index(q.evidence[0]))
+            ):
+                stale_first += 1
+    every = [s for group in scores.values() for s in group]
+    return {
+        "mode": mode,
+        "r5": statistics.mean(s[0] for s in every),
+        "r10": statistics.mean(s[1] for s in every),
+        "r20": statistics.mean(s[2] for s in every),
+        "categories": {c: statistics.mean(s[1] for s in group) for c, group in sorted(scores.items())},
+        "chars10": statistics.mean(chars),
+        "stale_first": stale_first,
+        "inject_recall": statistics.mean(injected),
+        "inject_chars": statistics.mean(injected_chars),
+        "off_topic_silent": statistics.mean(x for group in silent.values() for x in group),
+        "silent_by_kind": {kind: statistics.mean(group) for kind, group in sorted(silent.items())},
+        "seconds": time.perf_counter() - started,
+        "questions": len(every) + sum(len(group) for group in silent.values()),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--users", type=int, default=10)
+    parser.add_argument("--modes", default="default,keyword,vector,rrf")
+    args = parser.parse_args()
+    data = dataset(args.users)
+    embed = Embeddings()
+    with tempfile.TemporaryDirectory() as folder:
+        store = EmbeddedVectorStore(Path(folder) / "memory.sqlite3")
+        load(store, data, embed)
+        questions = [q.question for conv in data for q in conv.questions]
+        vectors = dict(zip(questions, embed(questions), strict=True))
+        ports = MemoryPorts(store=store, embedder=embed.model, audit=_NoAudit(), clock=_Clock())  # type: ignore[arg-type]
+        turns = sum(len(c.turns) for c in data)
+        print(f"{len(data)} users, {turns} turns loaded together, {len(questions)} questions, {embed.model.model_id}")
+        columns = ("@5", "@10", "@20", "chars@10", "stale1st", "inject@5", "injChars", "offSilent")
+        print(f"{'mode':<8} " + " ".join(f"{c:>{max(6, len(c))}}" for c in columns) + "  per category @10")
+        for mode in args.modes.split(","):
+            r = evaluate(ports, data, vectors, mode)
+            cats = " ".join(f"{c} {v:.3f}" for c, v in r["categories"].items())
+            cats += " | silent: " + " ".join(f"{c} {v:.2f}" for c, v in r["silent_by_kind"].items())
+            print(
+                f"{mode:<8} {r['r5']:6.3f} {r['r10']:6.3f} {r['r20']:6.3f} {r['chars10']:8.0f} {r['stale_first']:8d}"
+                f" {r['inject_recall']:8.3f} {r['inject_chars']:8.0f} {r['off_topic_silent']:9.3f}  {cats}"
+            )
+        store.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
