@@ -25,6 +25,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 PEOPLE = [
     ("Caroline", "Melanie"),
@@ -76,7 +77,7 @@ SMALL_TALK = [
 
 # Each fact: the slot values, the exchange (asker's question, the answer, an optional detail), paraphrased
 # questions and, for distractors, topical small talk sharing its words. {s} the speaker, {o} the other one.
-FACTS: list[dict[str, object]] = [
+FACTS: list[dict[str, Any]] = [
     {
         "kind": "hobby",
         "values": [
@@ -396,23 +397,23 @@ class _Builder:
         return lines
 
 
-def _fact(builder: _Builder, fact: dict[str, object], slot: int, subject: str, other: str, tag: str) -> None:
+def _fact(builder: _Builder, fact: dict[str, Any], slot: int, subject: str, other: str, tag: str) -> None:
     rng = builder.rng
-    values: tuple[str, ...] = fact["values"][slot]  # type: ignore[index]
+    values: tuple[str, ...] = fact["values"][slot]
     sessions = len(builder.days)
     first = rng.randrange(0, sessions - 4)
-    turns: list[str] = fact["turns"]  # type: ignore[assignment]
+    turns: list[str] = fact["turns"]
     answer_lines = {i: f"{tag}:a{i}" for i in range(1, len(turns))}
     builder.block(first, builder.exchange(other, subject, turns, values), answer_lines)
     name = {"s": subject}
-    asks: list[tuple[str, str, str]] = fact["questions"]  # type: ignore[assignment]
+    asks: list[tuple[str, str, str]] = fact["questions"]
     marks = {"a1": 1, "a2": 2}
     if "update" in fact:
         later = rng.randrange(first + 2, sessions)
-        builder.block(later, builder.exchange(other, subject, fact["update"], values), {1: f"{tag}:u"})  # type: ignore[arg-type]
+        builder.block(later, builder.exchange(other, subject, fact["update"], values), {1: f"{tag}:u"})
     if "later" in fact:
         later = rng.randrange(first + 1, sessions)
-        builder.block(later, builder.exchange(other, subject, fact["later"], values), {1: f"{tag}:l"})  # type: ignore[arg-type]
+        builder.block(later, builder.exchange(other, subject, fact["later"], values), {1: f"{tag}:l"})
     for paraphrased, direct, mark in asks:
         text = (paraphrased if rng.random() < PARAPHRASED else direct).format(*values, **name)
         if mark == "u":
@@ -437,12 +438,12 @@ def conversation(index: int, sessions: int = 24) -> Conversation:
     kinds = list(FACTS)
     rng.shuffle(kinds)
     for number, fact in enumerate(kinds):
-        slots = rng.sample(range(len(fact["values"])), 2)  # type: ignore[arg-type]
+        slots = rng.sample(range(len(fact["values"])), 2)
         _fact(builder, fact, slots[0], a, b, f"f{number}a")  # about the user's own speaker ...
         if number % 2 == 0:  # ... and, for half the kinds, the friend with another value: near misses
             _fact(builder, fact, slots[1], b, a, f"f{number}b")
-        for line in fact["chatter"]:  # type: ignore[union-attr]
-            value = fact["values"][rng.randrange(len(fact["values"]))]  # type: ignore[index]
+        for line in fact["chatter"]:
+            value = fact["values"][rng.randrange(len(fact["values"]))]
             speaker = rng.choice([a, b])
             builder.block(rng.randrange(sessions), [(speaker, str(line).format(*value))], {})
     for session in range(sessions):  # small talk: greetings, reactions, name-only turns
@@ -483,7 +484,7 @@ if __name__ == "__main__":
     data = dataset()
     turns = sum(len(c.turns) for c in data)
     questions = [q for c in data for q in c.questions]
-    by = {}
+    by: dict[str, int] = {}
     for q in questions:
         by[q.category] = by.get(q.category, 0) + 1
     print(f"{len(data)} conversations, {turns} turns, {len(questions)} questions: {by}")

@@ -1,0 +1,113 @@
+"""A quality floor in ``make test`` (issue 30.6): a fixed slice of the hard conversation benchmark
+(``bench/conversations.py``, 3 users loaded together, the real local MiniLM embedder) asked through
+``search_explained`` — the function behind ``POST /v1/memory/search`` and auto-inject. Counts, not timings.
+
+The floors sit a few points under what the code measured when they were set (``bench/recall_eval.py
+--users 3``: recall@10 0.595, auto-inject@5 0.512, general off-topic questions silent 1.00, questions about
+strangers 0.83), so a change that loses recall or starts injecting memories into unrelated questions fails
+here. The same slice under the old rank fusion scores 0.325 @10 and injects into every off-topic question.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from bench.conversations import Conversation, dataset
+
+from mneme.engine.memory_ops import MemoryPorts, Ranking, search_explained
+from mneme.memory.access import ReadAccess
+from mneme.models.memory import MemoryDocument
+from mneme_local.embedder import LocalEmbedder
+from mneme_local.vector_store import EmbeddedVectorStore
+
+USERS = 3
+RECALL_AT_10 = 0.55
+INJECT_AT_5 = 0.46
+GENERAL_OFF_TOPIC_SILENT = 0.95
+STRANGER_OFF_TOPIC_SILENT = 0.66
+
+
+class _Clock:
+    def now(self) -> Any:
+        from datetime import UTC, datetime
+
+        return datetime(2024, 6, 1, tzinfo=UTC)
+
+
+class _NoAudit:
+    def append(self, records: Any) -> None:
+        pass
+
+
+def _records(*_: Any, **__: Any) -> list[Any]:
+    return []
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> tuple[MemoryPorts, list[Conversation], dict[str, list[float]]]:
+    import hashlib
+
+    data = dataset(USERS)
+    embedder = LocalEmbedder()
+    store = EmbeddedVectorStore(tmp_path_factory.mktemp("recall") / "memory.sqlite3")
+    for conv in data:
+        vectors = embedder.embed([turn.content for turn in conv.turns])
+        items = [
+            (
+                MemoryDocument(
+                    id=turn.turn_id,
+                    namespace=f"vector.user.{conv.user}.memory",
+                    owner_user_id=conv.user,
+                    content=turn.content,
+                    content_hash=hashlib.sha256(turn.turn_id.encode()).hexdigest(),
+                    created_at=turn.at,
+                    updated_at=turn.at,
+                    observed_at=turn.at,
+                ),
+                vector,
+            )
+            for turn, vector in zip(conv.turns, vectors, strict=True)
+        ]
+        store.put(items)
+    questions = [q.question for conv in data for q in conv.questions]
+    asked = dict(zip(questions, embedder.embed(questions), strict=True))
+    ports = MemoryPorts(store=store, embedder=embedder, audit=_NoAudit(), clock=_Clock())  # type: ignore[arg-type]
+    return ports, data, asked
+
+
+def _ask(world: Any, ranking: Ranking) -> dict[str, list[tuple[list[str], list[str]]]]:
+    """Per category: each question's evidence and the ids found."""
+    ports, data, vectors = world
+    found: dict[str, list[tuple[list[str], list[str]]]] = {}
+    for conv in data:
+        access = ReadAccess(allowed=(f"vector.user.{conv.user}.memory",))
+        for q in conv.questions:
+            ranked = search_explained(
+                ports, _records, access, q.question, ranking, via="test", vector=vectors[q.question]
+            )
+            found.setdefault(q.category, []).append((q.evidence, [hit.id for hit in ranked.hits]))
+    return found
+
+
+def _recall(pairs: list[tuple[list[str], list[str]]], k: int) -> float:
+    return sum(len(set(e) & set(ids[:k])) / len(e) for e, ids in pairs) / len(pairs)
+
+
+def test_recall_at_10_stays_above_its_floor(world) -> None:
+    found = _ask(world, Ranking(top_k=10, min_score=0, relative_cutoff=0))
+    answerable = [pair for category, pairs in found.items() if not category.startswith("off-topic") for pair in pairs]
+    assert len(answerable) > 150
+    assert _recall(answerable, 10) >= RECALL_AT_10
+
+
+def test_auto_inject_defaults_carry_the_evidence_and_leave_unrelated_questions_alone(world) -> None:
+    found = _ask(world, Ranking(top_k=5))  # the calibrated default floors, as auto-inject runs
+    answerable = [pair for category, pairs in found.items() if not category.startswith("off-topic") for pair in pairs]
+    assert _recall(answerable, 5) >= INJECT_AT_5
+
+    def silent(kind: str) -> float:
+        return sum(1 for _, ids in found[kind] if not ids) / len(found[kind])
+
+    assert silent("off-topic") >= GENERAL_OFF_TOPIC_SILENT
+    assert silent("off-topic-stranger") >= STRANGER_OFF_TOPIC_SILENT
