@@ -149,11 +149,13 @@ class EmbeddedVectorStore(LifecycleQueries):
         with self._write() as db:
             for doc, vector in items:
                 blob = self._blob(vector)
-                existing = db.execute(
-                    f"SELECT rowid, {COLUMNS} FROM memory WHERE namespace = ? AND content_hash = ? AND {LIVE}"
-                    " ORDER BY created_at, id LIMIT 1",
-                    (doc.namespace, doc.content_hash, micros(doc.updated_at)),
-                ).fetchone()
+                existing = None
+                if doc.chunk_count is None:  # a chunk is its document's own: never merged with another's
+                    existing = db.execute(
+                        f"SELECT rowid, {COLUMNS} FROM memory WHERE namespace = ? AND content_hash = ? AND {LIVE}"
+                        " AND chunk_count IS NULL ORDER BY created_at, id LIMIT 1",
+                        (doc.namespace, doc.content_hash, micros(doc.updated_at)),
+                    ).fetchone()
                 if existing is None:
                     self._insert(db, doc, blob)
                     ids.append(doc.id)

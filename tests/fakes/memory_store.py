@@ -190,9 +190,12 @@ class InMemoryMemoryStore(KeywordSearch):
                         for i in self._by_namespace.get(doc.namespace, [])
                         if self.documents[i].content_hash == doc.content_hash
                         and _live(self.documents[i], doc.updated_at)
+                        and self.documents[i].chunk_count is None  # a chunk is its document's own
                     ),
                     None,
                 )
+                if doc.chunk_count is not None:
+                    old = None
                 if old is None:
                     if doc.id not in self.documents:
                         self._by_namespace.setdefault(doc.namespace, []).append(doc.id)

@@ -8,7 +8,7 @@ import math
 import pytest
 
 from mneme.limits import MAX_DOCUMENT_CHARS
-from mneme.memory.limits import TITAN_V2
+from mneme.memory.limits import LOCAL_MINILM, TITAN_V2
 from tests.fakes.embedder import HashingEmbedder
 from tests.functional.api.conftest import Api
 from tests.functional.engine.memory_support import remember_at
@@ -122,3 +122,33 @@ def test_a_hybrid_hit_shows_its_class_and_each_legs_score(api: Api, world: World
     ]
     assert hit["class"] == "semantic" and hit["keyword_score"] > 0
     assert hit["vector_similarity"] is None or hit["vector_similarity"] < 0  # far from the query by vector
+
+
+@pytest.fixture
+def minilm(world: World) -> World:
+    world.deps.embedder = world.embedder = HashingEmbedder(model_id=LOCAL_MINILM.model_id)
+    return world
+
+
+def _long_text() -> str:
+    return " ".join(f"Sentence number {i} of the long report." for i in range(5_000))[:MAX_DOCUMENT_CHARS]
+
+
+def test_a_200000_character_document_is_stored_whole_never_cut(api: Api, minilm: World) -> None:
+    # Issue 31.5: with the local model's 1,000-character chunks only the first 64 chunks (32 %) were stored
+    text = _long_text()
+    reply = api.post("/v1/memory/documents", {"namespace": ALICE, "content": text})
+    assert reply.status == 201, reply.text
+    stored = [minilm.memory.documents[i].content for i in reply.body["ids"]]
+    assert len(stored) > 64
+    assert sum(len(part) for part in stored) >= len(text) - len(stored)  # only the joining spaces are gone
+    assert stored[-1].endswith(text.rstrip()[-30:])
+
+
+def test_a_document_past_the_chunk_limit_is_a_413_naming_it_and_stores_nothing(
+    api: Api, minilm: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("mneme.engine.memory_writes.MAX_CHUNKS", 50)
+    reply = api.post("/v1/memory/documents", {"namespace": ALICE, "content": _long_text()})
+    assert reply.status == 413 and "50" in reply.body["message"]
+    assert minilm.memory.documents == {}

@@ -316,3 +316,22 @@ def test_the_embedded_store_sees_what_another_connection_wrote_after_a_search(tm
     second.put([(doc("new entry", doc_id="b"), unit(1, 0.01))])
     # Then the first store finds it on its next search
     assert set(ids_of(first.search(unit(1), ["vector.user.alice.*"], 5, now=NOW))) == {"a", "b"}
+
+
+def test_identical_chunks_of_two_documents_stay_each_documents_own(store):
+    # Issue 31.6: the content dedupe merged a chunk of B into A's identical chunk; deleting A then deleted B's
+    shared = "The same boilerplate paragraph."
+    a = [doc(f"A part {i}" if i else shared, chunk_count=2, chunk_index=i) for i in range(2)]
+    b = [doc(shared, chunk_count=2, chunk_index=0), doc("B part 1", chunk_count=2, chunk_index=1)]
+    store.put([(d, unit(1, i)) for i, d in enumerate(a)])
+    ids = store.put([(d, unit(1, i)) for i, d in enumerate(b)])
+    assert ids == [b[0].id, b[1].id]  # B's chunk is a row of its own
+    store.soft_delete(a[0].id, a[0].namespace, now=NOW)
+    assert store.get(b[0].id, b[0].namespace) is not None
+
+
+def test_identical_whole_entries_are_still_refreshed_not_duplicated(store):
+    # The other direction (SPEC §5.5): two whole entries with the same content are one entry
+    first, again = doc("I like green tea."), doc("I like green tea.")
+    assert store.put([(first, unit(1))]) == [first.id]
+    assert store.put([(again, unit(1))]) == [first.id]

@@ -227,7 +227,7 @@ class OpenSearchMemoryStore(OpenSearchLifecycle):
         pending: dict[tuple[str, str], tuple[str | None, dict[str, Any]]] = {}  # key → (_id, body)
         ids: list[str] = []
         for doc, vector in items:  # identical content (stored or earlier in the batch) is refreshed
-            key = (doc.namespace, doc.content_hash)
+            key = (doc.namespace, doc.content_hash if doc.chunk_count is None else f"chunk:{doc.id}")
             if key not in pending:
                 os_id, old = existing.get(key, (None, doc))
                 fields = {"memory_id": old.id, "tags": old.tags, "derived_from": old.derived_from}
@@ -255,23 +255,31 @@ class OpenSearchMemoryStore(OpenSearchLifecycle):
         """Identical live content written inside the refresh window (the index does not show it yet)."""
         if self._journal is None:
             return {}
-        keys = [(d.namespace, d.content_hash) for d in docs if (d.namespace, d.content_hash) not in found]
+        keys = [
+            (d.namespace, d.content_hash)
+            for d in docs
+            if d.chunk_count is None and (d.namespace, d.content_hash) not in found
+        ]
         out: _Found = {}
         for key, entry in self._journal.by_hash(keys).items():
             doc = self._by_native_id(entry.native_id)
-            if doc is not None and not doc.deleted and not doc.superseded:
+            if doc is not None and not doc.deleted and not doc.superseded and doc.chunk_count is None:
                 out[key] = (entry.native_id, doc)
         return out
 
     def _live_duplicates(self, docs: Sequence[MemoryDocument]) -> _Found:
         """Stored live documents with the same namespace and content hash as one of ``docs``."""
+        whole = [d for d in docs if d.chunk_count is None]  # a chunk is its document's own: never merged
+        if not whole:
+            return {}
         clauses: list[dict[str, Any]] = [
-            {"terms": {"namespace": sorted({d.namespace for d in docs})}},
-            {"terms": {"content_hash": sorted({d.content_hash for d in docs})}},
+            {"terms": {"namespace": sorted({d.namespace for d in whole})}},
+            {"terms": {"content_hash": sorted({d.content_hash for d in whole})}},
             {"term": {"deleted": False}},
             {"term": {"superseded": False}},
+            {"bool": {"must_not": [{"exists": {"field": "chunk_count"}}]}},
         ]
-        wanted = {(d.namespace, d.content_hash): d.updated_at for d in docs}
+        wanted = {(d.namespace, d.content_hash): d.updated_at for d in whole}
         found: _Found = {}
         for hit in self._query(clauses):
             old = from_source(hit["_source"])

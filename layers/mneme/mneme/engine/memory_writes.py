@@ -76,7 +76,14 @@ def chunked(document: MemoryDocument, limit: EmbeddingLimit) -> list[MemoryDocum
         )
     if len(document.content) <= limit.chunk_chars:
         return [document]
-    parts = split(document.content, limit.chunk_chars)[:MAX_CHUNKS]
+    parts = split(document.content, limit.chunk_chars)
+    if len(parts) > MAX_CHUNKS:  # never a silent cut: all of it is stored, or none (issue 31.5)
+        raise PayloadTooLarge(
+            f"content of {len(document.content):,} characters makes {len(parts)} chunks of at most"
+            f" {limit.chunk_chars:,} characters for {limit.model_id}: more than the {MAX_CHUNKS} of one memory entry",
+            field="content",
+            details={"limit_chunks": MAX_CHUNKS, "chunks": len(parts), "chunk_chars": limit.chunk_chars},
+        )
     ids = chunk_ids(document.id, len(parts))
     out: list[MemoryDocument] = []
     for index, (doc_id, text) in enumerate(zip(ids, parts, strict=True)):

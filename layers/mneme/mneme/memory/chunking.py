@@ -11,7 +11,9 @@ import hashlib
 import re
 
 _BOUNDARIES = (re.compile(r"\n\s*\n"), re.compile(r"(?<=[.!?])\s+"), re.compile(r"\s+"))
-MAX_CHUNKS = 64  # 64 × 8,000 characters for Titan: beyond any document the API accepts
+#: chunks one entry may have: a 200,000-character document (limits.MAX_DOCUMENT_CHARS) in chunks of 1,000 (the
+#: local model's) makes ~200-400 at sentence boundaries; all of them are stored, more is a 413 — never a cut
+MAX_CHUNKS = 512
 
 
 def split(text: str, size: int) -> list[str]:
