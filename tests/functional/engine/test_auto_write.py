@@ -104,3 +104,16 @@ def test_a_redelivered_batch_does_not_duplicate_memories(world) -> None:
     write_batch(ports, records)
     write_batch(ports, records)
     assert len(world.memory.documents) == 2
+
+
+def test_the_writer_embeds_a_batchs_jobs_in_one_call(world) -> None:
+    # Issue 30.5: two queued jobs (run input and output) — one embedding call for both
+    add_agent(world, memory_policy={"allow_write": True})
+    run(world, LONG)
+    records = [
+        {"messageId": f"m{i}", "body": job_body(j), "eventSource": "aws:sqs"} for i, j in enumerate(world.queue.jobs)
+    ]
+    world.embedder.calls.clear()
+    write_batch(WriterPorts(world.memory, world.embedder, world.deps.audit, world.clock), records)
+    assert len(world.embedder.calls) == 1 and len(world.embedder.calls[0]) == 2
+    assert len(world.memory.documents) == 2

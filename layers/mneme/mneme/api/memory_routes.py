@@ -10,9 +10,9 @@ from mneme.api.context import caller_of, deps_of, new_router
 from mneme.api.presenters import document_view, search_view
 from mneme.api.responses import json_response, no_content
 from mneme.api.run_views import answers
-from mneme.api.views import DocumentPageView, DocumentsView, DocumentView, NamespacesView, SearchView
+from mneme.api.views import BatchResultsView, DocumentPageView, DocumentsView, DocumentView, NamespacesView, SearchView
 from mneme.engine import memory_inbox, memory_requests
-from mneme.models.requests import DocumentBody, DocumentPatch, SearchBody
+from mneme.models.requests import DocumentBatchBody, DocumentBody, DocumentPatch, SearchBody
 
 router = new_router()
 
@@ -44,6 +44,12 @@ def write_document(body: DocumentBody) -> Any:
         metadata=body.metadata,
     )
     return json_response(201, {"ids": ids, "namespace": namespace})
+
+
+@router.post("/v1/memory/documents:batch", responses=answers(207, BatchResultsView, "each item's result, by index"))
+def write_documents(body: DocumentBatchBody) -> Any:
+    results = memory_requests.write_memory_batch(deps_of(router), caller_of(router), body.items)
+    return json_response(207, {"results": results})
 
 
 @router.delete("/v1/memory/documents/<doc_id>")

@@ -97,6 +97,19 @@ class DocumentsView(View):
     ids: list[str]
 
 
+class BatchItemResult(View):
+    index: int = Field(description="the item's position in the request")
+    status: int = Field(description="201 stored (or replayed), else the HTTP status the item alone would get")
+    ids: list[str] | None = None
+    namespace: str | None = None
+    replayed: bool | None = Field(None, description="true: a retry of a client_token already stored")
+    error: dict[str, Any] | None = Field(None, description="{code, message, field?} of a refused item")
+
+
+class BatchResultsView(View):
+    results: list[BatchItemResult]
+
+
 class DocumentView(View):
     id: str
     namespace: str

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from mneme.engine import memory_ops
+from mneme.engine import memory_batch, memory_ops
 from mneme.engine.audit import AuditTrail, request_trail
 from mneme.engine.deps import Deps
 from mneme.errors import InvalidInput, NotFound
@@ -124,6 +124,11 @@ def write_memory(
         **({"chunks": len(documents)} if len(documents) > 1 else {}),
     )
     return ids, target
+
+
+def write_memory_batch(deps: Deps, caller: Caller, items: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``POST /v1/memory/documents:batch``: each item's result by index (:mod:`mneme.engine.memory_batch`)."""
+    return memory_batch.write_batch(deps, caller, items, ports=_ports(deps, caller), trail=_trail(deps, caller))
 
 
 def delete_memory(

@@ -27,9 +27,9 @@ from mneme.engine.memory_writes import chunked
 from mneme.engine.writer_ports import WriterPorts, audit_decisions, queued_at
 from mneme.errors import MnemeError
 from mneme.memory.limits import limit_for
-from mneme.models.memory import Authority
+from mneme.models.memory import Authority, MemoryDocument
 from mneme.models.privacy import ErasureState
-from mneme.ports import MemoryWriteJob
+from mneme.ports import Embedder, MemoryWriteJob
 
 
 def parse_job(body: str) -> MemoryWriteJob:
@@ -108,16 +108,24 @@ def _not_erased(ports: WriterPorts, jobs: list[tuple[str, MemoryWriteJob]]) -> l
 
 
 def _write(ports: WriterPorts, jobs: list[tuple[str, MemoryWriteJob]], recent: Recent) -> list[str]:
-    """Store each job's documents (consolidated), one job at a time; the ids of the failed messages."""
+    """Store each job's documents (consolidated), one job at a time; the ids of the failed messages. Every
+    job's documents are embedded in one call first (issue 30.5); if that call fails, each job is embedded on
+    its own, so one bad job fails alone."""
     if ports.store is None or ports.embedder is None:
         return [message_id for message_id, _ in jobs]  # stays queued (then the DLQ), never dropped
     limit = limit_for(ports.embedder.model_id)
     written: list[tuple[MemoryWriteJob, list[Decision]]] = []
     failed: list[str] = []
+    prepared: list[tuple[str, MemoryWriteJob, list[MemoryDocument]]] = []
     for message_id, job in jobs:
         try:
-            documents = chunked(_document(ports, job), limit)
-            vectors = ports.embedder.embed([doc.content for doc in documents])
+            prepared.append((message_id, job, chunked(_document(ports, job), limit)))
+        except MnemeError:
+            failed.append(message_id)
+    embedded = _embed_together(ports.embedder, [documents for _, _, documents in prepared])
+    for at, (message_id, job, documents) in enumerate(prepared):
+        try:
+            vectors = embedded[at] if embedded else ports.embedder.embed([doc.content for doc in documents])
             threshold = job.duplicate_threshold or limit.duplicate_threshold
             now = ports.clock.now()
             decisions = [
@@ -133,6 +141,22 @@ def _write(ports: WriterPorts, jobs: list[tuple[str, MemoryWriteJob]], recent: R
         ids = {job.job_id for job, _ in written}
         return failed + [m for m, job in jobs if job.job_id in ids]  # retried: the store refreshes, no duplicate
     return failed
+
+
+def _embed_together(embedder: Embedder, groups: list[list[MemoryDocument]]) -> list[list[list[float]]] | None:
+    """Each group's vectors from one embedding call over all of them; None when that call fails."""
+    texts = [doc.content for group in groups for doc in group]
+    if not texts:
+        return []
+    try:
+        vectors = embedder.embed(texts)
+    except MnemeError:
+        return None
+    out, at = [], 0
+    for group in groups:
+        out.append(vectors[at : at + len(group)])
+        at += len(group)
+    return out
 
 
 __all__ = ["WriterPorts", "audit_decisions", "parse_job", "write_batch"]

@@ -145,6 +145,22 @@ class DocumentBody(_Body):
     metadata: Annotated[dict[str, Any], Field(max_length=32)] = {}  # reserved keys are refused (400)
 
 
+MAX_BATCH_ITEMS = 100
+ClientToken = Annotated[str, StringConstraints(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9._:-]+$")]
+
+
+class BatchItem(DocumentBody):
+    """One entry of ``POST /v1/memory/documents:batch``; ``client_token`` makes its retry a no-op."""
+
+    client_token: ClientToken | None = None
+
+
+class DocumentBatchBody(_Body):
+    """Up to 100 entries; each is validated on its own, so one bad item is reported by index, never the batch."""
+
+    items: Annotated[list[dict[str, Any]], Field(min_length=1, max_length=MAX_BATCH_ITEMS)]
+
+
 class DocumentPatch(_Body):
     """``PATCH /v1/memory/documents/{id}``: confirm or correct an entry (at least one field)."""
 

@@ -1,0 +1,132 @@
+"""Measure — memory ingest over HTTP, and search at 10k memories per user (issue 30.5, 30.7).
+
+    .venv/bin/python bench/memory_ingest.py [--rounds 5] [--users 3] [--per-user 10000]
+
+Against a local server (``mneme_local.server``: the local MiniLM embedder, the embedded store) on a free port
+(``MNEME_BENCH_PORT`` pins it), from one client on one keep-alive connection:
+
+* **ingest**: rounds of 1,000 conversational turns (~100 characters, bench/conversations.py's style), as
+  ``POST /v1/memory/documents:batch`` of 100 items and, side by side, as single ``POST /v1/memory/documents``;
+  documents per second per round, median and spread. Goal: batch ≥ 500 documents/s.
+* **search**: ``--users`` users each loaded with ``--per-user`` turns (by batches), then ``POST
+  /v1/memory/search`` p50 / p95 over HTTP for real questions (query embedding included: what a user meets),
+  searching the caller's ``--per-user`` rows among all users' rows. Goal: p50 ≤ 30 ms at 10k per user.
+
+Exits non-zero if a request fails (a goal missed is printed as such, not hidden).
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import use_repo_paths
+from conversations import CLOSERS, OPENERS, SMALL_TALK, dataset
+from local_server import Server, free_port, timed_call
+
+use_repo_paths()
+
+
+def turns(count: int, seed: int) -> list[str]:
+    """``count`` distinct turns in the benchmark's style (its sentences recombined, numbered)."""
+    rng = random.Random(seed)
+    base = [turn.content for conv in dataset(2) for turn in conv.turns]
+    out = []
+    for i in range(count):
+        text = rng.choice(base)
+        if rng.random() < 0.5:
+            text = f"{text} {rng.choice(CLOSERS)}"
+        if rng.random() < 0.3:
+            text = f"{text} {rng.choice(OPENERS)} {rng.choice(SMALL_TALK).format(o='you')}"
+        out.append(f"{text} (#{seed}-{i})")
+    return out
+
+
+def ingest(server: Server, token: str, namespace: str, texts: list[str], *, batch: bool) -> float:
+    """Seconds to store ``texts`` (batches of 100 or one request each)."""
+    start = time.perf_counter()
+    if batch:
+        for at in range(0, len(texts), 100):
+            items = [{"namespace": namespace, "content": t} for t in texts[at : at + 100]]
+            _, data = timed_call(server.connection, token, "POST", "/v1/memory/documents:batch", {"items": items})
+            if any(r["status"] != 201 for r in json.loads(data)["results"]):
+                raise RuntimeError(f"a batch item was refused: {data[:300]!r}")
+    else:
+        for text in texts:
+            timed_call(
+                server.connection, token, "POST", "/v1/memory/documents", {"namespace": namespace, "content": text}
+            )
+    return time.perf_counter() - start
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--users", type=int, default=3)
+    parser.add_argument("--per-user", type=int, default=10_000)
+    args = parser.parse_args()
+    port = int(os.environ.get("MNEME_BENCH_PORT") or 0) or free_port()
+    server = Server("ingest", ["-m", "mneme_local.server"], port)
+    from mneme_local.token import issue
+
+    try:
+        token = server.token
+        ingest(server, token, "vector.user.alice.warmup", turns(200, 99), batch=True)  # model loaded, caches warm
+        rates: dict[str, list[float]] = {"batch": [], "single": []}
+        for round_ in range(args.rounds):
+            for kind in ("batch", "single"):
+                texts = turns(1_000 if kind == "batch" else 300, 1_000 * round_ + (kind == "batch"))
+                seconds = ingest(server, token, f"vector.user.alice.r{round_}", texts, batch=kind == "batch")
+                rates[kind].append(len(texts) / seconds)
+        print(
+            f"ingest over HTTP, one client, {args.rounds} rounds side by side (1,000 turns per batch round, 300 single)"
+        )
+        for kind, values in rates.items():
+            print(
+                f"  {kind:<7} median {statistics.median(values):7.1f} documents/s"
+                f"  (min {min(values):.1f}, max {max(values):.1f})"
+            )
+        goal = statistics.median(rates["batch"]) >= 500
+        print(f"  → goal batch ≥ 500 documents/s: {'MET' if goal else 'NOT MET'}")
+
+        users = [f"bench{u}" for u in range(args.users)]
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+        started = time.perf_counter()
+        for u, user in enumerate(users):
+            user_token = issue(server.data, user)
+            texts = turns(args.per_user, 10_000 + u)
+            for at in range(0, len(texts), 100):
+                items = [{"namespace": f"vector.user.{user}.memory", "content": t} for t in texts[at : at + 100]]
+                timed_call(connection, user_token, "POST", "/v1/memory/documents:batch", {"items": items})
+        load = time.perf_counter() - started
+        questions = [q.question for conv in dataset(3) for q in conv.questions][:200]
+        user_token = issue(server.data, users[0])
+        for question in questions[:20]:  # warm
+            timed_call(connection, user_token, "POST", "/v1/memory/search", {"query": question, "top_k": 5})
+        latencies = sorted(
+            timed_call(connection, user_token, "POST", "/v1/memory/search", {"query": q, "top_k": 5})[0]
+            for q in questions
+        )
+        p50, p95 = latencies[len(latencies) // 2] * 1000, latencies[int(len(latencies) * 0.95)] * 1000
+        rows = args.per_user * len(users)
+        print(
+            f"search over HTTP: {len(latencies)} questions by one user with {args.per_user:,} memories"
+            f" ({rows:,} rows of {len(users)} users loaded in {load:.0f} s): p50 {p50:.1f} ms, p95 {p95:.1f} ms"
+        )
+        print(f"  → goal p50 ≤ 30 ms at {args.per_user:,} per user: {'MET' if p50 <= 30 else 'NOT MET'}")
+    finally:
+        server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

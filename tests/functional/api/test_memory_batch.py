@@ -1,0 +1,85 @@
+"""``POST /v1/memory/documents:batch`` (issue 30.5): up to 100 entries embedded together, each answered by index,
+retries made no-ops by client tokens, every stored item audited and every refused namespace audited."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.functional.api.conftest import Api
+from tests.support.deps import World
+
+ALICE = "vector.user.alice.memory"
+PATH = "/v1/memory/documents:batch"
+
+
+def _items(count: int, **extra: Any) -> list[dict[str, Any]]:
+    return [{"namespace": ALICE, "content": f"Kate: turn number {i} of our chat.", **extra} for i in range(count)]
+
+
+def test_a_batch_stores_every_item_embedded_in_one_call_and_audits_each(api: Api, world: World) -> None:
+    reply = api.post(PATH, {"items": _items(3)})
+    assert reply.status == 207, reply.text
+    results = reply.body["results"]
+    assert [(r["index"], r["status"], r["namespace"]) for r in results] == [(i, 201, ALICE) for i in range(3)]
+    assert [world.memory.documents[r["ids"][0]].content for r in results] == [i["content"] for i in _items(3)]
+    assert world.embedder.calls == [[i["content"] for i in _items(3)]]  # one embedding call for the batch
+    writes = world.deps.audit.query("alice", action="write").records
+    assert [r.namespace for r in writes] == [ALICE] * 3
+
+
+def test_a_retried_batch_with_client_tokens_stores_nothing_twice(api: Api, world: World) -> None:
+    items = [dict(item, client_token=f"chat-7:{i}") for i, item in enumerate(_items(3))]
+    first = api.post(PATH, {"items": items}).body["results"]
+    stored = dict(world.memory.documents)
+    again = api.post(PATH, {"items": items}).body["results"]
+    assert world.memory.documents == stored
+    assert [r["ids"] for r in again] == [r["ids"] for r in first]
+    assert all(r["replayed"] for r in again) and not any(r.get("replayed") for r in first)
+    assert len(world.deps.audit.query("alice", action="write").records) == 3  # the retry wrote nothing
+
+
+def test_items_without_a_token_are_stored_again_on_a_retry(api: Api, world: World) -> None:
+    # The other direction: no token, no idempotency (two requests, two entries each... refreshed by content)
+    api.post(PATH, {"items": [{"namespace": ALICE, "content": "one"}]})
+    api.post(PATH, {"items": [{"namespace": ALICE, "content": "two"}]})
+    assert len(world.memory.documents) == 2
+
+
+def test_a_token_reused_with_other_content_is_a_409_for_that_item(api: Api, world: World) -> None:
+    api.post(PATH, {"items": [{"namespace": ALICE, "content": "first", "client_token": "t-1"}]})
+    reply = api.post(PATH, {"items": [{"namespace": ALICE, "content": "second", "client_token": "t-1"}]})
+    (result,) = reply.body["results"]
+    assert result["status"] == 409 and result["error"]["field"] == "client_token"
+
+
+def test_a_bad_item_is_reported_by_index_and_the_others_are_stored(api: Api, world: World) -> None:
+    items = _items(3)
+    items[1] = {"namespace": "not a namespace!", "content": "x"}
+    items.append({"namespace": ALICE, "content": ""})
+    results = api.post(PATH, {"items": items}).body["results"]
+    assert [r["status"] for r in results] == [201, 400, 201, 400]
+    assert results[1]["error"]["code"] == "invalid_input" and results[3]["error"]["field"] == "content"
+    assert len(world.memory.documents) == 2
+
+
+def test_another_users_namespace_in_one_item_is_refused_and_audited(api: Api, world: World) -> None:
+    items = [*_items(1), {"namespace": "vector.user.bob.memory", "content": "planted"}]
+    results = api.post(PATH, {"items": items}).body["results"]
+    assert [r["status"] for r in results] == [201, 403]
+    assert [d.namespace for d in world.memory.documents.values()] == [ALICE]
+    denied = world.deps.audit.query("alice", action="denied").records
+    assert [r.namespace for r in denied] == ["vector.user.bob.memory"]
+
+
+def test_more_than_100_items_is_a_400_naming_the_limit(api: Api, world: World) -> None:
+    reply = api.post(PATH, {"items": _items(101)})
+    assert reply.status == 400 and "100" in reply.body["message"]
+    assert world.memory.documents == {}
+
+
+def test_the_same_token_of_two_users_names_two_entries(api: Api, world: World) -> None:
+    alice = api.post(PATH, {"items": [{"namespace": ALICE, "content": "mine", "client_token": "t"}]})
+    bob_item = {"namespace": "vector.user.bob.memory", "content": "mine", "client_token": "t"}
+    bob = api.post(PATH, {"items": [bob_item]}, user="bob")
+    assert alice.body["results"][0]["ids"] != bob.body["results"][0]["ids"]
+    assert len(world.memory.documents) == 2
