@@ -57,9 +57,13 @@ class LocalEmbedder:
         if not texts:
             return []
         self._load()
-        vectors: list[list[float]] = []
-        for start in range(0, len(texts), self._batch_size):
-            vectors.extend(self._embed_batch(list(texts[start : start + self._batch_size])))
+        # batches of similar lengths: each batch is padded to its longest text, so sorted batches pad little
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        vectors: list[list[float]] = [[] for _ in texts]
+        for start in range(0, len(order), self._batch_size):
+            chunk = order[start : start + self._batch_size]
+            for index, vector in zip(chunk, self._embed_batch([texts[i] for i in chunk]), strict=True):
+                vectors[index] = vector
         return vectors
 
     def _load(self) -> None:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from mneme.memory.keyword_scoring import KeywordSearch, rarest_first
 from mneme.memory.lifecycle import decode_cursor, encode_cursor, refreshed_fields
 from mneme.models.memory import KeywordMatches, MemoryDocument
+from mneme_local.keyword_stats import KeywordStatistics
 from mneme_local.vector_rows import COLUMNS, LIVE, micros, namespace_sql, row_document
 
 _MEMBER_COLUMNS = ", ".join(f"m.{name.strip()}" for name in COLUMNS.split(","))
@@ -33,6 +34,7 @@ class LifecycleQueries(KeywordSearch):
 
     _db: sqlite3.Connection
     _lock: threading.RLock
+    _keyword_stats: KeywordStatistics
 
     if TYPE_CHECKING:
 
@@ -60,14 +62,9 @@ class LifecycleQueries(KeywordSearch):
         with self._lock:
             self._db.execute("BEGIN")  # one snapshot: the counts and the documents agree
             try:
-                total, chars = self._db.execute(
-                    f"SELECT COUNT(*), COALESCE(SUM(LENGTH(content)), 0) FROM memory WHERE {where} AND {LIVE}",
-                    (*params, at),
-                ).fetchone()
-                doc_freq = {
-                    word: int(self._db.execute(f"SELECT COUNT(*) {found}", (f'"{word}"', *params, at)).fetchone()[0])
-                    for word in words
-                }
+                sql = f"SELECT namespace FROM memory_namespaces WHERE {where}"
+                names = [row[0] for row in self._db.execute(sql, params)]
+                total, chars, doc_freq = self._keyword_stats.counts(self._db, names, words, at or 0)
                 rows: dict[str, Any] = {}
                 for word in rarest_first(words, doc_freq):
                     if len(rows) >= limit:

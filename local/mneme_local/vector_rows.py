@@ -79,8 +79,10 @@ def migrate(db: Any) -> None:
 
 
 def row_document(row: Sequence[Any]) -> MemoryDocument:
+    """The document of a stored row. The row was validated when it was written: built without validating it
+    again (``model_construct``: a search builds hundreds of them)."""
     metadata = json.loads(row[6])
-    return MemoryDocument(
+    return MemoryDocument.model_construct(
         id=row[0],
         namespace=row[1],
         owner_user_id=row[2],
@@ -89,8 +91,8 @@ def row_document(row: Sequence[Any]) -> MemoryDocument:
         tags=json.loads(row[5]),
         metadata=metadata,
         derived_from=json.loads(row[7]),
-        created_at=moment(row[8]),
-        updated_at=moment(row[9]),
+        created_at=EPOCH + timedelta(microseconds=row[8]),  # NOT NULL columns
+        updated_at=EPOCH + timedelta(microseconds=row[9]),
         expires_at=moment(row[10]),
         deleted=bool(row[11]),
         superseded=bool(row[12]),

@@ -36,6 +36,7 @@ import numpy as np
 from mneme.errors import MemoryUnavailable, NotFound
 from mneme.models.memory import MemoryCandidate, MemoryClass, MemoryDocument
 from mneme_local import vector_privacy
+from mneme_local.keyword_stats import KeywordStatistics
 from mneme_local.vector_indexes import NamespaceIndexes, StoreWork
 from mneme_local.vector_lifecycle import LifecycleQueries
 from mneme_local.vector_rows import COLUMNS, LIVE, SCHEMA, micros, migrate, namespace_sql, row_document, row_values
@@ -61,6 +62,7 @@ class EmbeddedVectorStore(LifecycleQueries):
         found = self._db.execute("SELECT value FROM memory_meta WHERE key = 'dimension'").fetchone()
         self._dimension: int | None = int(found[0]) if found else None
         self._cache = NamespaceIndexes(self._db, snapshots)  # namespace -> its live vectors, kept up to date
+        self._keyword_stats = KeywordStatistics()  # namespace -> its keyword counts, until it changes
         self._cache.dimension = self._dimension or 0
         if self._db.execute("SELECT 1 FROM memory_namespaces LIMIT 1").fetchone() is None:  # a file from before
             with self._write() as db:
@@ -248,13 +250,13 @@ class EmbeddedVectorStore(LifecycleQueries):
                 "UPDATE memory SET content = ?, content_hash = ?, tags = ?, updated_at = ? WHERE id = ?",
                 (doc.content, doc.content_hash, json.dumps(doc.tags), micros(now), doc_id),
             )
+            rowid = db.execute("SELECT rowid FROM memory WHERE id = ?", (doc_id,)).fetchone()[0]
             if content is not None:
-                rowid = db.execute("SELECT rowid FROM memory WHERE id = ?", (doc_id,)).fetchone()[0]
                 db.execute("UPDATE memory_fts SET content = ? WHERE rowid = ?", (content, rowid))
             if vector is not None:
                 db.execute("UPDATE memory SET vector = ? WHERE id = ?", (self._blob(vector), doc_id))
-                rowid = db.execute("SELECT rowid FROM memory WHERE id = ?", (doc_id,)).fetchone()[0]
-                self._log(db, namespace, rowid)
+            if content is not None or vector is not None:
+                self._log(db, namespace, rowid)  # the vector index and the keyword statistics see it
         return doc
 
     def soft_delete(self, doc_id: str, namespace: str, *, now: datetime) -> list[str]:

@@ -73,3 +73,11 @@ def test_empty_inputs(embedder: LocalEmbedder) -> None:
 
 def test_the_environment_has_no_torch() -> None:
     assert importlib.util.find_spec("torch") is None
+
+
+def test_texts_of_mixed_lengths_keep_their_own_vectors_in_order(embedder: LocalEmbedder) -> None:
+    # The embedder batches texts sorted by length (less padding): each answer must still be its own text's
+    texts = ["A much longer sentence about the harbour, the boats and the evening light over the water.", "Hi.", "Tea?"]
+    together = embedder.embed(texts)
+    alone = [embedder.embed([text])[0] for text in texts]
+    assert all(cosine(a, b) > 0.999 for a, b in zip(together, alone, strict=True))

@@ -48,6 +48,7 @@ LOCAL_LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "mneme_local.vector_index",
             "mneme_local.vector_indexes",
             "mneme_local.vector_lifecycle",
+            "mneme_local.keyword_stats",
             "mneme_local.vector_store",
             "mneme_local.outbox",
             "mneme_local.vector_privacy",

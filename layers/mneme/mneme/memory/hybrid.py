@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from mneme.memory.keyword_scoring import Bm25
 
 DEPTH = 50
-ANCHORS = 20
+ANCHORS = 10
 WINDOW = 2
 SPAN = 2 * WINDOW  # turns read on each side of an anchor: every turn within WINDOW of it gets its whole window
 WEIGHTS = {"vector": 0.4, "turn": 0.25, "window": 0.35}
