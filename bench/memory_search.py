@@ -163,6 +163,7 @@ def child(n: int, query_file: Path, writes: int, rebuild: bool) -> dict[str, Any
         store.search(qs[1 + (SETTLED + i) % (len(qs) - 1)], patterns, TOP, now=NOW)  # timed warm as well
         after_write.append(time.perf_counter() - t)
         store.soft_delete(doc.id, NAMESPACE, now=NOW)  # leave the file as it was (the delete is one more write)
+    changed = {count: changed_rows(store, qs, patterns, count) for count in CHANGED_ROWS}
     store.close()
     hwm = next(int(line.split()[1]) for line in Path("/proc/self/status").read_text().splitlines() if "VmHWM" in line)
     return {
@@ -170,10 +171,48 @@ def child(n: int, query_file: Path, writes: int, rebuild: bool) -> dict[str, Any
         "work_first": work,
         "warm": warm,
         "after_write": after_write,
+        "after_changed": changed,
         "found": found,
         "rows_searched": rows,
         "hwm_mib": hwm / 1024,
     }
+
+
+CHANGED_ROWS = (1, 10, 100, 1_000)
+CHANGED_ROUNDS = 5
+
+
+def changed_rows(store: Any, qs: np.ndarray, patterns: list[str], count: int) -> list[float]:
+    """Seconds of the first search after ``count`` rows were written in one put (then deleted, and a search
+    absorbs the deletes, untimed), ``CHANGED_ROUNDS`` times."""
+    from mneme.models.memory import MemoryDocument
+
+    rng = np.random.default_rng(count)
+    times = []
+    for round_ in range(CHANGED_ROUNDS):
+        vectors = rng.standard_normal((count, DIM)).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        docs = [
+            MemoryDocument(
+                id=f"bench-changed-{os.getpid()}-{count}-{round_}-{i}",
+                namespace=NAMESPACE,
+                owner_user_id="alice",
+                content=f"bench changed row {i}",
+                content_hash=f"bench-changed-{os.getpid()}-{count}-{round_}-{i}",
+                created_at=CREATED,
+                updated_at=CREATED,
+            )
+            for i in range(count)
+        ]
+        store.put(list(zip(docs, vectors.tolist(), strict=True)))
+        query = qs[1 + (SETTLED + round_) % (len(qs) - 1)]
+        t = time.perf_counter()
+        store.search(query, patterns, TOP, now=NOW)
+        times.append(time.perf_counter() - t)
+        for doc in docs:
+            store.soft_delete(doc.id, NAMESPACE, now=NOW)
+        store.search(query, patterns, TOP, now=NOW)  # the deletes replayed, untimed
+    return times
 
 
 def run_child(n: int, query_file: Path, writes: int, rebuild: bool = False) -> dict[str, Any]:
@@ -208,7 +247,13 @@ def measure(n: int, count: int) -> dict[str, float]:
         f"over {len(qs)} queries (exact float64 reference)\n"
         f"      after a write: next search p50 {after * 1000:.2f} ms = {after / same:.2f}× the same queries warm "
         f"({same * 1000:.2f} ms; {after / p50:.2f}× the warm p50 of all; {len(r['after_write'])} write+search pairs)\n"
-        f"      peak RSS {r['hwm_mib']:.0f} MiB"
+        + "".join(
+            f"      after {count:,} changed rows: next search p50 {median(times) * 1000:.2f} ms ="
+            f" {median(times) / same:.2f}× the same queries warm (min {min(times) / same:.2f}×,"
+            f" max {max(times) / same:.2f}×, {len(times)} rounds)\n"
+            for count, times in ((int(k), v) for k, v in r["after_changed"].items())
+        )
+        + f"      peak RSS {r['hwm_mib']:.0f} MiB"
         + (f"; first search with no snapshot (built from the rows) {rebuilt['restart_s']:.2f} s" if rebuilt else "")
     )
     if n == 1_000_000:
@@ -216,6 +261,8 @@ def measure(n: int, count: int) -> dict[str, float]:
             f"      goals at 1M: warm p50 ≤ 100 ms → {verdict(p50 <= 0.1)}; "
             f"recall@10 = 1.0 → {verdict(recall == 1.0)}; restart ≤ 3 s → {verdict(r['restart_s'] <= 3)}; "
             f"after a write ≤ 1.2× the same queries warm → {verdict(after <= 1.2 * same)}; "
+            f"after 1 / 10 / 100 / 1,000 changed rows ≤ 1.2× → "
+            f"{verdict(all(median(t) <= 1.2 * same for t in r['after_changed'].values()))}; "
             f"memory ≤ 2 GiB → {verdict(r['hwm_mib'] <= 2048)}"
         )
     return {f"p50_ms_{n}": p50 * 1000, f"recall_{n}": recall, f"restart_s_{n}": r["restart_s"]}

@@ -36,6 +36,15 @@ class StoreWork(Record, frozen=False):
     rows_reranked: int = 0  # vectors read from SQLite to score candidates exactly
 
 
+def replay_sql(count: int) -> str:
+    """The changed rows of a replay, each found by its rowid. ``NOT INDEXED``: with 10 or more rowids SQLite
+    preferred the namespace index and scanned every row of the namespace (6.7-8.7x a warm search at 1M rows)."""
+    return (
+        "SELECT rowid, vector, expires_at FROM memory NOT INDEXED WHERE namespace = ? AND deleted = 0"
+        f" AND superseded = 0 AND rowid IN ({', '.join('?' * count)}) ORDER BY rowid"
+    )
+
+
 class NamespaceIndexes:
     def __init__(self, db: sqlite3.Connection, snapshots: Path | None) -> None:
         self.db = db
@@ -136,11 +145,7 @@ class NamespaceIndexes:
         index.kill(changed)
         for first in range(0, len(changed), 30_000):
             part = changed[first : first + 30_000]
-            rows = (
-                "SELECT rowid, vector, expires_at FROM memory WHERE namespace = ? AND deleted = 0 AND superseded = 0"
-                f" AND rowid IN ({', '.join('?' * len(part))}) ORDER BY rowid"
-            )
-            for rowids, vectors, expires in self._live_rows(rows, (namespace, *part)):
+            for rowids, vectors, expires in self._live_rows(replay_sql(len(part)), (namespace, *part)):
                 index.append(rowids, vectors, expires)
         index.seq = head
         if len(index.always) > max(64, index.size // 100):  # too many codes outside the fitted range: refit

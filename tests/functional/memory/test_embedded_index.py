@@ -283,3 +283,16 @@ def test_after_an_updated_vector_comes_back_out_of_order_a_delete_still_finds_it
     assert "a8" not in found and index.live == 599
     # And a7 answers with its new vector (the same as a100's: equal scores, in id order)
     assert ids_of(store.search(x[100], [ALICE], 2, now=NOW)) == ["a100", "a7"]
+
+
+@pytest.mark.parametrize("changed", [1, 10, 100, 1000])
+def test_a_replay_finds_its_changed_rows_by_rowid_never_by_scanning_the_namespace(tmp_path, changed) -> None:
+    # Issue 30.7: from 10 changed rows on, SQLite chose the namespace index and read every row of it
+    from mneme_local.vector_indexes import replay_sql
+    from mneme_local.vector_store import EmbeddedVectorStore
+
+    store = EmbeddedVectorStore(tmp_path / "plan.sqlite3")
+    store._db.execute("ANALYZE")
+    plan = store._db.execute("EXPLAIN QUERY PLAN " + replay_sql(changed), ["ns", *range(changed)]).fetchall()
+    details = " ".join(row[-1] for row in plan)
+    assert "INTEGER PRIMARY KEY (rowid=?)" in details and "SCAN" not in details
