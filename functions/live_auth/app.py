@@ -10,19 +10,22 @@ import os
 from typing import Any
 
 _verifier: Any = None
+_admin_group: str = ""
 
 
 def _get_verifier() -> Any:
-    global _verifier  # noqa: PLW0603 - one verifier (and JWKS cache) per container, created on first use
+    global _verifier, _admin_group  # one verifier (and JWKS cache) per container, created on first use
     if _verifier is None:
         from mneme.composition import build_verifier
         from mneme.settings import Settings
 
-        _verifier = build_verifier(Settings.from_env(os.environ))
+        settings = Settings.from_env(os.environ)
+        _verifier, _admin_group = build_verifier(settings), settings.admin_group
     return _verifier
 
 
 def lambda_handler(event: dict[str, Any], context: Any) -> Any:
     from mneme.api.socket_auth import authorize
 
-    return authorize(_get_verifier(), event)
+    verifier = _get_verifier()
+    return authorize(verifier, event, admin_group=_admin_group)

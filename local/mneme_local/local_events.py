@@ -17,6 +17,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from mneme.api.auth import DEFAULT_ADMIN_GROUP, groups_of
 from mneme_local.auth import AuthError, authenticate
 
 LOCAL_EVENTS_PATH = "/_local/events"
@@ -47,6 +48,34 @@ def as_eventbridge_event(document: Any, region: str) -> dict[str, Any]:
     return event
 
 
+def _refusal(key: bytes, method: str, authorization: str | None) -> tuple[int, str, str] | None:
+    """Why the request may not send an event (not a POST, no valid token, not the admin group), or None."""
+    if method != "POST":
+        return 405, "method_not_allowed", f"{LOCAL_EVENTS_PATH} takes POST with an EventBridge event"
+    try:
+        claims = authenticate(key, authorization)
+    except AuthError as exc:
+        return 401, "unauthorized", str(exc)
+    if DEFAULT_ADMIN_GROUP not in groups_of(claims.get("cognito:groups")):  # the group by exact name
+        return 403, "forbidden", "sending events needs an admin token (make event mints one)"
+    return None
+
+
+def _body_problem(body: bytes) -> tuple[int, str, str] | None:
+    """Why the body must not reach the JSON parser (too large, not UTF-8, nested too deep), or None."""
+    from mneme.api.app import MAX_BODY_BYTES
+    from mneme.json_depth import text_problem
+
+    if len(body) > MAX_BODY_BYTES:
+        return 413, "payload_too_large", f"the body is larger than {MAX_BODY_BYTES} bytes"
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        return 400, "invalid_input", "the body is not UTF-8 text (an EventBridge event in JSON is expected)"
+    problem = text_problem(text)
+    return None if problem is None else (400, "invalid_input", f"the body cannot be read as JSON: {problem}")
+
+
 def deliver(
     handle_event: Callable[[dict[str, Any]], Any],
     key: bytes,
@@ -59,14 +88,9 @@ def deliver(
     """Answer ``POST /_local/events`` (an API-Gateway-shaped result the server writes)."""
     from mneme.errors import MnemeError
 
-    if method != "POST":
-        return _error(405, "method_not_allowed", f"{LOCAL_EVENTS_PATH} takes POST with an EventBridge event")
-    try:
-        claims = authenticate(key, authorization)
-    except AuthError as exc:
-        return _error(401, "unauthorized", str(exc))
-    if "admin" not in (claims.get("cognito:groups") or []):
-        return _error(403, "forbidden", "sending events needs an admin token (make event mints one)")
+    refusal = _refusal(key, method, authorization) or _body_problem(body)
+    if refusal is not None:
+        return _error(*refusal)
     try:
         event = as_eventbridge_event(json.loads(body or b"null"), region)
     except ValueError as exc:  # json.JSONDecodeError is a ValueError

@@ -209,3 +209,10 @@ def test_the_jwks_is_read_again_after_an_hour() -> None:
 def test_the_jwks_is_fetched_over_https_only() -> None:
     with pytest.raises(ValueError):
         JwksKeys("http://issuer.example/jwks")
+
+
+def test_the_deployments_admin_group_is_matched_by_exact_name() -> None:
+    # issue 31.11: the $connect authorizer uses MNEME_ADMIN_GROUP, not the default name, and only exactly
+    ops = authorize(VERIFIER, _event(_token(**{"cognito:groups": ["ops"]})), admin_group="ops")
+    spaced = authorize(VERIFIER, _event(_token(**{"cognito:groups": ["ops admin", "admin"]})), admin_group="ops")
+    assert (ops["context"]["is_admin"], spaced["context"]["is_admin"]) == ("true", "false")

@@ -132,14 +132,22 @@ def build_aws(settings: Settings, session: Any | None = None) -> Deps:
 
 def _openai_clients(settings: Settings, boto: Any, retries: Any) -> Any:
     """openai-compatible clients whose API key is read from Secrets Manager (the agent's secret, else the
-    deployment's), through one lazily created client and Powertools' per-container cache."""
+    deployment's), through one lazily created client and Powertools' per-container cache. An agent's secret
+    outside the deployment's allow list is never fetched (issue 31.1): the model call is refused."""
     from mneme.adapters.model_registry import OpenAIClients
 
     provider: list[Any] = []
 
     def keys_for(secret_arn: str | None) -> Any:
         from mneme.adapters.openai_model import SecretsManagerKeys, StaticKey
+        from mneme.errors import ModelRequestRejected
 
+        if secret_arn and not settings.openai_key_secret_allowed(secret_arn):
+            raise ModelRequestRejected(
+                "the agent's model.api_key_secret_arn is not one of this deployment's model API key secrets "
+                "(OpenAIApiKeySecretArns); it is not read",
+                details={"secret": secret_arn},
+            )
         arn = secret_arn or settings.openai_api_key_secret_arn
         if not arn:
             return StaticKey(None)

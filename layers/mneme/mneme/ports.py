@@ -280,7 +280,7 @@ class MemoryWriteJob(Record):
     kind: str = "raw"  # "raw": store ``content``; "extract": extract memories from it (issue 13.2)
     answer: str = ""  # the run's answer, for an "extract" job
     strategies: list[str] = field(default_factory=list)  # facts / preferences / summary
-    model: dict[str, str] | None = None  # the extraction model {provider, model_id}
+    model: dict[str, str] | None = None  # the extraction model {provider, model_id, endpoint?, api_key_secret_arn?}
     duplicate_threshold: float | None = None  # consolidation: None → the embedding model's
 
 

@@ -88,6 +88,9 @@ class Settings(BaseModel, defer_build=True):
     openai_base_url: str = Field("", alias="MNEME_OPENAI_BASE_URL")
     openai_endpoints: tuple[str, ...] = Field((), alias="MNEME_OPENAI_ENDPOINTS")
     openai_api_key_secret_arn: str = Field("", alias="MNEME_OPENAI_API_KEY_SECRET_ARN")
+    #: every key secret an agent's ``model.api_key_secret_arn`` may name (``OpenAIApiKeySecretArns``, exact
+    #: ARNs, comma-separated; the default one above is allowed too): any other is refused at save and fetch
+    openai_api_key_secret_arns: tuple[str, ...] = Field((), alias="MNEME_OPENAI_API_KEY_SECRET_ARNS")
     openai_api_key: SecretStr | None = Field(None, alias="MNEME_OPENAI_API_KEY")
     # OpenTelemetry spans (mneme.telemetry): off by default; message content only when opted in
     otel_enabled: bool = Field(False, alias="MNEME_OTEL_ENABLED")
@@ -155,7 +158,7 @@ class Settings(BaseModel, defer_build=True):
             return json.loads(value) if value.strip() else {}
         return value
 
-    @field_validator("openai_endpoints", mode="before")
+    @field_validator("openai_endpoints", "openai_api_key_secret_arns", mode="before")
     @classmethod
     def _comma_list(cls, value: object) -> object:
         if isinstance(value, str):
@@ -174,6 +177,13 @@ class Settings(BaseModel, defer_build=True):
             return self.openai_base_url.rstrip("/") or None
         wanted = endpoint.strip().rstrip("/")
         return wanted if wanted in allowed else None
+
+    def openai_key_secret_allowed(self, secret_arn: str) -> bool:
+        """Whether an agent may name ``secret_arn`` as its API key (issue 31.1): only a secret of the
+        deployment's allow list, exactly — never another secret the function's role could read (another
+        user's MCP credentials), whose value would be sent to the agent's endpoint."""
+        allowed = {arn.strip() for arn in (self.openai_api_key_secret_arn, *self.openai_api_key_secret_arns)}
+        return bool(secret_arn) and secret_arn in allowed - {""}
 
     @property
     def default_budget(self) -> BudgetLimits:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import base64
 
+import jwt
+
 from mneme.api.auth import caller_from_event
 from mneme_local.auth import claims_for_event
 from mneme_local.gateway_event import build_event
@@ -31,8 +33,11 @@ def test_the_event_has_the_http_api_v2_shape() -> None:
         "exp": "123",
     }
     assert (event["body"], event["isBase64Encoded"]) == ('{"input": "hi"}', False)
-    caller = caller_from_event(event)
+    # the rendered "[admin users]" could hide a group name with a space: the header's token settles it (31.11)
+    token = jwt.encode({"sub": "alice", "cognito:groups": ["admin", "users"], "exp": 123}, "k" * 32, algorithm="HS256")
+    caller = caller_from_event({**event, "headers": {**event["headers"], "authorization": f"Bearer {token}"}})
     assert (caller.user_id, caller.is_admin) == ("alice", True)
+    assert caller_from_event(event).is_admin is False  # no token to settle it: no admin
 
 
 def test_binary_bodies_are_base64_and_public_routes_carry_no_claims() -> None:

@@ -142,3 +142,35 @@ def test_global_write_namespace_works_for_an_admin() -> None:
     policy = ResolvedPolicy(allow_write=True, write_namespace="vector.global.howto")
     jobs = plan(policy, MemoryScope(user_id="root", is_admin=True)).jobs
     assert {(j.namespace, j.owner_user_id) for j in jobs} == {("vector.global.howto", "")}
+
+
+def test_an_openai_compatible_agents_extract_job_carries_its_endpoint_and_key_secret_never_a_key() -> None:
+    # issue 31.2: the writer needs the endpoint and the key secret's ARN to call the agent's model
+    from mneme.models.agent import ModelSpec
+
+    arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:mneme/openai-key-AbCdEf"
+    spec = ModelSpec(
+        provider="openai-compatible", model_id="gpt-4o", endpoint="https://llm.example/v1", api_key_secret_arn=arn
+    )
+    policy = ResolvedPolicy(allow_write=True, extraction=["raw", "facts"])
+    jobs = plan_auto_write(
+        policy, SCOPE, run_id="r1", status=RunStatus.SUCCEEDED, user_input=LONG_INPUT, output="ok", model_spec=spec
+    ).jobs
+    [extract] = [job for job in jobs if job.kind == "extract"]
+    assert extract.model == {
+        "provider": "openai-compatible",
+        "model_id": "gpt-4o",
+        "endpoint": "https://llm.example/v1",
+        "api_key_secret_arn": arn,
+    }
+
+
+def test_a_bedrock_agents_extract_job_carries_only_provider_and_model() -> None:
+    from mneme.models.agent import ModelSpec
+
+    policy = ResolvedPolicy(allow_write=True, extraction=["facts"])
+    spec = ModelSpec(provider="bedrock", model_id="amazon.nova-lite-v1:0")
+    jobs = plan_auto_write(
+        policy, SCOPE, run_id="r1", status=RunStatus.SUCCEEDED, user_input=LONG_INPUT, output="ok", model_spec=spec
+    ).jobs
+    assert [job.model for job in jobs if job.kind == "extract"] == [{"provider": "bedrock", "model_id": spec.model_id}]

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from mneme import observability
-from mneme.api.auth import caller_from_claims
+from mneme.api.auth import DEFAULT_ADMIN_GROUP, caller_from_claims
 from mneme.errors import Unauthorized
 
 
@@ -35,10 +35,13 @@ def token_of(event: Mapping[str, Any]) -> str:
     return value[7:].strip() if value.lower().startswith("bearer ") else ""
 
 
-def authorize(verifier: TokenVerifier, event: Mapping[str, Any]) -> dict[str, Any]:
-    """Allow this ``$connect`` for the token's user, or raise ConnectRefused("Unauthorized")."""
+def authorize(
+    verifier: TokenVerifier, event: Mapping[str, Any], *, admin_group: str = DEFAULT_ADMIN_GROUP
+) -> dict[str, Any]:
+    """Allow this ``$connect`` for the token's user, or raise ConnectRefused("Unauthorized"); the caller is an
+    admin when ``admin_group`` (the deployment's ``MNEME_ADMIN_GROUP``) is one of its groups by exact name."""
     try:
-        caller = caller_from_claims(verifier.claims(token_of(event)))
+        caller = caller_from_claims(verifier.claims(token_of(event)), admin_group=admin_group)
     except Unauthorized as exc:
         observability.logger().info("WebSocket connect refused", reason=exc.message)
         raise ConnectRefused("Unauthorized") from None

@@ -1,6 +1,6 @@
 """The budget of a run tree (issue 15.4, with issue 12.10's cap on concurrent delegated runs).
 
-The root run resolves its limits once (request, else agent, else the deployment's defaults) and every run of
+The root run resolves its limits once (the lowest of request, agent and deployment, per field) and every run of
 the tree carries them. Usage is counted where it is exact and cheap:
 
 * a root run that has not delegated is the whole tree: its own run item counts (no I/O at all, so the fast
@@ -26,7 +26,7 @@ from mneme.models.run import Run, Usage
 
 
 def limits_for(deps: Deps, agent: Agent, requested: Budget | None) -> BudgetLimits:
-    """A root run's limits: each field from the request, else the agent's default, else the deployment's."""
+    """A root run's limits: each field the lowest of the request's, the agent's and the deployment's."""
     return BudgetLimits.resolve(deps.settings.default_budget, requested, agent.budget)
 
 

@@ -80,6 +80,13 @@ def put_agent(deps: Deps, caller: Caller, agent_id: str, body: AgentBody) -> Sav
             "(MNEME_OPENAI_BASE_URL, MNEME_OPENAI_ENDPOINTS)",
             field="model.endpoint",
         )
+    secret = model.api_key_secret_arn
+    if secret and not deps.settings.openai_key_secret_allowed(secret):  # its value is sent to the endpoint
+        raise InvalidInput(
+            f"api_key_secret_arn {secret!r} is not one of this deployment's model API key secrets "
+            "(OpenAIApiKeySecretArns, MNEME_OPENAI_API_KEY_SECRET_ARNS)",
+            field="model.api_key_secret_arn",
+        )
     agent = Agent(
         agent_id=_slug(agent_id, "agent_id", for_write=True),
         owner=_owner(caller, body.is_global),

@@ -1,10 +1,15 @@
 """Delegation inside the run engine (SPEC §6): create child runs, and collect their results.
 
+A child run counts against its user's runs per minute like a run started over the API (issue 31.3); one
+past the limit, or past the tree's budget, is refused as a tool error the parent's model sees.
+
 Children always execute inside the state machine: the parent's step answers ``delegate`` with the child
 run ids; after the Map state, the parent's next step reads each child's outcome from the run store.
 """
 
 from __future__ import annotations
+
+from datetime import datetime
 
 from mneme import telemetry
 from mneme.context.tools import DELEGATE_TO_AGENT
@@ -73,7 +78,14 @@ def _start_delegation(session: RunSession, call: ToolCallMessage) -> PendingCall
     try:
         target = _target(session, reference)
         mode = context_mode(session.config.agent, target, call.arguments.get("context"))
-        refusal = budget.reserve_child(session)  # the last guard: a refused delegation reserves nothing
+        # the last guards: a sub-run counts against the user's runs per minute, then the tree's budget; a
+        # refused delegation counts and reserves nothing
+        counted_at = session.deps.clock.now()
+        refusal = _count_start(session, counted_at)
+        if refusal is None:
+            refusal = budget.reserve_child(session)
+            if refusal is not None:
+                _give_back_start(session, counted_at)
         if refusal is not None:
             raise DelegationRefused(refusal, field="agent")
     except DelegationRefused as exc:
@@ -145,6 +157,29 @@ def _start_delegation(session: RunSession, call: ToolCallMessage) -> PendingCall
         child_run_id=child.run_id,
         child_agent_id=target.agent_id,
     )
+
+
+def _count_start(session: RunSession, now: datetime) -> str | None:
+    """Issue 31.3: every run a user's tree starts counts against the user's runs per minute, as a run
+    started over the API does (``mneme.engine.submit``): None when counted, else why the child is refused."""
+    deps = session.deps
+    limit = deps.settings.runs_per_user_per_minute
+    if limit <= 0:
+        return None
+    retry_after = deps.rates.hit(session.run.user_id, now=now, limit=limit)
+    if retry_after is None:
+        return None
+    return (
+        f"delegation refused: rate_limited — {limit} runs (sub-agents included) were started in the last "
+        f"minute, the limit; retry in {retry_after} s or answer with what you have"
+    )
+
+
+def _give_back_start(session: RunSession, now: datetime) -> None:
+    """The child counted against the rate was refused by the budget: it started nothing."""
+    deps = session.deps
+    if deps.settings.runs_per_user_per_minute > 0:
+        deps.rates.refund(session.run.user_id, now=now)
 
 
 def _refused(session: RunSession, call: ToolCallMessage, reference: str, reason: str) -> ToolResultMessage:

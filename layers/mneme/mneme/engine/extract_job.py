@@ -4,7 +4,9 @@ The model is the job's ``model`` (the policy's ``extraction_model``, else the ag
 ModelClient port — Bedrock, openai-compatible or the offline model's deterministic extractor. Its answer is
 validated (``mneme.memory.extraction``); malformed output is logged as a warning and the job is done (a
 model that answers garbage would answer it again). A model or store failure returns False: the message is
-retried, then dead-lettered, on its own — the run's raw entries were written by their own jobs. The
+retried, then dead-lettered, on its own — the run's raw entries were written by their own jobs. A model the
+writer cannot call at all (its provider, endpoint or key secret is not available here) or that refuses the
+request finishes the job with its reason recorded (issue 31.2): a retry would only fail alike into the DLQ. The
 extraction's usage (tokens, model, priced cost) is in the audit records of what it wrote.
 """
 
@@ -13,10 +15,11 @@ from __future__ import annotations
 import hashlib
 from typing import TYPE_CHECKING, Any
 
+from mneme.engine.audit import AuditScope, AuditTrail
 from mneme.engine.consolidate import Recent, consolidate
 from mneme.engine.memory_writes import new_document
-from mneme.engine.writer_ports import audit_decisions
-from mneme.errors import Conflict, MnemeError
+from mneme.engine.writer_ports import audit_decisions, queued_at
+from mneme.errors import Conflict, MnemeError, ModelRequestRejected
 from mneme.memory.extraction import extraction_request, parse_extraction
 from mneme.memory.limits import limit_for
 from mneme.models.agent import ModelSpec
@@ -25,8 +28,9 @@ from mneme.models.run import Usage
 from mneme.observability import logger
 
 if TYPE_CHECKING:
+    from mneme.engine.deps import ModelRegistry
     from mneme.engine.writer_ports import WriterPorts
-    from mneme.ports import MemoryWriteJob
+    from mneme.ports import MemoryWriteJob, ModelResponse
 
 _CLASS: dict[str, MemoryClass] = {"fact": "semantic", "preference": "preference", "summary": "episodic"}
 
@@ -40,14 +44,9 @@ def run(ports: WriterPorts, job: MemoryWriteJob, recent: Recent | None = None) -
     if ports.models is None or ports.store is None or ports.embedder is None:
         return False
     spec = ModelSpec.model_validate(job.model or {"provider": "offline", "model_id": "offline"})
-    try:
-        client = ports.models.client_for(spec)
-        response = client.converse(extraction_request(spec.model_id, job.strategies, job.content, job.answer))
-    except MnemeError as exc:
-        logger().warning(
-            "memory extraction failed; the job is retried", extra={"job_id": job.job_id, "error": str(exc)}
-        )
-        return False
+    response = _call(ports.models, ports, job, spec)
+    if isinstance(response, bool):
+        return response
     text = "".join(str(block.get("text", "")) for block in response.content)
     extracted, warning = parse_extraction(text)
     if extracted is None:
@@ -88,6 +87,49 @@ def run(ports: WriterPorts, job: MemoryWriteJob, recent: Recent | None = None) -
         logger().info("memory extraction", extra={"job_id": job.job_id, "items": len(documents), **usage_detail})
         audit_decisions(ports, [(job, decisions)])
         charge_run(ports, job, usage)
+    except MnemeError:
+        return False
+    return True
+
+
+def _call(models: ModelRegistry, ports: WriterPorts, job: MemoryWriteJob, spec: ModelSpec) -> ModelResponse | bool:
+    """The extraction model's answer; else whether the job is done without it (True: given up, its reason
+    recorded; False: retried)."""
+    try:
+        client = models.client_for(spec)
+    except MnemeError as exc:  # the writer cannot call this model at all (provider, endpoint, key secret)
+        return _give_up(ports, job, "extraction_unavailable", exc)
+    try:
+        return client.converse(extraction_request(spec.model_id, job.strategies, job.content, job.answer))
+    except ModelRequestRejected as exc:  # refused by the provider (no access, bad request): a retry cannot help
+        return _give_up(ports, job, "extraction_rejected", exc)
+    except MnemeError as exc:
+        logger().warning(
+            "memory extraction failed; the job is retried", extra={"job_id": job.job_id, "error": str(exc)}
+        )
+        return False
+
+
+def _give_up(ports: WriterPorts, job: MemoryWriteJob, reason: str, exc: MnemeError) -> bool:
+    """The job is done without memories, its reason recorded (a warning, and a ``denied`` audit record of
+    the run's user): retrying would fail alike into the DLQ. False (retried) only when the record fails."""
+    logger().warning(
+        "memory extraction cannot be done here; the job is finished without it",
+        extra={"job_id": job.job_id, "reason": reason, "error": exc.message},
+    )
+    meta = job.metadata
+    scope = AuditScope(
+        user_id=str(meta.get("user_id") or job.owner_user_id),
+        run_id=meta.get("run_id"),
+        root_run_id=meta.get("root_run_id"),
+        agent_id=meta.get("agent_id"),
+        task_id=meta.get("task_id"),
+        depth=int(meta.get("depth") or 0),
+    )
+    trail = AuditTrail(scope, key=job.job_id, clock=ports.clock, at=queued_at(job))
+    detail = {"source": "extract", "job_id": job.job_id, "reason": reason, "error": exc.message}
+    try:
+        ports.audit.append(trail.records("denied", [job.namespace], via="auto_write", **detail))
     except MnemeError:
         return False
     return True

@@ -88,18 +88,26 @@ def plan_auto_write(
         extract = _job(run_id, "extract", namespace, owner, text_in, scope=scope, derived_from=raw_ids)
         model = policy.extraction_model or model_spec
         jobs.append(
-            replace(
-                extract,
-                kind="extract",
-                answer=text_out,
-                strategies=strategies,
-                model={"provider": model.provider, "model_id": model.model_id} if model else None,
-            )
+            replace(extract, kind="extract", answer=text_out, strategies=strategies, model=extraction_model(model))
         )
     threshold = policy.duplicate_threshold
     if threshold is not None:
         jobs = [replace(job, duplicate_threshold=threshold) for job in jobs]
     return AutoWritePlan(jobs=tuple(jobs))
+
+
+def extraction_model(model: Any) -> dict[str, str] | None:
+    """What the writer needs to call the extraction model (issue 31.2): provider and model id, and for an
+    openai-compatible agent its endpoint and the ARN of its key secret — never the key itself, which the
+    writer reads through the same allow-listed lookup as the run."""
+    if model is None:
+        return None
+    fields = {"provider": model.provider, "model_id": model.model_id}
+    for name in ("endpoint", "api_key_secret_arn"):
+        value = getattr(model, name, None)
+        if value:
+            fields[name] = str(value)
+    return fields
 
 
 def _is_global(namespace: str) -> bool:

@@ -2,8 +2,9 @@
 may spend, and what it has spent.
 
 A :class:`Budget` is what an agent's default or a request names (any field may be left out); the root run
-resolves it field by field (request, else agent, else the deployment's values, which are also the ceiling)
-into :class:`BudgetLimits`, which hold for the whole tree. :class:`TreeUsage` is what the tree has used so far.
+resolves it field by field (the lowest of the request's, the agent's and the deployment's values: a budget
+only tightens) into :class:`BudgetLimits`, which hold for the whole tree. :class:`TreeUsage` is what the tree
+has used so far.
 """
 
 from datetime import datetime
@@ -38,13 +39,13 @@ class BudgetLimits(BaseModel, defer_build=True):
 
     @classmethod
     def resolve(cls, deployment: "BudgetLimits", *overrides: Budget | None) -> "BudgetLimits":
-        """Each field from the first override that sets it (request before agent), else the deployment's.
-        The deployment's value is also the ceiling: a budget tightens what the operator allows, never more
-        (a tree can never exceed the deployment's number of runs, issue 12.10)."""
-        values: dict[str, Any] = deployment.model_dump()
+        """Each field the lowest of the deployment's and every override that sets it (the request's, the
+        agent's): a budget only tightens, never loosens — a request cannot raise what an agent's owner (an
+        admin, for a global agent) set, nor anything above the deployment's values (issue 12.10, issue 31.4)."""
+        values: dict[str, Any] = {}
         for name, ceiling in deployment.model_dump().items():
-            chosen = next((getattr(o, name) for o in overrides if o is not None and getattr(o, name) is not None), None)
-            values[name] = ceiling if chosen is None else min(chosen, ceiling)
+            named = [getattr(o, name) for o in overrides if o is not None and getattr(o, name) is not None]
+            values[name] = min([ceiling, *named])
         return cls(**values)
 
 
