@@ -213,6 +213,8 @@ def test_the_jwks_is_fetched_over_https_only() -> None:
 
 def test_the_deployments_admin_group_is_matched_by_exact_name() -> None:
     # issue 31.11: the $connect authorizer uses MNEME_ADMIN_GROUP, not the default name, and only exactly
-    ops = authorize(VERIFIER, _event(_token(**{"cognito:groups": ["ops"]})), admin_group="ops")
-    spaced = authorize(VERIFIER, _event(_token(**{"cognito:groups": ["ops admin", "admin"]})), admin_group="ops")
+    ops_claims: dict[str, Any] = {"cognito:groups": ["ops"]}
+    spaced_claims: dict[str, Any] = {"cognito:groups": ["ops admin", "admin"]}
+    ops = authorize(VERIFIER, _event(_token(**ops_claims)), admin_group="ops")
+    spaced = authorize(VERIFIER, _event(_token(**spaced_claims)), admin_group="ops")
     assert (ops["context"]["is_admin"], spaced["context"]["is_admin"]) == ("true", "false")
