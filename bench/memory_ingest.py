@@ -74,6 +74,16 @@ def main() -> int:
     parser.add_argument("--users", type=int, default=3)
     parser.add_argument("--per-user", type=int, default=10_000)
     args = parser.parse_args()
+    measure(args.rounds, args.users, args.per_user)
+    return 0
+
+
+def bench(full: bool) -> None:
+    """``make bench``: 5 rounds and 3 users of 10k with ``BENCH=full``, else 3 rounds and 2 users."""
+    measure(5, 3, 10_000) if full else measure(3, 2, 10_000)
+
+
+def measure(rounds: int, user_count: int, per_user: int) -> None:
     port = int(os.environ.get("MNEME_BENCH_PORT") or 0) or free_port()
     server = Server("ingest", ["-m", "mneme_local.server"], port)
     from mneme_local.token import issue
@@ -82,13 +92,13 @@ def main() -> int:
         token = server.token
         ingest(server, token, "vector.user.alice.warmup", turns(200, 99), batch=True)  # model loaded, caches warm
         rates: dict[str, list[float]] = {"batch": [], "single": []}
-        for round_ in range(args.rounds):
+        for round_ in range(rounds):
             for kind in ("batch", "single"):
                 texts = turns(1_000 if kind == "batch" else 300, 1_000 * round_ + (kind == "batch"))
                 seconds = ingest(server, token, f"vector.user.alice.r{round_}", texts, batch=kind == "batch")
                 rates[kind].append(len(texts) / seconds)
         print(
-            f"ingest over HTTP, one client, {args.rounds} rounds side by side (1,000 turns per batch round, 300 single)"
+            f"ingest over HTTP, one client, {rounds} rounds side by side (1,000 turns per batch round, 300 single)"
         )
         for kind, values in rates.items():
             print(
@@ -98,12 +108,12 @@ def main() -> int:
         goal = statistics.median(rates["batch"]) >= 500
         print(f"  → goal batch ≥ 500 documents/s: {'MET' if goal else 'NOT MET'}")
 
-        users = [f"bench{u}" for u in range(args.users)]
+        users = [f"bench{u}" for u in range(user_count)]
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
         started = time.perf_counter()
         for u, user in enumerate(users):
             user_token = issue(server.data, user)
-            texts = turns(args.per_user, 10_000 + u)
+            texts = turns(per_user, 10_000 + u)
             for at in range(0, len(texts), 100):
                 items = [{"namespace": f"vector.user.{user}.memory", "content": t} for t in texts[at : at + 100]]
                 timed_call(connection, user_token, "POST", "/v1/memory/documents:batch", {"items": items})
@@ -117,12 +127,12 @@ def main() -> int:
             for q in questions
         )
         p50, p95 = latencies[len(latencies) // 2] * 1000, latencies[int(len(latencies) * 0.95)] * 1000
-        rows = args.per_user * len(users)
+        rows = per_user * len(users)
         print(
-            f"search over HTTP: {len(latencies)} questions by one user with {args.per_user:,} memories"
+            f"search over HTTP: {len(latencies)} questions by one user with {per_user:,} memories"
             f" ({rows:,} rows of {len(users)} users loaded in {load:.0f} s): p50 {p50:.1f} ms, p95 {p95:.1f} ms"
         )
-        print(f"  → goal p50 ≤ 30 ms at {args.per_user:,} per user: {'MET' if p50 <= 30 else 'NOT MET'}")
+        print(f"  → goal p50 ≤ 30 ms at {per_user:,} per user: {'MET' if p50 <= 30 else 'NOT MET'}")
     finally:
         server.stop()
     return 0

@@ -163,13 +163,11 @@ def evaluate(
     }
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--users", type=int, default=10)
-    parser.add_argument("--modes", default="default,keyword,vector,rrf")
-    args = parser.parse_args()
-    data = dataset(args.users)
+def measure(users: int = 10, modes: str = "default,keyword,vector,rrf") -> dict[str, Any]:
+    """Load ``users`` conversations, ask every question in every mode, print the table; the figures."""
+    data = dataset(users)
     embed = Embeddings()
+    figures: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as folder:
         store = EmbeddedVectorStore(Path(folder) / "memory.sqlite3")
         load(store, data, embed)
@@ -180,8 +178,9 @@ def main() -> int:
         print(f"{len(data)} users, {turns} turns loaded together, {len(questions)} questions, {embed.model.model_id}")
         columns = ("@5", "@10", "@20", "chars@10", "stale1st", "inject@5", "injChars", "offSilent")
         print(f"{'mode':<8} " + " ".join(f"{c:>{max(6, len(c))}}" for c in columns) + "  per category @10")
-        for mode in args.modes.split(","):
+        for mode in modes.split(","):
             r = evaluate(ports, data, vectors, mode)
+            figures[mode] = r
             cats = " ".join(f"{c} {v:.3f}" for c, v in r["categories"].items())
             cats += " | silent: " + " ".join(f"{c} {v:.2f}" for c, v in r["silent_by_kind"].items())
             print(
@@ -189,6 +188,20 @@ def main() -> int:
                 f" {r['inject_recall']:8.3f} {r['inject_chars']:8.0f} {r['off_topic_silent']:9.3f}  {cats}"
             )
         store.close()
+    return figures
+
+
+def bench(full: bool) -> dict[str, Any]:
+    """``make bench``: every user and mode (a minute, the embeddings cached after the first run)."""
+    return measure(10)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--users", type=int, default=10)
+    parser.add_argument("--modes", default="default,keyword,vector,rrf")
+    args = parser.parse_args()
+    measure(args.users, args.modes)
     return 0
 
 

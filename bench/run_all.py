@@ -40,6 +40,8 @@ MEASURES: dict[str, Measure] = {
     "prompt_cache": _measure("prompt_cache"),
     "memory_search": _measure("memory_search"),
     "memory_quality": _measure("memory_quality"),
+    "recall_eval": _measure("recall_eval"),
+    "memory_ingest": _measure("memory_ingest"),
     "local_server": _measure("local_server"),
     "peer_strands": _measure("peer_strands"),
     "record_classes": _measure("record_classes"),
