@@ -131,6 +131,8 @@ EXPECTED: dict[str, dict[str, tuple[set[str], list[Any]]]] = {
         "MemoryCollection": ({"aoss:APIAccessAll"}, [COLLECTION]),
         "ExistingMemoryCollection": ({"aoss:APIAccessAll"}, [{"Ref": "OpenSearchResourceArn"}]),
         "ExistingMemoryDomain": (DOMAIN_ACTIONS, ["${OpenSearchResourceArn}/*"]),
+        # issue 31.2: extraction with an openai-compatible agent's model reads its key, the allowlist only
+        "ReadModelApiKeys": ({"secretsmanager:GetSecretValue"}, [{"Ref": "OpenAIApiKeySecretArns"}]),
     },
     "PrivacyFunction": {
         "AuditChainAndRedact": (
@@ -309,3 +311,21 @@ def test_guardrails_and_model_key_secrets_are_granted_only_as_listed(sid: str, p
     ]
     assert guarded == [[condition, guarded[0][1], {"Ref": "AWS::NoValue"}]]
     assert guarded[0][1]["Resource"] == {"Ref": parameter}
+
+
+def test_the_writer_gets_the_openai_settings_and_reads_only_the_allowed_key_secrets() -> None:
+    # issue 31.2: extraction jobs of openai-compatible agents need the endpoint settings and the key on the writer
+    variables = resources()["WriterFunction"]["Properties"]["Environment"]["Variables"]
+    run = resources()["RunFunction"]["Properties"]["Environment"]["Variables"]
+    names = ("MNEME_OPENAI_BASE_URL", "MNEME_OPENAI_ENDPOINTS", "MNEME_OPENAI_API_KEY_SECRET_ARN")
+    assert {name: variables[name] for name in (*names, "MNEME_OPENAI_API_KEY_SECRET_ARNS")} == {
+        name: run[name] for name in (*names, "MNEME_OPENAI_API_KEY_SECRET_ARNS")
+    }
+    statements = [
+        entry["Fn::If"]
+        for policy in resources()["WriterFunction"]["Properties"]["Policies"]
+        if isinstance(policy, dict) and "Statement" in policy
+        for entry in policy["Statement"]
+        if isinstance(entry, dict) and "Fn::If" in entry and entry["Fn::If"][1].get("Sid") == "ReadModelApiKeys"
+    ]
+    assert statements == [["HasModelApiKeySecrets", statements[0][1], {"Ref": "AWS::NoValue"}]]
