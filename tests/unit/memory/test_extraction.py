@@ -56,3 +56,15 @@ def test_malformed_output_is_a_warning_not_an_exception() -> None:
 def test_json_inside_prose_is_accepted() -> None:
     extracted, warning = parse_extraction('Here: {"items": [{"kind": "fact", "text": "A", "subject": "s"}]} done')
     assert warning is None and extracted is not None and extracted.items[0].subject == "s"
+
+
+def test_a_turn_with_a_speaker_is_read_after_it_and_keeps_who_said_it() -> None:
+    # issue 30.4: "Kate: I live in Oslo." fired nothing (the clause starts with "Kate:") or said "The user says"
+    assert _facts("Kate: I live in Oslo. I love hiking.") == [
+        ("Kate says: I live in Oslo.", "kate: i live in"),
+        ("Kate says: I love hiking.", None),
+    ]
+
+
+def test_two_speakers_facts_do_not_supersede_each_other() -> None:
+    assert _facts("Kate: I live in Oslo.")[0][1] != _facts("Tom: I live in Rome.")[0][1]

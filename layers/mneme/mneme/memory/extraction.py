@@ -49,7 +49,8 @@ def extraction_request(model_id: str, strategies: list[str], user_input: str, an
         "Extract long-term memory of those kinds from the conversation turn below. Answer only JSON:"
         ' {"items": [{"kind": "fact" | "preference" | "summary", "text": "<one atomic statement about the'
         ' user>", "subject": "<what it is about, e.g. \'user lives in\'>"}]}. Use the same subject for a'
-        " statement that replaces an earlier value. No items when nothing is worth remembering."
+        " statement that replaces an earlier value. When the turn names its speaker (\"Kate: ...\"), each"
+        " statement names who said it (\"Kate lives in Oslo\"). No items when nothing is worth remembering."
     )
     turn = f"USER:\n{user_input}\n\nASSISTANT:\n{answer}"
     return {
@@ -83,18 +84,27 @@ _CLAUSE = re.compile(r"(?<=[.!?;:])\s+|,\s+(?=i\s)", re.I)
 _ADVERB = re.compile(r"\s+(?:now|also|still)\b", re.I)
 
 
+_SPEAKER = re.compile(r"^\s*([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2}):\s+")
+
+
 def offline_extract(user_input: str, strategies: list[str]) -> Extracted:
-    """The offline model's deterministic extractor (see the module docstring)."""
+    """The offline model's deterministic extractor (see the module docstring). A turn written as ``Speaker:
+    text`` is read after its speaker, and its items say who said it ("Kate says: I live in Oslo.")."""
     items: list[ExtractedItem] = []
-    for sentence in _CLAUSE.split(user_input.strip()):
+    speaker = _SPEAKER.match(user_input)
+    who = f"{speaker.group(1)} says" if speaker else "The user says"
+    text = user_input[speaker.end() :] if speaker else user_input
+    for sentence in _CLAUSE.split(text.strip()):
         clean = sentence.strip().rstrip(".!?;:").strip()
         if not clean:
             continue
         if "preferences" in strategies and _PREFERENCE.match(clean):
-            items.append(ExtractedItem(kind="preference", text=f"The user says: {clean}.", subject=None))
+            items.append(ExtractedItem(kind="preference", text=f"{who}: {clean}.", subject=None))
         elif "facts" in strategies and (found := _FACT.match(clean)):
             subject = " ".join(_ADVERB.sub("", found["subject"].lower()).split())
-            items.append(ExtractedItem(kind="fact", text=f"The user says: {clean}.", subject=subject))
+            if speaker:  # Kate's "I live in" is not Tom's: the subject names the speaker
+                subject = f"{speaker.group(1).lower()}: {subject}"
+            items.append(ExtractedItem(kind="fact", text=f"{who}: {clean}.", subject=subject))
     if "summary" in strategies and user_input.strip():
         items.append(ExtractedItem(kind="summary", text=f"Session summary: {user_input.strip()[:500]}"))
     return Extracted(items=items)
