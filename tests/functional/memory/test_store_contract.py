@@ -144,6 +144,51 @@ def test_duplicates_within_one_batch_share_one_entry(store):
     assert len(store.search(unit(1), [one.namespace], 10, now=NOW)) == 1
 
 
+def _chunked(first_id: str, texts: list[str]) -> list:
+    """The chunks of one long document, linked as the engine links them (mneme.engine.memory_writes.chunked)."""
+    ids = [first_id] + [f"{first_id}-{i}" for i in range(1, len(texts))]
+    return [
+        doc(
+            text,
+            doc_id=ids[i],
+            derived_from=[] if i == 0 else [first_id],
+            parent_id=None if i == 0 else first_id,
+            chunk_index=i,
+            chunk_count=len(texts),
+        )
+        for i, text in enumerate(texts)
+    ]
+
+
+def test_deleting_a_document_never_removes_a_chunk_another_document_owns(store):
+    # Given two long documents whose second chunks are identical (and a single entry with that text too)
+    shared = "The shared boilerplate paragraph."
+    a = _chunked("doc-a", ["Alpha opening.", shared])
+    b = _chunked("doc-b", ["Beta opening.", shared])
+    single = doc(shared, doc_id="single")
+    assert store.put([(d, unit(1, i)) for i, d in enumerate([*a, *b, single])]) == [d.id for d in [*a, *b, single]]
+    # When document A is deleted
+    deleted = store.soft_delete("doc-a", a[0].namespace, now=NOW)
+    # Then A's own chunks go, B's chunk and the single entry stay
+    assert sorted(deleted) == sorted(d.id for d in a)
+    kept = store.get("doc-b-1", b[1].namespace)
+    assert kept is not None and kept.content == shared and kept.derived_from == ["doc-b"]
+    assert store.get("single", single.namespace) is not None
+    # And a single entry with the same text still refreshes the single one, never a chunk
+    again = doc(shared, at=later(minutes=1))
+    assert store.put([(again, unit(1))]) == ["single"]
+
+
+def test_a_chunk_written_again_under_its_id_is_rewritten_not_duplicated(store):
+    # Given a long document's chunks (never merged by content), written twice with the same ids (a retry)
+    chunks = _chunked("doc-r", ["Retried opening.", "Retried second part."])
+    store.put([(d, unit(1, i)) for i, d in enumerate(chunks)])
+    assert store.put([(d, unit(1, i)) for i, d in enumerate(chunks)]) == ["doc-r", "doc-r-1"]
+    # Then each chunk is stored once
+    found = store.search(unit(1, 1), [chunks[0].namespace], 10, now=NOW)
+    assert sorted(ids_of(found)) == ["doc-r", "doc-r-1"]
+
+
 def test_deleted_or_expired_entries_are_not_refreshed(store):
     first = doc("note")
     store.put([(first, unit(1))])

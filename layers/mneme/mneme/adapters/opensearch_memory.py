@@ -239,9 +239,12 @@ class OpenSearchMemoryStore(OpenSearchLifecycle):
             ids.append(body["memory_id"])
         actions: list[dict[str, Any]] = []
         created: list[MemoryDocument] = []
+        stored = self._stored_ids([body["memory_id"] for os_id, body in pending.values() if os_id is None])
         for os_id, body in pending.values():
             if os_id is not None:  # a partial update of the stored entry (same memory_id)
                 actions += self._update_action(os_id, body)
+            elif body["memory_id"] in stored:  # the same id written again (a retry): rewritten, not indexed twice
+                actions += self._update_action(stored[body["memory_id"]], body)
             else:  # vector collections (aoss) reject custom document ids
                 meta = {"_index": self._index} | ({} if self._service == "aoss" else {"_id": body["memory_id"]})
                 actions += [{"index": meta}, body]
@@ -250,6 +253,18 @@ class OpenSearchMemoryStore(OpenSearchLifecycle):
         indexed = [next(iter(item.values())) for item in result.get("items", []) if "index" in item]
         self._note([(doc, str(item["_id"])) for doc, item in zip(created, indexed, strict=False)], "active")
         return ids
+
+    def _stored_ids(self, memory_ids: Sequence[str]) -> dict[str, str]:
+        """``aoss`` only (elsewhere ``_id`` is the memory id): the ``_id`` of entries already stored under these
+        memory ids — in the index, or in the journal inside the refresh window."""
+        if self._service != "aoss" or not memory_ids:
+            return {}
+        hits = self._query([{"terms": {"memory_id": list(memory_ids)}}])
+        found = {str(hit["_source"]["memory_id"]): str(hit["_id"]) for hit in hits}
+        missing = [i for i in memory_ids if i not in found]
+        if self._journal is not None and missing:
+            found |= {doc_id: entry.native_id for doc_id, entry in self._journal.lookup(missing).items()}
+        return found
 
     def _journaled_duplicates(self, docs: Sequence[MemoryDocument], found: _Found) -> _Found:
         """Identical live content written inside the refresh window (the index does not show it yet)."""
