@@ -3,8 +3,9 @@
 A job's document id is its deterministic ``job_id`` and identical content in a namespace is refreshed, so a
 redelivered message never duplicates a memory. Only the items that failed are reported back to SQS.
 
-* ``raw`` jobs first: long content is chunked to the embedding model's size, every document is consolidated
-  (``engine.consolidate``: refresh a near-duplicate, supersede an updated fact) and audited with its decision.
+* ``raw`` jobs first: long content is chunked to the embedding model's size, the batch's texts are embedded in
+  one call, every one-entry document is consolidated (``engine.consolidate``: refresh a near-duplicate,
+  supersede an updated fact; the chunks of long content are stored as they are) and audited with its decision.
 * ``extract`` jobs after them (``engine.extract_job``), each on its own: a failed extraction is retried or
   dead-lettered alone; the run's raw entries are already stored.
 
@@ -26,10 +27,10 @@ from mneme.engine.consolidate import Decision, Recent, consolidate
 from mneme.engine.memory_writes import chunked
 from mneme.engine.writer_ports import WriterPorts, audit_decisions, queued_at
 from mneme.errors import MnemeError
-from mneme.memory.limits import limit_for
+from mneme.memory.limits import EmbeddingLimit, limit_for
 from mneme.models.memory import Authority, MemoryDocument
 from mneme.models.privacy import ErasureState
-from mneme.ports import Embedder, MemoryWriteJob
+from mneme.ports import Embedder, MemoryStore, MemoryWriteJob
 
 
 def parse_job(body: str) -> MemoryWriteJob:
@@ -108,31 +109,25 @@ def _not_erased(ports: WriterPorts, jobs: list[tuple[str, MemoryWriteJob]]) -> l
 
 
 def _write(ports: WriterPorts, jobs: list[tuple[str, MemoryWriteJob]], recent: Recent) -> list[str]:
-    """Store each job's documents (consolidated), one job at a time; the ids of the failed messages. Every
-    job's documents are embedded in one call first (issue 30.5); if that call fails, each job is embedded on
-    its own, so one bad job fails alone."""
+    """Store each job's documents (consolidated); the ids of the failed messages. The batch's texts are embedded
+    in one call (one job's bad text is then retried alone, so it fails only its own message)."""
     if ports.store is None or ports.embedder is None:
         return [message_id for message_id, _ in jobs]  # stays queued (then the DLQ), never dropped
     limit = limit_for(ports.embedder.model_id)
-    written: list[tuple[MemoryWriteJob, list[Decision]]] = []
     failed: list[str] = []
-    prepared: list[tuple[str, MemoryWriteJob, list[MemoryDocument]]] = []
+    built: list[tuple[str, MemoryWriteJob, list[MemoryDocument]]] = []
     for message_id, job in jobs:
         try:
-            prepared.append((message_id, job, chunked(_document(ports, job), limit)))
+            built.append((message_id, job, chunked(_document(ports, job), limit)))
         except MnemeError:
             failed.append(message_id)
-    embedded = _embed_together(ports.embedder, [documents for _, _, documents in prepared])
-    for at, (message_id, job, documents) in enumerate(prepared):
+    vectors = _embedded(ports.embedder, [documents for _, _, documents in built])
+    written: list[tuple[MemoryWriteJob, list[Decision]]] = []
+    for (message_id, job, documents), job_vectors in zip(built, vectors, strict=True):
         try:
-            vectors = embedded[at] if embedded else ports.embedder.embed([doc.content for doc in documents])
-            threshold = job.duplicate_threshold or limit.duplicate_threshold
-            now = ports.clock.now()
-            decisions = [
-                consolidate(ports.store, doc, vector, threshold=threshold, now=now, recent=recent)
-                for doc, vector in zip(documents, vectors, strict=True)
-            ]
-            written.append((job, decisions))
+            if isinstance(job_vectors, MnemeError):
+                raise job_vectors
+            written.append((job, _stored(ports, ports.store, job, documents, job_vectors, limit, recent)))
         except MnemeError:
             failed.append(message_id)
     try:
@@ -143,20 +138,43 @@ def _write(ports: WriterPorts, jobs: list[tuple[str, MemoryWriteJob]], recent: R
     return failed
 
 
-def _embed_together(embedder: Embedder, groups: list[list[MemoryDocument]]) -> list[list[list[float]]] | None:
-    """Each group's vectors from one embedding call over all of them; None when that call fails."""
+def _embedded(embedder: Embedder, groups: list[list[MemoryDocument]]) -> list[list[list[float]] | MnemeError]:
+    """Each group's vectors from one embedding call for all; if it fails, each group on its own."""
     texts = [doc.content for group in groups for doc in group]
-    if not texts:
-        return []
     try:
-        vectors = embedder.embed(texts)
+        flat = embedder.embed(texts) if texts else []
     except MnemeError:
-        return None
-    out, at = [], 0
+        return [_embed_alone(embedder, group) for group in groups]
+    out: list[list[list[float]] | MnemeError] = []
     for group in groups:
-        out.append(vectors[at : at + len(group)])
-        at += len(group)
+        out.append(flat[: len(group)])
+        flat = flat[len(group) :]
     return out
+
+
+def _embed_alone(embedder: Embedder, group: list[MemoryDocument]) -> list[list[float]] | MnemeError:
+    try:
+        return embedder.embed([doc.content for doc in group])
+    except MnemeError as exc:
+        return exc
+
+
+def _stored(
+    ports: WriterPorts,
+    store: MemoryStore,
+    job: MemoryWriteJob,
+    documents: list[MemoryDocument],
+    vectors: list[list[float]],
+    limit: EmbeddingLimit,
+    recent: Recent,
+) -> list[Decision]:
+    """One entry is consolidated; the chunks of long content are stored as they are — a chunk refreshed into
+    another entry would make that entry derived from this document, deleted with it (issue 31.6)."""
+    if len(documents) > 1:
+        store.put(list(zip(documents, vectors, strict=True)))
+        return [Decision("write", "new", doc.id) for doc in documents]
+    threshold = job.duplicate_threshold or limit.duplicate_threshold
+    return [consolidate(store, documents[0], vectors[0], threshold=threshold, now=ports.clock.now(), recent=recent)]
 
 
 __all__ = ["WriterPorts", "audit_decisions", "parse_job", "write_batch"]
