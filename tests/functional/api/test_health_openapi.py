@@ -37,6 +37,7 @@ SPEC_ROUTES = [
     ("delete", "/v1/chats/{chat_id}"),
     ("post", "/v1/memory/search"),
     ("post", "/v1/memory/documents"),
+    ("post", "/v1/memory/documents:batch"),
     ("delete", "/v1/memory/documents/{doc_id}"),
     ("get", "/v1/audit"),
     ("get", "/v1/openapi.json"),
