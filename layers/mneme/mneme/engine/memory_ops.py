@@ -208,7 +208,8 @@ def retrieve(
     if ranking.retrieval == "vector":
         return by_vector
     words = query_words(query)
-    matches = store.keyword_matches(words, patterns, MATCH_LIMIT, now=now) if words else None
+    limit = MATCH_LIMIT if ranking.retrieval == "hybrid" else 4 * MATCH_LIMIT  # alone, the leg's own depth matters
+    matches = store.keyword_matches(words, patterns, limit, now=now) if words else None
     if matches is None:
         return [] if ranking.retrieval == "keyword" else _vector_only(ports, by_vector)
     bm25 = Bm25(words, matches)
