@@ -97,9 +97,7 @@ def measure(rounds: int, user_count: int, per_user: int) -> None:
                 texts = turns(1_000 if kind == "batch" else 300, 1_000 * round_ + (kind == "batch"))
                 seconds = ingest(server, token, f"vector.user.alice.r{round_}", texts, batch=kind == "batch")
                 rates[kind].append(len(texts) / seconds)
-        print(
-            f"ingest over HTTP, one client, {rounds} rounds side by side (1,000 turns per batch round, 300 single)"
-        )
+        print(f"ingest over HTTP, one client, {rounds} rounds side by side (1,000 turns per batch round, 300 single)")
         for kind, values in rates.items():
             print(
                 f"  {kind:<7} median {statistics.median(values):7.1f} documents/s"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 from typing import Any
 
 from mneme.models.memory import MemoryDocument, default_class
@@ -80,7 +81,13 @@ def migrate(db: Any) -> None:
 
 def row_document(row: Sequence[Any]) -> MemoryDocument:
     """The document of a stored row. The row was validated when it was written: built without validating it
-    again (``model_construct``: a search builds hundreds of them)."""
+    again (``model_construct``: a search builds hundreds of them), and the same row (every column the same)
+    answers the same document again (the turns around a user's anchors recur from search to search)."""
+    return _document(tuple(row))
+
+
+@lru_cache(maxsize=20_000)
+def _document(row: tuple[Any, ...]) -> MemoryDocument:
     metadata = json.loads(row[6])
     return MemoryDocument.model_construct(
         id=row[0],
