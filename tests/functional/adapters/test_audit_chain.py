@@ -96,6 +96,16 @@ def test_a_record_removed_from_the_middle_or_the_end_is_reported(log: ItemAuditL
     assert middle is not None and middle.seq == 2 and "missing" in middle.reason
 
 
+def test_a_forked_chain_two_records_at_one_position_is_reported(log: ItemAuditLog, backend: Backend) -> None:
+    # issue 31.10: a second record claiming position 2 (a copy under another key, every link digest intact)
+    log.append([_rec(i) for i in range(1, 4)])
+    second = _stored(backend)[1]
+    backend.audit.put({**second, SK: f"{second[SK]}#forged"})
+    report = log.verify("alice")
+    assert not report.verified and report.first_broken is not None
+    assert report.first_broken.seq == 2 and "forked" in report.first_broken.reason
+
+
 def test_a_redacted_detail_verifies_only_before_an_erasure(log: ItemAuditLog, backend: Backend) -> None:
     log.append([_rec(1), _rec(2)])
     first = _stored(backend)[0]
