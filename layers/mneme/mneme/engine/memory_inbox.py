@@ -9,7 +9,7 @@ answer (fail closed, as everywhere).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, NoReturn
 
 from mneme.engine import memory_ops
 from mneme.engine.audit import request_trail
@@ -39,19 +39,20 @@ def _store(deps: Deps) -> MemoryStore:
     return deps.memory
 
 
-def _readable(namespace: str, caller: Caller) -> str:
+def _readable(deps: Deps, namespace: str, caller: Caller) -> str:
     try:
         target = resolve(namespace, {"user_id": caller.user_id})
     except NamespaceError as exc:
         raise InvalidInput(f"invalid namespace {namespace!r}: {exc}", field="namespace") from exc
     if target.endswith(".*"):
         raise InvalidInput(f"namespace {target!r} must be one namespace, not a pattern", field="namespace")
-    if not is_readable(target, caller.user_id):
+    if not is_readable(target, caller.user_id):  # the caller named it: the refusal is audited (issue 31.10)
+        _audit(deps, caller, "denied", target, reason="security_filter")
         raise NotFound(f"no memory namespace {target!r}")
     return target
 
 
-def _audit(deps: Deps, caller: Caller, action: AuditAction, namespace: str, **detail: Any) -> None:
+def _audit(deps: Deps, caller: Caller, action: AuditAction, namespace: str | None, **detail: Any) -> None:
     trail = request_trail(caller.user_id, deps.clock)
     trail.write(deps.audit, action, [namespace], via="inbox", **detail)
 
@@ -60,7 +61,7 @@ def list_documents(
     deps: Deps, caller: Caller, namespace: str, *, status: Status | None, limit: int, cursor: str | None
 ) -> Page:
     """One namespace's entries, newest first (``deleted`` only when asked for)."""
-    target = _readable(namespace, caller)
+    target = _readable(deps, namespace, caller)
     documents, following = _store(deps).list_documents(target, status=status, limit=limit, cursor=cursor)
     _audit(deps, caller, "read", target, hits=len(documents), status=status)
     return Page(documents, following, target)
@@ -69,8 +70,16 @@ def list_documents(
 def _visible(deps: Deps, caller: Caller, doc_id: str) -> MemoryDocument:
     document = _store(deps).find(doc_id)
     if document is None or not is_readable(document.namespace, caller.user_id):
-        raise NotFound(f"no memory entry {doc_id!r}")
+        refused(deps, caller, doc_id)
+    assert document is not None
     return document
+
+
+def refused(deps: Deps, caller: Caller, doc_id: str) -> NoReturn:
+    """A 404 for an id the caller may not see, audited ``denied`` — the same record whether the id is another
+    user's or unknown, so the caller's own audit never tells the two apart (issue 31.10)."""
+    _audit(deps, caller, "denied", None, reason="not_found", id=doc_id)
+    raise NotFound(f"no memory entry {doc_id!r}")
 
 
 def get_document(deps: Deps, caller: Caller, doc_id: str, *, derived: bool) -> tuple[MemoryDocument, list[str] | None]:

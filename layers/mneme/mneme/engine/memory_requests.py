@@ -8,10 +8,10 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from mneme.engine import memory_batch, memory_ops
+from mneme.engine import memory_batch, memory_inbox, memory_ops
 from mneme.engine.audit import AuditTrail, request_trail
 from mneme.engine.deps import Deps
-from mneme.errors import InvalidInput, NotFound
+from mneme.errors import InvalidInput
 from mneme.memory.access import (
     MemoryWriteForbidden,
     ReadAccess,
@@ -145,5 +145,5 @@ def delete_memory(
         or is_expired(document, deps.clock.now())
         or not http_delete_allowed(document.namespace, caller.user_id, is_admin=caller.is_admin)
     ):
-        raise NotFound(f"no memory entry {doc_id!r}")
+        memory_inbox.refused(deps, caller, doc_id)
     return memory_ops.audited_delete(ports, trail, caller.user_id, document, via=via, id=doc_id)
