@@ -369,7 +369,8 @@ def main() -> int:
         stack.sweep()  # beside recovery: what no execution runs any more is failed as interrupted
         stack.start_sweeper(float(os.environ.get("MNEME_SWEEP_SECONDS") or SWEEP_SECONDS))
         models = stack.options.model_provider
-        embedder = stack.options.embedding_provider
+        model_id = stack.deps.embedder.model_id if stack.deps.embedder is not None else "none"
+        embedder = f"{stack.options.embedding_provider} ({model_id})"
         print(
             f"mneme local server listening on http://{HOST}:{port}\n"
             f"  data: {stack.options.data_dir.resolve()}  models: {models}  embeddings: {embedder}\n"
