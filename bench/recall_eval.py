@@ -152,6 +152,7 @@ def evaluate(
         "r10": statistics.mean(s[1] for s in every),
         "r20": statistics.mean(s[2] for s in every),
         "categories": {c: statistics.mean(s[1] for s in group) for c, group in sorted(scores.items())},
+        "by_category": {c: tuple(statistics.mean(s[i] for s in g) for i in range(3)) for c, g in scores.items()},
         "chars10": statistics.mean(chars),
         "stale_first": stale_first,
         "inject_recall": statistics.mean(injected),
@@ -187,6 +188,12 @@ def measure(users: int = 10, modes: str = "default,keyword,vector,rrf") -> dict[
                 f"{mode:<8} {r['r5']:6.3f} {r['r10']:6.3f} {r['r20']:6.3f} {r['chars10']:8.0f} {r['stale_first']:8d}"
                 f" {r['inject_recall']:8.3f} {r['inject_chars']:8.0f} {r['off_topic_silent']:9.3f}  {cats}"
             )
+        print("per category recall @5 / @10 / @20:")
+        for category in next(iter(figures.values()))["by_category"]:
+            row = "  ".join(
+                f"{mode} " + "/".join(f"{v:.3f}" for v in r["by_category"][category]) for mode, r in figures.items()
+            )
+            print(f"  {category:<17} {row}")
         store.close()
     return figures
 
