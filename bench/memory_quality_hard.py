@@ -1,6 +1,6 @@
 """Measure — memory recall on the HARD conversation benchmark through the public HTTP API (issue 30.6).
 
-    .venv/bin/python bench/memory_quality_hard.py [--users 10] [--port 18300]
+    .venv/bin/python bench/memory_quality_hard.py [--users 12] [--port 18300]
 
 The dataset is ``bench/conversations.py`` (generated in code, seeded; N users, each one long two-person
 conversation of dated sessions, every turn one entry ``"<Speaker>: <text>"``). A local server
@@ -118,7 +118,7 @@ def report(results: dict[str, dict[str, Any]]) -> None:
             print(f"    {name:<14}" + "".join(f"{v:>7.3f}" for v in r["categories"][category]))
 
 
-def main(users: int = 10, port: int = 18300) -> dict[str, Any]:
+def main(users: int = 12, port: int = 18300) -> dict[str, Any]:
     data = dataset(users)
     turns, questions = sum(len(c.turns) for c in data), sum(len(c.questions) for c in data)
     header(f"hard memory recall over HTTP ({len(data)} users, {turns} turns, {questions} questions, local MiniLM)")
@@ -142,7 +142,7 @@ def bench(full: bool) -> dict[str, Any]:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--users", type=int, default=10)
+    parser.add_argument("--users", type=int, default=12)
     parser.add_argument("--port", type=int, default=18300)
     args = parser.parse_args()
     main(args.users, args.port)

@@ -1,6 +1,6 @@
 """Measure — memory recall on the hard conversation benchmark, in process (issue 30.6).
 
-    .venv/bin/python bench/recall_eval.py [--users 10] [--modes default,keyword,vector,rrf]
+    .venv/bin/python bench/recall_eval.py [--users 12] [--modes default,keyword,vector,rrf]
 
 Loads ``bench/conversations.py`` (every user's turns, one memory entry each, in conversation order, the
 session time as ``observed_at``) into the embedded store with the local MiniLM embedder, and asks every
@@ -164,7 +164,7 @@ def evaluate(
     }
 
 
-def measure(users: int = 10, modes: str = "default,keyword,vector,rrf") -> dict[str, Any]:
+def measure(users: int = 12, modes: str = "default,keyword,vector,rrf") -> dict[str, Any]:
     """Load ``users`` conversations, ask every question in every mode, print the table; the figures."""
     data = dataset(users)
     embed = Embeddings()
@@ -200,12 +200,12 @@ def measure(users: int = 10, modes: str = "default,keyword,vector,rrf") -> dict[
 
 def bench(full: bool) -> dict[str, Any]:
     """``make bench``: every user and mode (a minute, the embeddings cached after the first run)."""
-    return measure(10)
+    return measure(12)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--users", type=int, default=10)
+    parser.add_argument("--users", type=int, default=12)
     parser.add_argument("--modes", default="default,keyword,vector,rrf")
     args = parser.parse_args()
     measure(args.users, args.modes)
