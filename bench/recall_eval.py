@@ -206,7 +206,7 @@ def bench(full: bool) -> dict[str, Any]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--users", type=int, default=12)
-    parser.add_argument("--modes", default="default,keyword,vector,rrf")
+    parser.add_argument("--modes", "--mode", default="default,keyword,vector,rrf")
     args = parser.parse_args()
     measure(args.users, args.modes)
     return 0
