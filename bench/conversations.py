@@ -473,10 +473,26 @@ def conversation(index: int, sessions: int = 24) -> Conversation:
     for n, text in enumerate(asked):
         kind = ("off-topic", "off-topic-stranger", "off-topic-speaker")[n // 2]
         questions.append(Question(f"{builder.user}:o{n}", kind, text, []))
+    questions += _more_off_topic(index, builder.user, (a, b), {q.question for q in questions})
     return Conversation(builder.user, turns, questions)
 
 
-def dataset(users: int = 10) -> list[Conversation]:
+def _more_off_topic(index: int, user: str, speakers: tuple[str, str], asked: set[str]) -> list[Question]:
+    """Two more of each off-topic kind, from their own seed: the questions above stay as they were."""
+    rng = random.Random(5_000 + index)
+    pools = (
+        ("off-topic", [q for q in OFF_TOPIC_GENERAL if q not in asked]),
+        ("off-topic-stranger", [q.format(x=rng.choice(STRANGERS)) for q in OFF_TOPIC_STRANGER]),
+        ("off-topic-speaker", [q.format(s=rng.choice(speakers)) for q in OFF_TOPIC]),
+    )
+    more: list[Question] = []
+    for kind, pool in pools:
+        for text in rng.sample([q for q in pool if q not in asked], 2):
+            more.append(Question(f"{user}:o{6 + len(more)}", kind, text, []))
+    return more
+
+
+def dataset(users: int = 12) -> list[Conversation]:
     return [conversation(i) for i in range(users)]
 
 

@@ -16,6 +16,9 @@ time, ``metadata.turn_id`` to score). Then, for every question and every mode si
 
 Knowledge-update questions score the CURRENT value's turn; ``stale first`` counts questions whose old value
 ranks above the current one. Run: ``.venv/bin/python bench/memory_quality.py [--conversations N]``.
+
+This dataset is easy (planted one-line facts asked with their own words; see ``bench/conversations.py``): steer by the
+hard one instead — ``bench/memory_quality_hard.py`` over HTTP, ``bench/recall_eval.py`` in process.
 """
 
 from __future__ import annotations

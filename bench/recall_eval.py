@@ -1,6 +1,6 @@
 """Measure — memory recall on the hard conversation benchmark, in process (issue 30.6).
 
-    .venv/bin/python bench/recall_eval.py [--users 10] [--modes default,keyword,vector,rrf]
+    .venv/bin/python bench/recall_eval.py [--users 12] [--modes default,keyword,vector,rrf]
 
 Loads ``bench/conversations.py`` (every user's turns, one memory entry each, in conversation order, the
 session time as ``observed_at``) into the embedded store with the local MiniLM embedder, and asks every
@@ -152,6 +152,7 @@ def evaluate(
         "r10": statistics.mean(s[1] for s in every),
         "r20": statistics.mean(s[2] for s in every),
         "categories": {c: statistics.mean(s[1] for s in group) for c, group in sorted(scores.items())},
+        "by_category": {c: tuple(statistics.mean(s[i] for s in g) for i in range(3)) for c, g in scores.items()},
         "chars10": statistics.mean(chars),
         "stale_first": stale_first,
         "inject_recall": statistics.mean(injected),
@@ -163,7 +164,7 @@ def evaluate(
     }
 
 
-def measure(users: int = 10, modes: str = "default,keyword,vector,rrf") -> dict[str, Any]:
+def measure(users: int = 12, modes: str = "default,keyword,vector,rrf") -> dict[str, Any]:
     """Load ``users`` conversations, ask every question in every mode, print the table; the figures."""
     data = dataset(users)
     embed = Embeddings()
@@ -187,19 +188,25 @@ def measure(users: int = 10, modes: str = "default,keyword,vector,rrf") -> dict[
                 f"{mode:<8} {r['r5']:6.3f} {r['r10']:6.3f} {r['r20']:6.3f} {r['chars10']:8.0f} {r['stale_first']:8d}"
                 f" {r['inject_recall']:8.3f} {r['inject_chars']:8.0f} {r['off_topic_silent']:9.3f}  {cats}"
             )
+        print("per category recall @5 / @10 / @20:")
+        for category in next(iter(figures.values()))["by_category"]:
+            row = "  ".join(
+                f"{mode} " + "/".join(f"{v:.3f}" for v in r["by_category"][category]) for mode, r in figures.items()
+            )
+            print(f"  {category:<17} {row}")
         store.close()
     return figures
 
 
 def bench(full: bool) -> dict[str, Any]:
     """``make bench``: every user and mode (a minute, the embeddings cached after the first run)."""
-    return measure(10)
+    return measure(12)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--users", type=int, default=10)
-    parser.add_argument("--modes", default="default,keyword,vector,rrf")
+    parser.add_argument("--users", type=int, default=12)
+    parser.add_argument("--modes", "--mode", default="default,keyword,vector,rrf")
     args = parser.parse_args()
     measure(args.users, args.modes)
     return 0

@@ -41,6 +41,7 @@ MEASURES: dict[str, Measure] = {
     "memory_search": _measure("memory_search"),
     "memory_quality": _measure("memory_quality"),
     "recall_eval": _measure("recall_eval"),
+    "memory_quality_hard": _measure("memory_quality_hard"),
     "memory_ingest": _measure("memory_ingest"),
     "local_server": _measure("local_server"),
     "peer_strands": _measure("peer_strands"),
