@@ -1,0 +1,82 @@
+"""AWS review findings of issue 31 on the template: user data survives a stack deletion, CloudFront names are
+unique per stack and region, model endpoints are https only."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from tests.support.sam_template import ROOT, load_template, resources, sub_text
+
+
+def _param(name: str) -> dict[str, Any]:
+    param: dict[str, Any] = load_template()["Parameters"][name]
+    return param
+
+
+@pytest.mark.parametrize("table", sorted(resources("AWS::DynamoDB::Table")))
+def test_every_table_is_retained_when_the_stack_is_deleted_or_the_table_replaced(table: str) -> None:
+    res = resources()[table]
+    assert res.get("DeletionPolicy") == "Retain"
+    assert res.get("UpdateReplacePolicy") == "Retain"
+
+
+@pytest.mark.parametrize("table", sorted(resources("AWS::DynamoDB::Table")))
+def test_every_table_has_deletion_protection_in_prod_only(table: str) -> None:
+    protection = resources()[table]["Properties"].get("DeletionProtectionEnabled")
+    assert protection == {"Fn::If": ["IsProd", True, False]}
+    assert load_template()["Conditions"]["IsProd"] == {"Fn::Equals": [{"Ref": "Stage"}, "prod"]}
+
+
+@pytest.mark.parametrize(
+    ("name", "kind", "config"),
+    [
+        ("ConsoleOriginAccessControl", "AWS::CloudFront::OriginAccessControl", "OriginAccessControlConfig"),
+        ("ConsoleHeaders", "AWS::CloudFront::ResponseHeadersPolicy", "ResponseHeadersPolicyConfig"),
+    ],
+)
+def test_account_wide_cloudfront_names_carry_the_stack_and_the_region(name: str, kind: str, config: str) -> None:
+    res = resources(kind)[name]
+    text = sub_text(res["Properties"][config]["Name"])
+    assert "${AWS::StackName}" in text
+    assert "${AWS::Region}" in text
+
+
+@pytest.mark.parametrize("param", ["OpenAIBaseUrl", "OpenAIEndpoints"])
+@pytest.mark.parametrize("value", ["", "https://api.openai.com/v1"])
+def test_model_base_urls_accept_https_or_nothing(param: str, value: str) -> None:
+    assert re.fullmatch(_param(param)["AllowedPattern"], value)
+
+
+@pytest.mark.parametrize("param", ["OpenAIBaseUrl", "OpenAIEndpoints"])
+@pytest.mark.parametrize("value", ["http://api.openai.com/v1", "ftp://x", "api.openai.com"])
+def test_model_base_urls_refuse_anything_but_https(param: str, value: str) -> None:
+    assert not re.fullmatch(_param(param)["AllowedPattern"], value)
+
+
+def test_the_endpoint_list_refuses_an_http_url_after_an_https_one() -> None:
+    pattern = _param("OpenAIEndpoints")["AllowedPattern"]
+    assert re.fullmatch(pattern, "https://a.example/v1,https://b.example/v1")
+    assert not re.fullmatch(pattern, "https://a.example/v1,http://b.example/v1")
+
+
+def _deploy_doc() -> str:
+    return (ROOT / "docs" / "deploy.md").read_text()
+
+
+def test_the_deploy_guide_says_user_data_tables_are_retained_and_protected_in_prod() -> None:
+    doc = _deploy_doc()
+    assert "### Deleting a stack: user data is retained" in doc
+    section = doc.split("### Deleting a stack: user data is retained", 1)[1].split("###", 1)[0]
+    for needle in ("MainTable", "AuditTable", "DeletionPolicy: Retain", "DeletionProtectionEnabled", "Stage=prod"):
+        assert needle in section
+
+
+def test_the_deploy_guide_documents_the_websocket_idle_timeout_and_the_resume_after() -> None:
+    doc = _deploy_doc()
+    section = doc.split("### Live runs: the WebSocket idle timeout", 1)[1].split("##", 1)[0]
+    assert "10 minutes" in section
+    assert '"action": "ping"' in section
+    assert '"after"' in section
