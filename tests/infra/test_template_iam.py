@@ -118,16 +118,12 @@ EXPECTED: dict[str, dict[str, tuple[set[str], list[Any]]]] = {
             {"bedrock:InvokeModel"},
             ["arn:${AWS::Partition}:bedrock:*::foundation-model/*"],
         ),
-        "MemoryJournalAndUsage": (
-            {
-                "dynamodb:BatchGetItem",
-                "dynamodb:BatchWriteItem",
-                "dynamodb:GetItem",
-                "dynamodb:PutItem",
-                "dynamodb:Query",
-            },
+        # issue 31 (AWS review): the writer's main-table statements are each limited to their key prefixes
+        "MemoryJournal": (
+            {"dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:Query"},
             [{"Fn::GetAtt": ["MainTable", "Arn"]}],
         ),
+        "ChargeRunUsage": ({"dynamodb:GetItem", "dynamodb:PutItem"}, [{"Fn::GetAtt": ["MainTable", "Arn"]}]),
         "MemoryCollection": ({"aoss:APIAccessAll"}, [COLLECTION]),
         "ExistingMemoryCollection": ({"aoss:APIAccessAll"}, [{"Ref": "OpenSearchResourceArn"}]),
         "ExistingMemoryDomain": (DOMAIN_ACTIONS, ["${OpenSearchResourceArn}/*"]),

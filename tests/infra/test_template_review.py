@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.sam_template import ROOT, load_template, resources, sub_text
+from tests.support.sam_template import ROOT, as_list, load_template, policy_statements, resources, sub_text
 
 
 def _param(name: str) -> dict[str, Any]:
@@ -80,3 +80,28 @@ def test_the_deploy_guide_documents_the_websocket_idle_timeout_and_the_resume_af
     assert "10 minutes" in section
     assert '"action": "ping"' in section
     assert '"after"' in section
+
+
+WRITER_MAIN_TABLE_KEYS = {
+    "ReadErasureTombstones": ["ERASURE#*"],
+    "MemoryJournal": ["MEMJ#*", "MEMJH#*", "MEMJN#*", "MEMJO#*"],
+    "ChargeRunUsage": ["RUN#*"],
+}
+
+
+def _writer_main_table_statements() -> dict[str, dict[str, Any]]:
+    main = {"Fn::GetAtt": ["MainTable", "Arn"]}
+    return {s["Sid"]: s for s in policy_statements("WriterFunction") if main in as_list(s["Resource"])}
+
+
+def test_every_writer_statement_on_the_main_table_is_limited_to_its_key_prefixes() -> None:
+    statements = _writer_main_table_statements()
+    assert set(statements) == set(WRITER_MAIN_TABLE_KEYS)
+    for sid, prefixes in WRITER_MAIN_TABLE_KEYS.items():
+        condition = statements[sid]["Condition"]
+        assert condition == {"ForAllValues:StringLike": {"dynamodb:LeadingKeys": prefixes}}, sid
+
+
+def test_the_writer_may_neither_scan_nor_delete_single_items_of_the_main_table() -> None:
+    actions = {a for s in _writer_main_table_statements().values() for a in as_list(s["Action"])}
+    assert not actions & {"dynamodb:Scan", "dynamodb:DeleteItem", "dynamodb:UpdateItem", "dynamodb:*"}
