@@ -105,3 +105,32 @@ def test_every_writer_statement_on_the_main_table_is_limited_to_its_key_prefixes
 def test_the_writer_may_neither_scan_nor_delete_single_items_of_the_main_table() -> None:
     actions = {a for s in _writer_main_table_statements().values() for a in as_list(s["Action"])}
     assert not actions & {"dynamodb:Scan", "dynamodb:DeleteItem", "dynamodb:UpdateItem", "dynamodb:*"}
+
+
+# Claude 4.x product ids of the Bedrock user guide's model-access-product-ids table (snapshot 2026-01-25)
+CURRENT_CLAUDE_PRODUCTS = {
+    "prod-jhuafngbly644": "Opus 4.5",
+    "prod-mxcfnwvpd6kb4": "Sonnet 4.5",
+    "prod-xdkflymybwmvi": "Haiku 4.5",
+    "prod-w3q2d6rfge4tw": "Opus 4.1",
+    "prod-4pmewlybdftbs": "Sonnet 4",
+}
+SUPERSEDED_CLAUDE_PRODUCTS = {"prod-4dlfvry4v5hbi": "3.7 Sonnet", "prod-5oba7y7jpji56": "3.5 Haiku"}
+
+
+def _default_products() -> set[str]:
+    return set(_param("MarketplaceProductIds")["Default"].split(","))
+
+
+def test_the_default_marketplace_products_include_every_current_claude_model() -> None:
+    assert set(CURRENT_CLAUDE_PRODUCTS) <= _default_products()
+
+
+def test_the_default_marketplace_products_drop_the_superseded_claude_3_models() -> None:
+    assert not set(SUPERSEDED_CLAUDE_PRODUCTS) & _default_products()
+
+
+def test_the_deploy_guide_names_every_default_product_id() -> None:
+    doc = _deploy_doc()
+    for product in _default_products():
+        assert f"`{product}`" in doc
