@@ -35,8 +35,10 @@ PHYSICAL_NAME = {
     "AWS::Logs::LogGroup": "LogGroupName",
     "AWS::OpenSearchServerless::AccessPolicy": "Name",
     "AWS::OpenSearchServerless::Collection": "Name",
+    "AWS::OpenSearchServerless::CollectionGroup": "Name",
     "AWS::OpenSearchServerless::SecurityPolicy": "Name",
     "AWS::S3::Bucket": "BucketName",
+    "AWS::S3Vectors::VectorBucket": "VectorBucketName",
     "AWS::Scheduler::Schedule": "Name",
     "AWS::Scheduler::ScheduleGroup": "Name",
     "AWS::SNS::Topic": "TopicName",
@@ -51,6 +53,7 @@ SCOPED = {
     ("AWS::ApiGatewayV2::Stage", "StageName"),
     ("AWS::Cognito::UserPoolClient", "ClientName"),
     ("AWS::Cognito::UserPoolGroup", "GroupName"),
+    ("AWS::S3Vectors::Index", "IndexName"),
 }
 NOT_A_NAME = {
     ("AWS::CloudWatch::Alarm", "MetricName"),
@@ -58,6 +61,7 @@ NOT_A_NAME = {
     ("AWS::Lambda::EventInvokeConfig", "FunctionName"),
     ("AWS::Lambda::EventSourceMapping", "FunctionName"),
     ("AWS::Lambda::Permission", "FunctionName"),
+    ("AWS::OpenSearchServerless::Collection", "CollectionGroupName"),
 }
 # Rule-specific intrinsic functions (AWSCloudFormation intrinsic-function-reference-rules); plus Ref.
 RULE_FUNCTIONS = {

@@ -96,6 +96,17 @@ EXPECTED: dict[str, dict[str, tuple[set[str], list[Any]]]] = {
         "MemoryCollection": ({"aoss:APIAccessAll"}, [COLLECTION]),
         "ExistingMemoryCollection": ({"aoss:APIAccessAll"}, [{"Ref": "OpenSearchResourceArn"}]),
         "ExistingMemoryDomain": (DOMAIN_ACTIONS, ["${OpenSearchResourceArn}/*"]),
+        # issue 32: MemoryBackend=s3vectors, this function's vector actions on the stack's index only
+        "MemoryVectorIndex": (
+            {
+                "s3vectors:QueryVectors",
+                "s3vectors:GetVectors",
+                "s3vectors:ListVectors",
+                "s3vectors:PutVectors",
+                "s3vectors:DeleteVectors",
+            },
+            [{"Ref": "MemoryVectorIndex"}],
+        ),
     },
     "WriterFunction": {
         "AuditAppend": (AUDIT_CHAIN, [{"Fn::GetAtt": ["AuditTable", "Arn"]}]),
@@ -118,19 +129,20 @@ EXPECTED: dict[str, dict[str, tuple[set[str], list[Any]]]] = {
             {"bedrock:InvokeModel"},
             ["arn:${AWS::Partition}:bedrock:*::foundation-model/*"],
         ),
-        "MemoryJournalAndUsage": (
-            {
-                "dynamodb:BatchGetItem",
-                "dynamodb:BatchWriteItem",
-                "dynamodb:GetItem",
-                "dynamodb:PutItem",
-                "dynamodb:Query",
-            },
+        # issue 31 (AWS review): the writer's main-table statements are each limited to their key prefixes
+        "MemoryJournal": (
+            {"dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:Query"},
             [{"Fn::GetAtt": ["MainTable", "Arn"]}],
         ),
+        "ChargeRunUsage": ({"dynamodb:GetItem", "dynamodb:PutItem"}, [{"Fn::GetAtt": ["MainTable", "Arn"]}]),
         "MemoryCollection": ({"aoss:APIAccessAll"}, [COLLECTION]),
         "ExistingMemoryCollection": ({"aoss:APIAccessAll"}, [{"Ref": "OpenSearchResourceArn"}]),
         "ExistingMemoryDomain": (DOMAIN_ACTIONS, ["${OpenSearchResourceArn}/*"]),
+        # issue 32: MemoryBackend=s3vectors, this function's vector actions on the stack's index only
+        "MemoryVectorIndex": (
+            {"s3vectors:QueryVectors", "s3vectors:GetVectors", "s3vectors:PutVectors"},
+            [{"Ref": "MemoryVectorIndex"}],
+        ),
         # issue 31.2: extraction with an openai-compatible agent's model reads its key, the allowlist only
         "ReadModelApiKeys": ({"secretsmanager:GetSecretValue"}, [{"Ref": "OpenAIApiKeySecretArns"}]),
     },
@@ -144,6 +156,11 @@ EXPECTED: dict[str, dict[str, tuple[set[str], list[Any]]]] = {
         "MemoryCollection": ({"aoss:APIAccessAll"}, [COLLECTION]),
         "ExistingMemoryCollection": ({"aoss:APIAccessAll"}, [{"Ref": "OpenSearchResourceArn"}]),
         "ExistingMemoryDomain": (DOMAIN_ACTIONS, ["${OpenSearchResourceArn}/*"]),
+        # issue 32: MemoryBackend=s3vectors, this function's vector actions on the stack's index only
+        "MemoryVectorIndex": (
+            {"s3vectors:QueryVectors", "s3vectors:GetVectors", "s3vectors:ListVectors", "s3vectors:DeleteVectors"},
+            [{"Ref": "MemoryVectorIndex"}],
+        ),
     },
     "AgentRunStateMachine": {
         "InvokeRunFunction": ({"lambda:InvokeFunction"}, [{"Fn::GetAtt": ["RunFunction", "Arn"]}]),

@@ -3,6 +3,8 @@ privilege of the pushes (``execute-api:ManageConnections`` on this API's connect
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Any
 
 from tests.support.sam_template import as_list, load_template, policy_statements, references, resources, sub_text
@@ -104,8 +106,13 @@ def test_the_run_function_pushes_to_the_stage_it_may_manage() -> None:
     assert f"/{stage}/POST/@connections/*" in CONNECTIONS
 
 
+def _deployment() -> tuple[str, dict[str, Any]]:
+    ((name, deployment),) = resources("AWS::ApiGatewayV2::Deployment").items()
+    return name, deployment
+
+
 def test_the_deployment_waits_for_every_route() -> None:
-    depends = set(resources()["LiveDeployment"]["DependsOn"])
+    depends = set(_deployment()[1]["DependsOn"])
     route_names = set(resources("AWS::ApiGatewayV2::Route"))
     assert depends == route_names
 
@@ -116,3 +123,27 @@ def test_the_outputs_name_the_websocket_url_and_the_connections_endpoint() -> No
     assert sub_text(outputs["LiveConnectionsEndpoint"]["Value"]) == sub_text(
         _props("RunFunction")["Environment"]["Variables"]["MNEME_WEBSOCKET_ENDPOINT"]
     )
+
+
+def _route_digest() -> str:
+    routes = sorted(
+        (r["Properties"]["RouteKey"], json.dumps(r["Properties"], sort_keys=True))
+        for r in resources("AWS::ApiGatewayV2::Route").values()
+    )
+    return hashlib.sha256(json.dumps(routes).encode()).hexdigest()[:10]
+
+
+def test_the_deployment_is_replaced_whenever_the_route_set_changes() -> None:
+    # CloudFormation makes a new deployment only for a new logical id: a fixed id never deploys later routes
+    name, _ = _deployment()
+    assert name == f"LiveDeployment{_route_digest()}"
+    assert _props("LiveStage")["DeploymentId"] == {"Ref": name}
+
+
+def test_the_websocket_stage_writes_an_access_log_to_a_retained_log_group() -> None:
+    settings = _props("LiveStage")["AccessLogSettings"]
+    assert settings["DestinationArn"] == {"Fn::GetAtt": ["LiveApiAccessLogs", "Arn"]}
+    for field in ("$context.requestId", "$context.eventType", "$context.connectionId", "$context.status"):
+        assert field in settings["Format"]
+    group = _props("LiveApiAccessLogs")
+    assert group["RetentionInDays"] == {"Ref": "LogRetentionDays"}

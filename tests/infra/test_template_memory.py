@@ -6,6 +6,7 @@ import json
 import re
 from typing import Any
 
+from tests.infra.backend_template import deployed
 from tests.support.sam_template import load_template, resources
 
 INDEX_PERMISSIONS = {
@@ -50,7 +51,10 @@ def test_the_run_function_knows_the_queue_and_the_machine() -> None:
 
 
 def test_a_vector_collection_is_created_only_without_an_existing_endpoint() -> None:
-    assert load_template()["Conditions"]["CreateCollection"] == {"Fn::Equals": [{"Ref": "OpenSearchEndpoint"}, ""]}
+    # issue 32: and only for an OpenSearch memory backend (tests/infra/test_template_backends.py)
+    assert deployed(CollectionName="c")["Conditions"]["CreateCollection"] is True
+    existing = deployed(CollectionName="c", OpenSearchEndpoint="https://x.aoss.amazonaws.com")
+    assert existing["Conditions"]["CreateCollection"] is False
     collection = resources("AWS::OpenSearchServerless::Collection")["MemoryCollection"]
     assert collection["Condition"] == "CreateCollection"
     assert collection["Properties"]["Type"] == "VECTORSEARCH"
@@ -108,7 +112,7 @@ def test_the_functions_get_the_endpoint_service_and_index() -> None:
         "Fn::If": [
             "CreateCollection",
             {"Fn::GetAtt": ["MemoryCollection", "CollectionEndpoint"]},
-            {"Ref": "OpenSearchEndpoint"},
+            {"Fn::If": ["ExistingEndpoint", {"Ref": "OpenSearchEndpoint"}, ""]},
         ]
     }
     assert env["MNEME_OPENSEARCH_SERVICE"] == {"Fn::If": ["CreateCollection", "aoss", {"Ref": "OpenSearchService"}]}

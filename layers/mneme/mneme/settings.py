@@ -52,6 +52,10 @@ class Settings(BaseModel, defer_build=True):
     opensearch_endpoint: str = Field("", alias="MNEME_OPENSEARCH_ENDPOINT")
     opensearch_service: Literal["aoss", "es"] = Field("aoss", alias="MNEME_OPENSEARCH_SERVICE")
     opensearch_index: str = Field("mneme-memory", alias="MNEME_OPENSEARCH_INDEX")
+    # the memory store the deployment chose (template MemoryBackend); s3vectors names its bucket and index
+    memory_backend: Literal["opensearch", "s3vectors"] = Field("opensearch", alias="MNEME_MEMORY_BACKEND")
+    s3vectors_bucket: str = Field("", alias="MNEME_S3VECTORS_BUCKET")
+    s3vectors_index: str = Field("", alias="MNEME_S3VECTORS_INDEX")
 
     # models
     model_provider: Literal["bedrock", "offline"] = Field("bedrock", alias="MNEME_MODEL_PROVIDER")
