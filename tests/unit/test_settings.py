@@ -25,3 +25,10 @@ def test_retention_is_days_from_zero_forever_to_a_hundred_years() -> None:
     assert (settings.retention_days_chats, settings.retention_days_runs, settings.retention_days_requests) == (30, 0, 0)
     with pytest.raises(SettingsError, match="MNEME_RETENTION_DAYS_RUNS"):
         Settings.from_env({"MNEME_RETENTION_DAYS_RUNS": "-1"})
+
+
+def test_the_s3vectors_backend_is_refused_at_start_until_its_adapter_exists() -> None:
+    # the template offers it (issue 32.1); the code has no adapter yet (32.3): never run silently without memory
+    with pytest.raises(ValueError, match="s3vectors memory backend has no adapter"):
+        Settings.model_validate({"MNEME_MEMORY_BACKEND": "s3vectors"})
+    assert Settings.model_validate({"MNEME_MEMORY_BACKEND": "opensearch"}).memory_backend == "opensearch"

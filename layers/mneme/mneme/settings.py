@@ -148,6 +148,18 @@ class Settings(BaseModel, defer_build=True):
     #: MCP URLs may name loopback / private / link-local addresses (local mode); never on AWS by default
     mcp_allow_private_networks: bool = Field(False, alias="MNEME_MCP_ALLOW_PRIVATE_NETWORKS")
 
+    @field_validator("memory_backend")
+    @classmethod
+    def _backend_built(cls, value: str) -> str:
+        """The template offers S3 Vectors (issue 32.1) before this build has its adapter (issue 32.3): refuse at
+        start, naming what to deploy instead, rather than run every request without memory."""
+        if value == "s3vectors":
+            raise ValueError(
+                "the s3vectors memory backend has no adapter in this build yet (issue 32.3): deploy with"
+                " MemoryBackend opensearch-classic or opensearch-scale-to-zero"
+            )
+        return value
+
     @field_validator("namespace_rules", mode="before")
     @classmethod
     def _rules_json(cls, value: object) -> object:
