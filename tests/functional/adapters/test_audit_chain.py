@@ -12,7 +12,7 @@ from unittest import mock
 
 import pytest
 
-from mneme.adapters.audit_chain import REDACTED_DETAIL, head_pk
+from mneme.adapters.audit_chain import REDACTED_DETAIL, head_pk, link_digest
 from mneme.adapters.audit_log import ItemAuditLog, audit_item
 from mneme.adapters.items import PK, SK, query_all
 from mneme.models import AuditRecord
@@ -94,6 +94,18 @@ def test_a_record_removed_from_the_middle_or_the_end_is_reported(log: ItemAuditL
     backend.audit.delete(items[1][PK], items[1][SK])
     middle = log.verify("alice").first_broken
     assert middle is not None and middle.seq == 2 and "missing" in middle.reason
+
+
+def test_a_forged_fork_two_well_linked_records_at_one_position_is_reported(log: ItemAuditLog, backend: Backend) -> None:
+    log.append([_rec(i) for i in range(1, 4)])
+    first, second = _stored(backend)[:2]
+    forged = {**second, SK: f"{second[SK]}-fork", "namespace": "vector.user.alice.other"}
+    forged["chain_digest"] = link_digest(forged, str(first["chain_digest"]), 2)  # a correct link on its own
+    backend.audit.put(forged)
+    report = log.verify("alice")
+    assert not report.verified and report.records == 4
+    assert report.first_broken is not None and report.first_broken.seq == 2
+    assert "forked" in report.first_broken.reason
 
 
 def test_a_redacted_detail_verifies_only_before_an_erasure(log: ItemAuditLog, backend: Backend) -> None:

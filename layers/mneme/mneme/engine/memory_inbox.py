@@ -39,14 +39,15 @@ def _store(deps: Deps) -> MemoryStore:
     return deps.memory
 
 
-def _readable(namespace: str, caller: Caller) -> str:
+def _readable(deps: Deps, namespace: str, caller: Caller) -> str:
     try:
         target = resolve(namespace, {"user_id": caller.user_id})
     except NamespaceError as exc:
         raise InvalidInput(f"invalid namespace {namespace!r}: {exc}", field="namespace") from exc
     if target.endswith(".*"):
         raise InvalidInput(f"namespace {target!r} must be one namespace, not a pattern", field="namespace")
-    if not is_readable(target, caller.user_id):
+    if not is_readable(target, caller.user_id):  # the refusal is audited before the 404 (fail closed)
+        _audit(deps, caller, "denied", target, reason="security_filter")
         raise NotFound(f"no memory namespace {target!r}")
     return target
 
@@ -60,7 +61,7 @@ def list_documents(
     deps: Deps, caller: Caller, namespace: str, *, status: Status | None, limit: int, cursor: str | None
 ) -> Page:
     """One namespace's entries, newest first (``deleted`` only when asked for)."""
-    target = _readable(namespace, caller)
+    target = _readable(deps, namespace, caller)
     documents, following = _store(deps).list_documents(target, status=status, limit=limit, cursor=cursor)
     _audit(deps, caller, "read", target, hits=len(documents), status=status)
     return Page(documents, following, target)
@@ -69,6 +70,9 @@ def list_documents(
 def _visible(deps: Deps, caller: Caller, doc_id: str) -> MemoryDocument:
     document = _store(deps).find(doc_id)
     if document is None or not is_readable(document.namespace, caller.user_id):
+        # audited alike whether the id is unknown or another user's: the caller's audit is no existence oracle
+        trail = request_trail(caller.user_id, deps.clock)
+        trail.write(deps.audit, "denied", [None], via="inbox", reason="not_visible", id=doc_id)
         raise NotFound(f"no memory entry {doc_id!r}")
     return document
 
