@@ -30,3 +30,28 @@ def test_a_public_address_is_allowed() -> None:
 
 def test_local_mode_allows_this_machine() -> None:
     check_destination("http://localhost:8000/mcp", allow_private=True)
+
+
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [
+        ("https://127.1/mcp", "numeric host"),
+        ("https://2852039166/mcp", "numeric host"),
+        ("https://[::ffff:127.0.0.1]/mcp", "IPv6 form of an IPv4"),
+        ("https://[64:ff9b::7f00:1]/mcp", "NAT64"),
+    ],
+)
+def test_numeric_and_v4_carrying_forms_are_refused_at_call_time(url: str, reason: str) -> None:
+    with pytest.raises(McpUnavailable, match=reason):
+        check_destination(url, allow_private=False)
+
+
+def test_a_name_resolving_to_a_nat64_address_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    import socket
+
+    def resolve(host: str, port: int, **_: object) -> list[tuple[object, ...]]:
+        return [(socket.AF_INET6, socket.SOCK_STREAM, 6, "", ("64:ff9b::a9fe:a9fe", port, 0, 0))]
+
+    monkeypatch.setattr(socket, "getaddrinfo", resolve)
+    with pytest.raises(McpUnavailable, match="NAT64"):
+        check_destination("https://rebind.example/mcp", allow_private=False)

@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from mneme.egress import address_problem, numeric_form_problem
 from mneme.errors import McpUnavailable
 
 if TYPE_CHECKING:
@@ -29,14 +30,18 @@ def check_destination(url: str, *, allow_private: bool) -> None:
         return
     if parts.scheme != "https":
         raise McpUnavailable(f"{parts.scheme}:// is not allowed here; MCP servers must use https")
+    problem = numeric_form_problem(host)
+    if problem:
+        raise McpUnavailable(f"the host {host!r} is refused: {problem}")
     try:
         infos = socket.getaddrinfo(host, parts.port or 443, proto=socket.IPPROTO_TCP)
     except (OSError, UnicodeError) as exc:
         raise McpUnavailable(f"the host {host!r} cannot be resolved: {exc}") from None
     for info in infos:
         address = ipaddress.ip_address(str(info[4][0]).split("%", 1)[0])
-        if not address.is_global or address.is_multicast:
-            raise McpUnavailable(f"the host {host!r} resolves to a non-public address ({address})")
+        problem = address_problem(address)
+        if problem:
+            raise McpUnavailable(f"the host {host!r} resolves to a {problem}")
 
 
 def _make_guarded_transport() -> type:
