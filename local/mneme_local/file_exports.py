@@ -46,6 +46,15 @@ class LocalFileExports:
         partial.replace(target)
         return size
 
+    def discard_partials(self) -> int:
+        """Remove the partial archives a crash left (on start: no export is being written yet); their exports
+        are built again when asked for. Answers how many were removed."""
+        removed = 0
+        for partial in self._root.glob("exports/*/exp-*.partial"):
+            partial.unlink(missing_ok=True)
+            removed += 1
+        return removed
+
     def url(self, key: str, *, filename: str, expires_in: int) -> str:
         return f"{self._base}{LOCAL_EXPORTS_PREFIX}{key.removeprefix('exports/')}"
 

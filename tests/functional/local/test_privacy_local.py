@@ -4,6 +4,7 @@ owner only, and an erasure deletes it with the rest."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -49,3 +50,14 @@ def test_an_export_interrupted_before_its_rename_is_erased_and_archives_are_0600
     receipt = erin.call("DELETE", "/v1/me", expect=200)
     assert receipt["status"] == "done" and receipt["verified"]
     assert not partial.exists() and not archive.exists()
+
+
+def test_a_restart_removes_the_partial_archive_a_killed_server_left(tmp_path: Path) -> None:
+    partial = tmp_path / "exports" / "exports" / ("b" * 32) / "exp-killed.partial"
+    partial.parent.mkdir(parents=True)
+    partial.write_bytes(b'{"kind":"export_header"}\n')  # what kill -9 during an export leaves
+    restarted = LocalServer(tmp_path).start()
+    try:
+        assert not partial.exists()
+    finally:
+        restarted.stop()
