@@ -10,6 +10,7 @@ owner's user id). A link does not expire; the archive is deleted with the export
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
@@ -33,20 +34,35 @@ class LocalFileExports:
 
     def write(self, key: str, lines: Iterable[bytes]) -> int:
         target = self.path(key)
-        target.parent.mkdir(parents=True, exist_ok=True)
+        target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         partial = target.with_suffix(".partial")
         size = 0
-        with partial.open("wb") as out:
+        # 0600 from the first byte, whatever the umask, and also over a partial left by a crash (fchmod)
+        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.fchmod(fd, 0o600)
+        with os.fdopen(fd, "wb") as out:
             for line in lines:
                 size += out.write(line)
         partial.replace(target)
         return size
 
+    def discard_partials(self) -> int:
+        """Remove the partial archives a crash left (on start: no export is being written yet); their exports
+        are built again when asked for. Answers how many were removed."""
+        removed = 0
+        for partial in self._root.glob("exports/*/exp-*.partial"):
+            partial.unlink(missing_ok=True)
+            removed += 1
+        return removed
+
     def url(self, key: str, *, filename: str, expires_in: int) -> str:
         return f"{self._base}{LOCAL_EXPORTS_PREFIX}{key.removeprefix('exports/')}"
 
     def delete(self, key: str) -> None:
-        self.path(key).unlink(missing_ok=True)
+        """The archive and the partial one an export interrupted by a crash left (the user's data too)."""
+        target = self.path(key)
+        target.with_suffix(".partial").unlink(missing_ok=True)
+        target.unlink(missing_ok=True)
 
 
 def serve_export(exports: LocalFileExports, path: str, user_id: str) -> tuple[int, dict[str, str], bytes]:

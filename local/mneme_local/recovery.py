@@ -6,12 +6,14 @@ so the execution name derived from the run id is free: ``ExecutionAlreadyExists`
 resumes from the run's last checkpoint: unfinished children it still waits for are started again by the Map
 state, a pending approval gets a new task token. An unfinished child run that no unfinished parent waits for
 is marked ``failed`` ("interrupted"). Memory-write messages still in the queue are written before shutdown
-(a last drain, :meth:`LocalMneme.close`).
+(a last drain, :meth:`LocalMneme.close`). A partial export archive a crash left is removed.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+
+from mneme_local.file_exports import LocalFileExports
 
 if TYPE_CHECKING:
     from mneme.engine.deps import Deps
@@ -21,6 +23,8 @@ if TYPE_CHECKING:
 def recover(stack: LocalMneme) -> None:
     """Resume the root runs an earlier server left unfinished; fail the orphaned children (see module doc)."""
     deps = stack.deps
+    if isinstance(deps.exports, LocalFileExports):  # an export a crash interrupted: never leave its partial file
+        deps.exports.discard_partials()
     unfinished = {run.run_id: run for run in deps.runs.list_unfinished()}
     alive: dict[str, bool] = {}
 

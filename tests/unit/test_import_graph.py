@@ -28,6 +28,7 @@ MNEME_LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "mneme.json_depth",
             "mneme.schema_refs",
             "mneme.records",
+            "mneme.egress",
         ),
     ),
     ("models", ("mneme.models",)),

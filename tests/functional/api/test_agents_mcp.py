@@ -97,7 +97,17 @@ def test_more_than_eight_servers_are_a_400(api: Api) -> None:
 
 @pytest.mark.parametrize(
     "url",
-    ["http://weather.example/mcp", "https://127.0.0.1/mcp", "https://localhost:8443/mcp", "https://10.1.2.3/mcp"],
+    [
+        "http://weather.example/mcp",
+        "https://127.0.0.1/mcp",
+        "https://localhost:8443/mcp",
+        "https://10.1.2.3/mcp",
+        "https://127.1/mcp",
+        "https://2852039166/mcp",
+        "https://0x7f.0.0.1/mcp",
+        "https://[::ffff:127.0.0.1]/mcp",
+        "https://[64:ff9b::a9fe:a9fe]/mcp",
+    ],
 )
 def test_where_only_public_https_servers_may_be_called_others_are_a_400(api: Api, url: str) -> None:
     reply = _put(api, {**SERVER, "url": url})

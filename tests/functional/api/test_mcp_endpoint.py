@@ -185,3 +185,14 @@ def test_the_openapi_document_describes_the_mcp_route(api: Api) -> None:
     operation = document["paths"]["/mcp"]["post"]
     assert set(operation["responses"]) == {"200", "202", "default"}
     assert "memory-search" in operation["description"]
+
+
+def test_a_call_from_inside_a_running_event_loop_answers_200_not_500(api: Api) -> None:
+    import asyncio
+
+    async def inside_a_loop() -> Reply:
+        return rpc(api, "tools/list")
+
+    reply = asyncio.run(inside_a_loop())
+    assert reply.status == 200, reply.text
+    assert "memory-search" in {t["name"] for t in reply.body["result"]["tools"]}

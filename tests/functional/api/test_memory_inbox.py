@@ -37,11 +37,13 @@ def test_listing_filters_by_status(api: Api, world: World) -> None:
     assert reply.body["documents"][0]["superseded_by"] == ids[1]
 
 
-def test_another_users_namespace_is_not_found_and_audited_for_nothing(api: Api, world: World) -> None:
+def test_another_users_namespace_is_not_found_reads_nothing_and_is_audited_as_denied(api: Api, world: World) -> None:
     remember(world, "vector.user.bob.memory", "bob's secret", owner="bob")
     reply = api.get("/v1/memory/documents", query={"namespace": "vector.user.bob.memory"})
     assert reply.status == 404
     assert world.deps.audit.query("alice", action="read").records == []
+    (denied,) = world.deps.audit.query("alice", action="denied").records
+    assert (denied.namespace, denied.detail["reason"]) == ("vector.user.bob.memory", "security_filter")
 
 
 def test_reading_one_entry_shows_a_superseded_entry_and_the_cascade_preview(api: Api, world: World) -> None:
@@ -60,6 +62,25 @@ def test_another_users_entry_by_id_is_not_found(api: Api, world: World) -> None:
     assert api.get(f"/v1/memory/documents/{theirs}").status == 404
     assert api.call("PATCH", f"/v1/memory/documents/{theirs}", {"content": "mine now"}).status == 404
     assert world.memory.documents[theirs].content == "bob's secret"
+
+
+def test_a_404_on_another_users_entry_id_leaves_a_denied_record(api: Api, world: World) -> None:
+    theirs = remember(world, "vector.user.bob.memory", "bob's secret", owner="bob")
+    assert api.get(f"/v1/memory/documents/{theirs}").status == 404
+    (denied,) = world.deps.audit.query("alice", action="denied").records
+    assert (denied.namespace, denied.detail["id"], denied.detail["via"]) == (None, theirs, "inbox")
+
+
+def test_an_unknown_entry_id_is_audited_exactly_like_another_users(api: Api, world: World) -> None:
+    assert api.get("/v1/memory/documents/no-such-id").status == 404
+    (denied,) = world.deps.audit.query("alice", action="denied").records
+    assert (denied.namespace, denied.detail["reason"]) == (None, "not_found")
+
+
+def test_an_own_entry_read_leaves_no_denied_record(api: Api, world: World) -> None:
+    mine = remember(world, ALICE, "my note")
+    assert api.get(f"/v1/memory/documents/{mine}").status == 200
+    assert world.deps.audit.query("alice", action="denied").records == []
 
 
 def test_correcting_an_entry_re_embeds_it_and_marks_it_user_directed(api: Api, world: World) -> None:

@@ -4,6 +4,7 @@ owner only, and an erasure deletes it with the rest."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -35,3 +36,28 @@ def test_an_export_downloads_for_its_owner_only_and_is_gone_after_the_erasure(se
     assert receipt["status"] == "done" and receipt["counts"]["settings"] == 1 and receipt["verified"]
     assert server.request("GET", path, token=erin_token).status == 404
     assert erin.call("GET", "/v1/me/settings", expect=200)["name"] == ""
+
+
+def test_an_export_interrupted_before_its_rename_is_erased_and_archives_are_0600(server: LocalServer) -> None:
+    erin = Client(server, server.token("erin2"))
+    erin.call("PUT", "/v1/me/settings", {"name": "Erin"}, expect=200)
+    erin.call("POST", "/v1/me/export", expect=202)
+    (archive,) = (server.data_dir / "exports").rglob("exp-*.ndjson")
+    assert archive.stat().st_mode & 0o777 == 0o600
+    partial = archive.with_suffix(".partial")
+    archive.replace(partial)  # what a kill -9 between the last line and the rename leaves
+    partial.chmod(0o644)
+    receipt = erin.call("DELETE", "/v1/me", expect=200)
+    assert receipt["status"] == "done" and receipt["verified"]
+    assert not partial.exists() and not archive.exists()
+
+
+def test_a_restart_removes_the_partial_archive_a_killed_server_left(tmp_path: Path) -> None:
+    partial = tmp_path / "exports" / "exports" / ("b" * 32) / "exp-killed.partial"
+    partial.parent.mkdir(parents=True)
+    partial.write_bytes(b'{"kind":"export_header"}\n')  # what kill -9 during an export leaves
+    restarted = LocalServer(tmp_path).start()
+    try:
+        assert not partial.exists()
+    finally:
+        restarted.stop()

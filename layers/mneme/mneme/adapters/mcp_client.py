@@ -49,6 +49,10 @@ MAX_PAGES = 20  # tools/list pages read from one server
 TOKEN_MARGIN_SECONDS = 30.0
 
 
+#: the most characters of a server's own error text a reason quotes
+SHORT_STATUS = 120
+
+
 class SdkMcpToolSource:
     def __init__(
         self, *, allow_private_networks: bool = False, max_response_bytes: int = MCP_MAX_RESPONSE_BYTES
@@ -212,14 +216,22 @@ def _unavailable(exc: BaseException, endpoint: McpEndpoint) -> McpUnavailable:
     if isinstance(exc, TimeoutError | httpx2.TimeoutException):
         reason = f"no answer within {endpoint.timeout_seconds:g} s"
     elif isinstance(exc, MCPError):
-        reason = f"MCP error {exc.code}: {exc.message}"
+        reason = f"MCP error {exc.code}: {_short(exc.message)}"
     elif isinstance(exc, httpx2.HTTPStatusError):
         reason = f"HTTP {exc.response.status_code}"
     elif isinstance(exc, httpx2.TransportError | OSError):
-        reason = f"connection failed: {type(exc).__name__}: {exc}"
+        reason = f"connection failed: {type(exc).__name__}: {_short(str(exc))}"
     else:
-        reason = f"{type(exc).__name__}: {exc}"
-    return McpUnavailable(reason[:500])
+        reason = f"{type(exc).__name__}: {_short(str(exc))}"
+    return McpUnavailable(reason)
+
+
+def _short(text: str) -> str:
+    """A short status of what the server said, never its answer: the first line, cut at ``SHORT_STATUS`` — a
+    parse error's later lines quote the body of whatever answered (maybe an internal service), run events
+    show the reason."""
+    first = text.split("\n", 1)[0]
+    return first if len(first) <= SHORT_STATUS else first[: SHORT_STATUS - 1] + "…"
 
 
 def result_text(result: Any) -> str:

@@ -12,31 +12,39 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from mneme.egress import address_problem, numeric_form_problem
 from mneme.errors import McpUnavailable
 
 if TYPE_CHECKING:
     import httpx2
 
 
-def check_destination(url: str, *, allow_private: bool) -> None:
+def check_destination(url: str, *, allow_private: bool) -> str | None:
     """Raise McpUnavailable unless ``url`` may be called (see the module doc); nothing to check when private
-    networks are allowed (local mode)."""
+    networks are allowed (local mode). Answers the checked address to connect to (None in local mode)."""
     import socket
 
     parts = urlsplit(url)
     host = parts.hostname or ""
     if allow_private:
-        return
+        return None
     if parts.scheme != "https":
         raise McpUnavailable(f"{parts.scheme}:// is not allowed here; MCP servers must use https")
+    problem = numeric_form_problem(host)
+    if problem:
+        raise McpUnavailable(f"the host {host!r} is refused: {problem}")
     try:
         infos = socket.getaddrinfo(host, parts.port or 443, proto=socket.IPPROTO_TCP)
     except (OSError, UnicodeError) as exc:
         raise McpUnavailable(f"the host {host!r} cannot be resolved: {exc}") from None
-    for info in infos:
-        address = ipaddress.ip_address(str(info[4][0]).split("%", 1)[0])
-        if not address.is_global or address.is_multicast:
-            raise McpUnavailable(f"the host {host!r} resolves to a non-public address ({address})")
+    addresses = [ipaddress.ip_address(str(info[4][0]).split("%", 1)[0]) for info in infos]
+    for address in addresses:
+        problem = address_problem(address)
+        if problem:
+            raise McpUnavailable(f"the host {host!r} resolves to a {problem}")
+    if not addresses:
+        raise McpUnavailable(f"the host {host!r} resolves to no address")
+    return str(addresses[0])
 
 
 def _make_guarded_transport() -> type:
@@ -65,7 +73,10 @@ def _make_guarded_transport() -> type:
             self._allow_private, self._max_bytes = allow_private, max_bytes
 
         async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
-            check_destination(str(request.url), allow_private=self._allow_private)
+            address = check_destination(str(request.url), allow_private=self._allow_private)
+            if address is not None:  # connect to the address checked, not to a second resolution of the name
+                request.extensions = {**request.extensions, "sni_hostname": request.url.host}
+                request.url = request.url.copy_with(host=address)  # the Host header keeps the name
             response = await super().handle_async_request(request)
             length = response.headers.get("content-length")
             if length and length.isdigit() and int(length) > self._max_bytes:

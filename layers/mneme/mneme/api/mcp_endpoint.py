@@ -13,9 +13,11 @@ The SDK is imported here on the first ``/mcp`` request only.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
-from collections.abc import MutableMapping
+from collections.abc import Callable, MutableMapping
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
@@ -48,11 +50,22 @@ def handle_mcp(deps: Deps, caller: Caller, event: dict[str, Any]) -> dict[str, A
     for name in ("mcp", "httpx2"):  # the SDK logs every exchange at INFO: not for a Lambda's log group
         logging.getLogger(name).setLevel(logging.WARNING)
     try:
-        result: dict[str, Any] = anyio.run(_serve, deps, caller, event)
+        result = _run_isolated(lambda: anyio.run(_serve, deps, caller, event))
     except Exception as exc:  # a bug is a JSON-RPC error, logged with its traceback, never a bare crash
         observability.logger().exception("unhandled error in the MCP endpoint", error_type=type(exc).__name__)
         return _rpc_error(500, "internal error", code=-32603)
     return result
+
+
+def _run_isolated(job: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """Run ``job`` here, or in a dedicated thread when this thread already runs an event loop (``anyio.run``
+    refuses to nest one: the caller may be an ASGI server or a test's loop)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return job()
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="mneme-mcp") as pool:
+        return pool.submit(job).result()
 
 
 async def _serve(deps: Deps, caller: Caller, event: dict[str, Any]) -> dict[str, Any]:

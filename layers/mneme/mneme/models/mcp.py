@@ -4,12 +4,12 @@ A tool of server ``weather`` named ``forecast`` is offered to the model as ``wea
 names are slugs (no ``_``), so the first ``__`` of an offered name always separates server and tool.
 """
 
-import ipaddress
 from typing import Annotated, Any, Literal, Self
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
+from mneme.egress import host_problem
 from mneme.limits import MCP_TIMEOUT_DEFAULT_SECONDS, MCP_TIMEOUT_MAX_SECONDS
 
 #: the separator between the server's name and the tool's own name in an offered tool name
@@ -49,15 +49,8 @@ def destination_problem(url: str, *, allow_private: bool) -> str | None:
     host = (parts.hostname or "").lower()
     if parts.scheme != "https":
         return f"{url!r}: MCP servers must use https in this deployment"
-    if host == "localhost" or host.endswith(".localhost"):
-        return f"{url!r}: MCP servers must be public, not localhost"
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return None
-    if not address.is_global or address.is_multicast:
-        return f"{url!r}: MCP servers must be public, not {address}"
-    return None
+    problem = host_problem(host)
+    return f"{url!r}: MCP servers must be public, this is {problem}" if problem else None
 
 
 class McpAuth(BaseModel, defer_build=True):

@@ -1,0 +1,49 @@
+"""What an MCP failure says about the answer that caused it (issue 31 defect 8): a short status, never the
+answer of whatever service answered (a failure's reason is shown in the run's events)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+import pytest
+
+from mneme.adapters.mcp_client import SdkMcpToolSource
+from mneme.errors import McpUnavailable
+from mneme.ports import McpEndpoint
+
+PORT = 18341
+BODY = ("INTERNAL-ADMIN-PANEL " * 40).encode()
+
+
+class _Internal(BaseHTTPRequestHandler):
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length") or 0))
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(BODY)))
+        self.end_headers()
+        self.wfile.write(BODY)
+
+    def log_message(self, *args: object) -> None:
+        return None
+
+
+@pytest.fixture
+def internal() -> Iterator[str]:
+    server = HTTPServer(("127.0.0.1", PORT), _Internal)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{PORT}/mcp"
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_non_mcp_answer_is_reported_by_a_short_status_without_its_body(internal: str) -> None:
+    source = SdkMcpToolSource(allow_private_networks=True)
+    with pytest.raises(McpUnavailable) as failure:
+        source.list_tools(McpEndpoint(url=internal, timeout_seconds=5))
+    message = str(failure.value)
+    assert "INTERNAL-ADMIN-PANEL" not in message
+    assert message.startswith("MCP error -32700") and len(message) <= 160
