@@ -25,6 +25,11 @@ SCENARIOS = {
     "test_a_subscriber_receives_the_runs_events_as_they_are_committed_and_resumes_after_a_drop",
     "test_another_users_run_cannot_be_subscribed",
     "test_cancelling_a_delegating_root_cancels_its_tree",
+    # issue 31's AWS review: what a first deploy must prove (tests/e2e/test_first_deploy.py)
+    "test_a_runs_memory_write_goes_through_the_queue_and_the_writer",
+    "test_a_step_functions_step_pushes_its_events_live",
+    "test_export_then_erasure_of_a_throwaway_user_end_to_end",
+    "test_two_real_users_see_nothing_of_each_other",
 }
 
 
