@@ -127,7 +127,7 @@ def test_tool_results_go_back_as_tool_messages_after_the_calling_turn(stub: Stub
     messages = stub.received[0].body["messages"]
     assert messages[2] == {
         "role": "assistant",
-        "content": None,
+        "content": "",
         "tool_calls": [
             {
                 "id": calls[0]["id"],

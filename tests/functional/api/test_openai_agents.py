@@ -93,3 +93,23 @@ def test_an_endpoint_the_deployment_does_not_allow_is_refused(api: Api) -> None:
 def test_an_endpoint_the_deployment_allows_is_saved(api: Api, stub: StubServer) -> None:
     model = {**AGENT["model"], "endpoint": stub.base_url + "/"}
     assert api.put("/v1/agents/gpt", {**AGENT, "model": model}).status == 200
+
+
+def test_limits_left_out_of_the_sent_schema_are_still_enforced_by_mneme(api: Api, stub: StubServer) -> None:
+    # Given an agent whose memory-search tool limits the query length (kept in the recorded request)
+    api.put("/v1/agents/gpt", AGENT)
+    stub.reply(TEXT)
+    run_id = api.post("/v1/runs", {"agent_id": "gpt", "input": "hi"}).body["run_id"]
+    spec = api.get(f"/v1/runs/{run_id}/context").body["requests"][0]["toolConfig"]["tools"][0]["toolSpec"]
+    limit = spec["inputSchema"]["json"]["properties"]["query"]["maxLength"]
+    assert "maxLength" not in json.dumps(stub.received[0].body["tools"])
+    # When the model calls it with a query one character too long
+    reply = copy.deepcopy(PARALLEL_TOOL_CALLS)
+    reply["choices"][0]["message"]["tool_calls"] = reply["choices"][0]["message"]["tool_calls"][:1]
+    call = reply["choices"][0]["message"]["tool_calls"][0]
+    call["function"] = {"name": "memory-search", "arguments": json.dumps({"query": "x" * (limit + 1)})}
+    stub.reply(reply, TEXT)
+    api.post("/v1/runs", {"agent_id": "gpt", "input": "search"})
+    # Then mneme refused the call and told the model so
+    tool_message = [m for m in stub.received[-1].body["messages"] if m["role"] == "tool"][-1]
+    assert "invalid arguments" in tool_message["content"]

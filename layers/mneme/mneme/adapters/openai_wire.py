@@ -8,13 +8,15 @@ Request:
 
 * ``system`` text blocks → one ``system`` message (blocks joined by a blank line); ``cachePoint`` blocks
   are dropped everywhere (OpenAI-compatible servers cache prefixes on their own, if at all);
-* an assistant turn → one ``assistant`` message: its text blocks as ``content`` (``null`` without text) and
-  its ``toolUse`` blocks as ``tool_calls`` (``arguments`` is a JSON string on this wire); ``reasoningContent``
+* an assistant turn → one ``assistant`` message: its text blocks as ``content`` and
+  its ``toolUse`` blocks as ``tool_calls`` (``arguments`` is a JSON string on this wire); ``content`` is
+  ``""`` without text, never null (llama.cpp refuses null); ``reasoningContent``
   is Bedrock's and is not sent;
 * a user turn → one ``tool`` message per ``toolResult`` (``tool_call_id``; a result marked error keeps its
   ``Error: …`` text), right after the assistant message that called, then one ``user`` message with the
   turn's text blocks;
-* ``toolConfig.tools`` → ``tools`` (``type: function``, ``parameters`` = the JSON schema);
+* ``toolConfig.tools`` → ``tools`` (``type: function``, ``parameters`` = the JSON schema without length,
+  pattern and count limits, which mneme's own input validation enforces) and ``tool_choice: "auto"``;
 * ``inferenceConfig`` → ``max_tokens``, ``temperature``, ``top_p``, ``stop``. Parallel tool calls are the
   server's default and are not switched off.
 
@@ -66,6 +68,7 @@ def to_chat_completions(request: dict[str, Any]) -> dict[str, Any]:
     ]
     if tools:
         body["tools"] = tools
+        body["tool_choice"] = "auto"  # llama.cpp's server ignores offered tools without it
     inference = request.get("inferenceConfig") or {}
     for source, target in (("maxTokens", "max_tokens"), ("temperature", "temperature"), ("topP", "top_p")):
         if inference.get(source) is not None:
@@ -81,7 +84,7 @@ def _text(blocks: list[dict[str, Any]]) -> str:
 
 def _assistant(blocks: list[dict[str, Any]]) -> dict[str, Any]:
     text = _text(blocks)
-    message: dict[str, Any] = {"role": "assistant", "content": text or None}
+    message: dict[str, Any] = {"role": "assistant", "content": text}  # "" not null: llama.cpp refuses null
     calls = [block["toolUse"] for block in blocks if "toolUse" in block]
     if calls:
         message["tool_calls"] = [
@@ -120,8 +123,28 @@ def _result_text(result: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
+# Limits some servers cannot compile into a grammar (llama.cpp crashed on maxLength 20,000); mneme's own
+# validation of the tool input still enforces them.
+_SERVER_UNSAFE = frozenset(
+    {"maxLength", "minLength", "pattern", "maxItems", "minItems", "uniqueItems", "maxProperties", "minProperties"}
+)
+
+
+def _without_limits(schema: Any, names: bool = False) -> Any:
+    """``schema`` without the limit keywords; ``names``: a ``properties`` map, whose keys are field names."""
+    if isinstance(schema, dict):
+        return {
+            key: _without_limits(value, names=not names and key == "properties")
+            for key, value in schema.items()
+            if names or key not in _SERVER_UNSAFE
+        }
+    if isinstance(schema, list):
+        return [_without_limits(item) for item in schema]
+    return schema
+
+
 def _tool(spec: dict[str, Any]) -> dict[str, Any]:
-    schema = (spec.get("inputSchema") or {}).get("json") or {"type": "object", "properties": {}}
+    schema = _without_limits((spec.get("inputSchema") or {}).get("json") or {"type": "object", "properties": {}})
     function = {"name": spec["name"], "description": spec.get("description", ""), "parameters": schema}
     return {"type": "function", "function": function}
 
