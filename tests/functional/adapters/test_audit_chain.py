@@ -12,7 +12,7 @@ from unittest import mock
 
 import pytest
 
-from mneme.adapters.audit_chain import REDACTED_DETAIL, head_pk, link_digest
+from mneme.adapters.audit_chain import REDACTED_DETAIL, head_pk
 from mneme.adapters.audit_log import ItemAuditLog, audit_item
 from mneme.adapters.items import PK, SK, query_all
 from mneme.models import AuditRecord

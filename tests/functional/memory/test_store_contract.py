@@ -13,6 +13,7 @@ import pytest
 from mneme.adapters.opensearch_memory import OpenSearchMemoryStore
 from mneme.errors import MemoryUnavailable, NotFound
 from mneme.memory.namespaces import own_namespaces
+from mneme.models.memory import MemoryDocument
 from mneme.namespace_grammar import matches
 from mneme.ports import MemoryStore
 from mneme_local.vector_store import EmbeddedVectorStore
@@ -144,7 +145,7 @@ def test_duplicates_within_one_batch_share_one_entry(store):
     assert len(store.search(unit(1), [one.namespace], 10, now=NOW)) == 1
 
 
-def _chunked(first_id: str, texts: list[str]) -> list:
+def _chunked(first_id: str, texts: list[str]) -> list[MemoryDocument]:
     """The chunks of one long document, linked as the engine links them (mneme.engine.memory_writes.chunked)."""
     ids = [first_id] + [f"{first_id}-{i}" for i in range(1, len(texts))]
     return [

@@ -49,8 +49,8 @@ def extraction_request(model_id: str, strategies: list[str], user_input: str, an
         "Extract long-term memory of those kinds from the conversation turn below. Answer only JSON:"
         ' {"items": [{"kind": "fact" | "preference" | "summary", "text": "<one atomic statement about the'
         ' user>", "subject": "<what it is about, e.g. \'user lives in\'>"}]}. Use the same subject for a'
-        " statement that replaces an earlier value. When the turn names its speaker (\"Kate: ...\"), each"
-        " statement names who said it (\"Kate lives in Oslo\"). No items when nothing is worth remembering."
+        ' statement that replaces an earlier value. When the turn names its speaker ("Kate: ..."), each'
+        ' statement names who said it ("Kate lives in Oslo"). No items when nothing is worth remembering.'
     )
     turn = f"USER:\n{user_input}\n\nASSISTANT:\n{answer}"
     return {
