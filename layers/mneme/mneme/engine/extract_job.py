@@ -15,10 +15,9 @@ from __future__ import annotations
 import hashlib
 from typing import TYPE_CHECKING, Any
 
-from mneme.engine.audit import AuditScope, AuditTrail
 from mneme.engine.consolidate import Recent, consolidate
 from mneme.engine.memory_writes import new_document
-from mneme.engine.writer_ports import audit_decisions, queued_at
+from mneme.engine.writer_ports import audit_decisions, job_trail
 from mneme.errors import Conflict, MnemeError, ModelRequestRejected
 from mneme.memory.extraction import extraction_request, parse_extraction
 from mneme.memory.limits import limit_for
@@ -117,16 +116,7 @@ def _give_up(ports: WriterPorts, job: MemoryWriteJob, reason: str, exc: MnemeErr
         "memory extraction cannot be done here; the job is finished without it",
         extra={"job_id": job.job_id, "reason": reason, "error": exc.message},
     )
-    meta = job.metadata
-    scope = AuditScope(
-        user_id=str(meta.get("user_id") or job.owner_user_id),
-        run_id=meta.get("run_id"),
-        root_run_id=meta.get("root_run_id"),
-        agent_id=meta.get("agent_id"),
-        task_id=meta.get("task_id"),
-        depth=int(meta.get("depth") or 0),
-    )
-    trail = AuditTrail(scope, key=job.job_id, clock=ports.clock, at=queued_at(job))
+    trail = job_trail(ports, job)
     detail = {"source": "extract", "job_id": job.job_id, "reason": reason, "error": exc.message}
     try:
         ports.audit.append(trail.records("denied", [job.namespace], via="auto_write", **detail))

@@ -44,21 +44,28 @@ class WriterPorts(Record):
         )
 
 
+def job_trail(ports: WriterPorts, job: MemoryWriteJob) -> AuditTrail:
+    """The audit trail of a queued job: its run's user, run, tree, agent, task and depth, keyed by the job and
+    timed when the run queued it (a redelivered job builds the same records)."""
+    meta = job.metadata
+    scope = AuditScope(
+        user_id=str(meta.get("user_id") or job.owner_user_id),
+        run_id=meta.get("run_id"),
+        root_run_id=meta.get("root_run_id"),
+        agent_id=meta.get("agent_id"),
+        task_id=meta.get("task_id"),
+        depth=int(meta.get("depth") or 0),
+    )
+    return AuditTrail(scope, key=job.job_id, clock=ports.clock, at=queued_at(job))
+
+
 def audit_decisions(ports: WriterPorts, written: Sequence[tuple[MemoryWriteJob, Sequence[Decision]]]) -> None:
     """One record per stored document — ``write`` (new / supersedes) or ``update`` (a refresh) with the reason
     — keyed by the job and timed when the run queued it: a redelivered job builds the same records."""
     records = []
     for job, decisions in written:
         meta = job.metadata
-        scope = AuditScope(
-            user_id=str(meta.get("user_id") or job.owner_user_id),
-            run_id=meta.get("run_id"),
-            root_run_id=meta.get("root_run_id"),
-            agent_id=meta.get("agent_id"),
-            task_id=meta.get("task_id"),
-            depth=int(meta.get("depth") or 0),
-        )
-        trail = AuditTrail(scope, key=job.job_id, clock=ports.clock, at=queued_at(job))
+        trail = job_trail(ports, job)
         for decision in decisions:
             detail: dict[str, Any] = {"source": meta.get("source"), "job_id": job.job_id, "reason": decision.reason}
             detail["id"] = decision.doc_id
