@@ -27,8 +27,10 @@ def test_retention_is_days_from_zero_forever_to_a_hundred_years() -> None:
         Settings.from_env({"MNEME_RETENTION_DAYS_RUNS": "-1"})
 
 
-def test_the_s3vectors_backend_is_refused_at_start_until_its_adapter_exists() -> None:
-    # the template offers it (issue 32.1); the code has no adapter yet (32.3): never run silently without memory
-    with pytest.raises(ValueError, match="s3vectors memory backend has no adapter"):
+def test_the_s3vectors_backend_is_accepted_with_its_bucket_and_index() -> None:
+    # issue 32.3: the adapter exists now (it was refused at start before it did); without its index it still is
+    with pytest.raises(ValueError, match="MNEME_S3VECTORS_BUCKET and MNEME_S3VECTORS_INDEX"):
         Settings.model_validate({"MNEME_MEMORY_BACKEND": "s3vectors"})
+    named = {"MNEME_S3VECTORS_BUCKET": "vectors", "MNEME_S3VECTORS_INDEX": "mneme-memory"}
+    assert Settings.model_validate({"MNEME_MEMORY_BACKEND": "s3vectors", **named}).memory_backend == "s3vectors"
     assert Settings.model_validate({"MNEME_MEMORY_BACKEND": "opensearch"}).memory_backend == "opensearch"

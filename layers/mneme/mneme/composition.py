@@ -110,7 +110,7 @@ def build_aws(settings: Settings, session: Any | None = None) -> Deps:
         secrets=SecretsManagerStore(LazyClient(boto, "secretsmanager", retries, region), settings.mcp_secret_prefix),
         **_privacy_ports(settings, boto, retries, sqs),
     )
-    if settings.opensearch_endpoint:
+    if settings.memory_configured:
         deps.memory, deps.embedder = _memory(settings, boto, bedrock_client(), main)
     if settings.websocket_endpoint:  # the WebSocket API: live runs pushed to its connections
         from mneme.adapters.websocket_hub import ApiGatewayPusher, WebSocketHub
@@ -176,14 +176,36 @@ def _privacy_ports(settings: Settings, boto: Any, retries: Any, sqs: Any) -> dic
 
 
 def _memory(settings: Settings, boto: Any, bedrock: Any, main: Any) -> tuple[Any, Any]:
-    """The OpenSearch memory store (with its journal in the main table on Serverless) and the Bedrock embedder
-    (both need ``opensearch_endpoint``)."""
+    """The memory store the deployment chose (``MNEME_MEMORY_BACKEND``) and the Bedrock embedder."""
     from mneme.adapters.bedrock_embeddings import BedrockEmbedder
+
+    embedder = BedrockEmbedder(
+        bedrock,
+        model_id=settings.embedding_model_id,
+        dimension=settings.embedding_dimension,
+        normalize=settings.embedding_normalize,
+    )
+    return memory_store(settings, boto, main), embedder
+
+
+def memory_store(settings: Settings, boto: Any, main: Any) -> Any:
+    """S3 Vectors (its bucket and index) or OpenSearch (with its journal in the main table on Serverless)."""
+    from mneme.adapters.timed_calls import service_config
+
+    if settings.memory_backend == "s3vectors":
+        from mneme.adapters.s3vectors_memory import S3VectorsMemoryStore
+
+        return S3VectorsMemoryStore(
+            make_client(boto, "s3vectors", service_config(), settings.region),
+            bucket=settings.s3vectors_bucket,
+            index=settings.s3vectors_index,
+            dimension=settings.embedding_dimension,
+        )
     from mneme.adapters.memory_journal import ItemMemoryJournal
     from mneme.adapters.opensearch_memory import OpenSearchMemoryStore, opensearch_client
     from mneme.clock import SystemClock
 
-    store = OpenSearchMemoryStore(
+    return OpenSearchMemoryStore(
         opensearch_client(
             settings.opensearch_endpoint, settings.region, settings.opensearch_service, boto.get_credentials()
         ),
@@ -192,13 +214,6 @@ def _memory(settings: Settings, boto: Any, bedrock: Any, main: Any) -> tuple[Any
         service=settings.opensearch_service,
         journal=ItemMemoryJournal(main, SystemClock()) if settings.opensearch_service == "aoss" else None,
     )
-    embedder = BedrockEmbedder(
-        bedrock,
-        model_id=settings.embedding_model_id,
-        dimension=settings.embedding_dimension,
-        normalize=settings.embedding_normalize,
-    )
-    return store, embedder
 
 
 def build_writer(settings: Settings, session: Any | None = None) -> WriterPorts:
@@ -226,7 +241,7 @@ def build_writer(settings: Settings, session: Any | None = None) -> WriterPorts:
     main = DynamoItemTable(dynamodb, settings.table_name, MAIN_SCHEMA)
     ledger = ItemPrivacyLedger(main, clock)  # the erasure tombstones: a write of an erased user is dropped
     store, embedder, models = None, None, None
-    if settings.opensearch_endpoint:
+    if settings.memory_configured:
         config = bedrock_client_config(max_attempts=4, read_timeout=EMBEDDING_READ_TIMEOUT_SECONDS)
         bedrock = make_client(boto, "bedrock-runtime", config, settings.region)
         store, embedder = _memory(settings, boto, bedrock, main)

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from functools import cached_property
 from typing import Annotated, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 
 from mneme.errors import MnemeError
 from mneme.limits import (
@@ -148,17 +148,18 @@ class Settings(BaseModel, defer_build=True):
     #: MCP URLs may name loopback / private / link-local addresses (local mode); never on AWS by default
     mcp_allow_private_networks: bool = Field(False, alias="MNEME_MCP_ALLOW_PRIVATE_NETWORKS")
 
-    @field_validator("memory_backend")
-    @classmethod
-    def _backend_built(cls, value: str) -> str:
-        """The template offers S3 Vectors (issue 32.1) before this build has its adapter (issue 32.3): refuse at
-        start, naming what to deploy instead, rather than run every request without memory."""
-        if value == "s3vectors":
-            raise ValueError(
-                "the s3vectors memory backend has no adapter in this build yet (issue 32.3): deploy with"
-                " MemoryBackend opensearch-classic or opensearch-scale-to-zero"
-            )
-        return value
+    @model_validator(mode="after")
+    def _backend_named(self) -> Self:
+        """``s3vectors`` needs its bucket and index (the template passes both): refused at start without them,
+        rather than run every request without memory."""
+        if self.memory_backend == "s3vectors" and not (self.s3vectors_bucket and self.s3vectors_index):
+            raise ValueError("MNEME_MEMORY_BACKEND=s3vectors needs MNEME_S3VECTORS_BUCKET and MNEME_S3VECTORS_INDEX")
+        return self
+
+    @property
+    def memory_configured(self) -> bool:
+        """A memory store is deployed: an OpenSearch endpoint, or the S3 Vectors index."""
+        return self.memory_backend == "s3vectors" or bool(self.opensearch_endpoint)
 
     @field_validator("namespace_rules", mode="before")
     @classmethod

@@ -20,7 +20,9 @@ from osmem_server import OsmemServer
 
 from mneme.adapters.opensearch_http import SignedOpenSearch
 from mneme.adapters.opensearch_memory import OpenSearchMemoryStore
+from mneme.adapters.s3vectors_memory import S3VectorsMemoryStore
 from mneme.models.memory import MemoryDocument
+from mneme_local.s3vectors_stand_in import S3VectorsStandIn
 from mneme_local.vector_store import EmbeddedVectorStore
 from tests.fakes.memory_store import InMemoryMemoryStore
 
@@ -91,8 +93,9 @@ def index_name() -> str:
     return f"mem-{next(_counter)}"
 
 
-#: every MemoryStore the contract suites run against (the OpenSearch ones need the osmem-server fixture)
-KINDS = ["fake", "embedded", "opensearch-es", "opensearch-aoss"]
+#: every MemoryStore the contract suites run against (the OpenSearch ones need the osmem-server fixture; the
+#: S3 Vectors adapter runs on the in-process stand-in, through a real botocore client)
+KINDS = ["fake", "embedded", "opensearch-es", "opensearch-aoss", "s3vectors"]
 
 
 @pytest.fixture(params=KINDS)
@@ -107,9 +110,31 @@ def make_store(kind: str, tmp_path: Path, client: SignedOpenSearch | None, index
         return InMemoryMemoryStore()
     if kind == "embedded":
         return EmbeddedVectorStore(tmp_path / "memory.sqlite3")
+    if kind == "s3vectors":
+        return s3vectors_store(S3VectorsStandIn(), index, dimension)
     assert client is not None
     service = "aoss" if kind == "opensearch-aoss" else "es"
     return KnnEmulatingStore(client, index=index, dimension=dimension, service=service)
+
+
+def s3vectors_store(stand_in: S3VectorsStandIn, index: str, dimension: int, **options: Any) -> S3VectorsMemoryStore:
+    """The S3 Vectors adapter on a fresh index of the stand-in (the template's bucket and non-filterable keys)."""
+    stand_in.create_index("mneme-vectors", index, dimension)
+    return S3VectorsMemoryStore(stand_in.client(), bucket="mneme-vectors", index=index, dimension=dimension, **options)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "keyword_leg: needs the store's keyword search (keyword_search_available)")
+
+
+@pytest.fixture(autouse=True)
+def _keyword_leg(request: pytest.FixtureRequest) -> None:
+    """A test marked ``keyword_leg`` does not apply to a store without keyword search (its capability flag)."""
+    if request.node.get_closest_marker("keyword_leg") is None or "store" not in request.fixturenames:
+        return
+    store = request.getfixturevalue("store")
+    if not getattr(store, "keyword_search_available", True):
+        pytest.skip(f"not applicable: {type(store).__name__} has no keyword search (vector-only hybrid)")
 
 
 def doc(

@@ -290,7 +290,7 @@ def corpus():
     return entries, vectors
 
 
-@pytest.mark.parametrize("kind", ["fake", "embedded", "opensearch-aoss"])
+@pytest.mark.parametrize("kind", ["fake", "embedded", "opensearch-aoss", "s3vectors"])
 def test_top_k_is_exact_over_the_callers_readable_namespaces(kind, corpus, tmp_path, request, index_name):
     entries, vectors = corpus
     client = None

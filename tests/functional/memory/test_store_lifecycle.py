@@ -1,5 +1,6 @@
 """The lifecycle and keyword-leg part of the MemoryStore contract (issues 13.1, 13.4, 13.6), run against the
-fake, the embedded store and the OpenSearch adapter on osmem-server (es and aoss modes)."""
+fake, the embedded store, the OpenSearch adapter on osmem-server (es and aoss modes) and the S3 Vectors adapter
+on its stand-in (``keyword_leg`` tests do not apply to it: it has no keyword search, see conftest)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ def test_lifecycle_fields_round_trip(store):
     assert store.get(entry.id, ALICE).status == "active"
 
 
+@pytest.mark.keyword_leg
 def test_keyword_search_finds_a_rare_word_the_vector_does_not_rank(store):
     # Given the keyword-only match has the vector furthest from the query
     target = doc("The wifi password is zebra-4471.")
@@ -37,6 +39,7 @@ def test_keyword_search_finds_a_rare_word_the_vector_does_not_rank(store):
     assert ids_of(found)[0] == target.id and found[0].similarity > 0
 
 
+@pytest.mark.keyword_leg
 def test_keyword_search_filter_is_inside_the_query(store):
     # Given better keyword matches in another user's namespace, deleted, superseded and expired entries
     mine = [doc(f"zebra note {i}") for i in range(2)]
@@ -49,6 +52,7 @@ def test_keyword_search_filter_is_inside_the_query(store):
     assert store.keyword_search("zebra", [], 2, now=NOW) == []
 
 
+@pytest.mark.keyword_leg
 def test_superseded_entry_leaves_both_legs_but_stays_readable_by_id(store):
     old, new = doc("Alice lives in Porto."), doc("Alice lives in Lisbon.")
     store.put([(old, unit(1)), (new, unit(1, 0.1))])
@@ -125,6 +129,7 @@ def test_derived_ids_preview_what_a_delete_cascades_to(store):
     assert store.soft_delete(root.id, ALICE, now=NOW) == [root.id, *preview]
 
 
+@pytest.mark.keyword_leg
 def test_hybrid_retrieval_over_the_store_finds_the_keyword_only_match_and_keeps_the_filter(store):
     from mneme.engine.memory_ops import MemoryPorts, Ranking, retrieve
     from mneme.memory.access import ReadAccess

@@ -1,5 +1,6 @@
 """The memory stores' owner-scoped listing, deletion for good and purge (exports, erasures, retention), run
-against the fake, the embedded store and the OpenSearch adapter on osmem-server (both services)."""
+against the fake, the embedded store, the OpenSearch adapter on osmem-server (both services) and the S3
+Vectors adapter on its stand-in."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 
 from mneme.adapters.opensearch_memory import OpenSearchMemoryStore
 from mneme.adapters.opensearch_queries import to_source
+from mneme.adapters.s3vectors_memory import S3VectorsMemoryStore
 from mneme_local.vector_store import EmbeddedVectorStore
 from tests.functional.memory.conftest import NOW, doc, ids_of, later, make_store, unit
 
@@ -22,6 +24,9 @@ def _everything(store: Any, os_client: Any = None) -> list[str]:
         return sorted(h["_source"]["memory_id"] for h in hits)
     if isinstance(store, EmbeddedVectorStore):
         return sorted(row[0] for row in store._db.execute("SELECT id FROM memory"))
+    if isinstance(store, S3VectorsMemoryStore):  # the service's own listing, through the client
+        pages = store._client.get_paginator("list_vectors").paginate(**store._target)
+        return sorted(vector["key"] for page in pages for vector in page["vectors"])
     return sorted(store.documents)
 
 
