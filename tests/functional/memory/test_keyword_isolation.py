@@ -8,6 +8,8 @@ rank 1 to 8, and every ``keyword_score`` told alice how common a word was in oth
 
 from __future__ import annotations
 
+import pytest
+
 from mneme.engine.memory_ops import MemoryPorts, Ranking, retrieve
 from mneme.memory.access import ReadAccess
 from mneme.memory.keyword_scoring import KeywordSearch
@@ -46,10 +48,12 @@ def _hybrid(store, query: str) -> list[tuple[str, float, float | None]]:
     return [(c.document.id, round(c.similarity, 12), c.keyword_score) for c in found]
 
 
+@pytest.mark.keyword_leg
 def test_every_store_scores_keywords_with_the_shared_per_user_scoring(store):
     assert isinstance(store, KeywordSearch)
 
 
+@pytest.mark.keyword_leg
 def test_another_users_documents_change_nothing_in_a_users_keyword_hits(store):
     _alice_world(store)
     queries = ["what was ZK-4471 about", "does Kate paint", "ticket login certificate"]
@@ -67,6 +71,7 @@ def test_another_users_documents_change_nothing_in_a_users_hybrid_hits(store):
     assert {q: _hybrid(store, q) for q in queries} == before
 
 
+@pytest.mark.keyword_leg
 def test_the_users_own_documents_do_change_the_statistics(store):
     # The other direction: the statistics are real — alice's own new entries with the word lower its weight
     _alice_world(store)

@@ -171,8 +171,7 @@ def test_hybrid_retrieval_keeps_the_vector_leg_and_the_filter() -> None:
         access = ReadAccess(allowed=(ALICE,))
         return ids_of(retrieve(ports, store, access, "wifi password", ranking, vector=unit(1), now=NOW))
 
-    # the vector order, bob's entry filtered out (the fusion scales the vector leg from its lowest candidate,
-    # which drops that one: mneme.memory.hybrid.fuse), and nothing from a keyword leg
+    # the vector order, bob's entry filtered out, every vector candidate kept (its lowest too), no keyword leg
     assert found("vector") == [d.id for d in mine]
-    assert found("hybrid") == [d.id for d in mine[:3]]
+    assert found("hybrid") == [d.id for d in mine]
     assert found("keyword") == []

@@ -154,8 +154,9 @@ def fuse(
         return []
     best_cosine = max(cosines.values(), default=0.0)
     confidence = max(confidence_of(best_cosine), keyword_confidence(windows.coverage))
+    found = cosines.keys() | turn_scores.keys()  # a leg's own candidate stays, even its lowest (scaled to 0)
     ordered = sorted(
-        (item for item in smoothed.items() if item[1] > 0),
+        (item for item in smoothed.items() if item[1] > 0 or item[0] in found),
         key=lambda item: (-item[1], known[item[0]].content_hash, item[0]),
     )
     return [
