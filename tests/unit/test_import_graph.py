@@ -69,7 +69,15 @@ LOCAL_LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "mneme_local.live_feed",
         ),
     ),
-    ("stand-ins", ("mneme_local.sfn_emulation", "mneme_local.aws_stand_ins")),
+    (
+        "stand-ins",
+        (
+            "mneme_local.sfn_emulation",
+            "mneme_local.aws_stand_ins",
+            "mneme_local.s3vectors_filter",
+            "mneme_local.s3vectors_stand_in",
+        ),
+    ),
     ("stack", ("mneme_local.stack",)),
     ("compose", ("mneme_local.compose", "mneme_local.recovery")),
     ("streams", ("mneme_local.sse",)),
