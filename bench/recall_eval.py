@@ -67,7 +67,7 @@ class Embeddings:
 
     def __init__(self) -> None:
         self.model = LocalEmbedder()
-        self.path = CACHE / f"{self.model.model_id}.pkl"
+        self.path = CACHE / f"{self.model.model_id}-{self.model.variant}.pkl"
         self.vectors: dict[str, list[float]] = pickle.loads(self.path.read_bytes()) if self.path.exists() else {}
 
     def __call__(self, texts: list[str]) -> list[list[float]]:

