@@ -52,24 +52,24 @@ class Mutant:
 
 MUTANTS = (
     # 9. SPEC §8: 50 tool calls per run; the same call repeated more than 3 times aborts the loop
-    Mutant("call-budget-removed", "engine/loop.py", "state.tool_calls > MAX_TOOL_CALLS_PER_RUN", "False", LIMITS),
+    Mutant("call-budget-removed", "engine/runs/loop.py", "state.tool_calls > MAX_TOOL_CALLS_PER_RUN", "False", LIMITS),
     Mutant(
         "call-budget-off-by-one",
-        "engine/loop.py",
+        "engine/runs/loop.py",
         "state.tool_calls > MAX_TOOL_CALLS_PER_RUN",
         "state.tool_calls >= MAX_TOOL_CALLS_PER_RUN",
         LIMITS,
     ),
     Mutant(
         "repeat-limit-removed",
-        "engine/loop.py",
+        "engine/runs/loop.py",
         "state.call_counts[signature] > MAX_IDENTICAL_TOOL_CALLS",
         "False",
         LIMITS,
     ),
     Mutant(
         "repeat-limit-off-by-one",
-        "engine/loop.py",
+        "engine/runs/loop.py",
         "state.call_counts[signature] > MAX_IDENTICAL_TOOL_CALLS",
         "state.call_counts[signature] >= MAX_IDENTICAL_TOOL_CALLS",
         LIMITS,
@@ -84,7 +84,7 @@ MUTANTS = (
     ),
     Mutant(
         "engine-auto-inject-reads-tool-list",
-        "engine/prepare.py",
+        "engine/runs/prepare.py",
         "auto_inject_access(state.policy, session.scope)",
         "auto_inject_access(state.policy.model_copy(update={'read_namespaces': "
         "(*state.policy.read_namespaces, *state.policy.tool_read_namespaces)}), session.scope)",
@@ -99,7 +99,7 @@ MUTANTS = (
     ),
     Mutant(
         "engine-tool-search-falls-back-on-read-list",
-        "engine/tool_exec.py",
+        "engine/runs/tools.py",
         "tool_search_access(session.state.policy, session.scope,",
         "tool_search_access(session.state.policy.model_copy(update={'tool_read_namespaces': "
         "session.state.policy.tool_read_namespaces or session.state.policy.read_namespaces}), session.scope,",
