@@ -20,7 +20,7 @@ import hashlib
 import json
 from datetime import datetime
 
-from mneme.adapters.dynamo.config_store import owner_pk
+from mneme.adapters.dynamo.config_keys import owner_pk
 from mneme.adapters.dynamo.items import PK, SK, Item, ItemTable, query_all
 from mneme.ports.runs import RememberedApproval
 

@@ -22,11 +22,23 @@ for readability. See ``docs/data-model.md``.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from functools import partial
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from mneme.adapters.dynamo.config_keys import (
+    agent_key,
+    first_visible,
+    keys_everywhere,
+    owner_partitions,
+    owner_pk,
+    settings_key,
+    skill_key,
+    task_key,
+    visibility_order,
+)
 from mneme.adapters.dynamo.items import PK, SK, Item, ItemTable, Key, query_all
 from mneme.errors import InvalidInput, NotFound
 from mneme.models import Agent, Skill, Task, UserSettings
@@ -35,45 +47,6 @@ from mneme.ports.common import OwnedItem
 from mneme.ports.stores import RunConfig
 
 M = TypeVar("M", bound=BaseModel)
-T = TypeVar("T")
-K = TypeVar("K")
-
-SETTINGS_SK = "SETTINGS"
-
-
-GLOBAL_PK = "GLOBAL"
-LEGACY_GLOBAL_PK = f"OWNER#{GLOBAL_OWNER}"
-
-
-def owner_pk(owner: str) -> str:
-    """The partition an owner's items are written to."""
-    return GLOBAL_PK if owner == GLOBAL_OWNER else f"OWNER#{owner}"
-
-
-def owner_partitions(owner: str) -> list[str]:
-    """The partitions an owner's items are read from, in precedence order (global: new, then legacy)."""
-    return [GLOBAL_PK, LEGACY_GLOBAL_PK] if owner == GLOBAL_OWNER else [owner_pk(owner)]
-
-
-def agent_key(owner: str, agent_id: str) -> Key:
-    return owner_pk(owner), f"AGENT#{agent_id}"
-
-
-def task_key(owner: str, agent_id: str, task_id: str) -> Key:
-    return owner_pk(owner), f"TASK#{agent_id}#{task_id}"
-
-
-def skill_key(owner: str, name: str) -> Key:
-    return owner_pk(owner), f"SKILL#{name}"
-
-
-def _keys(owner: str, key: Key) -> list[Key]:
-    """``key`` (written for ``owner``) in every partition the owner is read from."""
-    return [(pk, key[1]) for pk in owner_partitions(owner)]
-
-
-def settings_key(user_id: str) -> Key:
-    return owner_pk(user_id), SETTINGS_SK
 
 
 def _item(key: Key, model: BaseModel, **attrs: str) -> Item:
@@ -82,20 +55,6 @@ def _item(key: Key, model: BaseModel, **attrs: str) -> Item:
 
 def _model(cls: type[M], item: Item | None) -> M | None:
     return cls.model_validate_json(item["data"]) if item is not None else None
-
-
-def visibility_order(user_id: str) -> list[str]:
-    """Whose resources a user sees, in precedence order: their own, then the global ones."""
-    return list(dict.fromkeys([user_id, GLOBAL_OWNER]))
-
-
-def first_visible(owners: Sequence[K], lookup: Callable[[K], T | None]) -> T | None:
-    """The one "own, else global" rule: the first owner (in :func:`visibility_order`) that has it."""
-    for owner in owners:
-        found = lookup(owner)
-        if found is not None:
-            return found
-    return None
 
 
 def own_then_global(own: list[M], shared: list[M], key: str) -> list[M]:
@@ -123,7 +82,7 @@ class ItemConfigStore:
 
     # ------------------------------------------------------------------------------------- agents
     def get_agent(self, owner: str, agent_id: str) -> Agent | None:
-        return _model(Agent, self._first(_keys(owner, agent_key(owner, agent_id))))
+        return _model(Agent, self._first(keys_everywhere(owner, agent_key(owner, agent_id))))
 
     def list_agents(self, owner: str) -> list[Agent]:
         return self._list(Agent, owner, "AGENT#", "agent_id")
@@ -143,7 +102,7 @@ class ItemConfigStore:
 
     # ------------------------------------------------------------------------------------- tasks
     def get_task(self, owner: str, agent_id: str, task_id: str) -> Task | None:
-        return _model(Task, self._first(_keys(owner, task_key(owner, agent_id, task_id))))
+        return _model(Task, self._first(keys_everywhere(owner, task_key(owner, agent_id, task_id))))
 
     def list_tasks(self, owner: str, agent_id: str) -> list[Task]:
         return self._list(Task, owner, f"TASK#{agent_id}#", "task_id")
@@ -153,12 +112,12 @@ class ItemConfigStore:
         self._table.put(_item(key, task, owner=task.owner, agent_id=task.agent_id, task_id=task.task_id))
 
     def delete_task(self, owner: str, agent_id: str, task_id: str) -> bool:
-        return self._delete_everywhere(_keys(owner, task_key(owner, agent_id, task_id)))
+        return self._delete_everywhere(keys_everywhere(owner, task_key(owner, agent_id, task_id)))
 
     # ------------------------------------------------------------------------------------- skills
     def get_skills(self, owner: str, names: Sequence[str]) -> list[Skill]:
         """The named skills of one owner that exist, in the order of ``names``."""
-        keys = {name: _keys(owner, skill_key(owner, name)) for name in dict.fromkeys(names)}
+        keys = {name: keys_everywhere(owner, skill_key(owner, name)) for name in dict.fromkeys(names)}
         found = self._skills_by_key(self._table.batch_get([key for each in keys.values() for key in each]))
         skills = (first_visible(each, found.get) for each in keys.values())
         return [skill for skill in skills if skill is not None]
@@ -170,12 +129,12 @@ class ItemConfigStore:
         self._table.put(_item(skill_key(_owner(skill.owner), skill.name), skill, owner=skill.owner, name=skill.name))
 
     def delete_skill(self, owner: str, name: str) -> bool:
-        return self._delete_everywhere(_keys(owner, skill_key(owner, name)))
+        return self._delete_everywhere(keys_everywhere(owner, skill_key(owner, name)))
 
     # ------------------------------------------------------------------------------------- visibility
     def find_agent(self, user_id: str, agent_id: str) -> Agent | None:
         """One read (a BatchGetItem of the own and the global keys), the own agent winning."""
-        keys = [key for o in visibility_order(user_id) for key in _keys(o, agent_key(o, agent_id))]
+        keys = [key for o in visibility_order(user_id) for key in keys_everywhere(o, agent_key(o, agent_id))]
         items = {(i[PK], i[SK]): i for i in self._table.batch_get(keys)}
         return _model(Agent, first_visible(keys, items.get))
 
@@ -197,31 +156,38 @@ class ItemConfigStore:
         the task under both owners. Round trip 2 (only when needed): the agent's skills (agent owner
         first, then global) and its default task. An agent that names no default task and is run without
         one uses its only task, when it has exactly one (one query, only then). Nothing else is read."""
-        owners = visibility_order(user_id)
-        agent_keys = [key for o in owners for key in _keys(o, agent_key(o, agent_id))]
-        first: list[Key] = [settings_key(user_id), *agent_keys]
-        if task_id is not None:
-            first += [key for o in owners for key in _keys(o, task_key(o, agent_id, task_id))]
-        items = {(i[PK], i[SK]): i for i in self._table.batch_get(first)}
+        settings, agent, task = self._first_round(user_id, agent_id, task_id)
+        owner = agent.owner or user_id
+        default_id = agent.default_task_id if default_task and task_id is None else None
+        skills, default = self._second_round(owner, agent_id, agent.skills, default_id)
+        if task_id is None:
+            task = default if default_id else self._sole_task(owner, agent_id) if default_task else None
+        return RunConfig(settings=settings, agent=agent, task=task, skills=skills)
 
+    def _first_round(self, user_id: str, agent_id: str, task_id: str | None) -> tuple[UserSettings, Agent, Task | None]:
+        """Settings, the agent (own, then global) and the named task, in one BatchGetItem."""
+        owners = visibility_order(user_id)
+        agent_keys = _everywhere(owners, lambda o: agent_key(o, agent_id))
+        task_keys = _everywhere(owners, lambda o: task_key(o, agent_id, task_id)) if task_id is not None else []
+        items = {(i[PK], i[SK]): i for i in self._table.batch_get([settings_key(user_id), *agent_keys, *task_keys])}
         agent = _model(Agent, first_visible(agent_keys, items.get))
         if agent is None:
             raise NotFound(f"agent {agent_id!r} not found", field="agent_id")
-        owner = agent.owner or user_id
         settings = _model(UserSettings, items.get(settings_key(user_id))) or UserSettings()
-        task: Task | None = None
-        if task_id is not None:
-            task = _model(Task, first_visible(_keys(owner, task_key(owner, agent_id, task_id)), items.get))
-            if task is None:
-                raise NotFound(f"task {task_id!r} of agent {agent_id!r} not found", field="task_id")
+        return (
+            settings,
+            agent,
+            None if task_id is None else _named_task(items, agent.owner or user_id, agent_id, task_id),
+        )
 
+    def _second_round(
+        self, owner: str, agent_id: str, names: Sequence[str], default_id: str | None
+    ) -> tuple[dict[str, Skill], Task | None]:
+        """The agent's skills (its owner first, then global) and its default task, in one BatchGetItem."""
         skill_owners = visibility_order(owner)
-        skill_keys = {name: [k for o in skill_owners for k in _keys(o, skill_key(o, name))] for name in agent.skills}
-        second = [key for keys in skill_keys.values() for key in keys]
-        default_id = agent.default_task_id if default_task else None
-        default_keys = _keys(owner, task_key(owner, agent_id, default_id)) if default_id else []
-        if task_id is None:
-            second += default_keys
+        skill_keys = {name: _everywhere(skill_owners, partial(_skill_key, name=name)) for name in names}
+        default_keys = keys_everywhere(owner, task_key(owner, agent_id, default_id)) if default_id else []
+        second = [key for keys in skill_keys.values() for key in keys] + default_keys
         found = self._table.batch_get(second) if second else []
         by_key = self._skills_by_key(found)
         skills: dict[str, Skill] = {}
@@ -229,12 +195,8 @@ class ItemConfigStore:
             skill = first_visible(keys, by_key.get)
             if skill is not None:
                 skills.setdefault(name, skill)
-        if task_id is None and default_keys:
-            found_by_key = {(i[PK], i[SK]): i for i in found}
-            task = _model(Task, first_visible(default_keys, found_by_key.get))
-        elif task_id is None and default_task:
-            task = self._sole_task(owner, agent_id)
-        return RunConfig(settings=settings, agent=agent, task=task, skills=skills)
+        items = {(i[PK], i[SK]): i for i in found}
+        return skills, _model(Task, first_visible(default_keys, items.get)) if default_keys else None
 
     def _sole_task(self, owner: str, agent_id: str) -> Task | None:
         """The agent's task when it has exactly one (SPEC §2: it is then the default)."""
@@ -283,6 +245,22 @@ class ItemConfigStore:
     @staticmethod
     def _skills_by_key(items: Sequence[Item]) -> dict[Key, Skill]:
         return {(i[PK], i[SK]): Skill.model_validate_json(i["data"]) for i in items if str(i[SK]).startswith("SKILL#")}
+
+
+def _everywhere(owners: Sequence[str], key: Callable[[str], Key]) -> list[Key]:
+    """One logical key under each owner, in visibility order (each with its partitions, :func:`keys_everywhere`)."""
+    return [k for owner in owners for k in keys_everywhere(owner, key(owner))]
+
+
+def _skill_key(owner: str, *, name: str) -> Key:
+    return skill_key(owner, name)
+
+
+def _named_task(items: Mapping[Key, Item], owner: str, agent_id: str, task_id: str) -> Task:
+    task = _model(Task, first_visible(keys_everywhere(owner, task_key(owner, agent_id, task_id)), items.get))
+    if task is None:
+        raise NotFound(f"task {task_id!r} of agent {agent_id!r} not found", field="task_id")
+    return task
 
 
 def _kind(sk: str) -> str:

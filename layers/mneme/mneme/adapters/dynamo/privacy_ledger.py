@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import timedelta
 
-from mneme.adapters.dynamo.config_store import owner_pk
+from mneme.adapters.dynamo.config_keys import owner_pk
 from mneme.adapters.dynamo.items import PK, SK, Item, ItemTable
 from mneme.adapters.dynamo.ttl import expired, stamp
 from mneme.clock import SystemClock

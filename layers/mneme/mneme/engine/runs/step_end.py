@@ -30,7 +30,7 @@ from mneme.errors import (
     StoreUnavailable,
     Throttled,
 )
-from mneme.models.run import Run
+from mneme.models.run import Run, RunEvent
 from mneme.records import Record
 from mneme.spec_limits import LEASE_GRACE_SECONDS
 
@@ -146,27 +146,55 @@ def _conclude(session: RunSession, outcome: Outcome, *, hand_off: bool) -> StepR
     its commit succeeded: a cancel that came meanwhile made the commit's version stale, and the step yields
     without writing anything. Nothing raised after the run is final escapes: it becomes a warning and a log
     line."""
+    writes = _after_writes(session) if hand_off else []
+    create = not session.state.persisted
+    try:
+        events = _commit(session, outcome, create=create)
+    except Conflict:
+        yielded = _yield_to_cancel(session, create=create)
+        if yielded is None:
+            raise
+        return yielded
+    if not hand_off:
+        writes = _after_writes(session)
+    session.recorder.run = session.run
+    _publish(session, events, writes, create=create)
+    if hand_off and outcome != "done":
+        return _hand_off(session, outcome)
+    return StepResult(session.run, outcome, session.children)
+
+
+def _after_writes(session: RunSession) -> list[Future[list[str]]]:
+    return [parallel.submit(write) for write in session.after_writes]
+
+
+def _commit(session: RunSession, outcome: Outcome, *, create: bool) -> list[RunEvent]:
+    """The run, its events, requests and checkpoint in one commit; the stored run replaces the session's."""
     deps, run, state = session.deps, session.run, session.state
-    writes = [parallel.submit(write) for write in session.after_writes] if hand_off else []
-    create, state.persisted = not state.persisted, True
+    state.persisted = True
     run.updated_at = deps.clock.now()
     run.lease_until = lease_until(deps, run.updated_at)
     observability.report_step(run, outcome, session.recorder.pending_events())
     events, requests = session.recorder.take()
     checkpoint = state.model_dump(mode="json") if outcome != "done" else None
-    try:
-        session.run = run = deps.runs.commit(
-            run, create=create, events=events, requests=requests, checkpoint=checkpoint
-        )
-    except Conflict:
-        stored = None if create else cancel.yield_to_cancel(deps, run, state)
-        if stored is None:
-            raise
-        _take_back_turn(session)
-        return StepResult(stored, "done", [])  # cancelled meanwhile: nothing of this step is kept
-    if not hand_off:
-        writes = [parallel.submit(write) for write in session.after_writes]
-    session.recorder.run = run
+    session.run = deps.runs.commit(run, create=create, events=events, requests=requests, checkpoint=checkpoint)
+    return events
+
+
+def _yield_to_cancel(session: RunSession, *, create: bool) -> StepResult | None:
+    """The commit met a stale version: when a cancel came meanwhile, nothing of this step is kept; None when
+    it was not a cancel (the conflict stands)."""
+    stored = None if create else cancel.yield_to_cancel(session.deps, session.run, session.state)
+    if stored is None:
+        return None
+    _take_back_turn(session)
+    return StepResult(stored, "done", [])
+
+
+def _publish(session: RunSession, events: list[RunEvent], writes: list[Future[list[str]]], *, create: bool) -> None:
+    """After the commit: the events to the run's followers, the after-writes' warnings recorded. Nothing raised
+    here escapes: the run is committed, its answer stands."""
+    deps, run = session.deps, session.run
     try:
         if not create:  # a run this commit created has no follower yet (its id was known to nobody)
             live.publish(deps, run, events)
@@ -177,16 +205,21 @@ def _conclude(session: RunSession, outcome: Outcome, *, hand_off: bool) -> StepR
         session.recorder.flush()
     except Exception:  # the run is committed: its answer stands
         observability.logger().exception("writing after the step's commit failed", run_id=run.run_id)
-    if hand_off and outcome != "done":
-        try:
-            deps.orchestrator.start(run.run_id, depth=run.depth)
-        except MnemeError as exc:  # nothing would continue it: the answer is the run, failed with the reason
-            reason = {"Error": type(exc).__name__, "Cause": exc.message}
-            for child in session.children:  # children it created that nothing will start
-                mark_failed(deps, child["run_id"], reason)
-            mark_failed(deps, run.run_id, reason)
-            failed = deps.runs.get_run(run.run_id)
-            return StepResult(failed or run, "done", [])
+
+
+def _hand_off(session: RunSession, outcome: Outcome) -> StepResult:
+    """A waiting run goes to the state machine; if it cannot start, nothing would continue it: the answer is
+    the run, failed with the reason (and the children it created that nothing will start)."""
+    deps, run = session.deps, session.run
+    try:
+        deps.orchestrator.start(run.run_id, depth=run.depth)
+    except MnemeError as exc:
+        reason = {"Error": type(exc).__name__, "Cause": exc.message}
+        for child in session.children:
+            mark_failed(deps, child["run_id"], reason)
+        mark_failed(deps, run.run_id, reason)
+        failed = deps.runs.get_run(run.run_id)
+        return StepResult(failed or run, "done", [])
     return StepResult(run, outcome, session.children)
 
 
