@@ -39,6 +39,8 @@ AUTO_WRITE = (
     "tests/functional/engine/test_auto_write_threshold.py",
     "tests/functional/api/test_auto_write_threshold.py",
 )
+AUDIT_CHAIN = ("tests/functional/adapters/test_audit_chain.py",)
+TAKE_BACK = ("tests/functional/engine/test_cancel_turn.py",)
 
 
 @dataclass(frozen=True)
@@ -148,6 +150,29 @@ MUTANTS = (
         "if len(text_in) >= AUTO_WRITE_MIN_INPUT_CHARS:",
         'if len("".join(text_in.split())) >= AUTO_WRITE_MIN_INPUT_CHARS:',
         AUTO_WRITE,
+    ),
+    # issue 34: the audit chain never accepts two records at one position
+    Mutant(
+        "audit-chain-accepts-a-fork",
+        "adapters/dynamo/audit_chain.py",
+        "elif len(found) > 1:",
+        "elif False:",
+        AUDIT_CHAIN,
+    ),
+    # issue 34: a run that does not succeed takes its stored chat turn back, on a crash and on a cancel
+    Mutant(
+        "turn-kept-on-crash",
+        "engine/runs/step_end.py",
+        "session.crash = reason\n    _take_back_turn(session)",
+        "session.crash = reason",
+        TAKE_BACK,
+    ),
+    Mutant(
+        "turn-kept-on-cancel",
+        "engine/runs/step_end.py",
+        "        return None\n    _take_back_turn(session)",
+        "        return None",
+        TAKE_BACK,
     ),
 )
 
