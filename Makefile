@@ -127,7 +127,7 @@ reliability: $(VENV)/.stamp ## the reliability tier with its figures (isolation,
 
 .PHONY: reliability
 
-mutations: $(VENV)/.stamp ## mutants of the loop limits, read lists, ranking and auto-write rules must each fail the tests
+mutations: $(VENV)/.stamp ## mutants of the loop limits, read lists, ranking, auto-write, audit chain and turn take-back rules must each fail the tests
 	$(PY) -m tests.mutations.check
 
 .PHONY: mutations

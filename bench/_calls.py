@@ -38,7 +38,7 @@ def _origin() -> str:
         if "/mneme/" in path and "/bench/" not in path:
             mneme = True
             module = Path(path).stem
-            if not store and "/adapters/" in path and module not in ("dynamo_items", "items"):
+            if not store and "/adapters/" in path and module not in ("table", "wire", "items"):
                 store = f"{module}.{name}"
             elif not engine and ("/engine/" in path or "/memory/" in path):
                 engine = f"{module}.{name}"

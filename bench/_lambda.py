@@ -182,9 +182,9 @@ def start_aws() -> tuple[Any, Any, dict[str, str]]:
     import boto3
     from tests.support.sam_template import create_tables
 
-    from mneme.adapters.config_store import ItemConfigStore
-    from mneme.adapters.dynamo_items import DynamoItemTable
-    from mneme.adapters.items import MAIN_SCHEMA
+    from mneme.adapters.dynamo.config_store import ItemConfigStore
+    from mneme.adapters.dynamo.items import MAIN_SCHEMA
+    from mneme.adapters.dynamo.table import DynamoItemTable
     from mneme.models.agent import Agent
 
     dynamodb = boto3.client("dynamodb", region_name="us-east-1", endpoint_url=endpoint)

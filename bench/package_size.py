@@ -108,7 +108,7 @@ COLD = (
     "import json, app\n"
     "r = app.lambda_handler({'rawPath': '/v1/health', 'requestContext': {'http': {'method': 'GET'}}}, None)\n"
     "app._get_runtime()\n"
-    "import mneme.api.entry, mneme.engine.service\n"
+    "import mneme.api.entry, mneme.engine.runs.service\n"
 )
 
 

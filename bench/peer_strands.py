@@ -51,7 +51,7 @@ def mneme_conversation() -> float:
     from tests.support.deps import make_world
 
     from mneme import observability
-    from mneme.engine import service
+    from mneme.engine.runs import service
     from mneme.models.agent import Agent
 
     def reply(request: dict[str, Any]) -> Any:

@@ -71,7 +71,7 @@ def main() -> dict[str, float]:
     from tests.functional.engine.conftest import run
     from tests.support.deps import make_world
 
-    from mneme.engine.memory_ops import new_document
+    from mneme.engine.memory_io.ops import new_document
     from mneme.models.agent import Agent, Skill, Task
 
     header(f"prompt cache ({TURNS}-turn scripted chat through the engine)")

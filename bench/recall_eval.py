@@ -5,7 +5,7 @@
 Loads ``bench/conversations.py`` (every user's turns, one memory entry each, in conversation order, the
 session time as ``observed_at``) into the embedded store with the local MiniLM embedder, and asks every
 question through the same functions ``POST /v1/memory/search`` and auto-inject use
-(``mneme.engine.memory_ops.search_explained``: the store's legs, the fusion, the ranking and its floors).
+(``mneme.engine.memory_io.ops.search_explained``: the store's legs, the fusion, the ranking and its floors).
 Embeddings are cached on disk (``/tmp/mneme-recall-cache``, keyed by model and text) so a rerun takes
 seconds. For each mode it prints recall@5/@10/@20 (share of each question's evidence turns in the top K, no
 floors), per category @10, characters @10, stale-first (knowledge updates whose old value ranks above the
@@ -35,7 +35,7 @@ use_repo_paths()
 
 from datetime import UTC, datetime  # noqa: E402
 
-from mneme.engine.memory_ops import MemoryPorts, Ranking, search_explained  # noqa: E402
+from mneme.engine.memory_io.ops import MemoryPorts, Ranking, search_explained  # noqa: E402
 from mneme.memory.access import ReadAccess  # noqa: E402
 from mneme.models.memory import MemoryDocument  # noqa: E402
 from mneme.models.policy import Fusion, Retrieval  # noqa: E402

@@ -42,12 +42,12 @@ def build(recorder: Recorder, sfn_arn: str = "", model: Any = None) -> tuple[Any
     from tests.fakes.ports import FakeToolInvoker, FixedModels
     from tests.support.sam_template import create_tables
 
-    from mneme.adapters.dynamo_items import DynamoItemTable
-    from mneme.adapters.items import AUDIT_SCHEMA, MAIN_SCHEMA
-    from mneme.adapters.offline_model import OfflineModel
-    from mneme.adapters.sfn_orchestrator import StepFunctionsOrchestrator
-    from mneme.adapters.sqs_queue import SqsMemoryQueue
-    from mneme.adapters.stores import stores_over
+    from mneme.adapters.aws.sfn_orchestrator import StepFunctionsOrchestrator
+    from mneme.adapters.aws.sqs_queue import SqsMemoryQueue
+    from mneme.adapters.dynamo.items import AUDIT_SCHEMA, MAIN_SCHEMA
+    from mneme.adapters.dynamo.stores import stores_over
+    from mneme.adapters.dynamo.table import DynamoItemTable
+    from mneme.adapters.models.offline import OfflineModel
     from mneme.clock import SystemClock
     from mneme.engine.deps import Deps
     from mneme.settings import Settings
@@ -84,7 +84,7 @@ def build(recorder: Recorder, sfn_arn: str = "", model: Any = None) -> tuple[Any
 
 
 def seed(deps: Any, fakes: tuple[Any, Any], agents: dict[str, dict[str, Any]]) -> None:
-    from mneme.engine.memory_ops import new_document
+    from mneme.engine.memory_io.ops import new_document
     from mneme.models.agent import Agent
 
     for agent_id, fields in agents.items():

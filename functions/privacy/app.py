@@ -4,7 +4,7 @@ Its SQS queue delivers exports and erasures the run function accepted (``POST /v
 ``DELETE /v1/me``); an hourly schedule sends ``{"action": "purge"}``, which deletes the memory entries whose
 time has come. The deps are built once per container on the first event
 (:func:`mneme.composition.build_aws`). A job gets the invocation's remaining time less a margin: an erasure
-queues what is left when it runs out (:mod:`mneme.engine.privacy_jobs`).
+queues what is left when it runs out (:mod:`mneme.engine.privacy.jobs`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def _get_deps() -> Any:
 
 def lambda_handler(event: dict[str, Any], context: Any) -> Any:
     from mneme import observability
-    from mneme.engine import privacy_jobs
+    from mneme.engine.privacy import jobs as privacy_jobs
 
     observability.start_invocation()
     try:

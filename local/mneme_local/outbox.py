@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from mneme.errors import QueueUnavailable, StoreUnavailable
-from mneme.ports import MemoryWriteJob, MemoryWriteQueue
+from mneme.ports.memory import MemoryWriteJob, MemoryWriteQueue
 from mneme.records import asdict
 from mneme_local.files import private_file
 

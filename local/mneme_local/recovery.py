@@ -56,7 +56,7 @@ def recover(stack: LocalMneme) -> None:
 
 
 def _waits_for(deps: Deps, parent_run_id: str, child_run_id: str) -> bool:
-    from mneme.engine.state import load_state
+    from mneme.engine.runs.state import load_state
 
     checkpoint = deps.runs.load_checkpoint(parent_run_id)
     return checkpoint is not None and child_run_id in load_state(checkpoint).waiting_children

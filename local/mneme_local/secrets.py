@@ -2,7 +2,7 @@
 
 An agent's ``auth.secret`` names the variable (``MNEME_MCP_SECRET_WEATHER``); no other variable can be read
 (an agent can never send the machine's AWS credentials to a server). Local mode has one person at the
-keyboard, so the owner's folder of the AWS store (:mod:`mneme.adapters.secrets_manager`) does not apply.
+keyboard, so the owner's folder of the AWS store (:mod:`mneme.adapters.aws.secrets_manager`) does not apply.
 """
 
 from __future__ import annotations

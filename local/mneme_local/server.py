@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import json
 import logging
 import os
 import signal
@@ -33,11 +32,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
-from mneme.limits import LAMBDA_RESPONSE_BYTES
+from mneme.spec_limits import LAMBDA_RESPONSE_BYTES
 from mneme_local import console_assets
 from mneme_local.auth import AuthError, authenticate
 from mneme_local.file_exports import LOCAL_EXPORTS_PREFIX, serve_export
 from mneme_local.gateway_event import HOST, build_event
+from mneme_local.http_io import MAX_REQUEST_BYTES, TOO_LARGE_BODY, HandlerIO, error_result, lambda_response_bytes
 from mneme_local.live_feed import InProcessFeed
 from mneme_local.local_events import LOCAL_EVENTS_PATH, deliver
 from mneme_local.sse import EventStream, wants_stream
@@ -47,39 +47,10 @@ log = logging.getLogger("local_mode.server")  # see compose.log
 
 DEFAULT_PORT = 8000
 PUBLIC_PATHS = frozenset({"/v1/health", "/v1/openapi.json"})
-MAX_REQUEST_BYTES = 10 * 1024 * 1024  # API Gateway's payload limit
 SWEEP_SECONDS = 60.0  # how often the local sweeper looks for runs nothing runs any more
-MAX_CHUNK_LINE = 1024  # a chunk-size line (size and extensions) or trailer line longer than this is malformed
-MAX_TRAILERS = 32
 
 
-def _chunk_size(line: bytes) -> int:
-    digits = line.split(b";", 1)[0].strip()
-    if not digits or len(digits) > 16 or any(c not in b"0123456789abcdefABCDEF" for c in digits):
-        raise ValueError(f"invalid chunk size {digits[:20]!r}")
-    return int(digits, 16)
-
-
-_TOO_LARGE = json.dumps({"message": "Internal Server Error"})  # what an HTTP API answers for a refused response
-
-
-def _lambda_response_bytes(result: Any) -> int:
-    """The size of the response document the Lambda runtime would return to API Gateway."""
-    try:
-        return len(json.dumps(result, default=str).encode("utf-8"))
-    except (TypeError, ValueError):
-        return 0
-
-
-def _error(status: int, code: str, message: str) -> dict[str, Any]:
-    return {
-        "statusCode": status,
-        "headers": {"Content-Type": "application/json"},
-        "body": json.dumps({"error": code, "message": message}),
-    }
-
-
-class LocalHandler(BaseHTTPRequestHandler):
+class LocalHandler(HandlerIO, BaseHTTPRequestHandler):
     server: LocalHTTPServer
     protocol_version = "HTTP/1.1"
     server_version = "mneme-local"
@@ -116,44 +87,6 @@ class LocalHandler(BaseHTTPRequestHandler):
     def do_OPTIONS(self) -> None:
         self._serve()
 
-    def _read_body(self) -> bytes | None:
-        """The body, or None when it is over the cap; ValueError when it is malformed (a 400)."""
-        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
-            return self._read_chunked()
-        text = (self.headers.get("Content-Length") or "0").strip()
-        if not text.isdigit():
-            raise ValueError(f"invalid Content-Length {text[:40]!r}")
-        length = int(text)
-        if length > MAX_REQUEST_BYTES:
-            return None
-        return self.rfile.read(length) if length > 0 else b""
-
-    def _read_chunked(self) -> bytes | None:
-        """A chunked body (RFC 9112 §7.1): each size line bounded and strictly hex, each chunk read exactly,
-        the total capped like a Content-Length body; trailers are read and dropped."""
-        chunks: list[bytes] = []
-        total = 0
-        while True:
-            size = _chunk_size(self._line())
-            if size == 0:
-                for _ in range(MAX_TRAILERS + 1):
-                    if self._line().strip() == b"":
-                        return b"".join(chunks)
-                raise ValueError("too many trailer lines")
-            total += size
-            if total > MAX_REQUEST_BYTES:
-                return None
-            data = self.rfile.read(size)
-            if len(data) != size or self._line().strip() != b"":
-                raise ValueError("a chunk is shorter than its size, or not followed by CRLF")
-            chunks.append(data)
-
-    def _line(self) -> bytes:
-        line = self.rfile.readline(MAX_CHUNK_LINE + 1)
-        if len(line) > MAX_CHUNK_LINE or not line.endswith(b"\n"):
-            raise ValueError("a chunk line is too long or the body ended early")
-        return line
-
     def _serve(self) -> None:
         started = time.monotonic()
         run_id = wants_stream(self.command, self.path, self.headers.get("Accept"))
@@ -164,11 +97,11 @@ class LocalHandler(BaseHTTPRequestHandler):
             result = self._result()
         except Exception as exc:  # the runtime crashed: API Gateway would answer 500 too
             log.exception("the run function failed on %s %s", self.command, self.path)
-            result = _error(500, "internal_error", f"the run function failed: {type(exc).__name__}")
+            result = error_result(500, "internal_error", f"the run function failed: {type(exc).__name__}")
         local = isinstance(result, dict) and result.pop("local", False)  # served by this server, not by Lambda
-        if not local and _lambda_response_bytes(result) > LAMBDA_RESPONSE_BYTES:  # Lambda refuses it: API Gateway 500
+        if not local and lambda_response_bytes(result) > LAMBDA_RESPONSE_BYTES:  # Lambda refuses it: API Gateway 500
             log.error("the response to %s %s exceeds Lambda's 6 MB response limit", self.command, self.path)
-            result = {"statusCode": 500, "headers": {"Content-Type": "application/json"}, "body": _TOO_LARGE}
+            result = {"statusCode": 500, "headers": {"Content-Type": "application/json"}, "body": TOO_LARGE_BODY}
         status = self._write(result)
         elapsed = (time.monotonic() - started) * 1000
         if not self.server.quiet:
@@ -179,10 +112,10 @@ class LocalHandler(BaseHTTPRequestHandler):
             body = self._read_body()
         except ValueError:
             self.close_connection = True
-            return _error(400, "invalid_input", "the request body could not be read")
+            return error_result(400, "invalid_input", "the request body could not be read")
         if body is None:
             self.close_connection = True
-            return _error(413, "payload_too_large", f"the request is larger than {MAX_REQUEST_BYTES} bytes")
+            return error_result(413, "payload_too_large", f"the request is larger than {MAX_REQUEST_BYTES} bytes")
         path = urlsplit(self.path).path
         local = self._local_only(path, body)
         if local is not None:
@@ -192,7 +125,7 @@ class LocalHandler(BaseHTTPRequestHandler):
             try:
                 claims = authenticate(self.server.key, self.headers.get("Authorization"))
             except AuthError as exc:
-                return _error(401, "unauthorized", str(exc))
+                return error_result(401, "unauthorized", str(exc))
         event = build_event(
             self.command,
             self.path,
@@ -208,7 +141,7 @@ class LocalHandler(BaseHTTPRequestHandler):
         try:
             claims = authenticate(self.server.key, self.headers.get("Authorization"))
         except AuthError as exc:
-            self._write(_error(401, "unauthorized", str(exc)))
+            self._write(error_result(401, "unauthorized", str(exc)))
             return
         headers = [(k, v) for k, v in self.headers.items() if k.lower() != "accept"]
 
@@ -254,41 +187,14 @@ class LocalHandler(BaseHTTPRequestHandler):
     def _export(self, path: str) -> Any:
         """An export archive, to its owner only (the stand-in of the presigned S3 URL)."""
         if self.command != "GET":
-            return _error(405, "method_not_allowed", "exports are downloaded with GET")
+            return error_result(405, "method_not_allowed", "exports are downloaded with GET")
         try:
             claims = authenticate(self.server.key, self.headers.get("Authorization"))
         except AuthError as exc:
-            return _error(401, "unauthorized", str(exc))
+            return error_result(401, "unauthorized", str(exc))
         status, headers, payload = serve_export(self.server.exports, path, str(claims.get("sub", "")))
         body = base64.b64encode(payload).decode()
         return {"statusCode": status, "headers": headers, "body": body, "isBase64Encoded": True, "local": True}
-
-    def _write(self, result: Any) -> int:
-        if not isinstance(result, dict) or "statusCode" not in result:  # payload 2.0: a bare value is JSON 200
-            result = {"statusCode": 200, "headers": {"Content-Type": "application/json"}, "body": json.dumps(result)}
-        status = int(result.get("statusCode") or 200)
-        raw = result.get("body")
-        if raw is None:
-            payload = b""
-        elif result.get("isBase64Encoded"):
-            payload = base64.b64decode(raw)
-        else:
-            payload = (raw if isinstance(raw, str) else json.dumps(raw)).encode("utf-8")
-        self.send_response(status)
-        headers = {str(k): str(v) for k, v in (result.get("headers") or {}).items()}
-        for name, values in (result.get("multiValueHeaders") or {}).items():
-            for value in values:
-                self.send_header(str(name), str(value))
-        for name, value in headers.items():
-            if name.lower() not in ("content-length", "connection", "transfer-encoding"):
-                self.send_header(name, value)
-        for cookie in result.get("cookies") or []:
-            self.send_header("Set-Cookie", str(cookie))
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(payload)
-        return status
 
     def log_message(self, format: str, *args: Any) -> None:
         pass  # one line per request is written by _serve

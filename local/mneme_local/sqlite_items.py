@@ -8,7 +8,7 @@ checked and writes applied atomically (also across processes, thanks to SQLite's
 Each item is stored whole as JSON; the key attributes and each index's key attributes are copied into
 columns so queries, index queries and paging run in SQL with DynamoDB's order (UTF-8 byte order =
 SQLite's BINARY collation). Filters and page limits use the shared semantics of
-:mod:`mneme.adapters.items`.
+:mod:`mneme.adapters.dynamo.items`.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from mneme.adapters.items import (
+from mneme.adapters.dynamo.items import (
     AUDIT_SCHEMA,
     MAIN_SCHEMA,
     PK,

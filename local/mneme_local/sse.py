@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-from mneme.engine.follow import decode_tree_cursor, encode_tree_cursor
+from mneme.engine.views.follow import decode_tree_cursor, encode_tree_cursor
 from mneme_local.live_feed import InProcessFeed
 
 EVENTS_PATH = re.compile(r"^/v1/runs/(?P<run_id>[^/]+)/events$")

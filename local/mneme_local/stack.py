@@ -106,7 +106,7 @@ class LocalMneme(Record, frozen=False):
             }
             for m in messages
         ]
-        from mneme.engine.writer import WriterPorts, write_batch
+        from mneme.engine.memory_io.writer import WriterPorts, write_batch
 
         result = write_batch(WriterPorts.of(self.deps), records)
         failed = {f.get("itemIdentifier") for f in (result or {}).get("batchItemFailures", [])}
@@ -124,7 +124,7 @@ class LocalMneme(Record, frozen=False):
 
     # ------------------------------------------------------------------------------ sweeper
     def start_sweeper(self, interval: float) -> None:
-        """Fail, every ``interval`` seconds, the runs nothing runs any more (engine/sweeper.py)."""
+        """Fail, every ``interval`` seconds, the runs nothing runs any more (engine/runs/sweeper.py)."""
         self._sweeper = threading.Thread(target=self._sweep_loop, args=(interval,), name="mneme-sweeper", daemon=True)
         self._sweeper.start()
 

@@ -1,6 +1,6 @@
 """The embedded local twin of the OpenSearch memory store: SQLite rows plus an exact in-memory search.
 
-* Same semantics as :class:`mneme.adapters.opensearch_memory.OpenSearchMemoryStore`: the filter
+* Same semantics as :class:`mneme.adapters.opensearch.store.OpenSearchMemoryStore`: the filter
   (namespace patterns, not expired, not deleted, not superseded) is applied **inside** the search, so the
   top-k is exact over the readable documents.
 * The SQLite rows are the source of truth (documents and float32 vectors). Exact namespaces are an ``IN``;
@@ -43,7 +43,7 @@ from mneme_local.vector_rows import COLUMNS, LIVE, SCHEMA, micros, migrate, name
 
 
 class EmbeddedVectorStore(LifecycleQueries):
-    """:class:`mneme.ports.MemoryStore` in a SQLite file (or ``":memory:"``), exact search in memory."""
+    """:class:`mneme.ports.memory.MemoryStore` in a SQLite file (or ``":memory:"``), exact search in memory."""
 
     def __init__(self, path: str | Path, *, threads: int = 1) -> None:
         self._lock = threading.RLock()

@@ -135,7 +135,7 @@ def test_a_step_functions_step_pushes_its_events_live(api: Api, agents: dict[str
         )
     finally:
         socket.close()
-    # frames carry the run and its depth beside the event (engine/sockets.py)
+    # frames carry the run and its depth beside the event (engine/views/sockets.py)
     assert any(f.get("type") == "event" and f["depth"] == 1 for f in live)
 
 

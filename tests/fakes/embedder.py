@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 
 from mneme.errors import InvalidInput
-from mneme.memory.limits import limit_for
+from mneme.memory.embedding_limits import limit_for
 
 _WORD = re.compile(r"[a-z0-9]+")
 

@@ -6,7 +6,7 @@ import copy
 import threading
 from collections.abc import Mapping, Sequence
 
-from mneme.adapters.items import (
+from mneme.adapters.dynamo.items import (
     MAIN_SCHEMA,
     PK,
     SK,

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mneme.errors import McpUnavailable, SecretUnavailable
-from mneme.ports import McpCallResult, McpEndpoint, McpToolInfo
+from mneme.ports.mcp import McpCallResult, McpEndpoint, McpToolInfo
 
 Handler = Callable[[str, dict[str, Any]], McpCallResult | str]
 

@@ -1,4 +1,4 @@
-"""An in-memory :class:`mneme.ports.MemoryStore`: pure Python, exact search, same semantics as the
+"""An in-memory :class:`mneme.ports.memory.MemoryStore`: pure Python, exact search, same semantics as the
 OpenSearch adapter and the embedded store (the contract suite runs against all of them)."""
 
 from __future__ import annotations

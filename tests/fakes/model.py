@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from mneme.models.run import Usage
-from mneme.ports import ModelResponse
+from mneme.ports.models import ModelResponse
 
 ScriptItem = ModelResponse | Exception | str | Callable[[dict[str, Any]], ModelResponse]
 

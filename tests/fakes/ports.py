@@ -7,7 +7,8 @@ from typing import Any
 
 from mneme.errors import QueueUnavailable, ToolError
 from mneme.models.agent import ModelSpec
-from mneme.ports import MemoryWriteJob, ModelClient
+from mneme.ports.memory import MemoryWriteJob
+from mneme.ports.models import ModelClient
 
 
 class FakeQueue:

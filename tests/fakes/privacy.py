@@ -7,8 +7,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from mneme.errors import QueueUnavailable
-from mneme.ports import MemoryWriteJob
-from mneme.privacy_ports import PrivacyJob
+from mneme.ports.memory import MemoryWriteJob
+from mneme.ports.privacy import PrivacyJob
 from mneme.records import asdict
 
 

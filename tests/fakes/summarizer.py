@@ -1,4 +1,4 @@
-"""An in-memory Summarizer (``mneme.ports.Summarizer``) that records its calls."""
+"""An in-memory Summarizer (``mneme.ports.models.Summarizer``) that records its calls."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from mneme.models import ChatMessage, Usage
-from mneme.ports import Summary
+from mneme.ports.models import Summary
 
 
 @dataclass

@@ -15,9 +15,9 @@ import boto3
 import pytest
 from moto.server import ThreadedMotoServer
 
-from mneme.adapters.config_store import ItemConfigStore
-from mneme.adapters.dynamo_items import DynamoItemTable
-from mneme.adapters.items import MAIN_SCHEMA
+from mneme.adapters.dynamo.config_store import ItemConfigStore
+from mneme.adapters.dynamo.items import MAIN_SCHEMA
+from mneme.adapters.dynamo.table import DynamoItemTable
 from mneme.models.agent import Agent
 from tests.support.model_probe import MNEME_MODELS
 from tests.support.sam_template import create_tables

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from mneme.adapters.offline_model import OfflineModel
-from mneme.engine import memory_ops
-from mneme.engine.service import start_run
-from mneme.engine.writer import WriterPorts, write_batch
+from mneme.adapters.models.offline import OfflineModel
+from mneme.engine.memory_io import ops as memory_ops
+from mneme.engine.memory_io.writer import WriterPorts, write_batch
+from mneme.engine.runs.service import start_run
 from mneme.models.agent import Agent, Task
 from mneme.models.run_request import RunRequest
 from mneme.models.user import Caller

@@ -17,7 +17,7 @@ PRELOADED = (
     "pydantic",
     "mneme.runtime",
     "mneme.api.run_routes",
-    "mneme.engine.service",
+    "mneme.engine.runs.service",
     "aws_lambda_powertools.event_handler.middlewares.openapi_validation",  # Powertools loads it on a first request
 )
 NEVER = ("boto3", "s3transfer")

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from mneme.errors import InvalidInput
-from mneme.ports import Embedder
+from mneme.ports.models import Embedder
 from mneme_local.embedder import LocalEmbedder
 
 

@@ -47,8 +47,8 @@ class OnlyTheLayer(importlib.abc.MetaPathFinder):
         return None
 
 sys.meta_path.insert(0, OnlyTheLayer())
-from mneme.adapters.mcp_client import SdkMcpToolSource
-from mneme.adapters.offline_model import OfflineModel
+from mneme.adapters.mcp.client import SdkMcpToolSource
+from mneme.adapters.models.offline import OfflineModel
 from mneme.runtime import Runtime
 from tests.support.deps import make_world
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from mneme.limits import MAX_DELEGATION_DEPTH
+from mneme.spec_limits import MAX_DELEGATION_DEPTH
 from tests.support.sam_template import ROOT, resources, state_machine_definition
 
 MACHINE = "AgentRunStateMachine"

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from mneme.engine.time_budget import step_model_window
-from mneme.limits import (
+from mneme.engine.runs.time_budget import step_model_window
+from mneme.settings import Settings
+from mneme.spec_limits import (
     API_ANSWER_SECONDS,
     API_INTEGRATION_TIMEOUT_SECONDS,
     HAND_OFF_RESERVE_SECONDS,
@@ -13,7 +14,6 @@ from mneme.limits import (
     STEP_RESERVE_SECONDS,
     STEP_WORK_SECONDS,
 )
-from mneme.settings import Settings
 from tests.support.sam_template import load_template
 
 

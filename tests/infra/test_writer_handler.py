@@ -57,7 +57,7 @@ def test_the_handler_builds_the_writer_ports_once_and_answers_the_batch_result(
 ) -> None:
     # Given the writer composition and the batch writer replaced by fakes
     from mneme import composition
-    from mneme.engine import writer as writer_module
+    from mneme.engine.memory_io import writer as writer_module
 
     built: list[Any] = []
     ports = _FakePorts()

@@ -39,6 +39,8 @@ AUTO_WRITE = (
     "tests/functional/engine/test_auto_write_threshold.py",
     "tests/functional/api/test_auto_write_threshold.py",
 )
+AUDIT_CHAIN = ("tests/functional/adapters/test_audit_chain.py",)
+TAKE_BACK = ("tests/functional/engine/test_cancel_turn.py",)
 
 
 @dataclass(frozen=True)
@@ -52,24 +54,24 @@ class Mutant:
 
 MUTANTS = (
     # 9. SPEC §8: 50 tool calls per run; the same call repeated more than 3 times aborts the loop
-    Mutant("call-budget-removed", "engine/loop.py", "state.tool_calls > MAX_TOOL_CALLS_PER_RUN", "False", LIMITS),
+    Mutant("call-budget-removed", "engine/runs/loop.py", "state.tool_calls > MAX_TOOL_CALLS_PER_RUN", "False", LIMITS),
     Mutant(
         "call-budget-off-by-one",
-        "engine/loop.py",
+        "engine/runs/loop.py",
         "state.tool_calls > MAX_TOOL_CALLS_PER_RUN",
         "state.tool_calls >= MAX_TOOL_CALLS_PER_RUN",
         LIMITS,
     ),
     Mutant(
         "repeat-limit-removed",
-        "engine/loop.py",
+        "engine/runs/loop.py",
         "state.call_counts[signature] > MAX_IDENTICAL_TOOL_CALLS",
         "False",
         LIMITS,
     ),
     Mutant(
         "repeat-limit-off-by-one",
-        "engine/loop.py",
+        "engine/runs/loop.py",
         "state.call_counts[signature] > MAX_IDENTICAL_TOOL_CALLS",
         "state.call_counts[signature] >= MAX_IDENTICAL_TOOL_CALLS",
         LIMITS,
@@ -84,7 +86,7 @@ MUTANTS = (
     ),
     Mutant(
         "engine-auto-inject-reads-tool-list",
-        "engine/prepare.py",
+        "engine/runs/prepare.py",
         "auto_inject_access(state.policy, session.scope)",
         "auto_inject_access(state.policy.model_copy(update={'read_namespaces': "
         "(*state.policy.read_namespaces, *state.policy.tool_read_namespaces)}), session.scope)",
@@ -99,7 +101,7 @@ MUTANTS = (
     ),
     Mutant(
         "engine-tool-search-falls-back-on-read-list",
-        "engine/tool_exec.py",
+        "engine/runs/tools.py",
         "tool_search_access(session.state.policy, session.scope,",
         "tool_search_access(session.state.policy.model_copy(update={'tool_read_namespaces': "
         "session.state.policy.tool_read_namespaces or session.state.policy.read_namespaces}), session.scope,",
@@ -148,6 +150,29 @@ MUTANTS = (
         "if len(text_in) >= AUTO_WRITE_MIN_INPUT_CHARS:",
         'if len("".join(text_in.split())) >= AUTO_WRITE_MIN_INPUT_CHARS:',
         AUTO_WRITE,
+    ),
+    # issue 34: the audit chain never accepts two records at one position
+    Mutant(
+        "audit-chain-accepts-a-fork",
+        "adapters/dynamo/audit_chain.py",
+        "elif len(found) > 1:",
+        "elif False:",
+        AUDIT_CHAIN,
+    ),
+    # issue 34: a run that does not succeed takes its stored chat turn back, on a crash and on a cancel
+    Mutant(
+        "turn-kept-on-crash",
+        "engine/runs/step_end.py",
+        "session.crash = reason\n    _take_back_turn(session)",
+        "session.crash = reason",
+        TAKE_BACK,
+    ),
+    Mutant(
+        "turn-kept-on-cancel",
+        "engine/runs/step_end.py",
+        "        return None\n    _take_back_turn(session)",
+        "        return None",
+        TAKE_BACK,
     ),
 )
 

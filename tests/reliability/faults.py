@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from mneme.engine.writer import WriterPorts, write_batch
+from mneme.engine.memory_io.writer import WriterPorts, write_batch
 from mneme.errors import MnemeError
 from mneme.records import asdict
 from tests.support.deps import World

@@ -30,7 +30,7 @@ class Ledger:
         """Track the SQLite stores of a local server's data folder (read after the server stopped)."""
 
         def unfinished() -> list[Run]:
-            from mneme.adapters.run_store import ItemRunStore
+            from mneme.adapters.dynamo.run_store import ItemRunStore
             from mneme_local.sqlite_items import open_local_tables
 
             main, audit = open_local_tables(data_dir)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from mneme.adapters.offline_model import OfflineModel
-from mneme.engine.memory_ops import new_document
+from mneme.adapters.models.offline import OfflineModel
+from mneme.engine.memory_io.ops import new_document
 from mneme.models.agent import Agent
 from tests.functional.api.conftest import Api
 from tests.reliability.figures import Figures

@@ -108,7 +108,7 @@ def test_every_route_answers_fuzzed_input_without_5xx_or_schema_violations(
 def test_a_body_that_is_not_utf8_is_a_400() -> None:
     import base64
 
-    from mneme.adapters.offline_model import OfflineModel
+    from mneme.adapters.models.offline import OfflineModel
     from tests.functional.api.conftest import Api, http_event
     from tests.support.deps import make_world
 
@@ -144,7 +144,7 @@ def test_the_hostile_corpus_gets_no_5xx(server: LocalServer, figures: Figures) -
 
 
 def test_every_run_the_fuzzing_left_is_final_or_waiting_for_a_person(server: LocalServer, figures: Figures) -> None:
-    from mneme.adapters.run_store import ItemRunStore
+    from mneme.adapters.dynamo.run_store import ItemRunStore
     from mneme_local.sqlite_items import open_local_tables
 
     # When the runs of the fuzzed server are listed (state machine steps may still be finishing a few)

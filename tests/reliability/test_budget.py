@@ -10,17 +10,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from mneme.engine.service import step
+from mneme.engine.runs.service import step
 from mneme.models.agent import Agent
 from mneme.models.run import RunStatus
-from mneme.ports import ModelResponse
+from mneme.ports.models import ModelResponse
 from tests.fakes.model import text_response, tool_use_response
 from tests.functional.api.conftest import Api
 from tests.reliability.figures import Figures
 from tests.reliability.ledger import LEDGER
 from tests.support.deps import World, make_world
 
-API_ANSWER_SECONDS = 25.0  # the promise: POST /v1/runs answers within 25 s (mneme.limits.API_ANSWER_SECONDS)
+API_ANSWER_SECONDS = 25.0  # the promise: POST /v1/runs answers within 25 s (mneme.spec_limits.API_ANSWER_SECONDS)
 
 
 class SimulatedTime:

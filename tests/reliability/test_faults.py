@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from mneme.adapters.offline_model import OfflineModel
-from mneme.engine.memory_ops import new_document
+from mneme.adapters.models.offline import OfflineModel
+from mneme.engine.memory_io.ops import new_document
 from mneme.errors import (
     AuditWriteFailed,
     Conflict,
@@ -25,7 +25,7 @@ from mneme.errors import (
 )
 from mneme.models.agent import Agent
 from mneme.models.run import RunStatus
-from mneme.ports import ModelResponse
+from mneme.ports.models import ModelResponse
 from mneme.runtime import Runtime
 from tests.functional.api.conftest import Api
 from tests.reliability.faults import FlakyAudit, FlakyTable, drain, swap_main_table
@@ -64,7 +64,7 @@ class Scene:
 
     def finish(self, run_id: str) -> Any:
         """What the state machine does with a handed-off run: step it until it is done."""
-        from mneme.engine.service import step
+        from mneme.engine.runs.service import step
 
         run = self.world.deps.runs.get_run(run_id)
         for _ in range(5):

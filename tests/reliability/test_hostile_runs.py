@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from mneme.adapters.offline_model import OfflineModel
-from mneme.engine.service import step
+from mneme.adapters.models.offline import OfflineModel
+from mneme.engine.runs.service import step
 from mneme.errors import EventRejected, OrchestratorUnavailable
-from mneme.limits import MAX_DOCUMENT_CHARS
 from mneme.models.agent import Agent, ExternalTool
 from mneme.models.run import RunStatus
+from mneme.spec_limits import MAX_DOCUMENT_CHARS
 from tests.fakes.model import ScriptedModel, tool_use_response
 from tests.functional.api.conftest import Api
 from tests.reliability.figures import Figures

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from mneme.engine.service import step
+from mneme.engine.runs.service import step
 from mneme.errors import ModelThrottled, Throttled
 from mneme.models.agent import Task
 from mneme.models.run import RunStatus

@@ -13,8 +13,8 @@ from typing import Any
 import jwt
 import pytest
 
-from mneme.adapters.config_store import ItemConfigStore
-from mneme.adapters.items import MAIN_SCHEMA
+from mneme.adapters.dynamo.config_store import ItemConfigStore
+from mneme.adapters.dynamo.items import MAIN_SCHEMA
 from mneme.models.agent import Agent
 from mneme.models.common import GLOBAL_OWNER
 from mneme_local.token import ALGORITHM, AUDIENCE, ISSUER, signing_key
@@ -111,7 +111,7 @@ def test_no_odd_group_name_grants_admin(server: LocalServer, figures: Figures) -
 
 
 def test_global_items_stored_by_an_earlier_release_are_read_and_replaced_in_the_new_partition() -> None:
-    from mneme.adapters.config_store import LEGACY_GLOBAL_PK  # the partition releases before issue 12 used
+    from mneme.adapters.dynamo.config_keys import LEGACY_GLOBAL_PK  # the partition releases before issue 12 used
 
     # Given a global agent an earlier release stored under OWNER#__global__
     table = MemoryItemTable(MAIN_SCHEMA)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 
-from mneme.adapters.offline_model import OfflineModel
+from mneme.adapters.models.offline import OfflineModel
 from mneme.models.run import Run, RunStatus
 from mneme.runtime import Runtime
 from tests.functional.local.support import LocalServer, wait_until
@@ -80,7 +80,7 @@ def test_the_sweep_fails_only_runs_past_their_lease_that_nothing_runs(figures: F
 
 
 def test_the_local_server_sweeps_while_it_runs(tmp_path: Path, figures: Figures) -> None:
-    from mneme.adapters.run_store import ItemRunStore
+    from mneme.adapters.dynamo.run_store import ItemRunStore
     from mneme.clock import SystemClock
     from mneme_local.sqlite_items import open_local_tables
 

@@ -12,15 +12,16 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from mneme.adapters.offline_model import OfflineModel
-from mneme.engine.memory_ops import new_document
-from mneme.engine.service import StepResult, start_run, step
+from mneme.adapters.models.offline import OfflineModel
+from mneme.engine.memory_io.ops import new_document
+from mneme.engine.runs.service import StepResult, start_run, step
 from mneme.models.agent import Agent
 from mneme.models.audit import AuditRecord
 from mneme.models.run import RunStatus
 from mneme.models.run_request import RunRequest
 from mneme.models.user import Caller
-from mneme.ports import AuditLog, ModelResponse
+from mneme.ports.audit import AuditLog
+from mneme.ports.models import ModelResponse
 from tests.functional.api.conftest import Api
 from tests.reliability.ledger import LEDGER
 from tests.support.deps import World, make_world

@@ -6,11 +6,11 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
-from mneme.adapters.items import AUDIT_SCHEMA, MAIN_SCHEMA, ItemTable
-from mneme.adapters.stores import retention_of, stores_over
+from mneme.adapters.dynamo.items import AUDIT_SCHEMA, MAIN_SCHEMA, ItemTable
+from mneme.adapters.dynamo.stores import retention_of, stores_over
 from mneme.engine.deps import Deps
-from mneme.engine.privacy_jobs import run_job
-from mneme.ports import ModelClient
+from mneme.engine.privacy.jobs import run_job
+from mneme.ports.models import ModelClient
 from mneme.settings import Settings
 from tests.fakes.clock import FixedClock
 from tests.fakes.embedder import HashingEmbedder

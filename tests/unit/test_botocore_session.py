@@ -1,4 +1,4 @@
-"""The AWS clients' botocore session (mneme/adapters/botocore_session.py): its loader answers as botocore's does,
+"""The AWS clients' botocore session (mneme/adapters/aws/botocore_session.py): its loader answers as botocore's does,
 without listing every service's directory to load one service's model."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 from botocore.exceptions import UnknownServiceError
 from botocore.loaders import JSONFileLoader, Loader, create_loader
 
-from mneme.adapters.botocore_session import DictJSONFileLoader, ServiceModelLoader, aws_session
+from mneme.adapters.aws.botocore_session import DictJSONFileLoader, ServiceModelLoader, aws_session
 
 DATA = Path(botocore.__file__).parent / "data"
 #: every service a mneme client is made for (composition.py)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from mneme.memory.limits import LOCAL_MINILM, TITAN_V2
+from mneme.memory.embedding_limits import LOCAL_MINILM, TITAN_V2
 
 FORM = Path(__file__).resolve().parents[2] / "console" / "js" / "views" / "policy-form.js"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from mneme.delegation import context_mode, history_for, narrower_approval
+from mneme.delegation_rules import context_mode, history_for, narrower_approval
 from mneme.errors import DelegationRefused
 from mneme.models.agent import Agent, DelegateEntry
 from mneme.models.chat import ChatMessage, SystemMessage, TextMessage, ToolCallMessage, ToolResultMessage

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 from pydantic import ValidationError
 
-from mneme.delegation import (
+from mneme.delegation_rules import (
     can_offer_delegation,
     effective_approval,
     resolve_target,

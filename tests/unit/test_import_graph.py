@@ -19,7 +19,7 @@ MNEME_LAYERS: list[tuple[str, tuple[str, ...]]] = [
     (
         "base",
         (
-            "mneme.limits",
+            "mneme.spec_limits",
             "mneme.errors",
             "mneme.namespace_grammar",
             "mneme.clock",
@@ -32,10 +32,19 @@ MNEME_LAYERS: list[tuple[str, tuple[str, ...]]] = [
         ),
     ),
     ("models", ("mneme.models",)),
-    ("contracts", ("mneme.ports", "mneme.privacy_ports", "mneme.settings")),
-    ("core", ("mneme.memory", "mneme.context", "mneme.history", "mneme.skills", "mneme.delegation")),
-    ("adapters", ("mneme.adapters",)),
-    ("engine", ("mneme.engine",)),
+    ("contracts", ("mneme.ports", "mneme.settings")),
+    ("core", ("mneme.memory", "mneme.context", "mneme.history", "mneme.skills", "mneme.delegation_rules")),
+    ("adapters: tables", ("mneme.adapters.dynamo",)),
+    (
+        "adapters: services",
+        ("mneme.adapters.aws", "mneme.adapters.opensearch", "mneme.adapters.s3vectors", "mneme.adapters.mcp"),
+    ),
+    ("adapters: models", ("mneme.adapters.models", "mneme.adapters")),
+    ("engine: base", ("mneme.engine.deps", "mneme.engine.audit", "mneme.engine.parallel", "mneme.engine.mcp_catalog")),
+    ("engine: memory I/O", ("mneme.engine.memory_io",)),
+    ("engine: privacy", ("mneme.engine.privacy",)),
+    ("engine: runs", ("mneme.engine.runs",)),
+    ("engine: views", ("mneme.engine.views", "mneme.engine.configuration", "mneme.engine")),
     ("api", ("mneme.api",)),
     ("roots", ("mneme.runtime", "mneme.composition")),
 ]
@@ -67,6 +76,7 @@ LOCAL_LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "mneme_local.console_assets",
             "mneme_local.secrets",
             "mneme_local.live_feed",
+            "mneme_local.http_io",
         ),
     ),
     (
@@ -210,5 +220,5 @@ def test_the_cycle_check_finds_a_cycle(graph: dict[str, set[str]], expected: lis
 
 
 def test_the_layer_check_sees_an_upward_import() -> None:
-    models, engine = _layer("mneme.models.run"), _layer("mneme.engine.loop")
+    models, engine = _layer("mneme.models.run"), _layer("mneme.engine.runs.loop")
     assert models is not None and engine is not None and models[1] < engine[1]

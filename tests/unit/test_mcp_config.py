@@ -9,12 +9,12 @@ import pytest
 from mcp_types import CallToolResult, EmbeddedResource, ImageContent, ResourceLink, TextContent, TextResourceContents
 from pydantic import ValidationError
 
-from mneme.adapters.mcp_client import result_text
+from mneme.adapters.mcp.client import result_text
 from mneme.engine.mcp_catalog import MAX_ENTRIES, McpCatalog, catalog_key
-from mneme.engine.mcp_tools import capped, offerable
+from mneme.engine.runs.mcp_tools import capped, offerable
 from mneme.models.agent import Agent
 from mneme.models.mcp import McpServer, destination_problem
-from mneme.ports import McpEndpoint, McpToolInfo, OAuthClientCredentials
+from mneme.ports.mcp import McpEndpoint, McpToolInfo, OAuthClientCredentials
 
 
 def _agent(**fields: Any) -> Agent:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from mneme import composition
-from mneme.adapters.opensearch_memory import OpenSearchMemoryStore
-from mneme.adapters.s3vectors_memory import S3VectorsMemoryStore
+from mneme.adapters.opensearch.store import OpenSearchMemoryStore
+from mneme.adapters.s3vectors.store import S3VectorsMemoryStore
 from mneme.settings import Settings
 
 BASE = {"MNEME_TABLE": "main", "MNEME_AUDIT_TABLE": "audit", "AWS_REGION": "us-east-1"}

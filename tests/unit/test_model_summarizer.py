@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from mneme.adapters.model_summarizer import SUMMARY_INSTRUCTION, ModelSummarizer
-from mneme.adapters.offline_model import OfflineModel
+from mneme.adapters.models.offline import OfflineModel
+from mneme.adapters.models.summarizer import SUMMARY_INSTRUCTION, ModelSummarizer
 from mneme.errors import ModelUnavailable
-from mneme.limits import SUMMARY_MAX_CHARS
 from mneme.models.chat import ChatMessage, TextMessage, ToolCallMessage, ToolResultMessage
 from mneme.models.run import Usage
+from mneme.spec_limits import SUMMARY_MAX_CHARS
 from tests.fakes.model import ScriptedModel, text_response
 
 MESSAGES: list[ChatMessage] = [

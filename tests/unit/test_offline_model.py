@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from mneme.adapters.offline_model import OfflineModel, raw_user_text
+from mneme.adapters.models.offline import OfflineModel, raw_user_text
 
 TOOLS = ["delegate-to-agent", "memory-search", "activate_skill", "memory-write", "weather"]
 SUFFIX = (

@@ -1,10 +1,10 @@
-"""The Converse ↔ Chat Completions mapping (mneme.adapters.openai_wire), edge cases of real servers."""
+"""The Converse ↔ Chat Completions mapping (mneme.adapters.models.openai_wire), edge cases of real servers."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from mneme.adapters.openai_wire import from_chat_completion, parse_usage, to_chat_completions
+from mneme.adapters.models.openai_wire import from_chat_completion, parse_usage, to_chat_completions
 from mneme.models.run import Usage
 
 

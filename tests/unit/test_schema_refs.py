@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from mneme.engine.tool_args import check_schema, validate_arguments
+from mneme.engine.runs.tool_args import check_schema, validate_arguments
 from mneme.errors import ToolError
 
 REMOTE = {"type": "object", "properties": {"q": {"$ref": "http://169.254.169.254/latest/meta-data/x.json"}}}

@@ -12,7 +12,7 @@ import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from mneme.adapters.jwt_verifier import JwksKeys, JwtVerifier, StaticKeys, parse_jwks
+from mneme.adapters.aws.jwt_verifier import JwksKeys, JwtVerifier, StaticKeys, parse_jwks
 from mneme.api.socket_auth import ConnectRefused, authorize
 from mneme.errors import Unauthorized
 

@@ -6,8 +6,8 @@ from contextlib import contextmanager
 from typing import Any
 
 from mneme import observability
-from mneme.adapters.sqs_queue import SqsMemoryQueue
-from mneme.ports import MemoryWriteJob
+from mneme.adapters.aws.sqs_queue import SqsMemoryQueue
+from mneme.ports.memory import MemoryWriteJob
 
 
 class _Provider:

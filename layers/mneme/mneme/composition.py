@@ -14,7 +14,7 @@ from mneme.models.agent import ModelSpec
 from mneme.settings import Settings
 
 if TYPE_CHECKING:  # the writer function's ports: the run function, which imports this module, never builds them
-    from mneme.engine.writer_ports import WriterPorts
+    from mneme.engine.memory_io.writer_ports import WriterPorts
 
 
 def make_client(session: Any, service: str, config: Any, region: str, **options: Any) -> Any:
@@ -50,20 +50,20 @@ class LazyClient:
 def build_aws(settings: Settings, session: Any | None = None) -> Deps:
     """Deps over real AWS services (DynamoDB, SQS, Step Functions, Lambda, Bedrock, OpenSearch, Secrets Manager,
     S3 for exports) and the agents' MCP servers."""
-    from mneme.adapters.bedrock_model import bedrock_client_config
-    from mneme.adapters.botocore_session import aws_session
-    from mneme.adapters.dynamo_items import DynamoItemTable
-    from mneme.adapters.items import AUDIT_SCHEMA, MAIN_SCHEMA
-    from mneme.adapters.lambda_tools import LambdaToolInvoker
-    from mneme.adapters.mcp_client import SdkMcpToolSource
-    from mneme.adapters.model_registry import ModelClients
-    from mneme.adapters.secrets_manager import SecretsManagerStore
-    from mneme.adapters.sfn_orchestrator import StepFunctionsOrchestrator
-    from mneme.adapters.sqs_queue import SqsMemoryQueue
-    from mneme.adapters.stores import retention_of, stores_over
-    from mneme.adapters.timed_calls import EMBEDDING_READ_TIMEOUT_SECONDS, TimedClients, service_config
+    from mneme.adapters.aws.botocore_session import aws_session
+    from mneme.adapters.aws.lambda_tools import LambdaToolInvoker
+    from mneme.adapters.aws.secrets_manager import SecretsManagerStore
+    from mneme.adapters.aws.sfn_orchestrator import StepFunctionsOrchestrator
+    from mneme.adapters.aws.sqs_queue import SqsMemoryQueue
+    from mneme.adapters.aws.timed_calls import EMBEDDING_READ_TIMEOUT_SECONDS, TimedClients, service_config
+    from mneme.adapters.dynamo.items import AUDIT_SCHEMA, MAIN_SCHEMA
+    from mneme.adapters.dynamo.stores import retention_of, stores_over
+    from mneme.adapters.dynamo.table import DynamoItemTable
+    from mneme.adapters.mcp.client import SdkMcpToolSource
+    from mneme.adapters.models.bedrock import bedrock_client_config
+    from mneme.adapters.models.registry import ModelClients
     from mneme.clock import SystemClock
-    from mneme.limits import MAX_EXTERNAL_TOOL_SECONDS
+    from mneme.spec_limits import MAX_EXTERNAL_TOOL_SECONDS
 
     boto = session or aws_session()
     region = settings.region
@@ -113,7 +113,7 @@ def build_aws(settings: Settings, session: Any | None = None) -> Deps:
     if settings.memory_configured:
         deps.memory, deps.embedder = _memory(settings, boto, bedrock_client(), main)
     if settings.websocket_endpoint:  # the WebSocket API: live runs pushed to its connections
-        from mneme.adapters.websocket_hub import ApiGatewayPusher, WebSocketHub
+        from mneme.adapters.aws.websocket_hub import ApiGatewayPusher, WebSocketHub
 
         management = make_client(
             boto, "apigatewaymanagementapi", retries, region, endpoint_url=settings.websocket_endpoint
@@ -121,7 +121,7 @@ def build_aws(settings: Settings, session: Any | None = None) -> Deps:
         hub = WebSocketHub(main, ApiGatewayPusher(management), clock)
         deps.live, deps.sockets = hub, hub
     if settings.summary_model_id:
-        from mneme.adapters.model_summarizer import ModelSummarizer
+        from mneme.adapters.models.summarizer import ModelSummarizer
 
         summary_spec = ModelSpec(provider=settings.model_provider, model_id=settings.summary_model_id)
         deps.summarizer = ModelSummarizer(
@@ -134,12 +134,12 @@ def _openai_clients(settings: Settings, boto: Any, retries: Any) -> Any:
     """openai-compatible clients whose API key is read from Secrets Manager (the agent's secret, else the
     deployment's), through one lazily created client and Powertools' per-container cache. An agent's secret
     outside the deployment's allow list is never fetched (issue 31.1): the model call is refused."""
-    from mneme.adapters.model_registry import OpenAIClients
+    from mneme.adapters.models.registry import OpenAIClients
 
     provider: list[Any] = []
 
     def keys_for(secret_arn: str | None) -> Any:
-        from mneme.adapters.openai_model import SecretsManagerKeys, StaticKey
+        from mneme.adapters.models.openai import SecretsManagerKeys, StaticKey
         from mneme.errors import ModelRequestRejected
 
         if secret_arn and not settings.openai_key_secret_allowed(secret_arn):
@@ -164,8 +164,8 @@ def _privacy_ports(settings: Settings, boto: Any, retries: Any, sqs: Any) -> dic
     """Exports (S3), the memory writer's dead letters and the privacy jobs' queue (SQS)."""
     from botocore.config import Config
 
-    from mneme.adapters.s3_exports import S3ExportStorage
-    from mneme.adapters.sqs_privacy import SqsDeadLetters, SqsPrivacyJobs
+    from mneme.adapters.aws.s3_exports import S3ExportStorage
+    from mneme.adapters.aws.sqs_privacy import SqsDeadLetters, SqsPrivacyJobs
 
     s3_config = retries.merge(Config(signature_version="s3v4", s3={"addressing_style": "virtual"}))
     return {
@@ -177,7 +177,7 @@ def _privacy_ports(settings: Settings, boto: Any, retries: Any, sqs: Any) -> dic
 
 def _memory(settings: Settings, boto: Any, bedrock: Any, main: Any) -> tuple[Any, Any]:
     """The memory store the deployment chose (``MNEME_MEMORY_BACKEND``) and the Bedrock embedder."""
-    from mneme.adapters.bedrock_embeddings import BedrockEmbedder
+    from mneme.adapters.models.bedrock_embeddings import BedrockEmbedder
 
     embedder = BedrockEmbedder(
         bedrock,
@@ -190,10 +190,10 @@ def _memory(settings: Settings, boto: Any, bedrock: Any, main: Any) -> tuple[Any
 
 def memory_store(settings: Settings, boto: Any, main: Any) -> Any:
     """S3 Vectors (its bucket and index) or OpenSearch (with its journal in the main table on Serverless)."""
-    from mneme.adapters.timed_calls import service_config
+    from mneme.adapters.aws.timed_calls import service_config
 
     if settings.memory_backend == "s3vectors":
-        from mneme.adapters.s3vectors_memory import S3VectorsMemoryStore
+        from mneme.adapters.s3vectors.store import S3VectorsMemoryStore
 
         return S3VectorsMemoryStore(
             make_client(boto, "s3vectors", service_config(), settings.region),
@@ -201,8 +201,8 @@ def memory_store(settings: Settings, boto: Any, main: Any) -> Any:
             index=settings.s3vectors_index,
             dimension=settings.embedding_dimension,
         )
-    from mneme.adapters.memory_journal import ItemMemoryJournal
-    from mneme.adapters.opensearch_memory import OpenSearchMemoryStore, opensearch_client
+    from mneme.adapters.dynamo.memory_journal import ItemMemoryJournal
+    from mneme.adapters.opensearch.store import OpenSearchMemoryStore, opensearch_client
     from mneme.clock import SystemClock
 
     return OpenSearchMemoryStore(
@@ -220,19 +220,19 @@ def build_writer(settings: Settings, session: Any | None = None) -> WriterPorts:
     """The memory writer's ports only: the memory store and embedder, the audit table, the extraction models
     and the main table for the memory journal and the runs an extraction's usage is charged to (the writer
     reads no configuration or chats, and needs neither SQS, Step Functions nor Lambda clients)."""
-    from mneme.adapters.audit_log import ItemAuditLog
-    from mneme.adapters.bedrock_model import bedrock_client_config
-    from mneme.adapters.botocore_session import aws_session
-    from mneme.adapters.dynamo_items import DynamoItemTable
-    from mneme.adapters.items import AUDIT_SCHEMA, MAIN_SCHEMA
-    from mneme.adapters.model_registry import ModelClients
-    from mneme.adapters.privacy_ledger import ItemPrivacyLedger
-    from mneme.adapters.run_store import ItemRunStore
-    from mneme.adapters.stores import retention_of
-    from mneme.adapters.timed_calls import EMBEDDING_READ_TIMEOUT_SECONDS, service_config
+    from mneme.adapters.aws.botocore_session import aws_session
+    from mneme.adapters.aws.timed_calls import EMBEDDING_READ_TIMEOUT_SECONDS, service_config
+    from mneme.adapters.dynamo.audit_log import ItemAuditLog
+    from mneme.adapters.dynamo.items import AUDIT_SCHEMA, MAIN_SCHEMA
+    from mneme.adapters.dynamo.privacy_ledger import ItemPrivacyLedger
+    from mneme.adapters.dynamo.run_store import ItemRunStore
+    from mneme.adapters.dynamo.stores import retention_of
+    from mneme.adapters.dynamo.table import DynamoItemTable
+    from mneme.adapters.models.bedrock import bedrock_client_config
+    from mneme.adapters.models.registry import ModelClients
     from mneme.clock import SystemClock
-    from mneme.engine.writer_ports import WriterPorts
-    from mneme.memory.retention import memory_retention
+    from mneme.engine.memory_io.writer_ports import WriterPorts
+    from mneme.memory.entry_retention import memory_retention
 
     boto = session or aws_session()
     dynamodb = make_client(boto, "dynamodb", service_config(), settings.region)
@@ -256,6 +256,6 @@ def build_writer(settings: Settings, session: Any | None = None) -> WriterPorts:
 
 def build_verifier(settings: Settings) -> Any:
     """The WebSocket ``$connect`` authorizer's JWT verifier: the issuer's JWKS over HTTPS, cached."""
-    from mneme.adapters.jwt_verifier import JwtVerifier, jwks_client
+    from mneme.adapters.aws.jwt_verifier import JwtVerifier, jwks_client
 
     return JwtVerifier(settings.jwt_issuer, settings.jwt_audiences, jwks_client(settings.jwt_issuer))

@@ -5,7 +5,7 @@ replaces. :func:`compress` turns the stored history into what the model sees:
 
 * When the uncovered part (messages after ``covers``) exceeds the token trigger (characters ÷ 4) or the
   message trigger, everything before the **last user message** of that part is summarized by the
-  :class:`~mneme.ports.Summarizer` together with the previous summary. The new summary is capped at
+  :class:`~mneme.ports.models.Summarizer` together with the previous summary. The new summary is capped at
   8,000 characters and covers every message before the cut.
 * The model then sees a user message starting with :data:`SUMMARY_PREFIX` plus the summary, a short
   assistant acknowledgement, the re-attached skills (system blocks, :attr:`CompressedHistory.
@@ -28,11 +28,11 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 
-from mneme.limits import CHARS_PER_TOKEN, SUMMARY_MAX_CHARS, SUMMARY_TRIGGER_MESSAGES, SUMMARY_TRIGGER_TOKENS
 from mneme.models import ChatMessage, ReasoningMessage, Skill, TextMessage, ToolCallMessage, ToolResultMessage
-from mneme.ports import Summarizer, Summary
+from mneme.ports.models import Summarizer, Summary
 from mneme.records import Record, field, replace
 from mneme.skills import activated_skill_names, reattach_blocks
+from mneme.spec_limits import CHARS_PER_TOKEN, SUMMARY_MAX_CHARS, SUMMARY_TRIGGER_MESSAGES, SUMMARY_TRIGGER_TOKENS
 
 SUMMARY_PREFIX = "[Context Summary — compressed history of this conversation]"
 SUMMARY_ACKNOWLEDGEMENT = "Understood. I have the summary of our earlier conversation and will continue from there."

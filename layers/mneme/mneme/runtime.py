@@ -38,16 +38,16 @@ def preload() -> None:
     import aws_lambda_powertools.event_handler.middlewares.openapi_validation  # noqa: F401 - else at 1st request
     from aws_lambda_powertools import Logger, Metrics  # noqa: F401 - observability's
 
-    import mneme.adapters.audit_log
-    import mneme.adapters.botocore_session  # the clients' library and session
-    import mneme.adapters.chat_store
-    import mneme.adapters.config_store
-    import mneme.adapters.opensearch_memory
-    import mneme.adapters.run_store
+    import mneme.adapters.aws.botocore_session  # the clients' library and session
+    import mneme.adapters.dynamo.audit_log
+    import mneme.adapters.dynamo.chat_store
+    import mneme.adapters.dynamo.config_store
+    import mneme.adapters.dynamo.run_store
+    import mneme.adapters.opensearch.store
     import mneme.api.entry
     import mneme.api.run_routes
     import mneme.composition  # noqa: F401
-    from mneme.engine.state import LoopState
+    from mneme.engine.runs.state import LoopState
     from mneme.models.agent import Agent
     from mneme.models.audit import AuditRecord
     from mneme.models.budget import BudgetLimits, TreeUsage
@@ -116,11 +116,11 @@ class Runtime:
         if action in ("step", "await_approval", "fail"):
             return self.state_machine(str(action), event)
         if action == "sweep":
-            from mneme.engine.sweeper import sweep
+            from mneme.engine.runs.sweeper import sweep
 
             return sweep(self.deps).to_dict()
         if action == "redrive" or event.get("detail-type") == "mneme.Redrive":
-            from mneme.engine.redrive import redrive_outbox
+            from mneme.engine.memory_io.redrive import redrive_outbox
 
             return redrive_outbox(self.deps).to_dict()
         from mneme.errors import InvalidInput
@@ -130,7 +130,7 @@ class Runtime:
     def run_requested(self, event: Mapping[str, Any]) -> dict[str, Any]:
         """EventBridge ``mneme.RunRequested``: a run exactly like the API's, once per event (see engine.events).
         A rejected event raises EventRejected: Lambda retries it once, then sends it to the DLQ."""
-        from mneme.engine.events import start_requested_run
+        from mneme.engine.runs.requested_events import start_requested_run
         from mneme.errors import EventRejected
 
         try:
@@ -142,7 +142,7 @@ class Runtime:
         return answer
 
     def state_machine(self, action: str, event: Mapping[str, Any]) -> dict[str, Any]:
-        from mneme.engine import approvals, service
+        from mneme.engine.runs import approvals, service
 
         run_id = str(event.get("run_id") or "")
         observability.bind(run_id=run_id, depth=event.get("depth"))

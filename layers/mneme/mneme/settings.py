@@ -12,7 +12,10 @@ from typing import Annotated, Literal, Self
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 
 from mneme.errors import MnemeError
-from mneme.limits import (
+from mneme.models.budget import MAX_BUDGET_SECONDS, BudgetLimits
+from mneme.models.memory import NamespaceRule
+from mneme.models.pricing import ModelPrice, PriceTable
+from mneme.spec_limits import (
     API_ANSWER_SECONDS,
     FAST_PATH_BUDGET_SECONDS,
     HAND_OFF_RESERVE_SECONDS,
@@ -21,9 +24,6 @@ from mneme.limits import (
     SUMMARY_TRIGGER_MESSAGES,
     SUMMARY_TRIGGER_TOKENS,
 )
-from mneme.models.budget import MAX_BUDGET_SECONDS, BudgetLimits
-from mneme.models.memory import NamespaceRule
-from mneme.models.pricing import ModelPrice, PriceTable
 
 RetentionDays = Annotated[int, Field(ge=0, le=36_500)]
 

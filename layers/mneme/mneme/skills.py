@@ -19,8 +19,8 @@ from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 from mneme.errors import ToolError
-from mneme.limits import CHARS_PER_TOKEN, SKILL_REATTACH_TOKENS_EACH, SKILL_REATTACH_TOKENS_TOTAL
 from mneme.models import ChatMessage, Skill, ToolCallMessage, ToolResultMessage
+from mneme.spec_limits import CHARS_PER_TOKEN, SKILL_REATTACH_TOKENS_EACH, SKILL_REATTACH_TOKENS_TOTAL
 
 ACTIVATE_SKILL_TOOL = "activate_skill"
 

@@ -14,8 +14,8 @@ from typing import Any
 import boto3
 from moto import mock_aws
 
-from mneme.adapters.dynamo_items import DynamoItemTable
-from mneme.adapters.items import AUDIT_SCHEMA, MAIN_SCHEMA, ItemTable
+from mneme.adapters.dynamo.items import AUDIT_SCHEMA, MAIN_SCHEMA, ItemTable
+from mneme.adapters.dynamo.table import DynamoItemTable
 from mneme_local.sqlite_items import SqliteItemTable, open_local_tables
 from tests.fakes.items import MemoryItemTable
 from tests.support.sam_template import create_tables

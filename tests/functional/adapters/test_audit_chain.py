@@ -12,9 +12,9 @@ from unittest import mock
 
 import pytest
 
-from mneme.adapters.audit_chain import REDACTED_DETAIL, head_pk
-from mneme.adapters.audit_log import ItemAuditLog, audit_item
-from mneme.adapters.items import PK, SK, query_all
+from mneme.adapters.dynamo.audit_chain import REDACTED_DETAIL, head_pk
+from mneme.adapters.dynamo.audit_log import ItemAuditLog, audit_item
+from mneme.adapters.dynamo.items import PK, SK, query_all
 from mneme.models import AuditRecord
 from tests.functional.adapters.item_backends import BACKENDS, Backend, atomic_requests, make_backend
 

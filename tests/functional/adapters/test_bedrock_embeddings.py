@@ -12,9 +12,9 @@ import pytest
 from botocore.response import StreamingBody
 from botocore.stub import Stubber
 
-from mneme.adapters.bedrock_embeddings import TITAN_V2_MODEL_ID, BedrockEmbedder
+from mneme.adapters.models.bedrock_embeddings import TITAN_V2_MODEL_ID, BedrockEmbedder
 from mneme.errors import EmbeddingUnavailable, InvalidInput
-from mneme.ports import Embedder
+from mneme.ports.models import Embedder
 from mneme.settings import SettingsError
 
 

@@ -16,11 +16,11 @@ from botocore.awsrequest import AWSResponse
 from botocore.exceptions import EndpointConnectionError
 from botocore.stub import Stubber
 
-from mneme.adapters.bedrock_model import BedrockModel, bedrock_client_config
-from mneme.adapters.timed_calls import Attempts
+from mneme.adapters.aws.timed_calls import Attempts
+from mneme.adapters.models.bedrock import BedrockModel, bedrock_client_config
 from mneme.errors import ModelRequestRejected, ModelThrottled, ModelTimedOut, ModelUnavailable
 from mneme.models.run import Usage
-from mneme.ports import ModelClient
+from mneme.ports.models import ModelClient
 
 MODEL_ID = "anthropic.claude-sonnet-4-5-20250929-v1:0"
 

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError, EventStreamError
 
-from mneme.adapters.bedrock_model import BedrockModel, parse_converse_response
-from mneme.adapters.bedrock_stream import fold_stream
+from mneme.adapters.models.bedrock import BedrockModel, parse_converse_response
+from mneme.adapters.models.bedrock_stream import fold_stream
 from mneme.errors import ModelRequestRejected, ModelThrottled
 
 USAGE = {"inputTokens": 120, "outputTokens": 30, "totalTokens": 150, "cacheReadInputTokens": 100}

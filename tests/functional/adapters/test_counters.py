@@ -1,4 +1,4 @@
-"""The tree ledger and the per-user rate limiter (adapters/counters.py) on DynamoDB (moto), SQLite and the fake."""
+"""The tree ledger and the per-user rate limiter (adapters/dynamo/counters.py) on DynamoDB (moto), SQLite, the fake."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from mneme.adapters.counters import ItemRateLimiter, ItemTreeLedger
-from mneme.adapters.expiry import Retention
+from mneme.adapters.dynamo.counters import ItemRateLimiter, ItemTreeLedger
+from mneme.adapters.dynamo.ttl import Retention
 from mneme.models.budget import TreeUsage
 from tests.functional.adapters.item_backends import BACKENDS, Backend, make_backend
 

@@ -13,8 +13,8 @@ from unittest import mock
 import pytest
 from botocore.exceptions import ClientError
 
-from mneme.adapters.audit_log import ItemAuditLog, audit_item, encode_cursor
-from mneme.adapters.items import query_all
+from mneme.adapters.dynamo.audit_log import ItemAuditLog, audit_item, encode_cursor
+from mneme.adapters.dynamo.items import query_all
 from mneme.errors import AuditWriteFailed, InvalidInput
 from mneme.models import AuditRecord
 from tests.functional.adapters.item_backends import BACKENDS, Backend, make_backend
@@ -133,7 +133,7 @@ def test_item_shape_is_sparse(log: ItemAuditLog, backend: Backend) -> None:
 
 def test_conditional_put_never_overwrites(log: ItemAuditLog, backend: Backend) -> None:
     fixed = uuid.UUID(int=7)
-    with mock.patch("mneme.adapters.audit_log.uuid.uuid4", return_value=fixed):
+    with mock.patch("mneme.adapters.dynamo.audit_log.uuid.uuid4", return_value=fixed):
         log.append([_rec(1)])
         with pytest.raises(AuditWriteFailed):
             log.append([_rec(1, action="delete")])

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from mneme.adapters.chat_store import ItemChatStore
+from mneme.adapters.dynamo.chat_store import ItemChatStore
 from mneme.errors import Conflict, NotFound
 from mneme.models import Chat, ChatMessage, TextMessage, ToolCallMessage, ToolResultMessage
 from tests.fakes.clock import FixedClock

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from mneme.adapters.config_store import ItemConfigStore
+from mneme.adapters.dynamo.config_store import ItemConfigStore
 from mneme.errors import InvalidInput, NotFound
 from mneme.models import Agent, Skill, Task, UserSettings
 from mneme.models.common import GLOBAL_OWNER
@@ -94,7 +94,7 @@ def test_find_agent_is_one_read_and_the_own_agent_wins(store: ItemConfigStore, b
 
 
 def test_find_agent_reads_a_global_agent_of_the_legacy_partition(store: ItemConfigStore) -> None:
-    from mneme.adapters.config_store import LEGACY_GLOBAL_PK
+    from mneme.adapters.dynamo.config_keys import LEGACY_GLOBAL_PK
 
     legacy = _agent(GLOBAL_OWNER, "old", description="legacy")
     store._table.put({"PK": LEGACY_GLOBAL_PK, "SK": "AGENT#old", "data": legacy.model_dump_json()})

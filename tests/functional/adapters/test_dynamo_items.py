@@ -10,8 +10,7 @@ from unittest import mock
 import pytest
 from botocore.exceptions import ClientError, EndpointConnectionError
 
-from mneme.adapters.dynamo_items import DynamoItemTable, from_dynamo, to_dynamo
-from mneme.adapters.items import (
+from mneme.adapters.dynamo.items import (
     AUDIT_SCHEMA,
     MAIN_SCHEMA,
     AttrEquals,
@@ -23,6 +22,8 @@ from mneme.adapters.items import (
     WriteOp,
     query_all,
 )
+from mneme.adapters.dynamo.table import DynamoItemTable
+from mneme.adapters.dynamo.wire import from_dynamo, to_dynamo
 from mneme.errors import Conflict, PayloadTooLarge, StoreUnavailable, Throttled
 from tests.functional.adapters.item_backends import BACKENDS, MAIN, Backend, atomic_requests, make_backend
 from tests.support.sam_template import table_definition
@@ -296,11 +297,13 @@ def test_schemas_match_template(logical_id: str, schema: TableSchema) -> None:
 
 def test_stores_implement_the_ports() -> None:
     """mypy checks these assignments against the port Protocols."""
-    from mneme.adapters.audit_log import ItemAuditLog
-    from mneme.adapters.chat_store import ItemChatStore
-    from mneme.adapters.config_store import ItemConfigStore
-    from mneme.adapters.run_store import ItemRunStore
-    from mneme.ports import AuditLog, ChatStore, ConfigStore, RunStore
+    from mneme.adapters.dynamo.audit_log import ItemAuditLog
+    from mneme.adapters.dynamo.chat_store import ItemChatStore
+    from mneme.adapters.dynamo.config_store import ItemConfigStore
+    from mneme.adapters.dynamo.run_store import ItemRunStore
+    from mneme.ports.audit import AuditLog
+    from mneme.ports.runs import RunStore
+    from mneme.ports.stores import ChatStore, ConfigStore
     from tests.fakes.items import MemoryItemTable
 
     main: ItemTable = MemoryItemTable(MAIN_SCHEMA)

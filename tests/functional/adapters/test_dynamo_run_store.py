@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from mneme.adapters.items import query_all
-from mneme.adapters.run_store import ItemRunStore
+from mneme.adapters.dynamo.items import query_all
+from mneme.adapters.dynamo.run_store import ItemRunStore
 from mneme.errors import Conflict, NotFound
 from mneme.models import Run, RunEvent, RunStatus, Usage
 from tests.functional.adapters.item_backends import BACKENDS, Backend, make_backend

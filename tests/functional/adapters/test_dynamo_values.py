@@ -9,8 +9,8 @@ from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mneme.adapters.dynamo_items import from_dynamo, to_dynamo
-from mneme.adapters.dynamo_values import deserialize, serialize
+from mneme.adapters.dynamo.values import deserialize, serialize
+from mneme.adapters.dynamo.wire import from_dynamo, to_dynamo
 
 numbers = st.integers(min_value=-(10**37), max_value=10**37) | st.decimals(
     allow_nan=False, allow_infinity=False, places=6, min_value=-(10**20), max_value=10**20
@@ -76,7 +76,7 @@ def test_importing_the_codec_imports_no_boto3() -> None:
 
     layer = Path(__file__).resolve().parents[3] / "layers" / "mneme"
     code = (
-        f"import sys; sys.path.insert(0, {str(layer)!r}); import mneme.adapters.dynamo_items;"
+        f"import sys; sys.path.insert(0, {str(layer)!r}); import mneme.adapters.dynamo.table;"
         "print('boto3' in sys.modules, 's3transfer' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

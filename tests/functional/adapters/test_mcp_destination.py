@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from mneme.adapters.mcp_http import check_destination
+from mneme.adapters.mcp.http import check_destination
 from mneme.errors import McpUnavailable
 
 
@@ -65,7 +65,7 @@ def test_the_request_goes_to_the_checked_address_not_a_second_resolution(monkeyp
 
     import httpx2
 
-    from mneme.adapters.mcp_http import guarded_transport
+    from mneme.adapters.mcp.http import guarded_transport
 
     answers = iter(["93.184.216.34", "127.0.0.1", "127.0.0.1"])
 

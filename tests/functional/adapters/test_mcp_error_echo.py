@@ -9,9 +9,9 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
 
-from mneme.adapters.mcp_client import SdkMcpToolSource
+from mneme.adapters.mcp.client import SdkMcpToolSource
 from mneme.errors import McpUnavailable
-from mneme.ports import McpEndpoint
+from mneme.ports.mcp import McpEndpoint
 
 PORT = 18341
 BODY = ("INTERNAL-ADMIN-PANEL " * 40).encode()

@@ -10,7 +10,7 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from mneme.adapters.secrets_manager import TTL_SECONDS, SecretsManagerStore
+from mneme.adapters.aws.secrets_manager import TTL_SECONDS, SecretsManagerStore
 from mneme.errors import SecretUnavailable
 from mneme.models.common import GLOBAL_OWNER
 from mneme_local.secrets import EnvironmentSecrets

@@ -11,7 +11,7 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from mneme.adapters.openai_model import OpenAICompatibleModel, SecretsManagerKeys, StaticKey
+from mneme.adapters.models.openai import OpenAICompatibleModel, SecretsManagerKeys, StaticKey
 from mneme.errors import ModelRequestRejected, ModelThrottled, ModelUnavailable
 from mneme.models.run import Usage
 from tests.support.openai_stub import (

@@ -13,12 +13,12 @@ import pytest
 from botocore.config import Config
 from moto import mock_aws
 
-from mneme.adapters.s3_exports import S3ExportStorage
-from mneme.adapters.sqs_privacy import SqsDeadLetters, SqsPrivacyJobs
-from mneme.engine.privacy_jobs import parse_job
+from mneme.adapters.aws.s3_exports import S3ExportStorage
+from mneme.adapters.aws.sqs_privacy import SqsDeadLetters, SqsPrivacyJobs
+from mneme.engine.privacy.jobs import parse_job
 from mneme.errors import QueueUnavailable, StoreUnavailable
-from mneme.ports import MemoryWriteJob
-from mneme.privacy_ports import PrivacyJob
+from mneme.ports.memory import MemoryWriteJob
+from mneme.ports.privacy import PrivacyJob
 from mneme.records import asdict
 
 KEY = "exports/0123456789abcdef0123456789abcdef/exp-1.ndjson"

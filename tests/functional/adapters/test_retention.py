@@ -10,10 +10,12 @@ from typing import Any
 
 import pytest
 
-from mneme.adapters.chat_store import ItemChatStore, chat_pk
-from mneme.adapters.expiry import DAY_SECONDS, TTL_ATTRIBUTE, Retention
-from mneme.adapters.items import SK, query_all
-from mneme.adapters.run_store import ItemRunStore, run_pk
+from mneme.adapters.dynamo.chat_items import chat_pk
+from mneme.adapters.dynamo.chat_store import ItemChatStore
+from mneme.adapters.dynamo.items import SK, query_all
+from mneme.adapters.dynamo.run_items import run_pk
+from mneme.adapters.dynamo.run_store import ItemRunStore
+from mneme.adapters.dynamo.ttl import DAY_SECONDS, TTL_ATTRIBUTE, Retention
 from mneme.models import Chat, Run, RunEvent, TextMessage
 from tests.fakes.clock import FixedClock
 from tests.functional.adapters.item_backends import BACKENDS, Backend, make_backend

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError, ReadTimeoutError
 
-from mneme.adapters.bedrock_model import BedrockModel
-from mneme.adapters.lambda_tools import LambdaToolInvoker
-from mneme.adapters.timed_calls import CONNECT_TIMEOUT_SECONDS, Attempts, TimedClients
+from mneme.adapters.aws.lambda_tools import LambdaToolInvoker
+from mneme.adapters.aws.timed_calls import CONNECT_TIMEOUT_SECONDS, Attempts, TimedClients
+from mneme.adapters.models.bedrock import BedrockModel
 from mneme.errors import ModelThrottled, ModelTimedOut, ToolError
 
 REQUEST = {"modelId": "anthropic.claude-sonnet-4-5-20250929-v1:0", "messages": [{"role": "user", "content": []}]}

@@ -11,14 +11,14 @@ import botocore.session
 import pytest
 from botocore.stub import Stubber
 
-from mneme.adapters.items import MAIN_SCHEMA
-from mneme.adapters.websocket_hub import (
+from mneme.adapters.aws.websocket_hub import (
     CONNECTION_TTL_SECONDS,
     MAX_FRAME_BYTES,
     ApiGatewayPusher,
     WebSocketHub,
     event_frame,
 )
+from mneme.adapters.dynamo.items import MAIN_SCHEMA
 from mneme.models.run import Run, RunEvent
 from tests.fakes.clock import FixedClock
 from tests.fakes.items import MemoryItemTable

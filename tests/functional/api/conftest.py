@@ -14,7 +14,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-from mneme.adapters.offline_model import OfflineModel
+from mneme.adapters.models.offline import OfflineModel
 from mneme.models.agent import Agent
 from mneme.runtime import Runtime
 from tests.support.deps import World, make_world

@@ -104,7 +104,7 @@ def test_audit_of_an_unknown_run_is_404(api: Api) -> None:
 
 def test_a_runs_tree_audit_answers_every_record_of_its_delegation_tree(api: Api, world: World) -> None:
     # Given a master that delegated to a child, whose step has run
-    from mneme.engine.service import step
+    from mneme.engine.runs.service import step
 
     add_agent(world, "master", tools=["delegate-to-agent"], delegates=["writer"])
     add_agent(world, "writer")

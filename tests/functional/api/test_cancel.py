@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from mneme.engine import cancel, service
-from mneme.engine.runs_read import own_run
+from mneme.engine.runs import cancel, service
+from mneme.engine.runs.owner import own_run
 from mneme.models.policy import MemoryPolicy
 from mneme.models.run import RunStatus
 from mneme.models.user import Caller

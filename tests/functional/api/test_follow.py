@@ -208,7 +208,7 @@ def test_after_is_not_a_tree_position(api: Api, world: World) -> None:
 
 
 def test_a_tree_cursor_naming_another_users_run_reads_nothing_of_it(api: Api, world: World) -> None:
-    from mneme.engine.follow import encode_tree_cursor
+    from mneme.engine.views.follow import encode_tree_cursor
 
     root, _ = _tree(api, world)
     add_agent(world, "master", owner="bob")

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from mneme.adapters.websocket_hub import WebSocketHub
+from mneme.adapters.aws.websocket_hub import WebSocketHub
 from mneme.runtime import Runtime
 from tests.functional.adapters.test_websocket_hub import Recorded
 from tests.functional.api.conftest import Api, add_agent

@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from mneme.limits import MAX_DOCUMENT_CHARS
-from mneme.memory.limits import LOCAL_MINILM, TITAN_V2
+from mneme.memory.embedding_limits import LOCAL_MINILM, TITAN_V2
+from mneme.spec_limits import MAX_DOCUMENT_CHARS
 from tests.fakes.embedder import HashingEmbedder
 from tests.functional.api.conftest import Api
 from tests.functional.engine.memory_support import remember_at
@@ -148,7 +148,7 @@ def test_a_200000_character_document_is_stored_whole_never_cut(api: Api, minilm:
 def test_a_document_past_the_chunk_limit_is_a_413_naming_it_and_stores_nothing(
     api: Api, minilm: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("mneme.engine.memory_writes.MAX_CHUNKS", 50)
+    monkeypatch.setattr("mneme.engine.memory_io.entries.MAX_CHUNKS", 50)
     reply = api.post("/v1/memory/documents", {"namespace": ALICE, "content": _long_text()})
     assert reply.status == 413 and "50" in reply.body["message"]
     assert minilm.memory.documents == {}

@@ -118,7 +118,7 @@ def test_namespaces_are_the_callers_own_with_counts(api: Api, world: World) -> N
 
 
 def test_a_correction_over_the_models_input_limit_is_a_413_and_changes_nothing(api: Api, world: World) -> None:
-    from mneme.memory.limits import TITAN_V2
+    from mneme.memory.embedding_limits import TITAN_V2
     from tests.fakes.embedder import HashingEmbedder
 
     doc_id = remember(world, ALICE, "short note")

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from mneme.adapters.model_registry import ModelClients, OpenAIClients
-from mneme.adapters.offline_model import OfflineModel
-from mneme.adapters.openai_model import StaticKey
+from mneme.adapters.models.offline import OfflineModel
+from mneme.adapters.models.openai import StaticKey
+from mneme.adapters.models.registry import ModelClients, OpenAIClients
 from tests.functional.api.conftest import Api
 from tests.support.deps import World, make_world
 from tests.support.openai_stub import PARALLEL_TOOL_CALLS, TEXT, StubServer, openai_stub

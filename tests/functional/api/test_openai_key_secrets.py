@@ -11,7 +11,7 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from mneme.adapters.offline_model import OfflineModel
+from mneme.adapters.models.offline import OfflineModel
 from mneme.composition import _openai_clients
 from mneme.errors import ModelRequestRejected
 from mneme.models.agent import ModelSpec
@@ -75,7 +75,7 @@ def secrets() -> Iterator[tuple[_CountingSession, dict[str, str]]]:
 
 
 def _clients(session: _CountingSession, stub: StubServer, allowed: str) -> Any:
-    from mneme.adapters.model_registry import ModelClients
+    from mneme.adapters.models.registry import ModelClients
 
     settings = Settings(MNEME_OPENAI_BASE_URL=stub.base_url, MNEME_OPENAI_API_KEY_SECRET_ARNS=allowed)
     return ModelClients(None, openai=_openai_clients(settings, session, None))

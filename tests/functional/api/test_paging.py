@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from mneme.adapters.chat_store import ItemChatStore
-from mneme.adapters.run_store import ItemRunStore
-from mneme.limits import LAMBDA_RESPONSE_BYTES
+from mneme.adapters.dynamo.chat_store import ItemChatStore
+from mneme.adapters.dynamo.run_store import ItemRunStore
 from mneme.models import Chat, Run, RunEvent, TextMessage
 from mneme.records import replace
+from mneme.spec_limits import LAMBDA_RESPONSE_BYTES
 from tests.fakes.clock import FixedClock
 from tests.functional.adapters.item_backends import BACKENDS, make_backend
 from tests.functional.api.conftest import Api

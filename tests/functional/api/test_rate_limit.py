@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mneme.adapters.offline_model import OfflineModel
+from mneme.adapters.models.offline import OfflineModel
 from tests.functional.api.conftest import Api, add_agent
 from tests.support.deps import World, make_world
 

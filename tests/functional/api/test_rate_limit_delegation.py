@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from mneme.adapters.offline_model import OfflineModel
-from mneme.engine.state import load_state
+from mneme.adapters.models.offline import OfflineModel
+from mneme.engine.runs.state import load_state
 from tests.functional.api.conftest import Api, add_agent
 from tests.support.deps import World, make_world
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from mneme.adapters.offline_model import OfflineModel
+from mneme.adapters.models.offline import OfflineModel
 from tests.fakes.model import ScriptedModel, tool_use_response
 from tests.functional.api.conftest import Api, add_agent
 from tests.functional.api.run_support import events_of, start, step_event

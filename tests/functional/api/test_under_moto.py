@@ -12,12 +12,12 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from mneme.adapters.dynamo_items import DynamoItemTable
-from mneme.adapters.items import AUDIT_SCHEMA, MAIN_SCHEMA
-from mneme.adapters.offline_model import OfflineModel
-from mneme.adapters.sqs_queue import SqsMemoryQueue
-from mneme.adapters.stores import stores_over
-from mneme.engine.writer import WriterPorts, parse_job, write_batch
+from mneme.adapters.aws.sqs_queue import SqsMemoryQueue
+from mneme.adapters.dynamo.items import AUDIT_SCHEMA, MAIN_SCHEMA
+from mneme.adapters.dynamo.stores import stores_over
+from mneme.adapters.dynamo.table import DynamoItemTable
+from mneme.adapters.models.offline import OfflineModel
+from mneme.engine.memory_io.writer import WriterPorts, parse_job, write_batch
 from mneme.records import replace
 from tests.functional.api.conftest import Api, add_agent
 from tests.support.deps import World, make_world

@@ -4,8 +4,8 @@ from typing import Any
 
 import pytest
 
-from mneme.adapters.offline_model import OfflineModel
-from mneme.engine.service import StepResult, start_run
+from mneme.adapters.models.offline import OfflineModel
+from mneme.engine.runs.service import StepResult, start_run
 from mneme.models.agent import Agent, Skill, Task
 from mneme.models.run_request import RunRequest
 from mneme.models.user import Caller, UserSettings

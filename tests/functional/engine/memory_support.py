@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from datetime import timedelta
 
-from mneme.engine.memory_ops import new_document
+from mneme.engine.memory_io.ops import new_document
 from mneme.models.run import Run
 from tests.support.deps import World
 

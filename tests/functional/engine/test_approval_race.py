@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mneme.engine import approvals
+from mneme.engine.runs import approvals
 from mneme.models.run import RunStatus
 from tests.functional.engine.conftest import ALICE, add_agent, run
 

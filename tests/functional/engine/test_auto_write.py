@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from mneme.adapters.sqs_queue import job_body
-from mneme.engine.writer import WriterPorts, write_batch
+from mneme.adapters.aws.sqs_queue import job_body
+from mneme.engine.memory_io.writer import WriterPorts, write_batch
 from mneme.errors import MemoryUnavailable
 from mneme.models.run import RunStatus
 from tests.fakes.scripted import failing_model

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from mneme.adapters.offline_model import OfflineModel
-from mneme.engine import service
-from mneme.engine.state import load_state
+from mneme.adapters.models.offline import OfflineModel
+from mneme.engine.runs import service
+from mneme.engine.runs.state import load_state
 from mneme.models.budget import Budget, TreeUsage
 from mneme.models.run import RunStatus, Usage
 from tests.fakes.model import ScriptedModel, text_response, tool_use_response

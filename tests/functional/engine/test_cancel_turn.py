@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from mneme.engine import cancel, service
+from mneme.engine.runs import cancel, service
 from mneme.errors import RunFailedUnexpectedly, StoreUnavailable
 from mneme.models.chat import TextMessage
 from mneme.models.run import RunStatus
@@ -122,7 +122,7 @@ def test_a_fast_path_run_that_crashes_after_storing_its_turn_leaves_no_chat(
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise TypeError("a bug after the chat write")
 
-    monkeypatch.setattr("mneme.engine.finish.plan_auto_write", broken)
+    monkeypatch.setattr("mneme.engine.runs.outcome.plan_auto_write", broken)
     # When the run is answered
     with pytest.raises(RunFailedUnexpectedly) as failed:
         run(world, "hello")

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from mneme.engine import approvals
-from mneme.engine.service import step
-from mneme.engine.state import CHECKPOINT_VERSION, LoopState, load_state
+from mneme.engine.runs import approvals
+from mneme.engine.runs.service import step
+from mneme.engine.runs.state import CHECKPOINT_VERSION, LoopState, load_state
 from mneme.models.chat import ReasoningMessage, ToolCallMessage
 from mneme.models.run import RunStatus
 from tests.functional.engine.conftest import ALICE, add_agent, run

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from mneme import observability
-from mneme.engine.service import step
+from mneme.engine.runs.service import step
 from mneme.models.chat import Chat, TextMessage
 from mneme.models.pricing import DEFAULT_PRICES
 from mneme.models.run import Usage

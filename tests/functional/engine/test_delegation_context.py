@@ -3,8 +3,8 @@ approval mode, and the readable namespaces (its own policy's, never the parent's
 
 from __future__ import annotations
 
-from mneme.engine import service
-from mneme.engine.memory_ops import new_document
+from mneme.engine.memory_io.ops import new_document
+from mneme.engine.runs import service
 from mneme.models.run import RunStatus
 from tests.fakes.model import ScriptedModel, text_response, tool_use_response
 from tests.functional.engine.conftest import add_agent, run
@@ -102,7 +102,7 @@ def test_the_child_reads_only_its_own_policys_namespaces_not_its_parents() -> No
 
 
 def test_in_an_event_triggered_tree_a_prompting_child_is_denied_as_nobody_can_answer() -> None:
-    from mneme.engine.service import start_run
+    from mneme.engine.runs.service import start_run
     from mneme.models.run_request import RunRequest
     from tests.functional.engine.conftest import ALICE
 

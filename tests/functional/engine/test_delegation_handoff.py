@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from mneme.engine.state import LoopState
+from mneme.engine.runs.state import LoopState
 from mneme.models.chat import SystemMessage, TextMessage
 from mneme.models.run import RunStatus
 from tests.functional.engine.conftest import add_agent, run
@@ -75,7 +75,7 @@ def test_a_delegation_is_audited(world) -> None:
 
 
 def test_a_child_delegated_without_a_task_records_its_agents_default_task(world) -> None:
-    from mneme.engine.service import step
+    from mneme.engine.runs.service import step
     from tests.functional.engine.conftest import add_task
 
     add_agent(world, "master", tools=["delegate-to-agent"], delegates=["writer"])
@@ -87,9 +87,9 @@ def test_a_child_delegated_without_a_task_records_its_agents_default_task(world)
 
 
 def test_a_sub_agents_auto_write_is_audited_in_its_delegation_tree(world) -> None:
-    from mneme.adapters.sqs_queue import job_body
-    from mneme.engine.service import step
-    from mneme.engine.writer import WriterPorts, write_batch
+    from mneme.adapters.aws.sqs_queue import job_body
+    from mneme.engine.memory_io.writer import WriterPorts, write_batch
+    from mneme.engine.runs.service import step
 
     add_agent(world, "master", tools=["delegate-to-agent"], delegates=["writer"])
     add_agent(world, "writer", memory_policy={"allow_write": True})
@@ -103,7 +103,7 @@ def test_a_sub_agents_auto_write_is_audited_in_its_delegation_tree(world) -> Non
 
 def test_a_child_delegated_to_an_agent_with_exactly_one_task_runs_that_task(world) -> None:
     # Given a writer that names no default task but has exactly one
-    from mneme.engine.service import step
+    from mneme.engine.runs.service import step
     from tests.functional.engine.conftest import add_task
 
     add_agent(world, "master", tools=["delegate-to-agent"], delegates=["writer"])
@@ -119,7 +119,7 @@ def test_a_child_delegated_to_an_agent_with_exactly_one_task_runs_that_task(worl
 
 
 def test_a_child_of_an_agent_with_two_tasks_and_no_default_runs_without_a_task(world) -> None:
-    from mneme.engine.service import step
+    from mneme.engine.runs.service import step
     from tests.functional.engine.conftest import add_task
 
     add_agent(world, "master", tools=["delegate-to-agent"], delegates=["writer"])

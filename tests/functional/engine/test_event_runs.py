@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from mneme.engine.events import event_run_id
+from mneme.engine.runs.requested_events import event_run_id
 from mneme.errors import EventRejected, StoreUnavailable
 from mneme.models.agent import Agent
 from mneme.records import replace

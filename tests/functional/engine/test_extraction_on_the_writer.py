@@ -14,12 +14,12 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from mneme.adapters.model_registry import ModelClients
-from mneme.adapters.offline_model import OfflineModel
-from mneme.adapters.sqs_queue import job_body
+from mneme.adapters.aws.sqs_queue import job_body
+from mneme.adapters.models.offline import OfflineModel
+from mneme.adapters.models.registry import ModelClients
 from mneme.composition import _openai_clients
-from mneme.engine.writer import WriterPorts, write_batch
-from mneme.ports import MemoryWriteJob
+from mneme.engine.memory_io.writer import WriterPorts, write_batch
+from mneme.ports.memory import MemoryWriteJob
 from mneme.settings import Settings
 from tests.support.deps import World, make_world
 from tests.support.openai_stub import TEXT, StubServer, openai_stub

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from mneme.adapters.bedrock_model import BedrockModel
+from mneme.adapters.models.bedrock import BedrockModel
 from mneme.models.run import RunStatus
 from tests.functional.engine.conftest import add_agent, run
 from tests.functional.engine.test_reasoning import Bedrock, converse_reply

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from mneme.adapters.offline_model import OfflineModel
-from mneme.engine import service
+from mneme.adapters.models.offline import OfflineModel
+from mneme.engine.runs import service
 from mneme.models.run import Run, RunEvent
 from tests.functional.engine.conftest import add_agent, run
 from tests.support.deps import make_world

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from mneme.adapters.offline_model import OfflineModel
-from mneme.limits import MCP_MAX_DESCRIPTION_CHARS
-from mneme.ports import McpCallResult, McpToolInfo
+from mneme.adapters.models.offline import OfflineModel
+from mneme.ports.mcp import McpCallResult, McpToolInfo
+from mneme.spec_limits import MCP_MAX_DESCRIPTION_CHARS
 from tests.functional.api.conftest import Api
 from tests.functional.api.run_support import step_event
 from tests.support.deps import World, make_world

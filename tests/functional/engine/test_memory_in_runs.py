@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from mneme.adapters.offline_model import OfflineModel
-from mneme.engine.memory_ops import new_document
+from mneme.adapters.models.offline import OfflineModel
+from mneme.engine.memory_io.ops import new_document
 from mneme.memory import hybrid
 from tests.functional.engine.conftest import add_agent, run
 from tests.support.deps import World, make_world

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from mneme.adapters.offline_model import OfflineModel
-from mneme.adapters.sqs_queue import job_body
-from mneme.engine.writer import WriterPorts, write_batch
+from mneme.adapters.aws.sqs_queue import job_body
+from mneme.adapters.models.offline import OfflineModel
+from mneme.engine.memory_io.writer import WriterPorts, write_batch
 from mneme.errors import ModelUnavailable
-from mneme.memory.limits import TITAN_V2
-from mneme.ports import ModelResponse
+from mneme.memory.embedding_limits import TITAN_V2
+from mneme.ports.models import ModelResponse
 from tests.fakes.embedder import HashingEmbedder
 from tests.functional.engine.conftest import add_agent, run
 from tests.support.deps import World, make_world

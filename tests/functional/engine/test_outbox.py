@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mneme.engine.redrive import redrive_outbox
+from mneme.engine.memory_io.redrive import redrive_outbox
 from mneme.models.run import RunStatus
 from mneme.runtime import Runtime
 from tests.functional.engine.conftest import add_agent, run

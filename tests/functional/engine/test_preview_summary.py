@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from mneme.adapters.offline_model import OfflineModel
-from mneme.engine.preview import SUMMARY_DUE, preview
+from mneme.adapters.models.offline import OfflineModel
+from mneme.engine.views.preview import SUMMARY_DUE, preview
 from mneme.models.chat import Chat, TextMessage
 from mneme.models.run_request import RunRequest
 from tests.functional.engine.conftest import ALICE, add_agent

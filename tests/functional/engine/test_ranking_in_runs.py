@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from mneme.adapters.offline_model import OfflineModel
+from mneme.adapters.models.offline import OfflineModel
 from tests.functional.engine.conftest import add_agent, run
 from tests.functional.engine.memory_support import injected, remember_at
 from tests.support.deps import World, make_world

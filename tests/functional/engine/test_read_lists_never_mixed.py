@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mneme.adapters.offline_model import OfflineModel
+from mneme.adapters.models.offline import OfflineModel
 from mneme.memory.access import NO_AUTHORIZED_NAMESPACE
 from mneme.models.run import RunStatus
 from tests.functional.engine.conftest import add_agent, run

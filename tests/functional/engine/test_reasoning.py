@@ -15,7 +15,7 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 
-from mneme.adapters.bedrock_model import BedrockModel, bedrock_client_config
+from mneme.adapters.models.bedrock import BedrockModel, bedrock_client_config
 from mneme.models.chat import ReasoningMessage
 from mneme.models.run import RunStatus
 from tests.functional.engine.conftest import add_agent, run
@@ -157,7 +157,7 @@ def test_a_sub_agent_never_inherits_the_parent_s_reasoning(thinking_world, bedro
     with bedrock.stub:
         parent = run(thinking_world, "Ask the helper which tea to buy.")
         assert parent.outcome == "delegate"
-        from mneme.engine.service import step
+        from mneme.engine.runs.service import step
 
         step(thinking_world.deps, parent.children[0]["run_id"])
     # Then the child's request carries the parent's tool pair but none of its reasoning blocks

@@ -6,9 +6,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from mneme.adapters.offline_model import OfflineModel
-from mneme.engine.memory_ops import new_document
-from mneme.engine.service import step
+from mneme.adapters.models.offline import OfflineModel
+from mneme.engine.memory_io.ops import new_document
+from mneme.engine.runs.service import step
 from mneme.errors import ModelThrottled
 from mneme.models.run import RunStatus
 from tests.functional.engine.conftest import add_agent, run

@@ -4,7 +4,7 @@ event, and the call over the limit is never executed."""
 
 from __future__ import annotations
 
-from mneme.adapters.offline_model import OfflineModel
+from mneme.adapters.models.offline import OfflineModel
 from mneme.models.run import RunStatus
 from tests.fakes.model import ScriptedModel, ScriptItem, tool_use_response
 from tests.functional.engine.conftest import add_agent, run

@@ -7,7 +7,7 @@ import itertools
 
 import pytest
 
-from mneme.adapters.offline_model import OfflineModel
+from mneme.adapters.models.offline import OfflineModel
 from mneme.models.chat import Chat, TextMessage
 from tests.fakes.summarizer import FakeSummarizer
 from tests.functional.engine.conftest import add_agent, run

@@ -18,9 +18,9 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from mneme import telemetry
-from mneme.adapters.model_registry import ModelClients
-from mneme.adapters.offline_model import OfflineModel
-from mneme.engine.service import step
+from mneme.adapters.models.offline import OfflineModel
+from mneme.adapters.models.registry import ModelClients
+from mneme.engine.runs.service import step
 from mneme.models.memory import MemoryDocument
 from tests.functional.engine.conftest import add_agent, run
 from tests.support.deps import World, make_world
@@ -169,8 +169,8 @@ def test_with_telemetry_off_nothing_of_opentelemetry_is_imported() -> None:
     script = (
         "import sys, json\n"
         "sys.path[:0] = ['layers/mneme', 'functions/run', 'local', '.']\n"
-        "from mneme.adapters.offline_model import OfflineModel\n"
-        "from mneme.adapters.model_registry import ModelClients\n"
+        "from mneme.adapters.models.offline import OfflineModel\n"
+        "from mneme.adapters.models.registry import ModelClients\n"
         "from tests.support.deps import make_world\n"
         "from tests.functional.engine.conftest import add_agent, run\n"
         "import app\n"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 
-from mneme.engine.service import step
+from mneme.engine.runs.service import step
 from mneme.models.run import RunStatus
 from tests.functional.engine.conftest import add_agent, run
 
@@ -40,7 +40,7 @@ def test_a_retried_step_after_the_run_finished_changes_nothing(world) -> None:
 
 
 def test_an_event_triggered_run_in_prompt_mode_denies_tools(world) -> None:
-    from mneme.engine.service import start_run
+    from mneme.engine.runs.service import start_run
     from mneme.models.run_request import RunRequest
     from tests.functional.engine.conftest import ALICE
 

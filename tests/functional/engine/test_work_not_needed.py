@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from mneme.adapters.chat_store import TAIL_PAGE, ItemChatStore
+from mneme.adapters.dynamo.chat_items import TAIL_PAGE
+from mneme.adapters.dynamo.chat_store import ItemChatStore
 from mneme.models.chat import Chat, TextMessage
 from tests.functional.engine.conftest import add_agent, run
 from tests.support.deps import World
@@ -120,7 +121,7 @@ class TaskQueries:
 
 
 def test_only_a_runs_first_step_looks_for_its_agents_task(world: World) -> None:
-    from mneme.engine import service
+    from mneme.engine.runs import service
 
     # Given a master without tasks delegating to b without tasks
     add_agent(world, "master", tools=["delegate-to-agent"], delegates=["b"])

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from mneme.adapters.sqs_queue import job_body
-from mneme.engine.writer import WriterPorts, write_batch
-from mneme.ports import MemoryWriteJob
+from mneme.adapters.aws.sqs_queue import job_body
+from mneme.engine.memory_io.writer import WriterPorts, write_batch
+from mneme.ports.memory import MemoryWriteJob
 from tests.support.deps import World
 
 ALICE = "vector.user.alice.memory"

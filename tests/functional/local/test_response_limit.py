@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from mneme.limits import LAMBDA_RESPONSE_BYTES
+from mneme.spec_limits import LAMBDA_RESPONSE_BYTES
 from mneme_local.aws_stand_ins import free_port
 from mneme_local.server import LocalHTTPServer
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from mneme.adapters.chat_store import ItemChatStore
-from mneme.adapters.run_store import ItemRunStore
+from mneme.adapters.dynamo.chat_store import ItemChatStore
+from mneme.adapters.dynamo.run_store import ItemRunStore
 from mneme.clock import SystemClock
 from mneme.models.chat import Chat
 from mneme.models.run import Run, RunStatus

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from mneme.adapters.mcp_client import SdkMcpToolSource
-from mneme.adapters.offline_model import OfflineModel
+from mneme.adapters.mcp.client import SdkMcpToolSource
+from mneme.adapters.models.offline import OfflineModel
 from tests.functional.api.conftest import Api
 from tests.support.deps import World, make_world
 from tests.support.mcp_server import McpTestServer

@@ -120,8 +120,8 @@ def test_without_the_setting_no_user_id_is_sent(api: Api, mcp_server: McpTestSer
 def test_a_2025_server_is_reached_through_the_initialize_handshake() -> None:
     server = McpTestServer(legacy=True).start()
     try:
-        from mneme.adapters.mcp_client import SdkMcpToolSource
-        from mneme.ports import McpEndpoint
+        from mneme.adapters.mcp.client import SdkMcpToolSource
+        from mneme.ports.mcp import McpEndpoint
 
         source = SdkMcpToolSource(allow_private_networks=True)
         endpoint = McpEndpoint(server.url, timeout_seconds=10)
@@ -144,8 +144,8 @@ def test_a_2025_server_is_reached_through_the_initialize_handshake() -> None:
 
 
 def test_a_2026_server_is_negotiated_once_per_container(mcp_server: McpTestServer) -> None:
-    from mneme.adapters.mcp_client import SdkMcpToolSource
-    from mneme.ports import McpEndpoint
+    from mneme.adapters.mcp.client import SdkMcpToolSource
+    from mneme.ports.mcp import McpEndpoint
 
     source = SdkMcpToolSource(allow_private_networks=True)
     endpoint = McpEndpoint(mcp_server.url, timeout_seconds=10)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from mneme.adapters.mcp_client import SdkMcpToolSource
+from mneme.adapters.mcp.client import SdkMcpToolSource
 from tests.functional.api.conftest import Api
 from tests.functional.api.run_support import step_event
 from tests.functional.mcp.conftest import events, put_agent, run, tool_results

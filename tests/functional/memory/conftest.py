@@ -18,9 +18,9 @@ import pytest
 from opensearchpy import OpenSearch
 from osmem_server import OsmemServer
 
-from mneme.adapters.opensearch_http import SignedOpenSearch
-from mneme.adapters.opensearch_memory import OpenSearchMemoryStore
-from mneme.adapters.s3vectors_memory import S3VectorsMemoryStore
+from mneme.adapters.opensearch.http import SignedOpenSearch
+from mneme.adapters.opensearch.store import OpenSearchMemoryStore
+from mneme.adapters.s3vectors.store import S3VectorsMemoryStore
 from mneme.models.memory import MemoryDocument
 from mneme_local.s3vectors_stand_in import S3VectorsStandIn
 from mneme_local.vector_store import EmbeddedVectorStore

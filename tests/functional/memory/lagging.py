@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from mneme.adapters.opensearch_http import SignedOpenSearch
+from mneme.adapters.opensearch.http import SignedOpenSearch
 from tests.fakes.clock import FixedClock
 
 

@@ -9,9 +9,9 @@ import pytest
 from botocore.credentials import Credentials
 from opensearchpy import OpenSearch
 
-from mneme.adapters.opensearch_http import SignedOpenSearch
-from mneme.adapters.opensearch_memory import OpenSearchMemoryStore, opensearch_client
-from mneme.adapters.opensearch_queries import index_body, knn_query, parse_hits, score_to_similarity
+from mneme.adapters.opensearch.http import SignedOpenSearch
+from mneme.adapters.opensearch.queries import index_body, knn_query, parse_hits, score_to_similarity
+from mneme.adapters.opensearch.store import OpenSearchMemoryStore, opensearch_client
 from mneme.errors import MemoryUnavailable
 from tests.functional.memory.conftest import NOW, doc, faiss_ip_score, later, unit
 

@@ -15,7 +15,7 @@ from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 
-from mneme.adapters.opensearch_http import OpenSearchHTTPError, SignedOpenSearch
+from mneme.adapters.opensearch.http import OpenSearchHTTPError, SignedOpenSearch
 
 CREDENTIALS = Credentials("AKIDEXAMPLE", "secret", "token")
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from bench.conversations import Conversation, dataset
 
-from mneme.engine.memory_ops import MemoryPorts, Ranking, search_explained
+from mneme.engine.memory_io.ops import MemoryPorts, Ranking, search_explained
 from mneme.memory.access import ReadAccess
 from mneme.models.memory import MemoryDocument
 from mneme_local.embedder import LocalEmbedder

@@ -143,7 +143,7 @@ def test_entries_over_the_metadata_limits_are_refused_before_the_call() -> None:
 
 
 def test_listings_page_through_every_segment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("mneme.adapters.s3vectors_lifecycle.MAX_LIST", 3)
+    monkeypatch.setattr("mneme.adapters.s3vectors.lifecycle.MAX_LIST", 3)
     stand_in = S3VectorsStandIn()
     store = s3vectors_store(stand_in, "mem", 8, segments=2)
     entries = [doc(f"entry {i}", at=later(minutes=i)) for i in range(10)]
@@ -156,7 +156,7 @@ def test_listings_page_through_every_segment(monkeypatch: pytest.MonkeyPatch) ->
 
 
 def test_hybrid_retrieval_keeps_the_vector_leg_and_the_filter() -> None:
-    from mneme.engine.memory_ops import MemoryPorts, Ranking, retrieve
+    from mneme.engine.memory_io.ops import MemoryPorts, Ranking, retrieve
     from mneme.memory.access import ReadAccess
     from mneme.models.policy import Retrieval
 

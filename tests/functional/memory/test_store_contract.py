@@ -10,12 +10,12 @@ import threading
 import numpy as np
 import pytest
 
-from mneme.adapters.opensearch_memory import OpenSearchMemoryStore
+from mneme.adapters.opensearch.store import OpenSearchMemoryStore
 from mneme.errors import MemoryUnavailable, NotFound
 from mneme.memory.namespaces import own_namespaces
 from mneme.models.memory import MemoryDocument
 from mneme.namespace_grammar import matches
-from mneme.ports import MemoryStore
+from mneme.ports.memory import MemoryStore
 from mneme_local.vector_store import EmbeddedVectorStore
 from tests.fakes.memory_store import InMemoryMemoryStore
 from tests.functional.memory.conftest import NOW, doc, ids_of, later, make_store, unit
@@ -146,7 +146,7 @@ def test_duplicates_within_one_batch_share_one_entry(store):
 
 
 def _chunked(first_id: str, texts: list[str]) -> list[MemoryDocument]:
-    """The chunks of one long document, linked as the engine links them (mneme.engine.memory_writes.chunked)."""
+    """The chunks of one long document, linked as the engine links them (mneme.engine.memory_io.entries.chunked)."""
     ids = [first_id] + [f"{first_id}-{i}" for i in range(1, len(texts))]
     return [
         doc(

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from mneme.adapters.opensearch_memory import OpenSearchMemoryStore
-from mneme.adapters.opensearch_queries import to_source
-from mneme.adapters.s3vectors_memory import S3VectorsMemoryStore
+from mneme.adapters.opensearch.queries import to_source
+from mneme.adapters.opensearch.store import OpenSearchMemoryStore
+from mneme.adapters.s3vectors.store import S3VectorsMemoryStore
 from mneme_local.vector_store import EmbeddedVectorStore
 from tests.functional.memory.conftest import NOW, doc, ids_of, later, make_store, unit
 
@@ -45,7 +45,7 @@ def test_the_owner_listing_holds_every_status_and_nothing_of_others(store: Any) 
 
 
 def test_the_owner_listing_pages_through_many_entries(store: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("mneme.adapters.opensearch_memory._SCAN_PAGE", 7)
+    monkeypatch.setattr("mneme.adapters.opensearch.owned._SCAN_PAGE", 7)
     monkeypatch.setattr("mneme_local.vector_privacy.PAGE", 7)
     entries = [doc(f"entry {i}", doc_id=f"m{i:03d}") for i in range(30)]
     store.put([(e, unit(1, i / 50)) for i, e in enumerate(entries)])

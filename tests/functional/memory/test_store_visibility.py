@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from mneme.adapters.memory_journal import ItemMemoryJournal
+from mneme.adapters.dynamo.memory_journal import ItemMemoryJournal
 from mneme.errors import NotFound
 from tests.fakes.clock import FixedClock
 from tests.fakes.items import MemoryItemTable
@@ -120,10 +120,10 @@ def test_without_the_journal_a_delete_inside_the_window_is_not_found(os_client, 
 
 
 def _writer(os_client: Any, index_name: str, clock: FixedClock) -> tuple[KnnEmulatingStore, Any]:
-    from mneme.adapters.audit_log import ItemAuditLog
-    from mneme.adapters.items import AUDIT_SCHEMA
-    from mneme.adapters.offline_model import OfflineModel
-    from mneme.engine.writer import WriterPorts
+    from mneme.adapters.dynamo.audit_log import ItemAuditLog
+    from mneme.adapters.dynamo.items import AUDIT_SCHEMA
+    from mneme.adapters.models.offline import OfflineModel
+    from mneme.engine.memory_io.writer import WriterPorts
     from tests.fakes.embedder import HashingEmbedder
     from tests.fakes.ports import FixedModels
 
@@ -135,7 +135,7 @@ def _writer(os_client: Any, index_name: str, clock: FixedClock) -> tuple[KnnEmul
 def _extract(n: int, text: str) -> dict[str, str]:
     import json
 
-    from mneme.ports import MemoryWriteJob
+    from mneme.ports.memory import MemoryWriteJob
 
     body = MemoryWriteJob(
         job_id=f"extract-{n}",
@@ -159,7 +159,7 @@ def _live_facts(store: KnnEmulatingStore, clock: FixedClock) -> list[str]:
 
 def test_consolidation_inside_one_writer_batch_holds_while_the_index_lags(os_client, index_name, clock) -> None:
     """Two runs' extractions in one batch: the second supersedes the first although no search shows it yet."""
-    from mneme.engine.writer import write_batch
+    from mneme.engine.memory_io.writer import write_batch
 
     store, ports = _writer(os_client, index_name, clock)
     batch = [_extract(1, "I live in Porto."), _extract(2, "I now live in Lisbon.")]
@@ -169,7 +169,7 @@ def test_consolidation_inside_one_writer_batch_holds_while_the_index_lags(os_cli
 
 def test_consolidation_across_writer_batches_holds_while_the_index_lags(os_client, index_name, clock) -> None:
     """The second fact comes 5 s later in another batch: the journal's recent writes show the first one."""
-    from mneme.engine.writer import write_batch
+    from mneme.engine.memory_io.writer import write_batch
 
     store, ports = _writer(os_client, index_name, clock)
     assert write_batch(ports, [_extract(1, "I live in Porto.")]) == {"batchItemFailures": []}

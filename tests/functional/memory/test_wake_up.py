@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 
-from mneme.adapters.memory_journal import ItemMemoryJournal
-from mneme.adapters.opensearch_http import OpenSearchHTTPError, SignedOpenSearch
-from mneme.engine.memory_ops import new_document
-from mneme.engine.writer import write_batch
-from mneme.engine.writer_ports import WriterPorts
+from mneme.adapters.dynamo.memory_journal import ItemMemoryJournal
+from mneme.adapters.opensearch.http import OpenSearchHTTPError, SignedOpenSearch
+from mneme.engine.memory_io.ops import new_document
+from mneme.engine.memory_io.writer import write_batch
+from mneme.engine.memory_io.writer_ports import WriterPorts
 from mneme.models.agent import Agent
 from tests.fakes.items import MemoryItemTable
 from tests.functional.api.conftest import Api

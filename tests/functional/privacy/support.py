@@ -10,12 +10,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mneme.adapters.items import ItemTable
-from mneme.adapters.offline_model import OfflineModel
-from mneme.adapters.opensearch_memory import OpenSearchMemoryStore
-from mneme.adapters.sqs_queue import job_body
-from mneme.engine.writer import WriterPorts, write_batch
-from mneme.ports import MemoryWriteJob
+from mneme.adapters.aws.sqs_queue import job_body
+from mneme.adapters.dynamo.items import ItemTable
+from mneme.adapters.models.offline import OfflineModel
+from mneme.adapters.opensearch.store import OpenSearchMemoryStore
+from mneme.engine.memory_io.writer import WriterPorts, write_batch
+from mneme.ports.memory import MemoryWriteJob
 from mneme_local.sqlite_items import SqliteItemTable
 from mneme_local.vector_store import EmbeddedVectorStore
 from tests.fakes.items import MemoryItemTable
@@ -113,7 +113,7 @@ def scan_table(table: ItemTable) -> list[dict[str, Any]]:
         rows = table._db.execute(f'SELECT body FROM "{table._table}"').fetchall()
         return [json.loads(row[0]) for row in rows]
     client, name = table._client, table._name  # type: ignore[attr-defined]
-    from mneme.adapters.dynamo_items import _item_from
+    from mneme.adapters.dynamo.wire import item_from as _item_from
 
     items: list[dict[str, Any]] = []
     for page in client.get_paginator("scan").paginate(TableName=name, ConsistentRead=True):
@@ -124,7 +124,7 @@ def scan_table(table: ItemTable) -> list[dict[str, Any]]:
 def scan_memory(store: Any) -> list[Any]:
     """Every stored memory document, read around the port."""
     if isinstance(store, OpenSearchMemoryStore):
-        from mneme.adapters.opensearch_queries import from_source
+        from mneme.adapters.opensearch.queries import from_source
 
         return [from_source(h["_source"]) for h in store._query([{"match_all": {}}])]
     if isinstance(store, EmbeddedVectorStore):

@@ -8,7 +8,7 @@ import hashlib
 from collections import Counter
 from typing import Any
 
-from mneme.adapters.audit_chain import REDACTED_DETAIL
+from mneme.adapters.dynamo.audit_chain import REDACTED_DETAIL
 from tests.functional.privacy.support import (
     PrivacyWorld,
     lines,

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from mneme.adapters.memory_journal import ItemMemoryJournal
+from mneme.adapters.dynamo.memory_journal import ItemMemoryJournal
 from tests.fakes.clock import FixedClock
 from tests.functional.adapters.item_backends import make_backend
 from tests.functional.memory.conftest import NOW, KnnEmulatingStore

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from mneme.engine.privacy_jobs import purge_memories
+from mneme.engine.privacy.jobs import purge_memories
 from tests.functional.adapters.item_backends import make_backend
 from tests.functional.privacy.support import PrivacyWorld, lines, privacy_world, scan_memory, tmp_store
 

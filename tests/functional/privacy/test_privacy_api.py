@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from openapi_schema_validator import validate as validate_instance
 
-from mneme.adapters.offline_model import OfflineModel
+from mneme.adapters.models.offline import OfflineModel
 from tests.functional.api.conftest import Api
 from tests.support.deps import World, make_world
 

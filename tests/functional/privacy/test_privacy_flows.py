@@ -7,15 +7,15 @@ from typing import Any
 
 import pytest
 
-from mneme.adapters.offline_model import OfflineModel
-from mneme.adapters.sqs_queue import job_body
-from mneme.engine.privacy_jobs import run_job
-from mneme.engine.writer import WriterPorts, write_batch
+from mneme.adapters.aws.sqs_queue import job_body
+from mneme.adapters.models.offline import OfflineModel
+from mneme.engine.memory_io.writer import WriterPorts, write_batch
+from mneme.engine.privacy.jobs import run_job
 from mneme.errors import StoreUnavailable
 from mneme.models import Agent, Chat, MemoryDocument, Run, RunEvent, Skill, Task, UserSettings
 from mneme.models.chat import ChatMessage
 from mneme.models.privacy import ERASURE_PHASES
-from mneme.ports import MemoryWriteJob
+from mneme.ports.memory import MemoryWriteJob
 from tests.functional.adapters.item_backends import Backend
 from tests.functional.api.conftest import Api
 from tests.functional.privacy.support import PrivacyWorld, lines, main_items_of, populate, privacy_world

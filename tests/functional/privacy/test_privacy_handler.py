@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from mneme.adapters.offline_model import OfflineModel
+from mneme.adapters.models.offline import OfflineModel
 from tests.support.deps import World, make_world
 from tests.support.sam_template import ROOT
 
@@ -68,7 +68,7 @@ def test_an_erasure_gets_the_remaining_time_less_the_margin(
         seen.append(budget_seconds)
         return {"batchItemFailures": []}
 
-    monkeypatch.setattr("mneme.engine.privacy_jobs.handle_batch", record)
+    monkeypatch.setattr("mneme.engine.privacy.jobs.handle_batch", record)
     handler.lambda_handler({"Records": []}, _Context(300_000))
     assert seen == [300 - handler.MARGIN_SECONDS]
 

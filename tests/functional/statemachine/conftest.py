@@ -14,10 +14,10 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from mneme.adapters.offline_model import OfflineModel
-from mneme.adapters.sfn_orchestrator import StepFunctionsOrchestrator
+from mneme.adapters.aws.sfn_orchestrator import StepFunctionsOrchestrator
+from mneme.adapters.models.offline import OfflineModel
 from mneme.models.run import Run
-from mneme.ports import ModelClient
+from mneme.ports.models import ModelClient
 from mneme.runtime import Runtime
 from mneme_local import sfn_emulation
 from tests.support.deps import World, make_world

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mneme.engine import approvals
+from mneme.engine.runs import approvals
 from mneme.errors import NotFound
 from mneme.models.run import RunStatus
 from tests.functional.engine.conftest import ALICE, BOB, add_agent, run

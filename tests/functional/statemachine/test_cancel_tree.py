@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from mneme.adapters.offline_model import OfflineModel
-from mneme.engine.cancel import cancel_run
+from mneme.adapters.models.offline import OfflineModel
+from mneme.engine.runs.cancel import cancel_run
 from mneme.models.policy import MemoryPolicy
 from mneme.models.run import RunStatus
 from mneme.models.user import Caller
-from mneme.ports import ModelResponse
+from mneme.ports.models import ModelResponse
 from tests.functional.engine.conftest import add_agent, run
 from tests.functional.statemachine.conftest import Machine, start_machine
 

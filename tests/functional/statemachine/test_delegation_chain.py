@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mneme.adapters.offline_model import OfflineModel
+from mneme.adapters.models.offline import OfflineModel
 from mneme.errors import ModelRequestRejected
 from mneme.models.run import RunStatus
 from mneme_local import sfn_emulation
@@ -62,7 +62,7 @@ def test_each_delegation_has_an_audit_record(machine) -> None:
 
 def test_a_chain_that_would_reach_depth_6_is_refused_by_the_function_at_depth_5(machine, monkeypatch) -> None:
     # Given a chain of seven agents and a model that is offered delegation even at depth 5
-    from mneme.engine import loop
+    from mneme.engine.runs import loop
 
     monkeypatch.setattr(loop, "can_offer_delegation", lambda agent, depth: bool(agent.delegates))
     world = machine.world
@@ -81,8 +81,8 @@ def test_a_chain_that_would_reach_depth_6_is_refused_by_the_function_at_depth_5(
 
 def test_with_the_function_guard_off_the_state_machine_refuses_depth_6(machine, monkeypatch) -> None:
     # Given the run function's depth guard switched off
-    from mneme import delegation
-    from mneme.engine import loop
+    from mneme import delegation_rules as delegation
+    from mneme.engine.runs import loop
 
     monkeypatch.setattr(loop, "can_offer_delegation", lambda agent, depth: bool(agent.delegates))
     monkeypatch.setattr(delegation, "check_depth", lambda depth: None)

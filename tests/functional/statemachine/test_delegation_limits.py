@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from mneme.adapters.offline_model import OfflineModel
+from mneme.adapters.models.offline import OfflineModel
 from mneme.models.agent import DelegateEntry
 from mneme.models.budget import Budget
 from mneme.models.run import RunStatus
-from mneme.ports import ModelResponse
+from mneme.ports.models import ModelResponse
 from tests.functional.engine.conftest import add_agent, run
 from tests.functional.statemachine.conftest import start_machine
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mneme.engine.memory_ops import new_document
+from mneme.engine.memory_io.ops import new_document
 from tests.functional.engine.conftest import add_agent, add_task, run
 
 

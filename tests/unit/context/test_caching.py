@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from mneme.context import cache_capabilities
-from mneme.limits import MAX_CACHE_POINTS
 from mneme.models import ModelSpec, TextMessage, ToolCallMessage, ToolResultMessage
+from mneme.spec_limits import MAX_CACHE_POINTS
 from tests.unit.context.fixtures import (
     CLAUDE,
     HISTORY,

@@ -6,7 +6,7 @@ from mneme.memory.autowrite import plan_auto_write
 from mneme.memory.policy import MemoryScope
 from mneme.models.policy import ResolvedPolicy
 from mneme.models.run import RunStatus
-from mneme.ports import MemoryWriteJob
+from mneme.ports.memory import MemoryWriteJob
 
 EIGHTY = "Remember that the staff meeting moves to Thursday at three for the whole quarter"
 

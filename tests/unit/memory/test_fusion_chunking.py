@@ -8,9 +8,9 @@ import pytest
 
 from mneme.errors import EmbeddingInputTooLong
 from mneme.memory.chunking import chunk_ids, split
+from mneme.memory.embedding_limits import LOCAL_MINILM, TITAN_V2, UNKNOWN, clip_query, limit_for
 from mneme.memory.fusion import fuse, normalized_keyword
 from mneme.memory.keywords import query_words
-from mneme.memory.limits import LOCAL_MINILM, TITAN_V2, UNKNOWN, clip_query, limit_for
 from mneme.models.memory import MemoryCandidate, MemoryDocument
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from mneme.memory.retention import MemoryRetention, is_expired, memory_retention
+from mneme.memory.entry_retention import MemoryRetention, is_expired, memory_retention
 from mneme.models.memory import MemoryDocument, default_class
 from mneme.settings import Settings
 

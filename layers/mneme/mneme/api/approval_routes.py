@@ -8,7 +8,7 @@ from mneme.api.context import caller_of, deps_of, new_router
 from mneme.api.responses import no_content
 from mneme.api.run_views import answers
 from mneme.api.views import RememberedApprovalsView
-from mneme.engine import remembered
+from mneme.engine.runs import remembered
 
 router = new_router()
 

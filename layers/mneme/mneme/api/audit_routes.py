@@ -10,7 +10,7 @@ from mneme.api.context import caller_of, deps_of, new_router
 from mneme.api.presenters import audit_view
 from mneme.api.run_views import answers
 from mneme.api.views import AuditPageView
-from mneme.engine.audit_reads import list_audit
+from mneme.engine.views.audit_reads import list_audit
 from mneme.models.audit import AuditAction
 
 router = new_router()

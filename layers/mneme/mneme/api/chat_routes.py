@@ -11,8 +11,8 @@ from mneme.api.presenters import chat_view
 from mneme.api.responses import no_content
 from mneme.api.run_views import answers
 from mneme.api.views import ChatView
-from mneme.engine import chats
-from mneme.limits import PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX
+from mneme.engine.views import chats
+from mneme.spec_limits import PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX
 
 router = new_router()
 

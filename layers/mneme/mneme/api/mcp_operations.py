@@ -14,9 +14,9 @@ from typing import Any
 from pydantic import BaseModel
 
 from mneme.api.presenters import mcp_run_view, search_view
-from mneme.engine import memory_requests
 from mneme.engine.deps import Deps
-from mneme.engine.submit import submit_run
+from mneme.engine.memory_io import requests as memory_requests
+from mneme.engine.runs.admission import submit_run
 from mneme.models.requests import DeleteDocumentBody, DocumentBody, McpRunBody, SearchBody
 from mneme.models.user import Caller
 from mneme.records import Record

@@ -11,7 +11,8 @@ from mneme.api.presenters import document_view, search_view
 from mneme.api.responses import json_response, no_content
 from mneme.api.run_views import answers
 from mneme.api.views import BatchResultsView, DocumentPageView, DocumentsView, DocumentView, NamespacesView, SearchView
-from mneme.engine import memory_inbox, memory_requests
+from mneme.engine.memory_io import inbox as memory_inbox
+from mneme.engine.memory_io import requests as memory_requests
 from mneme.models.requests import DocumentBatchBody, DocumentBody, DocumentPatch, SearchBody
 
 router = new_router()

@@ -9,9 +9,9 @@ from mneme.api.presenters import erasure_answer, export_status_view
 from mneme.api.privacy_views import ChainReportView, ErasureView, ExportView, RetentionView
 from mneme.api.responses import json_response
 from mneme.api.run_views import answers
-from mneme.engine import erasure, export
-from mneme.engine.audit_reads import verify_audit
-from mneme.engine.retention import retention_view
+from mneme.engine.privacy import erasure, export
+from mneme.engine.views.audit_reads import verify_audit
+from mneme.engine.views.retention import retention_view
 
 router = new_router()
 _ERASURE = {

@@ -11,12 +11,13 @@ from mneme.api.context import caller_of, deps_of, new_router
 from mneme.api.presenters import audit_view
 from mneme.api.run_views import RunView, answers
 from mneme.api.views import AuditTreeView, CancelView, EventsView, PreviewView, RequestsView
-from mneme.engine import approvals, cancel, follow, runs_read
-from mneme.engine.follow import MAX_TREE_CURSOR_CHARS, MAX_WAIT_SECONDS
-from mneme.engine.preview import preview
-from mneme.limits import PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX
+from mneme.engine.runs import approvals, cancel
+from mneme.engine.views import follow, runs_read
+from mneme.engine.views.follow import MAX_TREE_CURSOR_CHARS, MAX_WAIT_SECONDS
+from mneme.engine.views.preview import preview
 from mneme.models.requests import ApprovalBody
 from mneme.models.run_request import RunRequest
+from mneme.spec_limits import PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX
 
 router = new_router()
 

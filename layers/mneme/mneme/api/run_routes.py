@@ -13,7 +13,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Header
 from mneme.api.context import caller_of, deps_of, new_router
 from mneme.api.presenters import run_answer
 from mneme.api.run_views import RunAcceptedView, RunView, answers
-from mneme.engine.submit import submit_run
+from mneme.engine.runs.admission import submit_run
 from mneme.models.run_request import RunRequest
 
 router = new_router()

@@ -2,7 +2,7 @@
 
 The token comes as the ``token`` query parameter (browsers cannot set headers on a WebSocket) or as
 ``Authorization: Bearer <JWT>``; it is verified like the HTTP API's JWT authorizer does
-(:mod:`mneme.adapters.jwt_verifier`) and the caller is derived from its claims exactly as for HTTP
+(:mod:`mneme.adapters.aws.jwt_verifier`) and the caller is derived from its claims exactly as for HTTP
 (:func:`mneme.api.auth.caller_from_claims`). Allowed: an IAM policy for this ``$connect`` with the user in
 the authorizer context; anything else raises ``Unauthorized``, which API Gateway answers with 401.
 """

@@ -1,5 +1,5 @@
 """WebSocket API events (``$connect``, ``$disconnect``, the ``subscribe`` / ``unsubscribe`` routes): parse,
-one engine call, the integration's answer. Answers to the client travel as pushes (engine/sockets.py)."""
+one engine call, the integration's answer. Answers to the client travel as pushes (engine/views/sockets.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from mneme.engine import sockets
+from mneme.engine.views import sockets
 from mneme.errors import MnemeError
 from mneme.models.requests import SocketMessage
 from mneme.models.user import Caller

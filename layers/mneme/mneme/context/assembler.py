@@ -34,10 +34,10 @@ from mneme.context.suffix import memory_block, volatile_suffix, with_suffix
 from mneme.context.system import SystemBlocks, system_blocks
 from mneme.context.tools import build_tool_specs, spec_name, unavailable_tool_spec
 from mneme.context.variables import resolve_task_context, task_context_warnings, template_values
-from mneme.limits import MAX_CACHE_POINTS
 from mneme.models import ChatMessage, ExternalTool, MemoryHit, ModelSpec, Skill, UserSettings
 from mneme.models.mcp import McpTool
 from mneme.records import Record, field
+from mneme.spec_limits import MAX_CACHE_POINTS
 
 if TYPE_CHECKING:
     from mneme.context.caching import CacheCapabilities

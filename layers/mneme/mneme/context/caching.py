@@ -15,9 +15,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from mneme.limits import MAX_CACHE_POINTS
 from mneme.models.agent import base_model_id
 from mneme.records import Record
+from mneme.spec_limits import MAX_CACHE_POINTS
 
 
 class CacheCapabilities(Record):

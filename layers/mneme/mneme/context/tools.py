@@ -3,7 +3,7 @@
 Serialization is deterministic so that the tool configuration stays byte-identical between requests:
 tools are sorted by name and every JSON schema is canonicalized (keys sorted at every level).
 :data:`INTERNAL_TOOL_SPECS` holds the internal tools' schemas; the run engine validates arguments
-against the same schemas. They carry the bounds of the HTTP bodies (``mneme.limits``): a model's call gets
+against the same schemas. They carry the bounds of the HTTP bodies (``mneme.spec_limits``): a model's call gets
 no more than a person's request.
 """
 
@@ -14,7 +14,9 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from mneme.limits import (
+from mneme.models.agent import CONTEXT_MODE_PATTERN
+from mneme.records import Record
+from mneme.spec_limits import (
     MAX_DOCUMENT_CHARS,
     MAX_NAMESPACE_CHARS,
     MAX_NAMESPACES_PER_SEARCH,
@@ -28,8 +30,6 @@ from mneme.limits import (
     TOP_K_MAX,
     TOP_K_MIN,
 )
-from mneme.models.agent import CONTEXT_MODE_PATTERN
-from mneme.records import Record
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence

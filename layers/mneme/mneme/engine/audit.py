@@ -31,12 +31,13 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from mneme.limits import MAX_NAMESPACES_PER_SEARCH
 from mneme.models.audit import AuditAction, AuditRecord
 from mneme.models.memory import MemoryDocument
 from mneme.models.run import Run
-from mneme.ports import AuditLog, Clock
+from mneme.ports.audit import AuditLog
+from mneme.ports.common import Clock
 from mneme.records import Record
+from mneme.spec_limits import MAX_NAMESPACES_PER_SEARCH
 
 if TYPE_CHECKING:
     from mneme.memory.access import Denial

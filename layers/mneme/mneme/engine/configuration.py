@@ -8,15 +8,15 @@ from typing import Generic, TypeVar
 from mneme.context.caching import supports_reasoning
 from mneme.context.variables import task_context_warnings
 from mneme.engine.deps import Deps
-from mneme.engine.time_budget import step_model_window
+from mneme.engine.runs.time_budget import step_model_window
 from mneme.errors import Conflict, Forbidden, InvalidInput, NotFound
-from mneme.limits import OUTPUT_TOKENS_PER_SECOND_FAST, OUTPUT_TOKENS_PER_SECOND_SLOW
 from mneme.models.agent import Agent, Skill, Task
 from mneme.models.common import GLOBAL_OWNER, is_slug
 from mneme.models.mcp import destination_problem
 from mneme.models.requests import AgentBody, SkillBody, TaskBody
 from mneme.models.user import Caller, UserSettings
 from mneme.records import Record, field
+from mneme.spec_limits import OUTPUT_TOKENS_PER_SECOND_FAST, OUTPUT_TOKENS_PER_SECOND_SLOW
 
 T = TypeVar("T")
 

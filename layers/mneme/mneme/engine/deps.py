@@ -9,29 +9,15 @@ from typing import Protocol
 
 from mneme.engine.mcp_catalog import McpCatalog
 from mneme.models.agent import ModelSpec
-from mneme.ports import (
-    ApprovalGrants,
-    AuditLog,
-    ChatStore,
-    Clock,
-    ConfigStore,
-    Embedder,
-    LiveFeed,
-    McpToolSource,
-    MemoryStore,
-    MemoryWriteQueue,
-    ModelClient,
-    NoLiveFeed,
-    Orchestrator,
-    RateLimiter,
-    RunStore,
-    SecretStore,
-    SocketHub,
-    Summarizer,
-    ToolInvoker,
-    TreeLedger,
-)
-from mneme.privacy_ports import DeadLetterQueue, ExportStorage, PrivacyJobQueue, PrivacyLedger
+from mneme.ports.audit import AuditLog
+from mneme.ports.common import Clock
+from mneme.ports.live import LiveFeed, NoLiveFeed, SocketHub
+from mneme.ports.mcp import McpToolSource, SecretStore
+from mneme.ports.memory import MemoryStore, MemoryWriteQueue
+from mneme.ports.models import Embedder, ModelClient, Summarizer
+from mneme.ports.privacy import DeadLetterQueue, ExportStorage, PrivacyJobQueue, PrivacyLedger
+from mneme.ports.runs import ApprovalGrants, Orchestrator, RateLimiter, RunStore, ToolInvoker, TreeLedger
+from mneme.ports.stores import ChatStore, ConfigStore
 from mneme.records import Record, field
 from mneme.settings import Settings
 

@@ -13,7 +13,7 @@ import json
 import threading
 from collections.abc import Sequence
 
-from mneme.ports import McpEndpoint, McpToolInfo
+from mneme.ports.mcp import McpEndpoint, McpToolInfo
 
 MAX_ENTRIES = 256
 

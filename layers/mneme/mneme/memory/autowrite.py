@@ -9,12 +9,12 @@ from __future__ import annotations
 import hashlib
 from typing import TYPE_CHECKING, Any, Literal
 
-from mneme.limits import AUTO_WRITE_MIN_INPUT_CHARS
 from mneme.memory.namespaces import can_write
 from mneme.models.run import RunStatus
 from mneme.namespace_grammar import NamespaceError, parse, resolve
-from mneme.ports import MemoryWriteJob
+from mneme.ports.memory import MemoryWriteJob
 from mneme.records import Record, replace
+from mneme.spec_limits import AUTO_WRITE_MIN_INPUT_CHARS
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -12,10 +12,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from mneme.errors import InvalidInput, ToolError
-from mneme.limits import TOP_K_MAX, TOP_K_MIN
 from mneme.models.policy import MemoryPolicy, ResolvedPolicy
 from mneme.namespace_grammar import NamespaceError, resolve
 from mneme.records import Record
+from mneme.spec_limits import TOP_K_MAX, TOP_K_MIN
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence

@@ -5,12 +5,12 @@ from typing import Annotated, Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
-from mneme.limits import MCP_MAX_SERVERS, SKILL_DESCRIPTION_MAX
 from mneme.models.budget import Budget
 from mneme.models.common import Identifier, Label, LongText, ShortText, Slug
 from mneme.models.mcp import McpServer, check_servers
 from mneme.models.policy import MemoryPolicy
 from mneme.schema_refs import has_remote_ref
+from mneme.spec_limits import MCP_MAX_SERVERS, SKILL_DESCRIPTION_MAX
 
 InternalTool = Literal["memory-search", "memory-write", "memory-update", "memory-delete", "delegate-to-agent"]
 INTERNAL_TOOLS: tuple[str, ...] = (

@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
 from mneme.egress import host_problem
-from mneme.limits import MCP_TIMEOUT_DEFAULT_SECONDS, MCP_TIMEOUT_MAX_SECONDS
+from mneme.spec_limits import MCP_TIMEOUT_DEFAULT_SECONDS, MCP_TIMEOUT_MAX_SECONDS
 
 #: the separator between the server's name and the tool's own name in an offered tool name
 NAME_SEPARATOR = "__"

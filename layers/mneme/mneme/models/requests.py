@@ -10,18 +10,6 @@ from typing import Annotated, Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
-from mneme.limits import (
-    DOCUMENT_BODY_CHARS,
-    MAX_NAMESPACE_CHARS,
-    MAX_NAMESPACES_PER_SEARCH,
-    MAX_QUERY_CHARS,
-    MAX_REFERENCE_CHARS,
-    MAX_TAG_CHARS,
-    MAX_TAGS,
-    MAX_TTL_SECONDS,
-    MCP_MAX_SERVERS,
-    MIN_TTL_SECONDS,
-)
 from mneme.models.agent import (
     DelegateEntry,
     ExternalTool,
@@ -35,6 +23,18 @@ from mneme.models.mcp import McpServer, check_servers
 from mneme.models.memory import MemoryClass
 from mneme.models.policy import Fusion, MemoryPolicy, Retrieval
 from mneme.models.run_request import RunRequest
+from mneme.spec_limits import (
+    DOCUMENT_BODY_CHARS,
+    MAX_NAMESPACE_CHARS,
+    MAX_NAMESPACES_PER_SEARCH,
+    MAX_QUERY_CHARS,
+    MAX_REFERENCE_CHARS,
+    MAX_TAG_CHARS,
+    MAX_TAGS,
+    MAX_TTL_SECONDS,
+    MCP_MAX_SERVERS,
+    MIN_TTL_SECONDS,
+)
 
 #: the model providers an agent may be saved with (SPEC §2)
 AVAILABLE_PROVIDERS = frozenset({"bedrock", "offline", "openai-compatible"})

@@ -107,7 +107,7 @@ class Run(BaseModel, defer_build=True):
     created_at: datetime
     updated_at: datetime
     #: until when the run may go without a step ending: past it, a run that no execution runs is failed as
-    #: interrupted by the sweeper (engine/sweeper.py); renewed by every commit
+    #: interrupted by the sweeper (engine/runs/sweeper.py); renewed by every commit
     lease_until: datetime | None = None
     #: a digest of the request that started it (idempotent requests: a retry must repeat it exactly)
     request_digest: str | None = None

@@ -10,10 +10,10 @@ from typing import Annotated, Self
 from pydantic import BaseModel, ConfigDict, Field
 
 from mneme.errors import PayloadTooLarge
-from mneme.limits import MAX_RUN_INPUT_CHARS
 from mneme.models.budget import Budget
 from mneme.models.common import Identifier, Slug
 from mneme.models.run import ToolApproval
+from mneme.spec_limits import MAX_RUN_INPUT_CHARS
 
 
 class MemoryOverride(BaseModel, defer_build=True):

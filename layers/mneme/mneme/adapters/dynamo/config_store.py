@@ -1,0 +1,277 @@
+"""ConfigStore over an ItemTable (main table): user settings, agents, tasks and skills.
+
+Every user's configuration is one partition ``PK = OWNER#<user_id>``; the global (admin-created) agents,
+tasks and skills — owner ``GLOBAL_OWNER`` in the models — are the partition ``PK = GLOBAL``, which no user
+id maps to. Releases before issue 12 kept them under ``OWNER#__global__`` (a key a token with that ``sub``
+could reach): they are still read there (the new partition wins for an id found in both), every write goes
+to ``GLOBAL``, and a delete removes both copies. See docs/data-model.md (Migration).
+
+=========================== ===============================
+``SK``                      item
+=========================== ===============================
+``SETTINGS``                the user's settings
+``AGENT#<agent_id>``        an agent
+``TASK#<agent_id>#<task>``  a task of that agent (same owner as the agent)
+``SKILL#<name>``            a skill
+=========================== ===============================
+
+The model is stored as JSON text in ``data`` (exact round trip); ids are copied to top-level attributes
+for readability. See ``docs/data-model.md``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from functools import partial
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from mneme.adapters.dynamo.config_keys import (
+    agent_key,
+    first_visible,
+    keys_everywhere,
+    owner_partitions,
+    owner_pk,
+    settings_key,
+    skill_key,
+    task_key,
+    visibility_order,
+)
+from mneme.adapters.dynamo.items import PK, SK, Item, ItemTable, Key, query_all
+from mneme.errors import InvalidInput, NotFound
+from mneme.models import Agent, Skill, Task, UserSettings
+from mneme.models.common import GLOBAL_OWNER
+from mneme.ports.common import OwnedItem
+from mneme.ports.stores import RunConfig
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def _item(key: Key, model: BaseModel, **attrs: str) -> Item:
+    return {PK: key[0], SK: key[1], **attrs, "data": model.model_dump_json()}
+
+
+def _model(cls: type[M], item: Item | None) -> M | None:
+    return cls.model_validate_json(item["data"]) if item is not None else None
+
+
+def own_then_global(own: list[M], shared: list[M], key: str) -> list[M]:
+    """A listing: the caller's own items and the global ones they do not shadow (same id), sorted by id."""
+    taken = {getattr(item, key) for item in own}
+    return sorted(own + [item for item in shared if getattr(item, key) not in taken], key=lambda i: getattr(i, key))
+
+
+def _owner(value: str) -> str:
+    if not value:
+        raise InvalidInput("the owner must be set (a user id or the global owner)", field="owner")
+    return value
+
+
+class ItemConfigStore:
+    def __init__(self, table: ItemTable) -> None:
+        self._table = table
+
+    # ------------------------------------------------------------------------------------- settings
+    def get_settings(self, user_id: str) -> UserSettings | None:
+        return _model(UserSettings, self._table.get(*settings_key(user_id)))
+
+    def put_settings(self, user_id: str, settings: UserSettings) -> None:
+        self._table.put(_item(settings_key(_owner(user_id)), settings, user_id=user_id))
+
+    # ------------------------------------------------------------------------------------- agents
+    def get_agent(self, owner: str, agent_id: str) -> Agent | None:
+        return _model(Agent, self._first(keys_everywhere(owner, agent_key(owner, agent_id))))
+
+    def list_agents(self, owner: str) -> list[Agent]:
+        return self._list(Agent, owner, "AGENT#", "agent_id")
+
+    def put_agent(self, agent: Agent) -> None:
+        key = agent_key(_owner(agent.owner), agent.agent_id)
+        self._table.put(_item(key, agent, owner=agent.owner, agent_id=agent.agent_id, label=agent.label))
+
+    def delete_agent(self, owner: str, agent_id: str) -> bool:
+        """Delete the agent and, with it, its tasks (from every partition the owner is read from)."""
+        deleted = False
+        for pk in owner_partitions(owner):
+            tasks = query_all(self._table, pk, sk_prefix=f"TASK#{agent_id}#")
+            self._table.delete_many([(t[PK], t[SK]) for t in tasks])
+            deleted = self._table.delete(pk, agent_key(owner, agent_id)[1]) or deleted
+        return deleted
+
+    # ------------------------------------------------------------------------------------- tasks
+    def get_task(self, owner: str, agent_id: str, task_id: str) -> Task | None:
+        return _model(Task, self._first(keys_everywhere(owner, task_key(owner, agent_id, task_id))))
+
+    def list_tasks(self, owner: str, agent_id: str) -> list[Task]:
+        return self._list(Task, owner, f"TASK#{agent_id}#", "task_id")
+
+    def put_task(self, task: Task) -> None:
+        key = task_key(_owner(task.owner), task.agent_id, task.task_id)
+        self._table.put(_item(key, task, owner=task.owner, agent_id=task.agent_id, task_id=task.task_id))
+
+    def delete_task(self, owner: str, agent_id: str, task_id: str) -> bool:
+        return self._delete_everywhere(keys_everywhere(owner, task_key(owner, agent_id, task_id)))
+
+    # ------------------------------------------------------------------------------------- skills
+    def get_skills(self, owner: str, names: Sequence[str]) -> list[Skill]:
+        """The named skills of one owner that exist, in the order of ``names``."""
+        keys = {name: keys_everywhere(owner, skill_key(owner, name)) for name in dict.fromkeys(names)}
+        found = self._skills_by_key(self._table.batch_get([key for each in keys.values() for key in each]))
+        skills = (first_visible(each, found.get) for each in keys.values())
+        return [skill for skill in skills if skill is not None]
+
+    def list_skills(self, owner: str) -> list[Skill]:
+        return self._list(Skill, owner, "SKILL#", "name")
+
+    def put_skill(self, skill: Skill) -> None:
+        self._table.put(_item(skill_key(_owner(skill.owner), skill.name), skill, owner=skill.owner, name=skill.name))
+
+    def delete_skill(self, owner: str, name: str) -> bool:
+        return self._delete_everywhere(keys_everywhere(owner, skill_key(owner, name)))
+
+    # ------------------------------------------------------------------------------------- visibility
+    def find_agent(self, user_id: str, agent_id: str) -> Agent | None:
+        """One read (a BatchGetItem of the own and the global keys), the own agent winning."""
+        keys = [key for o in visibility_order(user_id) for key in keys_everywhere(o, agent_key(o, agent_id))]
+        items = {(i[PK], i[SK]): i for i in self._table.batch_get(keys)}
+        return _model(Agent, first_visible(keys, items.get))
+
+    def visible_agents(self, user_id: str) -> list[Agent]:
+        return own_then_global(self.list_agents(user_id), self.list_agents(GLOBAL_OWNER), "agent_id")
+
+    def find_skill(self, user_id: str, name: str) -> Skill | None:
+        found = self.get_skills(user_id, [name]) or self.get_skills(GLOBAL_OWNER, [name])
+        return found[0] if found else None
+
+    def visible_skills(self, user_id: str) -> list[Skill]:
+        return own_then_global(self.list_skills(user_id), self.list_skills(GLOBAL_OWNER), "name")
+
+    # ------------------------------------------------------------------------------------- runs
+    def load_run_config(
+        self, user_id: str, agent_id: str, task_id: str | None, *, default_task: bool = True
+    ) -> RunConfig:
+        """Round trip 1 (one BatchGetItem): settings, the own and the global agent, and — when named —
+        the task under both owners. Round trip 2 (only when needed): the agent's skills (agent owner
+        first, then global) and its default task. An agent that names no default task and is run without
+        one uses its only task, when it has exactly one (one query, only then). Nothing else is read."""
+        settings, agent, task = self._first_round(user_id, agent_id, task_id)
+        owner = agent.owner or user_id
+        default_id = agent.default_task_id if default_task and task_id is None else None
+        skills, default = self._second_round(owner, agent_id, agent.skills, default_id)
+        if task_id is None:
+            task = default if default_id else self._sole_task(owner, agent_id) if default_task else None
+        return RunConfig(settings=settings, agent=agent, task=task, skills=skills)
+
+    def _first_round(self, user_id: str, agent_id: str, task_id: str | None) -> tuple[UserSettings, Agent, Task | None]:
+        """Settings, the agent (own, then global) and the named task, in one BatchGetItem."""
+        owners = visibility_order(user_id)
+        agent_keys = _everywhere(owners, lambda o: agent_key(o, agent_id))
+        task_keys = _everywhere(owners, lambda o: task_key(o, agent_id, task_id)) if task_id is not None else []
+        items = {(i[PK], i[SK]): i for i in self._table.batch_get([settings_key(user_id), *agent_keys, *task_keys])}
+        agent = _model(Agent, first_visible(agent_keys, items.get))
+        if agent is None:
+            raise NotFound(f"agent {agent_id!r} not found", field="agent_id")
+        settings = _model(UserSettings, items.get(settings_key(user_id))) or UserSettings()
+        return (
+            settings,
+            agent,
+            None if task_id is None else _named_task(items, agent.owner or user_id, agent_id, task_id),
+        )
+
+    def _second_round(
+        self, owner: str, agent_id: str, names: Sequence[str], default_id: str | None
+    ) -> tuple[dict[str, Skill], Task | None]:
+        """The agent's skills (its owner first, then global) and its default task, in one BatchGetItem."""
+        skill_owners = visibility_order(owner)
+        skill_keys = {name: _everywhere(skill_owners, partial(_skill_key, name=name)) for name in names}
+        default_keys = keys_everywhere(owner, task_key(owner, agent_id, default_id)) if default_id else []
+        second = [key for keys in skill_keys.values() for key in keys] + default_keys
+        found = self._table.batch_get(second) if second else []
+        by_key = self._skills_by_key(found)
+        skills: dict[str, Skill] = {}
+        for name, keys in skill_keys.items():
+            skill = first_visible(keys, by_key.get)
+            if skill is not None:
+                skills.setdefault(name, skill)
+        items = {(i[PK], i[SK]): i for i in found}
+        return skills, _model(Task, first_visible(default_keys, items.get)) if default_keys else None
+
+    def _sole_task(self, owner: str, agent_id: str) -> Task | None:
+        """The agent's task when it has exactly one (SPEC §2: it is then the default)."""
+        for pk in owner_partitions(owner):
+            page = self._table.query(pk, sk_prefix=f"TASK#{agent_id}#", limit=2)
+            if page.items:
+                return _model(Task, page.items[0]) if len(page.items) == 1 else None
+        return None
+
+    # ------------------------------------------------------------------------------------- privacy
+    def iter_owned(self, user_id: str) -> Iterator[OwnedItem]:
+        """The whole partition of the user: settings, agents, tasks, skills, export records, and whatever
+        else is kept there (its kind is the sort key's first segment)."""
+        for item in query_all(self._table, owner_pk(_owner(user_id))):
+            yield OwnedItem(_kind(str(item[SK])), f"{item[PK]}|{item[SK]}", _content(item))
+
+    def erase_owned(self, user_id: str) -> dict[str, int]:
+        items = query_all(self._table, owner_pk(_owner(user_id)))
+        self._table.delete_many([(str(i[PK]), str(i[SK])) for i in items])
+        counts: dict[str, int] = {}
+        for item in items:
+            kind = _kind(str(item[SK]))
+            counts[kind] = counts.get(kind, 0) + 1
+        return counts
+
+    # ------------------------------------------------------------------------------------- helpers
+    def _first(self, keys: Sequence[Key]) -> Item | None:
+        """The item of the first key that has one (one read per partition, stopping at the first hit)."""
+        return first_visible(keys, lambda key: self._table.get(*key))
+
+    def _delete_everywhere(self, keys: Sequence[Key]) -> bool:
+        deleted = False
+        for key in keys:
+            deleted = self._table.delete(*key) or deleted
+        return deleted
+
+    def _list(self, cls: type[M], owner: str, prefix: str, id_field: str) -> list[M]:
+        """An owner's items of one kind, by id (from the first partition that has the id)."""
+        seen: dict[str, M] = {}
+        for pk in owner_partitions(owner):
+            for item in query_all(self._table, pk, sk_prefix=prefix):
+                model = cls.model_validate_json(item["data"])
+                seen.setdefault(str(getattr(model, id_field)), model)
+        return [seen[key] for key in sorted(seen)]
+
+    @staticmethod
+    def _skills_by_key(items: Sequence[Item]) -> dict[Key, Skill]:
+        return {(i[PK], i[SK]): Skill.model_validate_json(i["data"]) for i in items if str(i[SK]).startswith("SKILL#")}
+
+
+def _everywhere(owners: Sequence[str], key: Callable[[str], Key]) -> list[Key]:
+    """One logical key under each owner, in visibility order (each with its partitions, :func:`keys_everywhere`)."""
+    return [k for owner in owners for k in keys_everywhere(owner, key(owner))]
+
+
+def _skill_key(owner: str, *, name: str) -> Key:
+    return skill_key(owner, name)
+
+
+def _named_task(items: Mapping[Key, Item], owner: str, agent_id: str, task_id: str) -> Task:
+    task = _model(Task, first_visible(keys_everywhere(owner, task_key(owner, agent_id, task_id)), items.get))
+    if task is None:
+        raise NotFound(f"task {task_id!r} of agent {agent_id!r} not found", field="task_id")
+    return task
+
+
+def _kind(sk: str) -> str:
+    return sk.split("#", 1)[0].lower()
+
+
+def _content(item: Item) -> Any:
+    data = item.get("data")
+    if isinstance(data, str):
+        try:
+            return json.loads(data)
+        except ValueError:
+            pass
+    return {k: v for k, v in item.items() if k not in (PK, SK)}

@@ -1,0 +1,1 @@
+"""The MCP client of the run function."""

@@ -1,0 +1,170 @@
+"""The ``openai-compatible`` adapter of the ModelClient port (SPEC §2, issue 16): Chat Completions with tools
+against a configured endpoint (OpenAI itself, vLLM, Ollama, LiteLLM, …).
+
+One client per (base URL, API-key source); ``requests`` is imported when the first client is built, so a
+deployment without such agents pays nothing for it at cold start. Connections are pooled per client.
+Timeouts: 5 s to connect, 60 s to read (the Bedrock client's defaults). Retries: one more attempt on a
+connection error or a 500/502/503/504 reply; a 429 is not retried here — it becomes
+:class:`ModelThrottled`, which the state machine retries with backoff like Bedrock throttling.
+
+Errors: 401 / 403 → :class:`ModelRequestRejected` without the server's message (OpenAI's echoes part of the
+key); 400 / 404 / 413 / 422 → :class:`ModelRequestRejected` with it; 429 → :class:`ModelThrottled`; any other
+status, a connection failure, a timeout or a body that is not a Chat Completion → :class:`ModelUnavailable`.
+
+The API key comes from an :class:`ApiKeySource`: Secrets Manager on AWS (``SecretsManagerKeys``: the agent's
+``api_key_secret_arn``, else the deployment's, cached for the container's life up to ``max_age``), the
+``MNEME_OPENAI_API_KEY`` setting locally. The key is sent only as ``Authorization: Bearer``, to an endpoint
+the deployment allows (``mneme.adapters.openai_endpoints``), and never logged, recorded or put in an error.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from typing import TYPE_CHECKING, Any, Protocol
+
+from mneme.adapters.models.openai_wire import from_chat_completion, to_chat_completions
+from mneme.errors import ModelRequestRejected, ModelThrottled, ModelTimedOut, ModelUnavailable
+from mneme.observability import traced
+
+if TYPE_CHECKING:
+    from mneme.ports.models import ModelResponse
+
+CONNECT_TIMEOUT, READ_TIMEOUT = 5.0, 60.0
+RETRY_STATUSES = (500, 502, 503, 504)
+REJECTED_STATUSES = frozenset({400, 404, 413, 422})
+AUTH_STATUSES = frozenset({401, 403})
+SECRET_MAX_AGE_SECONDS = 900
+
+
+class ApiKeySource(Protocol):
+    def api_key(self) -> str | None:
+        """The API key to send (None: send no Authorization header, e.g. a local Ollama)."""
+        ...
+
+
+class StaticKey:
+    """A key given by configuration (local mode: ``MNEME_OPENAI_API_KEY``)."""
+
+    def __init__(self, key: str | None) -> None:
+        self._key = key or None
+
+    def api_key(self) -> str | None:
+        return self._key
+
+
+class SecretsManagerKeys:
+    """The key in a Secrets Manager secret (a plain string, or JSON with ``api_key``), cached per container
+    by Powertools' parameters utility for ``max_age`` seconds (a rotated key is picked up after that)."""
+
+    def __init__(self, provider: Any, secret_arn: str, *, max_age: int = SECRET_MAX_AGE_SECONDS) -> None:
+        self._provider, self._arn, self._max_age = provider, secret_arn, max_age
+
+    def api_key(self) -> str | None:
+        try:
+            value = self._provider.get(self._arn, max_age=self._max_age)
+        except Exception as exc:  # GetSecretValue refused or failed: the model cannot be called
+            raise ModelUnavailable(
+                f"the API key secret could not be read ({type(exc).__name__})", details={"secret": self._arn}
+            ) from exc
+        text = value.decode() if isinstance(value, bytes) else str(value or "")
+        if text.lstrip().startswith("{"):
+            with contextlib.suppress(ValueError, AttributeError):
+                text = str(json.loads(text).get("api_key") or "")
+        return text.strip() or None
+
+
+class OpenAICompatibleModel:
+    """Sends the recorded Converse-shaped request as a Chat Completion to ``{base_url}/chat/completions``."""
+
+    def __init__(self, base_url: str, keys: ApiKeySource, *, session: Any = None) -> None:
+        self._url = base_url.rstrip("/") + "/chat/completions"
+        self._keys = keys
+        self._session = session or _pooled_session()
+
+    @traced("openai.chat_completions")
+    def converse(self, request: dict[str, Any], *, timeout_seconds: float | None = None) -> ModelResponse:
+        """One Chat Completion; its read timeout is the run's remaining budget when that is shorter."""
+        import requests
+
+        model_id = str(request.get("modelId", ""))
+        headers = {"Content-Type": "application/json"}
+        key = self._keys.api_key()
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        try:
+            reply = self._session.post(
+                self._url,
+                data=json.dumps(to_chat_completions(request), ensure_ascii=False).encode(),
+                headers=headers,
+                timeout=(CONNECT_TIMEOUT, min(READ_TIMEOUT, timeout_seconds or READ_TIMEOUT)),
+            )
+        except requests.ReadTimeout as exc:
+            raise ModelTimedOut(
+                f"the model endpoint for {model_id!r} gave no answer in time", details={"model_id": model_id}
+            ) from exc
+        except requests.RequestException as exc:  # connection, retries spent
+            raise ModelUnavailable(
+                f"the model endpoint for {model_id!r} could not be reached ({type(exc).__name__})",
+                details={"model_id": model_id, "error": type(exc).__name__},
+            ) from exc
+        if reply.status_code != 200:
+            raise _translate(reply.status_code, _error_body(reply), model_id)
+        try:
+            body = reply.json()
+        except ValueError as exc:
+            raise ModelUnavailable(f"the model endpoint for {model_id!r} answered no JSON") from exc
+        if not isinstance(body, dict) or not isinstance(body.get("choices"), list):
+            raise ModelUnavailable(f"the model endpoint for {model_id!r} answered no chat completion")
+        return from_chat_completion(body)
+
+
+def _pooled_session() -> Any:
+    import requests
+    from requests.adapters import HTTPAdapter
+    from urllib3.util.retry import Retry
+
+    retry = Retry(
+        total=1,
+        connect=1,
+        read=0,
+        status=1,
+        status_forcelist=RETRY_STATUSES,
+        allowed_methods=frozenset({"POST"}),
+        backoff_factor=0.5,
+        respect_retry_after_header=False,
+        raise_on_status=False,
+    )
+    session = requests.Session()
+    adapter = HTTPAdapter(max_retries=retry, pool_maxsize=10)
+    session.mount("https://", adapter)
+    session.mount("http://", adapter)
+    return session
+
+
+def _error_body(reply: Any) -> dict[str, Any]:
+    try:
+        body = reply.json()
+    except ValueError:
+        return {}
+    error = body.get("error") if isinstance(body, dict) else None
+    if isinstance(error, dict):
+        return error
+    return {"message": error} if isinstance(error, str) else {}
+
+
+def _translate(status: int, error: dict[str, Any], model_id: str) -> ModelUnavailable:
+    code = str(error.get("code") or error.get("type") or status)
+    details = {"model_id": model_id, "status": status, "code": code}
+    if status in AUTH_STATUSES:
+        return ModelRequestRejected(
+            f"the model endpoint refused the API key for {model_id!r} ({status} {code})", details=details
+        )
+    message = str(error.get("message") or "")[:500]
+    if status == 429:
+        return ModelThrottled(f"the model endpoint throttled {model_id!r} (429 {code}): {message}", details=details)
+    if status in REJECTED_STATUSES:
+        return ModelRequestRejected(
+            f"the model endpoint rejected the request for {model_id!r} ({status} {code}): {message}", details=details
+        )
+    return ModelUnavailable(f"the model endpoint for {model_id!r} failed ({status} {code}): {message}", details=details)

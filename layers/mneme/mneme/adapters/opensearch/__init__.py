@@ -1,0 +1,1 @@
+"""The OpenSearch k-NN memory store over a botocore-signed HTTP client."""

@@ -1,0 +1,1 @@
+"""The Amazon S3 Vectors memory store."""

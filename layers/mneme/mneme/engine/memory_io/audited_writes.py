@@ -1,0 +1,76 @@
+"""Memory tool writes and deletes with their audit records (SPEC §5.4, §9), and the chunked documents they write."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from mneme import telemetry
+from mneme.engine.audit import AuditTrail, cascade_records
+from mneme.engine.memory_io.ops import MemoryPorts, RecordFactory, append_audit
+from mneme.errors import MemoryUnavailable, NotFound
+from mneme.memory.embedding_limits import EmbeddingLimit, limit_for
+from mneme.memory.entry_retention import is_expired
+from mneme.models.audit import AuditAction
+from mneme.models.memory import MemoryDocument
+
+
+def audited_write(
+    ports: MemoryPorts,
+    records: RecordFactory,
+    action: AuditAction,
+    namespace: str,
+    operation: Callable[[], Any],
+    **detail: Any,
+) -> Any:
+    """Run a memory write / update / delete and audit it; the audit failing fails the call (fail closed)."""
+    attributes = {
+        "mneme.memory.action": action,
+        "mneme.memory.namespace": namespace,
+        "mneme.memory.via": detail.get("via"),
+    }
+    with telemetry.span(f"memory.{action}", attributes) as span:
+        result = operation()
+        append_audit(ports.audit, records(action, [namespace], **detail))
+        if isinstance(result, list):
+            span.set_many({"mneme.memory.ids": [str(item) for item in result]})
+        return result
+
+
+def audited_delete(
+    ports: MemoryPorts,
+    trail: AuditTrail,
+    deleter: str,
+    target: MemoryDocument,
+    **detail: Any,
+) -> list[str]:
+    """Soft-delete ``target`` (cascading to the entries derived from it) and audit it: the delete under the
+    deleter, and each cascaded entry's under its owner (fail closed: an audit failure fails the call)."""
+    store, _ = ports.require()
+    deleted = store.soft_delete(target.id, target.namespace, now=ports.clock.now())
+    cascaded = [doc for doc in store.entries([i for i in deleted if i != target.id])]
+    records = trail.records("delete", [target.namespace], **detail, cascaded=len(cascaded))
+    records += cascade_records(trail, deleter, target, cascaded, via=str(detail.get("via", "")))
+    append_audit(ports.audit, records)
+    return deleted
+
+
+def chunk_limit(ports: MemoryPorts) -> EmbeddingLimit:
+    if ports.embedder is None:
+        raise MemoryUnavailable("long-term memory is not configured")
+    return limit_for(ports.embedder.model_id)
+
+
+def write_documents(ports: MemoryPorts, documents: Sequence[MemoryDocument]) -> list[str]:
+    """Embed and store ``documents`` (already chunked); the stored ids in order."""
+    store, embedder = ports.require()
+    vectors = embedder.embed([doc.content for doc in documents])
+    return store.put(list(zip(documents, vectors, strict=True)))
+
+
+def require_document(ports: MemoryPorts, doc_id: str, namespace: str) -> MemoryDocument:
+    store, _ = ports.require()
+    document = store.get(doc_id, namespace)
+    if document is None or document.deleted or is_expired(document, ports.clock.now()):
+        raise NotFound(f"no memory entry {doc_id!r} in {namespace!r}")
+    return document

@@ -1,0 +1,140 @@
+"""The memory inbox over HTTP (issue 13.6): list a namespace's entries by recency, read one (with what a delete
+would cascade to), confirm or correct one, and list the caller's namespaces with counts.
+
+Owner-checked like every memory path: reads need the security filter (own scopes, or global), changes need
+the write rule (own scopes; global for admins). An entry the caller may not see is answered 404, never 403.
+Every read is audited (``read``, via ``inbox``), every change too (``update``) — the audit written before the
+answer (fail closed, as everywhere).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, NoReturn
+
+from mneme.engine.audit import request_trail
+from mneme.engine.deps import Deps
+from mneme.engine.memory_io import ops as memory_ops
+from mneme.errors import InvalidInput, MemoryUnavailable, NotFound
+from mneme.memory.access import MemoryWriteForbidden, http_write_access
+from mneme.memory.namespaces import can_write, is_readable, own_namespaces
+from mneme.models.audit import AuditAction
+from mneme.models.memory import MemoryDocument
+from mneme.models.user import Caller
+from mneme.namespace_grammar import NamespaceError, resolve
+from mneme.ports.memory import MemoryStore
+from mneme.records import Record
+
+Status = Literal["active", "superseded", "deleted"]
+
+
+class Page(Record):
+    documents: list[MemoryDocument]
+    cursor: str | None
+    namespace: str
+
+
+def _store(deps: Deps) -> MemoryStore:
+    if deps.memory is None:
+        raise MemoryUnavailable("long-term memory is not configured")
+    return deps.memory
+
+
+def _readable(deps: Deps, namespace: str, caller: Caller) -> str:
+    try:
+        target = resolve(namespace, {"user_id": caller.user_id})
+    except NamespaceError as exc:
+        raise InvalidInput(f"invalid namespace {namespace!r}: {exc}", field="namespace") from exc
+    if target.endswith(".*"):
+        raise InvalidInput(f"namespace {target!r} must be one namespace, not a pattern", field="namespace")
+    if not is_readable(target, caller.user_id):  # the caller named it: the refusal is audited (issue 31.10)
+        _audit(deps, caller, "denied", target, reason="security_filter")
+        raise NotFound(f"no memory namespace {target!r}")
+    return target
+
+
+def _audit(deps: Deps, caller: Caller, action: AuditAction, namespace: str | None, **detail: Any) -> None:
+    trail = request_trail(caller.user_id, deps.clock)
+    trail.write(deps.audit, action, [namespace], via="inbox", **detail)
+
+
+def list_documents(
+    deps: Deps, caller: Caller, namespace: str, *, status: Status | None, limit: int, cursor: str | None
+) -> Page:
+    """One namespace's entries, newest first (``deleted`` only when asked for)."""
+    target = _readable(deps, namespace, caller)
+    documents, following = _store(deps).list_documents(target, status=status, limit=limit, cursor=cursor)
+    _audit(deps, caller, "read", target, hits=len(documents), status=status)
+    return Page(documents, following, target)
+
+
+def _visible(deps: Deps, caller: Caller, doc_id: str) -> MemoryDocument:
+    document = _store(deps).find(doc_id)
+    if document is None or not is_readable(document.namespace, caller.user_id):
+        refused(deps, caller, doc_id)
+    assert document is not None
+    return document
+
+
+def refused(deps: Deps, caller: Caller, doc_id: str) -> NoReturn:
+    """A 404 for an id the caller may not see, audited ``denied`` — the same record whether the id is another
+    user's or unknown, so the caller's own audit never tells the two apart (issue 31.10)."""
+    _audit(deps, caller, "denied", None, reason="not_found", id=doc_id)
+    raise NotFound(f"no memory entry {doc_id!r}")
+
+
+def get_document(deps: Deps, caller: Caller, doc_id: str, *, derived: bool) -> tuple[MemoryDocument, list[str] | None]:
+    """One entry by id (superseded ones too), and with ``derived`` the ids a delete would cascade to."""
+    document = _visible(deps, caller, doc_id)
+    cascade = _store(deps).derived_ids(doc_id) if derived else None
+    _audit(deps, caller, "read", document.namespace, hits=1, id=doc_id)
+    return document, cascade
+
+
+def patch_document(
+    deps: Deps,
+    caller: Caller,
+    doc_id: str,
+    *,
+    content: str | None,
+    tags: list[str] | None,
+    status: Literal["active", "superseded"] | None,
+) -> MemoryDocument:
+    """Confirm or correct an entry: new content (re-embedded), tags, or status; the entry becomes
+    ``user_directed`` (the user vouched for it). Nothing to change is a 400."""
+    if content is None and tags is None and status is None:
+        raise InvalidInput("name at least one of content, tags, status", field="body")
+    document = _visible(deps, caller, doc_id)
+    if not can_write(document.namespace, caller.user_id, is_admin=caller.is_admin):
+        try:
+            http_write_access(document.namespace, caller.user_id, is_admin=caller.is_admin)
+        except MemoryWriteForbidden as exc:  # a global entry, a caller who is no admin: audited, then 403
+            _audit(deps, caller, "denied", exc.denial.namespace, reason=exc.denial.reason, id=doc_id)
+            raise
+    store, now = _store(deps), deps.clock.now()
+    ports = memory_ops.MemoryPorts(deps.memory, deps.embedder, deps.audit, deps.clock)
+    vector = ports.embed_content(content) if content is not None else None
+    if content is not None or tags is not None:
+        store.update(doc_id, document.namespace, content=content, tags=tags, vector=vector, now=now)
+    store.set_status(
+        doc_id,
+        document.namespace,
+        status=status or ("superseded" if document.superseded else "active"),
+        superseded_by=None if status == "active" else document.superseded_by,
+        now=now,
+        authority="user_directed",
+    )
+    changed = [name for name, value in (("content", content), ("tags", tags), ("status", status)) if value is not None]
+    _audit(deps, caller, "update", document.namespace, id=doc_id, changed=changed)
+    updated = store.get(doc_id, document.namespace)
+    if updated is None:  # deleted meanwhile
+        raise NotFound(f"no memory entry {doc_id!r}")
+    return updated
+
+
+def list_namespaces(deps: Deps, caller: Caller) -> dict[str, dict[str, int]]:
+    """The caller's own namespaces (and global) with their entries counted by status."""
+    patterns = own_namespaces(caller.user_id)
+    counts = _store(deps).namespace_counts(patterns)
+    trail = request_trail(caller.user_id, deps.clock)
+    trail.write(deps.audit, "read", list(patterns), via="inbox", listing="namespaces", hits=len(counts))
+    return counts

@@ -1,0 +1,152 @@
+"""Memory over the HTTP API (SPEC §5, §10) and mneme's MCP server (issue 20): search, write and soft-delete
+entries — the caller's own scopes, or global — through the same security filter and audit as the runs' memory
+paths. ``via`` (``http`` or ``mcp``) says on every audit record which of the two served the request."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from mneme.engine.audit import AuditTrail, request_trail
+from mneme.engine.deps import Deps
+from mneme.engine.memory_io import audited_writes
+from mneme.engine.memory_io import batch as memory_batch
+from mneme.engine.memory_io import inbox as memory_inbox
+from mneme.engine.memory_io import ops as memory_ops
+from mneme.errors import InvalidInput
+from mneme.memory.access import (
+    MemoryWriteForbidden,
+    ReadAccess,
+    denials_of,
+    http_delete_allowed,
+    http_search_access,
+    http_write_access,
+)
+from mneme.memory.entry_retention import is_expired, memory_retention
+from mneme.memory.lifecycle import check_user_metadata
+from mneme.memory.policy import MemoryScope, resolved_rules
+from mneme.models.memory import MemoryClass, MemoryHit
+from mneme.models.policy import ResolvedPolicy
+from mneme.models.user import Caller
+from mneme.records import Record, replace
+
+
+class SearchResult(Record):
+    hits: list[MemoryHit]
+    access: ReadAccess
+
+
+def _ports(deps: Deps, caller: Caller | None = None) -> memory_ops.MemoryPorts:
+    scope = MemoryScope(user_id=caller.user_id if caller else "", is_admin=bool(caller and caller.is_admin))
+    return memory_ops.MemoryPorts(
+        store=deps.memory,
+        embedder=deps.embedder,
+        audit=deps.audit,
+        clock=deps.clock,
+        rules=resolved_rules(ResolvedPolicy(), deps.settings.namespace_rules, scope),
+        recency_decay=deps.settings.recency_decay,
+        retention=memory_retention(deps.settings),
+    )
+
+
+def _trail(deps: Deps, caller: Caller) -> AuditTrail:
+    return request_trail(caller.user_id, deps.clock)
+
+
+def search_memory(
+    deps: Deps,
+    caller: Caller,
+    query: str,
+    namespaces: Sequence[str] | None,
+    top_k: int,
+    *,
+    via: str = "http",
+    options: dict[str, Any] | None = None,
+) -> SearchResult:
+    """Without namespaces: the caller's own scopes and global; with them, the security filter decides.
+    Every denied namespace is audited, also when the request is refused for another one."""
+    ports, trail = _ports(deps, caller), _trail(deps, caller)
+    try:
+        access = http_search_access(caller.user_id, namespaces)
+    except InvalidInput as exc:
+        memory_ops.audit_denials(ports, trail.records, denials_of(exc), via=via)
+        raise
+    ranking = memory_ops.Ranking.of(ResolvedPolicy(), top_k)
+    if options:  # retrieval, fusion, min_score, relative_cutoff (validated by the request model)
+        ranking = replace(ranking, **options)
+    hits = memory_ops.search(ports, trail.records, access, query, ranking, via=via)
+    return SearchResult(hits, access)
+
+
+def write_memory(
+    deps: Deps,
+    caller: Caller,
+    namespace: str,
+    content: str,
+    *,
+    tags: Sequence[str] = (),
+    ttl_seconds: int | None = None,
+    via: str = "http",
+    observed_at: datetime | None = None,
+    memory_class: MemoryClass | None = None,
+    metadata: dict[str, Any] | None = None,
+) -> tuple[list[str], str]:
+    """Write one entry into a namespace the caller may write; answers its ids (one per chunk of long
+    content, the first the entry's own) and the resolved namespace. Reserved metadata keys are a 400."""
+    ports, trail = _ports(deps, caller), _trail(deps, caller)
+    extra = check_user_metadata(metadata)
+    try:
+        target = http_write_access(namespace, caller.user_id, is_admin=caller.is_admin)
+    except MemoryWriteForbidden as exc:
+        trail.write(deps.audit, "denied", [exc.denial.namespace], via=via, reason=exc.denial.reason)
+        raise
+    owner = "" if target.startswith("vector.global.") else caller.user_id
+    document = memory_ops.new_document(
+        deps.ids(),
+        target,
+        owner,
+        content,
+        clock=deps.clock,
+        tags=tags,
+        metadata={**extra, "source": via, "user_id": caller.user_id},
+        ttl_seconds=ttl_seconds,
+        memory_class=memory_class,
+        authority="user_directed",
+        observed_at=observed_at,
+        retention=ports.retention,
+    )
+    documents = memory_ops.chunked(document, audited_writes.chunk_limit(ports))
+    ids = audited_writes.audited_write(
+        ports,
+        trail.records,
+        "write",
+        target,
+        lambda: audited_writes.write_documents(ports, documents),
+        via=via,
+        **({"chunks": len(documents)} if len(documents) > 1 else {}),
+    )
+    return ids, target
+
+
+def write_memory_batch(deps: Deps, caller: Caller, items: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``POST /v1/memory/documents:batch``: each item's result by index (:mod:`mneme.engine.memory_io.batch`)."""
+    return memory_batch.write_batch(deps, caller, items, ports=_ports(deps, caller), trail=_trail(deps, caller))
+
+
+def delete_memory(
+    deps: Deps, caller: Caller, doc_id: str, namespace: str | None = None, *, via: str = "http"
+) -> list[str]:
+    """Soft-delete an entry (and, by cascade, the entries derived from it); answers every id marked.
+    An entry the caller may not delete is answered as not found."""
+    ports, trail = _ports(deps, caller), _trail(deps, caller)
+    store, _ = ports.require()
+    document = store.get(doc_id, namespace) if namespace else store.find(doc_id)
+    if (
+        document is None
+        or document.deleted
+        or is_expired(document, deps.clock.now())
+        or not http_delete_allowed(document.namespace, caller.user_id, is_admin=caller.is_admin)
+    ):
+        memory_inbox.refused(deps, caller, doc_id)
+    return audited_writes.audited_delete(ports, trail, caller.user_id, document, via=via, id=doc_id)

@@ -1,0 +1,1 @@
+"""The privacy operations: exports, erasures, and the privacy worker that continues them."""

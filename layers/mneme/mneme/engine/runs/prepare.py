@@ -1,0 +1,137 @@
+"""Prepare a run before its first model call: history (rolling summary), policy, memory auto-inject, and the
+tools of the agent's MCP servers."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from mneme.engine.memory_io import ops as memory_ops
+from mneme.engine.runs import mcp_tools
+from mneme.engine.runs.session import RunSession
+from mneme.engine.runs.spans import in_run_span
+from mneme.engine.runs.time_budget import TimeBudget
+from mneme.engine.runs.usage import charge
+from mneme.errors import AuditWriteFailed, MemoryUnavailable, ModelUnavailable, StoreUnavailable
+from mneme.history import compress
+from mneme.memory.access import auto_inject_access
+from mneme.memory.policy import apply_run_overrides, merge_policies
+from mneme.models.chat import Chat, ChatMessage
+from mneme.ports.models import Summarizer, Summary
+
+
+@in_run_span("prepare")
+def prepare(session: RunSession, *, chat: Chat | None, memory_enabled: bool | None, top_k: int | None) -> None:
+    """Fill the loop state of a new run (a master with its chat, or a child with its inherited history)."""
+    state, run, config = session.state, session.run, session.config
+    state.started_at = state.started_at or session.deps.clock.now()
+    state.policy = apply_run_overrides(
+        merge_policies(config.agent.memory_policy, config.task.memory_policy if config.task else None),
+        enabled=memory_enabled,
+        top_k=top_k,
+    )
+    if chat is not None:
+        _chat_history(session, chat)
+    session.recorder.event(
+        "run_started",
+        agent_id=run.agent_id,
+        task_id=run.task_id,
+        depth=run.depth,
+        parent_run_id=run.parent_run_id,
+        chat_id=run.chat_id,
+    )
+    discovery = mcp_tools.start_discovery(session)  # the MCP servers answer while memory is searched
+    _auto_inject(session)
+    mcp_tools.finish_discovery(session, discovery)
+    state.initialized = True
+
+
+def _chat_history(session: RunSession, chat: Chat) -> None:
+    settings, state = session.deps.settings, session.state
+    view = compress(
+        chat.messages,
+        summary=chat.summary,
+        covers=chat.summary_covers,
+        first_seq=chat.first_seq,
+        covered_skills=chat.summary_skills,
+        summarizer=_Budgeted(session.deps.summarizer or _NoSummarizer(), session.time_budget),
+        skills=session.config.skills,
+        trigger_tokens=settings.summary_trigger_tokens,
+        trigger_messages=settings.summary_trigger_messages,
+    )
+    if view.summary_call is not None:
+        call = view.summary_call
+        priced = charge(session, call.model_id, call.usage, provider=call.provider)
+        session.recorder.event("model_call", purpose="summary", model_id=call.model_id, usage=priced.model_dump())
+    if view.warning:
+        session.recorder.warning(view.warning)
+    if view.changed and view.new_summary is not None:
+        try:
+            session.deps.chats.set_summary(
+                chat.user_id, chat.chat_id, view.new_summary, view.new_covers, view.covered_skills
+            )
+        except StoreUnavailable:
+            session.recorder.warning("the new chat summary could not be stored; it is recomputed next time")
+    state.history = list(view.messages)
+    state.reattached_skills = list(view.reattached_skill_blocks)
+    state.chat_message_count = chat.message_count
+
+
+class _NoSummarizer:
+    def summarize(
+        self, previous_summary: str | None, messages: Sequence[ChatMessage], *, timeout_seconds: float | None = None
+    ) -> Summary:
+        raise MemoryUnavailable("no summarizer is configured")
+
+
+class _Budgeted:
+    """The summary call inside the step's time budget: it gets at most the time a model call may still take
+    (on the fast path, what is left of the 20 s), and is not made when no model call could be (the history
+    stays as it is, with a warning, and the run goes on to its own model call or its hand-off)."""
+
+    def __init__(self, inner: Summarizer, budget: TimeBudget | None) -> None:
+        self._inner, self._budget = inner, budget
+
+    def summarize(
+        self, previous_summary: str | None, messages: Sequence[ChatMessage], *, timeout_seconds: float | None = None
+    ) -> Summary:
+        if self._budget is None:  # the preview: no budget of its own
+            return self._inner.summarize(previous_summary, messages)
+        left = self._budget.model_timeout()
+        if left is None:
+            raise ModelUnavailable("no time is left in this step for the summary call")
+        return self._inner.summarize(previous_summary, messages, timeout_seconds=left)
+
+
+def _auto_inject(session: RunSession) -> None:
+    """Query = the raw user text; the security filter; the read audited before the hits are used."""
+    state = session.state
+    access = auto_inject_access(state.policy, session.scope)
+    for warning in access.warnings:
+        session.recorder.warning(warning)
+    if not access.allowed and not access.denied:
+        return
+    via = "preview" if session.preview else "auto_inject"
+    try:
+        vector = session.query_vector.result() if session.query_vector is not None else None
+        ranked = memory_ops.search_explained(
+            session.memory,
+            session.records,
+            access,
+            state.user_text,
+            session.ranking,
+            via=via,
+            vector=vector,
+            action="preview" if session.preview else "read",
+        )
+    except MemoryUnavailable as exc:
+        session.recorder.warning(f"memory unavailable, the run continues without it: {exc.message}")
+        return
+    except AuditWriteFailed:
+        session.recorder.warning("the memory read could not be audited, so its hits are not used")
+        return
+    state.hits = ranked.hits
+    session.recorder.event(
+        "memory_hits",
+        via=via,
+        **memory_ops.hits_event(ranked, access, session.ranking, session.memory.model_id),
+    )

@@ -1,0 +1,1 @@
+"""The ports: every external system mneme talks to, as a small Protocol, one module per concern."""

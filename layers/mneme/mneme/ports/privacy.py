@@ -1,0 +1,62 @@
+"""The ports of the privacy operations (exports, erasures): beside the other ports, in their own module.
+
+Each has an AWS adapter (``mneme.adapters``: SQS, S3, the main table), a local one (``mneme_local``) and a fake
+(``tests/fakes/privacy.py``). The stores' owner-scoped listings (``iter_owned`` / ``erase_owned``) are part of
+the store ports themselves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Literal, Protocol
+
+from mneme.models.privacy import ErasureState, ExportStatus
+from mneme.records import Record
+
+
+class PrivacyJob(Record):
+    """A privacy operation continued asynchronously (the privacy worker's SQS message body)."""
+
+    kind: Literal["export", "erasure"]
+    user_id: str
+    job_id: str  # the export id / the erasure id
+
+
+class PrivacyJobQueue(Protocol):
+    def enqueue(self, job: PrivacyJob) -> None:
+        """Hand a job to the privacy worker; raise QueueUnavailable on failure."""
+        ...
+
+
+class PrivacyLedger(Protocol):
+    """Export records (in the user's configuration partition) and erasure states (their own partition: they
+    outlive the erasure as tombstones the memory writer checks)."""
+
+    def get_export(self, user_id: str, export_id: str) -> ExportStatus | None: ...
+    def put_export(self, status: ExportStatus) -> None: ...
+    def get_erasure(self, user_id: str) -> ErasureState | None: ...
+    def put_erasure(self, state: ErasureState) -> None: ...
+
+    def erasures(self, user_ids: Sequence[str]) -> dict[str, ErasureState]:
+        """The erasure states of those of ``user_ids`` that have one (one batch read)."""
+        ...
+
+
+class ExportStorage(Protocol):
+    def write(self, key: str, lines: Iterable[bytes]) -> int:
+        """Store an archive from its lines (streamed); answers its size in bytes."""
+        ...
+
+    def url(self, key: str, *, filename: str, expires_in: int) -> str:
+        """Where the archive's owner downloads it (S3: a presigned URL valid ``expires_in`` seconds)."""
+        ...
+
+    def delete(self, key: str) -> None:
+        """Remove an archive (nothing happens when it is gone already)."""
+        ...
+
+
+class DeadLetterQueue(Protocol):
+    def purge_user(self, user_id: str) -> list[str]:
+        """Delete the dead-lettered memory writes of ``user_id`` (owner or writer); answers their job ids."""
+        ...

@@ -1,0 +1,125 @@
+"""The local HTTP server's wire: request bodies read the way API Gateway bounds them (a Content-Length body or a
+chunked one, RFC 9112 §7.1, each capped at the HTTP API's payload limit; a malformed body is a ValueError, a 400),
+and a Lambda proxy result written as the HTTP response API Gateway would send.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from email.message import Message
+    from io import BufferedIOBase
+
+MAX_REQUEST_BYTES = 10 * 1024 * 1024  # API Gateway's payload limit
+MAX_CHUNK_LINE = 1024  # a chunk-size line (size and extensions) or trailer line longer than this is malformed
+MAX_TRAILERS = 32
+
+
+def chunk_size(line: bytes) -> int:
+    digits = line.split(b";", 1)[0].strip()
+    if not digits or len(digits) > 16 or any(c not in b"0123456789abcdefABCDEF" for c in digits):
+        raise ValueError(f"invalid chunk size {digits[:20]!r}")
+    return int(digits, 16)
+
+
+TOO_LARGE_BODY = json.dumps({"message": "Internal Server Error"})  # what an HTTP API answers for a refused response
+
+
+def lambda_response_bytes(result: Any) -> int:
+    """The size of the response document the Lambda runtime would return to API Gateway."""
+    try:
+        return len(json.dumps(result, default=str).encode("utf-8"))
+    except (TypeError, ValueError):
+        return 0
+
+
+def error_result(status: int, code: str, message: str) -> dict[str, Any]:
+    return {
+        "statusCode": status,
+        "headers": {"Content-Type": "application/json"},
+        "body": json.dumps({"error": code, "message": message}),
+    }
+
+
+class HandlerIO:
+    """Needs the request handler's request, streams and response calls (declared here for the type checker only)."""
+
+    if TYPE_CHECKING:
+        headers: Message
+        rfile: BufferedIOBase
+        wfile: BufferedIOBase
+        command: str
+
+        def send_response(self, code: int, message: str | None = None) -> None: ...
+
+        def send_header(self, keyword: str, value: str) -> None: ...
+
+        def end_headers(self) -> None: ...
+
+    def _read_body(self) -> bytes | None:
+        """The body, or None when it is over the cap; ValueError when it is malformed (a 400)."""
+        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+            return self._read_chunked()
+        text = (self.headers.get("Content-Length") or "0").strip()
+        if not text.isdigit():
+            raise ValueError(f"invalid Content-Length {text[:40]!r}")
+        length = int(text)
+        if length > MAX_REQUEST_BYTES:
+            return None
+        return self.rfile.read(length) if length > 0 else b""
+
+    def _read_chunked(self) -> bytes | None:
+        """A chunked body (RFC 9112 §7.1): each size line bounded and strictly hex, each chunk read exactly,
+        the total capped like a Content-Length body; trailers are read and dropped."""
+        chunks: list[bytes] = []
+        total = 0
+        while True:
+            size = chunk_size(self._line())
+            if size == 0:
+                for _ in range(MAX_TRAILERS + 1):
+                    if self._line().strip() == b"":
+                        return b"".join(chunks)
+                raise ValueError("too many trailer lines")
+            total += size
+            if total > MAX_REQUEST_BYTES:
+                return None
+            data = self.rfile.read(size)
+            if len(data) != size or self._line().strip() != b"":
+                raise ValueError("a chunk is shorter than its size, or not followed by CRLF")
+            chunks.append(data)
+
+    def _line(self) -> bytes:
+        line = self.rfile.readline(MAX_CHUNK_LINE + 1)
+        if len(line) > MAX_CHUNK_LINE or not line.endswith(b"\n"):
+            raise ValueError("a chunk line is too long or the body ended early")
+        return line
+
+    def _write(self, result: Any) -> int:
+        if not isinstance(result, dict) or "statusCode" not in result:  # payload 2.0: a bare value is JSON 200
+            result = {"statusCode": 200, "headers": {"Content-Type": "application/json"}, "body": json.dumps(result)}
+        status = int(result.get("statusCode") or 200)
+        raw = result.get("body")
+        if raw is None:
+            payload = b""
+        elif result.get("isBase64Encoded"):
+            payload = base64.b64decode(raw)
+        else:
+            payload = (raw if isinstance(raw, str) else json.dumps(raw)).encode("utf-8")
+        self.send_response(status)
+        headers = {str(k): str(v) for k, v in (result.get("headers") or {}).items()}
+        for name, values in (result.get("multiValueHeaders") or {}).items():
+            for value in values:
+                self.send_header(str(name), str(value))
+        for name, value in headers.items():
+            if name.lower() not in ("content-length", "connection", "transfer-encoding"):
+                self.send_header(name, value)
+        for cookie in result.get("cookies") or []:
+            self.send_header("Set-Cookie", str(cookie))
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(payload)
+        return status
