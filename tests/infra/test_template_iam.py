@@ -33,6 +33,9 @@ AUDIT_CHAIN = {"dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:BatchGetItem"}
 
 # Actions AWS authorizes only on "*" (no resource-level permissions exist for them).
 STAR_ONLY = {
+    # reranking: the Bedrock user guide's rerank-prereq policy grants bedrock:Rerank on "*" (the model itself is
+    # invoked under bedrock:InvokeModel, scoped to foundation models)
+    "bedrock:Rerank",
     # task tokens are not resources
     "states:SendTaskSuccess",
     "states:SendTaskFailure",
@@ -88,6 +91,7 @@ EXPECTED: dict[str, dict[str, tuple[set[str], list[Any]]]] = {
             ["arn:${AWS::Partition}:lambda:${AWS::Region}:${AWS::AccountId}:function:${ToolFunctionNamePrefix}*"],
         ),
         "ApplyGuardrails": ({"bedrock:ApplyGuardrail"}, [{"Ref": "GuardrailArns"}]),
+        "RerankMemory": ({"bedrock:Rerank"}, ["*"]),  # Rerank has no resource type
         "ReadModelApiKeys": ({"secretsmanager:GetSecretValue"}, [{"Ref": "OpenAIApiKeySecretArns"}]),
         "ReadMcpSecrets": (
             {"secretsmanager:GetSecretValue"},
@@ -346,3 +350,25 @@ def test_the_writer_gets_the_openai_settings_and_reads_only_the_allowed_key_secr
         if isinstance(entry, dict) and "Fn::If" in entry and entry["Fn::If"][1].get("Sid") == "ReadModelApiKeys"
     ]
     assert statements == [["HasModelApiKeySecrets", statements[0][1], {"Ref": "AWS::NoValue"}]]
+
+
+def test_rerank_is_granted_only_when_a_rerank_model_is_chosen() -> None:
+    # MemoryRerankModel "" (the default) means no reranker and no bedrock:Rerank; a model adds the statement
+    template = load_template()
+    parameter = template["Parameters"]["MemoryRerankModel"]
+    assert parameter["Default"] == "" and "" in parameter["AllowedValues"]
+    assert template["Conditions"]["HasRerankModel"] == {"Fn::Not": [{"Fn::Equals": [{"Ref": "MemoryRerankModel"}, ""]}]}
+    policies = resources()["RunFunction"]["Properties"]["Policies"]
+    guarded = [
+        entry["Fn::If"]
+        for policy in policies
+        if isinstance(policy, dict) and "Statement" in policy
+        for entry in policy["Statement"]
+        if isinstance(entry, dict) and "Fn::If" in entry and entry["Fn::If"][1].get("Sid") == "RerankMemory"
+    ]
+    assert guarded == [["HasRerankModel", guarded[0][1], {"Ref": "AWS::NoValue"}]]
+    variables = template["Globals"]["Function"]["Environment"]["Variables"]
+    assert variables["MNEME_MEMORY_RERANK_MODEL"] == {"Ref": "MemoryRerankModel"}
+    for owner in POLICY_OWNERS:
+        if owner != "RunFunction":
+            assert not any("bedrock:Rerank" in _actions(s) for s in policy_statements(owner))

@@ -68,6 +68,7 @@ LOCAL_LAYERS: list[tuple[str, tuple[str, ...]]] = [
     (
         "services",
         (
+            "mneme_local.embedder_model",
             "mneme_local.embedder",
             "mneme_local.token",
             "mneme_local.auth",

@@ -111,7 +111,10 @@ def build_aws(settings: Settings, session: Any | None = None) -> Deps:
         **_privacy_ports(settings, boto, retries, sqs),
     )
     if settings.memory_configured:
-        deps.memory, deps.embedder = _memory(settings, boto, bedrock_client(), main)
+        (deps.memory, deps.embedder), deps.reranker = (
+            _memory(settings, boto, bedrock_client(), main),
+            _reranker(settings, LazyClient(boto, "bedrock-agent-runtime", retries, region)),
+        )
     if settings.websocket_endpoint:  # the WebSocket API: live runs pushed to its connections
         from mneme.adapters.aws.websocket_hub import ApiGatewayPusher, WebSocketHub
 
@@ -186,6 +189,15 @@ def _memory(settings: Settings, boto: Any, bedrock: Any, main: Any) -> tuple[Any
         normalize=settings.embedding_normalize,
     )
     return memory_store(settings, boto, main), embedder
+
+
+def _reranker(settings: Settings, client: Any) -> Any:
+    """The memory search's second stage the deployment chose (``MNEME_MEMORY_RERANK_MODEL``), or None."""
+    if not settings.memory_rerank_model:
+        return None
+    from mneme.adapters.models.bedrock_rerank import BedrockReranker
+
+    return BedrockReranker(client, model_id=settings.memory_rerank_model, region=settings.region)
 
 
 def memory_store(settings: Settings, boto: Any, main: Any) -> Any:

@@ -92,6 +92,12 @@ class EmbeddingUnavailable(MemoryUnavailable):
     code = "memory_unavailable"
 
 
+class RerankUnavailable(MemoryUnavailable):
+    """The optional reranking stage failed: a search keeps its first-stage order (never fails for it)."""
+
+    code = "memory_unavailable"
+
+
 class ModelUnavailable(DependencyUnavailable):
     code = "model_unavailable"
 

@@ -64,6 +64,10 @@ class Settings(BaseModel, defer_build=True):
     embedding_model_id: str = Field("amazon.titan-embed-text-v2:0", alias="MNEME_EMBEDDING_MODEL_ID")
     embedding_dimension: Annotated[int, Field(ge=8, le=16_000)] = Field(1024, alias="MNEME_EMBEDDING_DIMENSION")
     embedding_normalize: bool = Field(True, alias="MNEME_EMBEDDING_NORMALIZE")
+    #: a Bedrock reranking model scoring memory search's best candidates ("": none; mneme.memory.rerank)
+    memory_rerank_model: Literal["", "amazon.rerank-v1:0", "cohere.rerank-v3-5:0"] = Field(
+        "", alias="MNEME_MEMORY_RERANK_MODEL"
+    )
 
     # identity: the group (``cognito:groups``) whose members are admins, matched by exact name
     admin_group: Annotated[str, Field(min_length=1, max_length=128, pattern=r"^[^\s\[\]\",]+$")] = Field(

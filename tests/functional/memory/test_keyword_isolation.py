@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from mneme.engine.memory_io.ops import MemoryPorts, Ranking, retrieve
+from mneme.engine.memory_io.retrieval import retrieve
+from mneme.engine.memory_io.search_ports import MemoryPorts, Ranking
 from mneme.memory.access import ReadAccess
 from mneme.memory.keyword_scoring import KeywordSearch
 from tests.fakes.clock import FixedClock

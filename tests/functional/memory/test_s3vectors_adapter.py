@@ -156,7 +156,8 @@ def test_listings_page_through_every_segment(monkeypatch: pytest.MonkeyPatch) ->
 
 
 def test_hybrid_retrieval_keeps_the_vector_leg_and_the_filter() -> None:
-    from mneme.engine.memory_io.ops import MemoryPorts, Ranking, retrieve
+    from mneme.engine.memory_io.retrieval import retrieve
+    from mneme.engine.memory_io.search_ports import MemoryPorts, Ranking
     from mneme.memory.access import ReadAccess
     from mneme.models.policy import Retrieval
 

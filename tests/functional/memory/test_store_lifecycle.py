@@ -131,7 +131,8 @@ def test_derived_ids_preview_what_a_delete_cascades_to(store):
 
 @pytest.mark.keyword_leg
 def test_hybrid_retrieval_over_the_store_finds_the_keyword_only_match_and_keeps_the_filter(store):
-    from mneme.engine.memory_io.ops import MemoryPorts, Ranking, retrieve
+    from mneme.engine.memory_io.retrieval import retrieve
+    from mneme.engine.memory_io.search_ports import MemoryPorts, Ranking
     from mneme.memory.access import ReadAccess
     from mneme.models.policy import Retrieval
     from tests.fakes.clock import FixedClock

@@ -14,7 +14,7 @@ from mneme.ports.common import Clock
 from mneme.ports.live import LiveFeed, NoLiveFeed, SocketHub
 from mneme.ports.mcp import McpToolSource, SecretStore
 from mneme.ports.memory import MemoryStore, MemoryWriteQueue
-from mneme.ports.models import Embedder, ModelClient, Summarizer
+from mneme.ports.models import Embedder, ModelClient, Reranker, Summarizer
 from mneme.ports.privacy import DeadLetterQueue, ExportStorage, PrivacyJobQueue, PrivacyLedger
 from mneme.ports.runs import ApprovalGrants, Orchestrator, RateLimiter, RunStore, ToolInvoker, TreeLedger
 from mneme.ports.stores import ChatStore, ConfigStore
@@ -49,6 +49,7 @@ class Deps(Record, frozen=False):
     clock: Clock
     memory: MemoryStore | None = None  # None: memory not configured (degraded mode)
     embedder: Embedder | None = None
+    reranker: Reranker | None = None  # the memory search's optional second stage (MNEME_MEMORY_RERANK_MODEL)
     summarizer: Summarizer | None = None
     mcp: McpToolSource | None = None  # None: agents' MCP servers are not reachable (a warning per run)
     secrets: SecretStore | None = None  # the secrets MCP servers' auth names

@@ -91,6 +91,7 @@ class Ranked(Record):
     hits: list[MemoryHit]
     dropped: Dropped
     candidates: int
+    rerank: str | None = None  # the reranking model that ordered the hits, or "failed: <reason>" (None: none set)
 
 
 def rank(

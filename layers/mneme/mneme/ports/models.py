@@ -90,4 +90,17 @@ class Embedder(Protocol):
         ...
 
 
+class Reranker(Protocol):
+    """A second stage of memory search: scores each candidate's text against the query (a cross-encoder)."""
+
+    @property
+    def model_id(self) -> str:
+        """The reranking model: keys its score floor (``mneme.memory.rerank``)."""
+        ...
+
+    def rerank(self, query: str, texts: Sequence[str]) -> list[float]:
+        """One relevance score in [0, 1] per text, in the texts' order; raise RerankUnavailable on failure."""
+        ...
+
+
 # --------------------------------------------------------------------------------------------- memory

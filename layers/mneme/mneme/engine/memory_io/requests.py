@@ -47,6 +47,7 @@ def _ports(deps: Deps, caller: Caller | None = None) -> memory_ops.MemoryPorts:
         rules=resolved_rules(ResolvedPolicy(), deps.settings.namespace_rules, scope),
         recency_decay=deps.settings.recency_decay,
         retention=memory_retention(deps.settings),
+        reranker=deps.reranker,
     )
 
 

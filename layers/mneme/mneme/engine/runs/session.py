@@ -61,6 +61,7 @@ class RunSession(Record, frozen=False):
             rules=resolved_rules(policy, settings.namespace_rules, self.scope),
             recency_decay=settings.recency_decay if policy.recency_decay is None else policy.recency_decay,
             retention=memory_retention(settings),
+            reranker=self.deps.reranker,
         )
 
     @property

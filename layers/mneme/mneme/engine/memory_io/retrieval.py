@@ -1,0 +1,79 @@
+"""A search's first stage: the candidates of the vector leg, the keyword leg, or both fused."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from mneme.memory import hybrid
+from mneme.memory.fusion import fuse
+from mneme.memory.keyword_scoring import MATCH_LIMIT, Bm25, score_documents
+from mneme.memory.keywords import query_words
+from mneme.memory.ranking import k_for
+from mneme.models.memory import MemoryCandidate
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from datetime import datetime
+
+    from mneme.engine.memory_io.search_ports import MemoryPorts, Ranking
+    from mneme.memory.access import ReadAccess
+    from mneme.ports.memory import MemoryStore
+
+
+def retrieve(
+    ports: MemoryPorts,
+    store: MemoryStore,
+    access: ReadAccess,
+    query: str,
+    ranking: Ranking,
+    *,
+    vector: Sequence[float] | None,
+    now: datetime,
+) -> list[MemoryCandidate]:
+    """The candidates of one search: the vector leg, the keyword leg, or both fused (each leg filtered
+    inside its own query by the same granted namespaces and liveness; :mod:`mneme.memory.hybrid`)."""
+    patterns = list(access.allowed)
+    depth = candidate_depth(ranking)
+    by_vector: list[MemoryCandidate] = []
+    if ranking.retrieval in ("vector", "hybrid"):
+        query_vector = list(vector) if vector is not None else ports.embed_one(query)
+        by_vector = store.search(query_vector, patterns, depth, now=now)
+    if ranking.retrieval == "vector":
+        return by_vector
+    words = query_words(query)
+    limit = MATCH_LIMIT if ranking.retrieval == "hybrid" else 4 * MATCH_LIMIT  # alone, the leg's own depth matters
+    matches = store.keyword_matches(words, patterns, limit, now=now) if words else None
+    if matches is None:
+        return [] if ranking.retrieval == "keyword" else _vector_only(ports, by_vector)
+    bm25 = Bm25(words, matches)
+    turns = score_documents(bm25, matches)
+    if ranking.retrieval == "keyword":
+        return hybrid.keyword_only(turns, bm25)
+    if ranking.fusion == "rrf":
+        keyword = [MemoryCandidate(document=d, similarity=s, keyword_score=s) for d, s in turns[: k_for(ranking.top_k)]]
+        return fuse(by_vector[: k_for(ranking.top_k)], keyword, method="rrf")
+    around = store.adjacent(hybrid.anchors(by_vector, turns), hybrid.SPAN, now=now)
+    model_id = ports.model_id
+    return hybrid.fuse(
+        by_vector, turns, bm25, around, confidence_of=lambda cosine: hybrid.cosine_confidence(model_id, cosine)
+    )
+
+
+def candidate_depth(ranking: Ranking) -> int:
+    """Candidates fetched per leg: ``4 × top_k`` alone (the order of one leg needs no more) or for the old rank
+    fusion, else a depth independent of ``top_k`` (the fusion's own candidates)."""
+    if ranking.retrieval == "vector" or ranking.fusion == "rrf":
+        return k_for(ranking.top_k)
+    return max(hybrid.DEPTH, ranking.top_k)
+
+
+def _vector_only(ports: MemoryPorts, by_vector: list[MemoryCandidate]) -> list[MemoryCandidate]:
+    """A query without a searchable word: the vector leg, its cosines calibrated like the fused score's."""
+    return [
+        MemoryCandidate(
+            document=c.document,
+            similarity=hybrid.cosine_confidence(ports.model_id, c.similarity),
+            vector_similarity=c.similarity,
+        )
+        for c in by_vector
+    ]
