@@ -29,7 +29,7 @@ def check_destination(url: str, *, allow_private: bool) -> str | None:
         raise McpUnavailable(f"{parts.scheme}:// is not allowed here; MCP servers must use https")
     address, problem = resolve_public(host, parts.port or 443)
     if address is None:
-        raise McpUnavailable(problem)
+        raise McpUnavailable(problem or f"the host {host!r} is refused")
     return address
 
 
