@@ -95,3 +95,8 @@ def test_the_storage_lists_both_kinds_under_a_prefix_and_nothing_once_erased(s3:
     assert storage.erase_prefix(prefix) == 2
     assert storage.left_under(prefix) == []
     assert storage.left_under(export_prefix("bob")) == [f"{export_prefix('bob')}exp-2.ndjson"]
+
+
+def test_without_an_export_bucket_there_is_nothing_to_erase_and_nothing_left(s3: Any) -> None:
+    storage = S3ExportStorage(s3, "")
+    assert (storage.erase_prefix(export_prefix("alice")), storage.left_under(export_prefix("alice"))) == (0, [])

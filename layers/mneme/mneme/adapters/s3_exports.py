@@ -91,7 +91,8 @@ class S3ExportStorage:
             yield from ((str(up["Key"]), str(up["UploadId"])) for up in page.get("Uploads") or [])
 
     def erase_prefix(self, prefix: str) -> int:
-        self._require()
+        if not self._bucket:
+            return 0  # no export bucket in this deployment: no archive can exist
         try:
             uploads, keys = list(self._uploads(prefix)), list(self._objects(prefix))
             for key, upload_id in uploads:
@@ -103,7 +104,8 @@ class S3ExportStorage:
         return len(uploads) + len(keys)
 
     def left_under(self, prefix: str) -> list[str]:
-        self._require()
+        if not self._bucket:
+            return []
         try:
             return [*self._objects(prefix), *(f"{key} (upload in progress)" for key, _ in self._uploads(prefix))]
         except (ClientError, BotoCoreError) as exc:
