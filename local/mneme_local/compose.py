@@ -52,6 +52,7 @@ def local_settings(options: LocalOptions, environ: Mapping[str, str]) -> Setting
     if options.embedding_provider == "local":
         values["MNEME_EMBEDDING_DIMENSION"] = str(LOCAL_EMBEDDING_DIMENSION)
     values.setdefault("MNEME_MCP_ALLOW_PRIVATE_NETWORKS", "true")  # MCP servers on this machine or the LAN
+    values.setdefault("MNEME_MODEL_ALLOW_PRIVATE_NETWORKS", "true")  # a model server (Ollama, vLLM) likewise
     for name in ("MNEME_STATE_MACHINE_ARN", "MNEME_MEMORY_QUEUE_URL", "MNEME_OPENSEARCH_ENDPOINT"):
         values.pop(name, None)  # set below from the local stand-ins
     return Settings.from_env(values)
@@ -143,7 +144,9 @@ def _openai_clients(settings: Settings) -> Any:
 
         return StaticKey(settings.openai_api_key.get_secret_value() if settings.openai_api_key else None)
 
-    return OpenAIClients(settings.openai_base_url_for, keys_for)
+    return OpenAIClients(
+        settings.openai_base_url_for, keys_for, allow_private_networks=settings.model_allow_private_networks
+    )
 
 
 def build_local(

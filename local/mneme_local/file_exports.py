@@ -20,6 +20,7 @@ from mneme.errors import StoreUnavailable
 
 LOCAL_EXPORTS_PREFIX = "/_local/exports/"
 _KEY = re.compile(r"^exports/([0-9a-f]{32})/(exp-[A-Za-z0-9_-]{1,64})\.ndjson$")
+_PREFIX = re.compile(r"^exports/[0-9a-f]{32}/$")
 
 
 class LocalFileExports:
@@ -54,6 +55,25 @@ class LocalFileExports:
             partial.unlink(missing_ok=True)
             removed += 1
         return removed
+
+    def _folder(self, prefix: str) -> Path:
+        if not _PREFIX.match(prefix):
+            raise StoreUnavailable(f"not a user's export prefix: {prefix!r}")
+        return self._root / prefix
+
+    def left_under(self, prefix: str) -> list[str]:
+        """Every file in the user's folder: archives, ``.partial`` ones, anything else."""
+        folder = self._folder(prefix)
+        return sorted(f"{prefix}{p.name}" for p in folder.iterdir()) if folder.is_dir() else []
+
+    def erase_prefix(self, prefix: str) -> int:
+        folder = self._folder(prefix)
+        left = self.left_under(prefix)
+        for name in left:
+            (self._root / name).unlink(missing_ok=True)
+        if folder.is_dir():
+            folder.rmdir()
+        return len(left)
 
     def url(self, key: str, *, filename: str, expires_in: int) -> str:
         return f"{self._base}{LOCAL_EXPORTS_PREFIX}{key.removeprefix('exports/')}"

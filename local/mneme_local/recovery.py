@@ -6,13 +6,15 @@ so the execution name derived from the run id is free: ``ExecutionAlreadyExists`
 resumes from the run's last checkpoint: unfinished children it still waits for are started again by the Map
 state, a pending approval gets a new task token. An unfinished child run that no unfinished parent waits for
 is marked ``failed`` ("interrupted"). Memory-write messages still in the queue are written before shutdown
-(a last drain, :meth:`LocalMneme.close`). A partial export archive a crash left is removed.
+(a last drain, :meth:`LocalMneme.close`). A partial export archive a crash left is removed, and every export
+or erasure a crash left unfinished is run again (:mod:`mneme.engine.privacy.resume`).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from mneme.engine.privacy.resume import resume_open_jobs
 from mneme_local.file_exports import LocalFileExports
 
 if TYPE_CHECKING:
@@ -25,6 +27,7 @@ def recover(stack: LocalMneme) -> None:
     deps = stack.deps
     if isinstance(deps.exports, LocalFileExports):  # an export a crash interrupted: never leave its partial file
         deps.exports.discard_partials()
+    stack.privacy_resumed = resume_open_jobs(deps, idle_seconds=0)  # nothing runs them now: all of them
     unfinished = {run.run_id: run for run in deps.runs.list_unfinished()}
     alive: dict[str, bool] = {}
 

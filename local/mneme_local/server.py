@@ -265,12 +265,14 @@ def main() -> int:
     signal.signal(signal.SIGTERM, stop)
     try:
         recover(stack)
-        if stack.resumed or stack.interrupted or stack.requeued:
+        if stack.resumed or stack.interrupted or stack.requeued or stack.privacy_resumed:
             log.info(
-                "left unfinished by the last server: %d runs resumed, %d marked failed, %d memory writes requeued",
+                "left unfinished by the last server: %d runs resumed, %d marked failed, %d memory writes "
+                "requeued, %d exports/erasures run again",
                 len(stack.resumed),
                 len(stack.interrupted),
                 stack.requeued,
+                len(stack.privacy_resumed),
             )
         stack.sweep()  # beside recovery: what no execution runs any more is failed as interrupted
         stack.start_sweeper(float(os.environ.get("MNEME_SWEEP_SECONDS") or SWEEP_SECONDS))

@@ -68,6 +68,7 @@ class LocalMneme(Record, frozen=False):
     interrupted: list[str] = field(default_factory=list)
     outbox: Any = None  # the durable outbox of queued memory writes (mneme_local.outbox.SqliteOutbox)
     requeued: int = 0  # jobs an earlier server left in the outbox, sent to the queue again on start
+    privacy_resumed: list[str] = field(default_factory=list)  # exports / erasures a crash left, run again
     _sweeper: threading.Thread | None = None
 
     # ------------------------------------------------------------------------------ memory queue

@@ -13,8 +13,11 @@ from mneme.records import asdict
 
 
 class MemoryExports:
+    """Archives by key; ``partial`` holds uploads in progress (what a crash mid-upload leaves)."""
+
     def __init__(self) -> None:
         self.objects: dict[str, bytes] = {}
+        self.partial: dict[str, bytes] = {}
 
     def write(self, key: str, lines: Iterable[bytes]) -> int:
         self.objects[key] = b"".join(lines)
@@ -25,6 +28,16 @@ class MemoryExports:
 
     def delete(self, key: str) -> None:
         self.objects.pop(key, None)
+
+    def left_under(self, prefix: str) -> list[str]:
+        return sorted(k for k in (*self.objects, *self.partial) if k.startswith(prefix))
+
+    def erase_prefix(self, prefix: str) -> int:
+        left = self.left_under(prefix)
+        for key in left:
+            self.objects.pop(key, None)
+            self.partial.pop(key, None)
+        return len(left)
 
     def lines(self, key: str) -> list[dict[str, Any]]:
         return [json.loads(line) for line in self.objects[key].decode().splitlines()]

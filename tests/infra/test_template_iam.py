@@ -155,7 +155,10 @@ EXPECTED: dict[str, dict[str, tuple[set[str], list[Any]]]] = {
             AUDIT_CHAIN | {"dynamodb:Query"},
             [{"Fn::GetAtt": ["AuditTable", "Arn"]}, "${AuditTable.Arn}/index/*"],
         ),
-        "WriteAndDeleteExports": ({"s3:PutObject", "s3:DeleteObject"}, [EXPORTS]),
+        "WriteAndDeleteExports": ({"s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload"}, [EXPORTS]),
+        # issue 31.7: an erasure lists the user's prefix (the ListBucket statement carries an s3:prefix condition)
+        "ListExports": ({"s3:ListBucket"}, [{"Fn::GetAtt": ["ExportBucket", "Arn"]}]),
+        "ListExportUploads": ({"s3:ListBucketMultipartUploads"}, [{"Fn::GetAtt": ["ExportBucket", "Arn"]}]),
         "PurgeDeadLetters": ({"sqs:ReceiveMessage", "sqs:DeleteMessage"}, [{"Fn::GetAtt": ["MemoryDLQ", "Arn"]}]),
         "MemoryCollection": ({"aoss:APIAccessAll"}, [COLLECTION]),
         "ExistingMemoryCollection": ({"aoss:APIAccessAll"}, [{"Ref": "OpenSearchResourceArn"}]),

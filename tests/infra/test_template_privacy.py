@@ -56,7 +56,20 @@ def test_only_the_privacy_function_writes_or_deletes_archives_and_the_run_functi
         for statement in policy_statements(name):
             if "ExportBucket" in references(statement["Resource"]):
                 grants.setdefault(name, set()).update(as_list(statement["Action"]))
-    assert grants == {"RunFunction": {"s3:GetObject"}, "PrivacyFunction": {"s3:PutObject", "s3:DeleteObject"}}
+    privacy = {"s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload", "s3:ListBucket"}
+    assert grants == {"RunFunction": {"s3:GetObject"}, "PrivacyFunction": privacy | {"s3:ListBucketMultipartUploads"}}
+
+
+def test_the_privacy_function_lists_and_aborts_only_under_the_export_prefix() -> None:
+    """An erasure lists the user's prefix (archives and uploads in progress), aborts and deletes under it."""
+    statements = {s.get("Sid"): s for s in policy_statements("PrivacyFunction")}
+    listing = statements["ListExports"]
+    assert listing["Action"] == "s3:ListBucket" and listing["Resource"] == {"Fn::GetAtt": ["ExportBucket", "Arn"]}
+    assert listing["Condition"] == {"StringLike": {"s3:prefix": "exports/*"}}
+    assert statements["ListExportUploads"]["Action"] == "s3:ListBucketMultipartUploads"
+    writes = statements["WriteAndDeleteExports"]
+    assert "s3:AbortMultipartUpload" in writes["Action"]
+    assert writes["Resource"] == {"Fn::Sub": "${ExportBucket.Arn}/exports/*"}
 
 
 def test_only_the_privacy_function_may_take_messages_off_the_memory_dead_letter_queue() -> None:

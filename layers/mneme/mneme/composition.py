@@ -160,7 +160,9 @@ def _openai_clients(settings: Settings, boto: Any, retries: Any) -> Any:
             provider.append(SecretsProvider(boto3_client=LazyClient(boto, "secretsmanager", retries, settings.region)))
         return SecretsManagerKeys(provider[0], arn)
 
-    return OpenAIClients(settings.openai_base_url_for, keys_for)
+    return OpenAIClients(
+        settings.openai_base_url_for, keys_for, allow_private_networks=settings.model_allow_private_networks
+    )
 
 
 def _privacy_ports(settings: Settings, boto: Any, retries: Any, sqs: Any) -> dict[str, Any]:

@@ -5,12 +5,19 @@ IPv4 address a gateway would reach — IPv4-mapped (``::ffff:a.b.c.d``), IPv4-co
 (``64:ff9b::/96``, ``64:ff9b:1::/48``), 6to4 (``2002::/16``) with a non-global IPv4 inside, Teredo. A host
 written as a non-canonical number (``127.1``, ``2852039166``, ``0x7f.0.0.1``, ``0177.0.0.1``) is refused as
 such: resolvers read those as IPv4 addresses, so they would slip past a check of the text.
+
+:func:`resolve_public` resolves a name once and checks every address: a caller connects to the address it
+answers (never to a second resolution of the name, which a rebinding DNS server could answer otherwise).
 """
 
 from __future__ import annotations
 
 import ipaddress
 import re
+import socket
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urlsplit
 
 _NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
 _COMPATIBLE = ipaddress.ip_network("::/96")
@@ -68,3 +75,33 @@ def host_problem(host: str) -> str | None:
     except ValueError:
         return numeric_form_problem(host)
     return address_problem(address)
+
+
+def public_https_problem(url: str) -> str | None:
+    """Why ``url`` may not be called where only public https servers may, from its text (the scheme, an IP
+    literal, ``localhost``, a numeric host); what its name resolves to is checked when it is called."""
+    parts = urlsplit(url)
+    if parts.scheme != "https":
+        return f"{parts.scheme or 'no scheme'}:// is not https"
+    return host_problem(parts.hostname or "")
+
+
+def resolve_public(
+    host: str, port: int, *, resolve: Callable[..., list[Any]] | None = None
+) -> tuple[str, None] | tuple[None, str]:
+    """``(address, None)``: the first address ``host`` resolves to, all of them allowed; else ``(None, why)``."""
+    problem = numeric_form_problem(host)
+    if problem:
+        return None, f"the host {host!r} is refused: {problem}"
+    try:
+        infos = (resolve or socket.getaddrinfo)(host, port, proto=socket.IPPROTO_TCP)
+    except (OSError, UnicodeError) as exc:
+        return None, f"the host {host!r} cannot be resolved: {exc}"
+    addresses = [ipaddress.ip_address(str(info[4][0]).split("%", 1)[0]) for info in infos]
+    for address in addresses:
+        problem = address_problem(address)
+        if problem:
+            return None, f"the host {host!r} resolves to a {problem}"
+    if not addresses:
+        return None, f"the host {host!r} resolves to no address"
+    return str(addresses[0]), None

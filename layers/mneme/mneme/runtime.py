@@ -115,10 +115,11 @@ class Runtime:
         action = event.get("action")
         if action in ("step", "await_approval", "fail"):
             return self.state_machine(str(action), event)
-        if action == "sweep":
+        if action == "sweep":  # runs nothing runs any more are failed; privacy jobs nothing runs are resumed
+            from mneme.engine.privacy.resume import resume_open_jobs
             from mneme.engine.runs.sweeper import sweep
 
-            return sweep(self.deps).to_dict()
+            return {**sweep(self.deps).to_dict(), "privacy_jobs_resumed": resume_open_jobs(self.deps)}
         if action == "redrive" or event.get("detail-type") == "mneme.Redrive":
             from mneme.engine.memory_io.redrive import redrive_outbox
 

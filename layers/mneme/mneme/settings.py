@@ -100,6 +100,9 @@ class Settings(BaseModel, defer_build=True):
     #: ARNs, comma-separated; the default one above is allowed too): any other is refused at save and fetch
     openai_api_key_secret_arns: tuple[str, ...] = Field((), alias="MNEME_OPENAI_API_KEY_SECRET_ARNS")
     openai_api_key: SecretStr | None = Field(None, alias="MNEME_OPENAI_API_KEY")
+    #: openai-compatible base URLs may be http and reach loopback / private / link-local addresses (local mode,
+    #: for a model server on this machine); never on AWS by default (issue 31.8, mneme.adapters.models.egress)
+    model_allow_private_networks: bool = Field(False, alias="MNEME_MODEL_ALLOW_PRIVATE_NETWORKS")
     # OpenTelemetry spans (mneme.telemetry): off by default; message content only when opted in
     otel_enabled: bool = Field(False, alias="MNEME_OTEL_ENABLED")
     otel_capture_content: bool = Field(False, alias="MNEME_OTEL_CAPTURE_CONTENT")

@@ -49,7 +49,8 @@ def stub() -> Iterator[StubServer]:
 
 
 def model(stub: StubServer, key: str | None = KEY) -> OpenAICompatibleModel:
-    return OpenAICompatibleModel(stub.base_url, StaticKey(key))
+    """A client of the loopback stub: local mode's policy (private networks allowed)."""
+    return OpenAICompatibleModel(stub.base_url, StaticKey(key), allow_private=True)
 
 
 def test_a_text_reply_and_the_request_on_the_wire(stub: StubServer) -> None:
@@ -182,7 +183,7 @@ def test_an_unreachable_endpoint_is_unavailable() -> None:
     with openai_stub() as gone:
         url = gone.base_url
     with pytest.raises(ModelUnavailable):
-        OpenAICompatibleModel(url, StaticKey(KEY)).converse(REQUEST)
+        OpenAICompatibleModel(url, StaticKey(KEY), allow_private=True).converse(REQUEST)
 
 
 def test_without_a_key_no_authorization_header_is_sent(stub: StubServer) -> None:
@@ -201,7 +202,8 @@ def test_the_key_is_read_from_secrets_manager_once_per_container(stub: StubServe
     reads: list[str] = []
     client.meta.events.register("before-call.secrets-manager.GetSecretValue", lambda **_: reads.append("read"))
     stub.reply(TEXT, TEXT)
-    openai = OpenAICompatibleModel(stub.base_url, SecretsManagerKeys(SecretsProvider(boto3_client=client), arn))
+    keys = SecretsManagerKeys(SecretsProvider(boto3_client=client), arn)
+    openai = OpenAICompatibleModel(stub.base_url, keys, allow_private=True)
     openai.converse(REQUEST)
     openai.converse(REQUEST)
     assert [r.headers["authorization"] for r in stub.received] == [f"Bearer {KEY}"] * 2
@@ -216,5 +218,5 @@ def test_an_unreadable_secret_makes_the_model_unavailable(stub: StubServer) -> N
     missing = "arn:aws:secretsmanager:us-east-1:123456789012:secret:mneme/none-AbCdEf"
     keys = SecretsManagerKeys(SecretsProvider(boto3_client=client), missing)
     with pytest.raises(ModelUnavailable, match="secret could not be read"):
-        OpenAICompatibleModel(stub.base_url, keys).converse(REQUEST)
+        OpenAICompatibleModel(stub.base_url, keys, allow_private=True).converse(REQUEST)
     assert stub.received == []

@@ -36,10 +36,11 @@ def stub() -> Iterator[StubServer]:
 
 @pytest.fixture
 def world(stub: StubServer) -> World:
-    world = make_world(OfflineModel(), MNEME_OPENAI_BASE_URL=stub.base_url)
+    world = make_world(OfflineModel(), MNEME_OPENAI_BASE_URL=stub.base_url, MNEME_MODEL_ALLOW_PRIVATE_NETWORKS="true")
     settings = world.deps.settings
     world.deps.models = ModelClients(
-        None, openai=OpenAIClients(settings.openai_base_url_for, lambda _arn: StaticKey(KEY))
+        None,
+        openai=OpenAIClients(settings.openai_base_url_for, lambda _arn: StaticKey(KEY), allow_private_networks=True),
     )
     return world
 

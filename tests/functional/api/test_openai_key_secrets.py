@@ -77,7 +77,11 @@ def secrets() -> Iterator[tuple[_CountingSession, dict[str, str]]]:
 def _clients(session: _CountingSession, stub: StubServer, allowed: str) -> Any:
     from mneme.adapters.models.registry import ModelClients
 
-    settings = Settings(MNEME_OPENAI_BASE_URL=stub.base_url, MNEME_OPENAI_API_KEY_SECRET_ARNS=allowed)
+    settings = Settings(
+        MNEME_OPENAI_BASE_URL=stub.base_url,
+        MNEME_OPENAI_API_KEY_SECRET_ARNS=allowed,
+        MNEME_MODEL_ALLOW_PRIVATE_NETWORKS=True,  # the stub listens on loopback
+    )
     return ModelClients(None, openai=_openai_clients(settings, session, None))
 
 

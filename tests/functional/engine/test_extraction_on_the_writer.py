@@ -80,7 +80,11 @@ def test_a_writer_configured_like_the_run_extracts_with_the_allowed_key(key_secr
     session, arn = key_secret
     world = make_world(OfflineModel())
     stub.reply(_extraction_reply())
-    settings = Settings(MNEME_OPENAI_ENDPOINTS=stub.base_url, MNEME_OPENAI_API_KEY_SECRET_ARNS=arn)
+    settings = Settings(
+        MNEME_OPENAI_ENDPOINTS=stub.base_url,
+        MNEME_OPENAI_API_KEY_SECRET_ARNS=arn,
+        MNEME_MODEL_ALLOW_PRIVATE_NETWORKS=True,  # the stub listens on loopback
+    )
     # When the writer takes the job
     assert _drain(world, settings, session, _job(stub.base_url, arn)) == {"batchItemFailures": []}
     # Then it called the job's endpoint with the secret's key, and stored the fact
@@ -103,7 +107,8 @@ def test_a_writer_without_the_providers_settings_finishes_the_job_with_its_reaso
 def test_a_key_secret_outside_the_writers_allow_list_is_not_read(key_secret: Any, stub: StubServer) -> None:
     session, arn = key_secret
     world = make_world(OfflineModel())
-    settings = Settings(MNEME_OPENAI_ENDPOINTS=stub.base_url)  # the endpoint, but no key secret allowed
+    # the endpoint (on loopback: allowed), but no key secret allowed
+    settings = Settings(MNEME_OPENAI_ENDPOINTS=stub.base_url, MNEME_MODEL_ALLOW_PRIVATE_NETWORKS=True)
     assert _drain(world, settings, session, _job(stub.base_url, arn)) == {"batchItemFailures": []}
     assert stub.received == []
     [record] = world.deps.audit.query("alice", action="denied").records

@@ -61,3 +61,44 @@ def test_a_restart_removes_the_partial_archive_a_killed_server_left(tmp_path: Pa
         assert not partial.exists()
     finally:
         restarted.stop()
+
+
+def _left_running(data_dir: Path, user: str, export_id: str) -> Path:
+    """What ``kill -9`` in the middle of an export leaves: its record ``running``, a ``.partial`` archive."""
+    from mneme.adapters.dynamo.privacy_ledger import ItemPrivacyLedger
+    from mneme_local.sqlite_items import open_local_tables
+
+    main, audit = open_local_tables(data_dir)
+    try:
+        ledger = ItemPrivacyLedger(main)
+        status = ledger.get_export(user, export_id)
+        assert status is not None
+        ledger.put_export(status.model_copy(update={"status": "running", "bytes": 0, "counts": {}}))
+        archive = data_dir / "exports" / status.object_key
+    finally:
+        main.close()
+        audit.close()
+    partial = archive.with_suffix(".partial")
+    archive.replace(partial)
+    partial.write_bytes(partial.read_bytes()[:40])  # cut off mid-line
+    return archive
+
+
+def test_an_export_a_killed_server_left_running_is_built_on_restart(tmp_path: Path) -> None:
+    first = LocalServer(tmp_path).start()
+    try:
+        gail = Client(first, first.token("gail"))
+        gail.call("PUT", "/v1/me/settings", {"name": "Gail"}, expect=200)
+        export_id = gail.call("POST", "/v1/me/export", expect=202)["export_id"]
+    finally:
+        first.stop()
+    archive = _left_running(tmp_path, "gail", export_id)
+    restarted = LocalServer(tmp_path).start()
+    try:
+        status = Client(restarted, restarted.token("gail")).call("GET", f"/v1/me/exports/{export_id}", expect=200)
+        assert status["status"] == "ready" and status["counts"]["settings"] == 1
+        assert not archive.with_suffix(".partial").exists()
+        lines = archive.read_bytes().decode().splitlines()
+        assert json.loads(lines[-1])["kind"] == "export_end" and archive.stat().st_mode & 0o777 == 0o600
+    finally:
+        restarted.stop()

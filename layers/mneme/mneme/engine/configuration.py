@@ -7,10 +7,11 @@ from typing import Generic, TypeVar
 
 from mneme.context.caching import supports_reasoning
 from mneme.context.variables import task_context_warnings
+from mneme.egress import public_https_problem
 from mneme.engine.deps import Deps
 from mneme.engine.runs.time_budget import step_model_window
 from mneme.errors import Conflict, Forbidden, InvalidInput, NotFound
-from mneme.models.agent import Agent, Skill, Task
+from mneme.models.agent import Agent, ModelSpec, Skill, Task
 from mneme.models.common import GLOBAL_OWNER, is_slug
 from mneme.models.mcp import destination_problem
 from mneme.models.requests import AgentBody, SkillBody, TaskBody
@@ -80,6 +81,7 @@ def put_agent(deps: Deps, caller: Caller, agent_id: str, body: AgentBody) -> Sav
             "(MNEME_OPENAI_BASE_URL, MNEME_OPENAI_ENDPOINTS)",
             field="model.endpoint",
         )
+    _check_model_destination(deps, agent_model=body.model)
     secret = model.api_key_secret_arn
     if secret and not deps.settings.openai_key_secret_allowed(secret):  # its value is sent to the endpoint
         raise InvalidInput(
@@ -103,6 +105,21 @@ def put_agent(deps: Deps, caller: Caller, agent_id: str, body: AgentBody) -> Sav
     warnings += [f"skill {name!r} does not exist yet" for name in sorted(missing)]
     config.put_agent(agent)
     return Saved(agent, warnings)
+
+
+def _check_model_destination(deps: Deps, *, agent_model: ModelSpec) -> None:
+    """The base URL an openai-compatible agent calls must be public https unless the deployment allows private
+    networks (issue 31.8): refused at save; its name's addresses are checked again at every connection."""
+    base = deps.settings.openai_base_url_for(agent_model.endpoint)
+    if agent_model.provider != "openai-compatible" or not base or deps.settings.model_allow_private_networks:
+        return
+    problem = public_https_problem(base)
+    if problem:
+        raise InvalidInput(
+            f"the model endpoint {base!r} is refused in this deployment: {problem} "
+            "(MNEME_MODEL_ALLOW_PRIVATE_NETWORKS allows private networks)",
+            field="model.endpoint",
+        )
 
 
 def _check_mcp_destinations(deps: Deps, agent: Agent) -> None:

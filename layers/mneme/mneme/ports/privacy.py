@@ -8,6 +8,7 @@ the store ports themselves.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from datetime import datetime
 from typing import Literal, Protocol
 
 from mneme.models.privacy import ErasureState, ExportStatus
@@ -20,6 +21,14 @@ class PrivacyJob(Record):
     kind: Literal["export", "erasure"]
     user_id: str
     job_id: str  # the export id / the erasure id
+
+
+class OpenJob(Record):
+    """A privacy job not final yet (an export ``pending`` / ``running``, an erasure ``running``), with when its
+    record was last written: what a restart (or the sweep, on AWS) hands to the worker again."""
+
+    job: PrivacyJob
+    touched_at: datetime
 
 
 class PrivacyJobQueue(Protocol):
@@ -41,6 +50,14 @@ class PrivacyLedger(Protocol):
         """The erasure states of those of ``user_ids`` that have one (one batch read)."""
         ...
 
+    def open_jobs(self) -> list[OpenJob]:
+        """Every export and erasure not final yet, the least recently written first."""
+        ...
+
+    def touch(self, job: PrivacyJob) -> None:
+        """Mark a job as written now while it is still open (nothing happens once it is final)."""
+        ...
+
 
 class ExportStorage(Protocol):
     def write(self, key: str, lines: Iterable[bytes]) -> int:
@@ -53,6 +70,15 @@ class ExportStorage(Protocol):
 
     def delete(self, key: str) -> None:
         """Remove an archive (nothing happens when it is gone already)."""
+        ...
+
+    def erase_prefix(self, prefix: str) -> int:
+        """Remove everything stored under ``prefix`` (one user's exports): finished archives and partial ones
+        (S3: multipart uploads in progress are aborted; locally: ``.partial`` files). Answers how many."""
+        ...
+
+    def left_under(self, prefix: str) -> list[str]:
+        """What is still stored under ``prefix``, finished or partial (an erasure verifies it is empty)."""
         ...
 
 

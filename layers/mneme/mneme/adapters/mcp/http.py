@@ -7,12 +7,11 @@ limit. httpx2 is imported on first use only (the transport class is built then).
 
 from __future__ import annotations
 
-import ipaddress
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from mneme.egress import address_problem, numeric_form_problem
+from mneme.egress import resolve_public
 from mneme.errors import McpUnavailable
 
 if TYPE_CHECKING:
@@ -22,29 +21,16 @@ if TYPE_CHECKING:
 def check_destination(url: str, *, allow_private: bool) -> str | None:
     """Raise McpUnavailable unless ``url`` may be called (see the module doc); nothing to check when private
     networks are allowed (local mode). Answers the checked address to connect to (None in local mode)."""
-    import socket
-
     parts = urlsplit(url)
     host = parts.hostname or ""
     if allow_private:
         return None
     if parts.scheme != "https":
         raise McpUnavailable(f"{parts.scheme}:// is not allowed here; MCP servers must use https")
-    problem = numeric_form_problem(host)
-    if problem:
-        raise McpUnavailable(f"the host {host!r} is refused: {problem}")
-    try:
-        infos = socket.getaddrinfo(host, parts.port or 443, proto=socket.IPPROTO_TCP)
-    except (OSError, UnicodeError) as exc:
-        raise McpUnavailable(f"the host {host!r} cannot be resolved: {exc}") from None
-    addresses = [ipaddress.ip_address(str(info[4][0]).split("%", 1)[0]) for info in infos]
-    for address in addresses:
-        problem = address_problem(address)
-        if problem:
-            raise McpUnavailable(f"the host {host!r} resolves to a {problem}")
-    if not addresses:
-        raise McpUnavailable(f"the host {host!r} resolves to no address")
-    return str(addresses[0])
+    address, problem = resolve_public(host, parts.port or 443)
+    if address is None:
+        raise McpUnavailable(problem or f"the host {host!r} is refused")
+    return address
 
 
 def _make_guarded_transport() -> type:

@@ -7,9 +7,12 @@ Timeouts: 5 s to connect, 60 s to read (the Bedrock client's defaults). Retries:
 connection error or a 500/502/503/504 reply; a 429 is not retried here — it becomes
 :class:`ModelThrottled`, which the state machine retries with backoff like Bedrock throttling.
 
-Errors: 401 / 403 → :class:`ModelRequestRejected` without the server's message (OpenAI's echoes part of the
-key); 400 / 404 / 413 / 422 → :class:`ModelRequestRejected` with it; 429 → :class:`ModelThrottled`; any other
-status, a connection failure, a timeout or a body that is not a Chat Completion → :class:`ModelUnavailable`.
+Errors: 401 / 403 / 400 / 404 / 413 / 422 → :class:`ModelRequestRejected`; 429 → :class:`ModelThrottled`; any
+other status, a connection failure, a timeout or a body that is not a Chat Completion →
+:class:`ModelUnavailable`. An error names the status and the body's short ``code`` / ``type`` (a token such as
+``invalid_api_key``), never the body's text (issue 31.8: the reason reaches run events, and the endpoint may be
+an internal service; OpenAI's 401 text also echoes part of the key). Where the request may go and that no
+redirect is followed: :mod:`mneme.adapters.models.egress` (a 3xx is :class:`ModelRequestRejected`).
 
 The API key comes from an :class:`ApiKeySource`: Secrets Manager on AWS (``SecretsManagerKeys``: the agent's
 ``api_key_secret_arn``, else the deployment's, cached for the container's life up to ``max_age``), the
@@ -21,8 +24,10 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 from typing import TYPE_CHECKING, Any, Protocol
 
+from mneme.adapters.models.egress import check_base_url, guarded_session
 from mneme.adapters.models.openai_wire import from_chat_completion, to_chat_completions
 from mneme.errors import ModelRequestRejected, ModelThrottled, ModelTimedOut, ModelUnavailable
 from mneme.observability import traced
@@ -35,6 +40,7 @@ RETRY_STATUSES = (500, 502, 503, 504)
 REJECTED_STATUSES = frozenset({400, 404, 413, 422})
 AUTH_STATUSES = frozenset({401, 403})
 SECRET_MAX_AGE_SECONDS = 900
+_SHORT_CODE = re.compile(r"^[A-Za-z0-9_.:-]{1,48}$")
 
 
 class ApiKeySource(Protocol):
@@ -77,10 +83,11 @@ class SecretsManagerKeys:
 class OpenAICompatibleModel:
     """Sends the recorded Converse-shaped request as a Chat Completion to ``{base_url}/chat/completions``."""
 
-    def __init__(self, base_url: str, keys: ApiKeySource, *, session: Any = None) -> None:
+    def __init__(self, base_url: str, keys: ApiKeySource, *, allow_private: bool = False, session: Any = None) -> None:
         self._url = base_url.rstrip("/") + "/chat/completions"
         self._keys = keys
-        self._session = session or _pooled_session()
+        self._allow_private = allow_private
+        self._session = session or _pooled_session(allow_private)
 
     @traced("openai.chat_completions")
     def converse(self, request: dict[str, Any], *, timeout_seconds: float | None = None) -> ModelResponse:
@@ -88,6 +95,7 @@ class OpenAICompatibleModel:
         import requests
 
         model_id = str(request.get("modelId", ""))
+        check_base_url(self._url, allow_private=self._allow_private)
         headers = {"Content-Type": "application/json"}
         key = self._keys.api_key()
         if key:
@@ -98,6 +106,7 @@ class OpenAICompatibleModel:
                 data=json.dumps(to_chat_completions(request), ensure_ascii=False).encode(),
                 headers=headers,
                 timeout=(CONNECT_TIMEOUT, min(READ_TIMEOUT, timeout_seconds or READ_TIMEOUT)),
+                allow_redirects=False,
             )
         except requests.ReadTimeout as exc:
             raise ModelTimedOut(
@@ -108,6 +117,11 @@ class OpenAICompatibleModel:
                 f"the model endpoint for {model_id!r} could not be reached ({type(exc).__name__})",
                 details={"model_id": model_id, "error": type(exc).__name__},
             ) from exc
+        if 300 <= reply.status_code < 400:
+            raise ModelRequestRejected(
+                f"the model endpoint for {model_id!r} answered a redirect ({reply.status_code}); it is not followed",
+                details={"model_id": model_id, "status": reply.status_code},
+            )
         if reply.status_code != 200:
             raise _translate(reply.status_code, _error_body(reply), model_id)
         try:
@@ -119,9 +133,7 @@ class OpenAICompatibleModel:
         return from_chat_completion(body)
 
 
-def _pooled_session() -> Any:
-    import requests
-    from requests.adapters import HTTPAdapter
+def _pooled_session(allow_private: bool) -> Any:
     from urllib3.util.retry import Retry
 
     retry = Retry(
@@ -135,11 +147,7 @@ def _pooled_session() -> Any:
         respect_retry_after_header=False,
         raise_on_status=False,
     )
-    session = requests.Session()
-    adapter = HTTPAdapter(max_retries=retry, pool_maxsize=10)
-    session.mount("https://", adapter)
-    session.mount("http://", adapter)
-    return session
+    return guarded_session(allow_private=allow_private, retry=retry, pool_size=10)
 
 
 def _error_body(reply: Any) -> dict[str, Any]:
@@ -153,18 +161,25 @@ def _error_body(reply: Any) -> dict[str, Any]:
     return {"message": error} if isinstance(error, str) else {}
 
 
+def _short_code(error: dict[str, Any], status: int) -> str:
+    """The body's ``code`` (else ``type``) when it is a short token; else the status alone."""
+    for value in (error.get("code"), error.get("type")):
+        if isinstance(value, str | int) and _SHORT_CODE.match(str(value)):
+            return str(value)
+    return str(status)
+
+
 def _translate(status: int, error: dict[str, Any], model_id: str) -> ModelUnavailable:
-    code = str(error.get("code") or error.get("type") or status)
+    code = _short_code(error, status)
     details = {"model_id": model_id, "status": status, "code": code}
     if status in AUTH_STATUSES:
         return ModelRequestRejected(
             f"the model endpoint refused the API key for {model_id!r} ({status} {code})", details=details
         )
-    message = str(error.get("message") or "")[:500]
     if status == 429:
-        return ModelThrottled(f"the model endpoint throttled {model_id!r} (429 {code}): {message}", details=details)
+        return ModelThrottled(f"the model endpoint throttled {model_id!r} (429 {code})", details=details)
     if status in REJECTED_STATUSES:
         return ModelRequestRejected(
-            f"the model endpoint rejected the request for {model_id!r} ({status} {code}): {message}", details=details
+            f"the model endpoint rejected the request for {model_id!r} ({status} {code})", details=details
         )
-    return ModelUnavailable(f"the model endpoint for {model_id!r} failed ({status} {code}): {message}", details=details)
+    return ModelUnavailable(f"the model endpoint for {model_id!r} failed ({status} {code})", details=details)

@@ -34,8 +34,15 @@ class OpenAIClients:
     """The roots' :class:`OpenAIFactory`: ``base_url_for`` from the settings' allow list, one client per base
     URL and key source (``keys_for(secret_arn)``); the adapter (and ``requests``) is imported on first use."""
 
-    def __init__(self, base_url_for: Callable[[str | None], str | None], keys_for: Callable[[str | None], Any]) -> None:
+    def __init__(
+        self,
+        base_url_for: Callable[[str | None], str | None],
+        keys_for: Callable[[str | None], Any],
+        *,
+        allow_private_networks: bool = False,
+    ) -> None:
         self._base_url_for, self._keys_for = base_url_for, keys_for
+        self._allow_private = allow_private_networks
 
     def base_url_for(self, endpoint: str | None) -> str | None:
         return self._base_url_for(endpoint)
@@ -43,7 +50,7 @@ class OpenAIClients:
     def client(self, base_url: str, secret_arn: str | None) -> ModelClient:
         from mneme.adapters.models.openai import OpenAICompatibleModel
 
-        return OpenAICompatibleModel(base_url, self._keys_for(secret_arn))
+        return OpenAICompatibleModel(base_url, self._keys_for(secret_arn), allow_private=self._allow_private)
 
 
 class ModelClients:

@@ -11,14 +11,16 @@ the last phase it finished when it is requested again or its job is redelivered.
    Writes still queued are dropped by the writer: the erasure state is its tombstone.
 3. **memories** — every entry in the user's namespaces, of every status, derived entries included, is
    deleted for good from the memory store.
-4. **exports** — the user's export archives are deleted.
+4. **exports** — everything under the user's export prefix is deleted: finished archives and partial ones
+   (an upload in progress on S3, a ``.partial`` file locally, left by an export a crash interrupted).
 5. **chats**, **runs** (events, requests, checkpoints, approval marks, outboxes, the idempotency records that
    are derived run ids, the per-minute rate windows), **config** (settings, agents, tasks, skills, export
    records) are deleted.
 6. **audit** — an ``erasure`` record is appended to the user's chain and the ``detail`` of every earlier
    record is redacted (the records themselves are kept, and the chain still verifies).
-7. **verify** — the stores are listed again; anything found (written meanwhile by a run still in flight) is
-   deleted and counted as ``late``, and the receipt says whether the last listing was empty.
+7. **verify** — the stores and the export prefix are listed again; anything found (written meanwhile by a run
+   still in flight) is deleted and counted as ``late``, and the receipt says whether the last listing was
+   empty (``verified``).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from collections.abc import Callable
 
 from mneme.engine.audit import AuditScope, AuditTrail, request_trail
 from mneme.engine.deps import Deps
+from mneme.engine.privacy.export import export_prefix
 from mneme.engine.privacy.owned import authored_global, extra_run_ids, run_chat_ids, user_items
 from mneme.errors import Forbidden, InvalidInput, NotFound, StoreUnavailable
 from mneme.models.audit import AuditRecord
@@ -139,10 +142,15 @@ def _memories(deps: Deps, state: ErasureState) -> ErasureState:
 
 def _exports(deps: Deps, state: ErasureState) -> ErasureState:
     if deps.exports is not None:
-        for item in deps.config.iter_owned(state.user_id):
+        deps.exports.erase_prefix(export_prefix(state.user_id))
+        for item in deps.config.iter_owned(state.user_id):  # a record naming a key elsewhere (none is written so)
             if item.kind == "export" and item.data.get("object_key"):
                 deps.exports.delete(str(item.data["object_key"]))
     return state
+
+
+def _exports_left(deps: Deps, user_id: str) -> list[str]:
+    return deps.exports.left_under(export_prefix(user_id)) if deps.exports is not None else []
 
 
 def _chats(deps: Deps, state: ErasureState) -> ErasureState:
@@ -181,12 +189,15 @@ def _audit(deps: Deps, state: ErasureState) -> ErasureState:
 
 def _verify(deps: Deps, state: ErasureState) -> ErasureState:
     late: Counter[str] = Counter(item.kind for item in user_items(deps, state.user_id, include_expired=True))
+    if exports_late := len(_exports_left(deps, state.user_id)):
+        late["export_file"] = exports_late
     if late:
-        for phase in (_memories, _chats, _runs, _config):
+        for phase in (_memories, _exports, _chats, _runs, _config):
             phase(deps, state)
     deps.rates.erase_owned(state.user_id)  # a run started meanwhile counted itself
     left = next(iter(user_items(deps, state.user_id, include_expired=True)), None)
-    return state.model_copy(update={"late": dict(late), "verified": left is None})
+    verified = left is None and not _exports_left(deps, state.user_id)
+    return state.model_copy(update={"late": dict(late), "verified": verified})
 
 
 _PHASES: dict[str, Callable[[Deps, ErasureState], ErasureState]] = {

@@ -36,9 +36,13 @@ from mneme.ports.privacy import ExportStorage, PrivacyJob, PrivacyJobQueue
 EXPORT_FORMAT = "mneme-export/1"
 
 
+def export_prefix(user_id: str) -> str:
+    """Where a user's archives are stored: under a digest of the user id (ids may hold any character)."""
+    return f"exports/{sha256(user_id.encode()).hexdigest()[:32]}/"
+
+
 def object_key(user_id: str, export_id: str) -> str:
-    """Where the archive is stored: under a digest of the user id (ids may hold any character)."""
-    return f"exports/{sha256(user_id.encode()).hexdigest()[:32]}/{export_id}.ndjson"
+    return f"{export_prefix(user_id)}{export_id}.ndjson"
 
 
 def _ports(deps: Deps) -> tuple[ExportStorage, PrivacyJobQueue]:
