@@ -14,10 +14,11 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
 
-$(VENV)/.stamp: requirements/dev.txt requirements/nodeps.txt layers/mneme/requirements.txt
+$(VENV)/.stamp: requirements/dev.txt requirements/nodeps.txt layers/mneme/requirements.txt clients/python/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -qq -r requirements/dev.txt
 	$(PY) -m pip install -qq --no-deps -r requirements/nodeps.txt
+	$(PY) -m pip install -qq --no-deps --no-build-isolation -e clients/python
 	touch $@
 
 $(SAM_VENV)/.stamp: requirements/sam.txt
@@ -100,6 +101,11 @@ clean: ## remove the environments and caches
 	rm -rf $(VENV) $(SAM_VENV) $(BENCH_VENV) node_modules .aws-sam .mypy_cache .ruff_cache .hypothesis
 
 .PHONY: help setup lint types unit functional infra pytest validate test browser-test screenshots deploy-console run token demo event fmt clean
+
+client-models: $(VENV)/.stamp ## regenerate clients/python's models from the API's OpenAPI document
+	PYTHONPATH=layers/mneme:local:functions/run $(PY) -m scripts.client_models
+
+.PHONY: client-models
 
 $(VENV)/.bench.stamp: $(VENV)/.stamp requirements/bench.txt
 	$(PY) -m pip install -qq -r requirements/bench.txt
