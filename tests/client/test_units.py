@@ -107,3 +107,23 @@ def test_follow_gives_up_on_a_stream_that_never_ends() -> None:
     transport = httpx.MockTransport(lambda request: httpx.Response(200, text=""))
     with _client(transport) as client, pytest.raises(ClientError, match="closed"):
         list(client.follow("r1"))
+
+
+def test_async_follow_resumes_after_the_last_event_id_too() -> None:
+    import asyncio
+
+    from mneme_client import AsyncClient
+
+    requests: list[str | None] = []
+    streams = [_event(1, "run_started"), _event(2, "completed") + "event: end\ndata: {}\n\n"]
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        requests.append(request.headers.get("Last-Event-ID"))
+        return httpx.Response(200, text=streams[len(requests) - 1])
+
+    async def follow() -> list[str]:
+        async with AsyncClient("http://mneme.test", "t", transport=httpx.MockTransport(answer)) as client:
+            return [item.type async for item in client.follow("r1") if isinstance(item, EventView)]
+
+    assert asyncio.run(follow()) == ["run_started", "completed"]
+    assert requests == [None, "1"]
