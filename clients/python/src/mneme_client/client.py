@@ -1,0 +1,151 @@
+"""The synchronous client: ``Client(base_url, token)``; every method is one call of :mod:`mneme_client.calls`."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any, TypeVar
+
+import httpx
+
+from mneme_client import calls, models
+from mneme_client.calls import Call, RunStarted
+from mneme_client.errors import ClientError
+from mneme_client.sse import FollowItem, SSEDecoder, item_of
+
+T = TypeVar("T")
+DEFAULT_URL = "http://127.0.0.1:8000"
+MAX_RECONNECTS = 5  # a stream that closes again and again without progress is given up
+
+
+def default_url() -> str:
+    if os.environ.get("MNEME_URL"):
+        return os.environ["MNEME_URL"].rstrip("/")
+    port = os.environ.get("MNEME_PORT")
+    return f"http://127.0.0.1:{port}" if port else DEFAULT_URL
+
+
+def auth_headers(token: str | None) -> dict[str, str]:
+    token = token if token is not None else os.environ.get("MNEME_TOKEN")
+    return {"Authorization": f"Bearer {token}"} if token else {}
+
+
+class Client:
+    """mneme's HTTP API. ``base_url`` defaults to ``$MNEME_URL`` (else ``127.0.0.1:$MNEME_PORT``, else
+    ``:8000``), ``token`` to ``$MNEME_TOKEN``. Errors raise :class:`mneme_client.ApiError`."""
+
+    def __init__(
+        self,
+        base_url: str | None = None,
+        token: str | None = None,
+        *,
+        timeout: float = 60.0,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        self._http = httpx.Client(
+            base_url=base_url or default_url(), headers=auth_headers(token), timeout=timeout, transport=transport
+        )
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._http.close()
+
+    def call(self, call: Call[T]) -> T:
+        response = self._http.request(
+            call.method, call.path, params=call.params or None, json=call.body, headers=call.headers or None
+        )
+        return call.parse(response)
+
+    def health(self) -> dict[str, Any]:
+        return self.call(calls.health())
+
+    def list_agents(self) -> list[dict[str, Any]]:
+        return self.call(calls.list_agents())
+
+    def get_agent(self, agent_id: str) -> dict[str, Any]:
+        return self.call(calls.get_agent(agent_id))
+
+    def put_agent(self, agent_id: str, agent: models.AgentBody | dict[str, Any]) -> dict[str, Any]:
+        return self.call(calls.put_agent(agent_id, agent))
+
+    def delete_agent(self, agent_id: str) -> None:
+        self.call(calls.delete_agent(agent_id))
+
+    def start_run(self, agent_id: str, text: str, *, idempotency_key: str | None = None, **options: Any) -> RunStarted:
+        """``POST /v1/runs``: a finished :class:`RunView` (fast path) or a :class:`RunAcceptedView` (202)."""
+        return self.call(calls.start_run(agent_id, text, idempotency_key=idempotency_key, **options))
+
+    def get_run(self, run_id: str) -> models.RunView:
+        return self.call(calls.get_run(run_id))
+
+    def run_events(self, run_id: str, **query: Any) -> models.EventsView:
+        """One page of a run's events (``after``, ``cursor``, ``wait`` for a long-poll, ``tree``)."""
+        return self.call(calls.run_events(run_id, **query))
+
+    def cancel_run(self, run_id: str) -> models.CancelView:
+        return self.call(calls.cancel_run(run_id))
+
+    def follow(self, run_id: str, *, tree: bool = False) -> Iterator[FollowItem]:
+        """The run's events (and text deltas) as the server streams them, until the run is final; a closed
+        connection is resumed after the last event seen (``Last-Event-ID``)."""
+        decoder = SSEDecoder()
+        params = {"tree": "true"} if tree else {}
+        for _attempt in range(MAX_RECONNECTS):
+            position = decoder.last_event_id
+            headers = {"Accept": "text/event-stream"} | ({"Last-Event-ID": position} if position else {})
+            path = f"/v1/runs/{calls.seg(run_id)}/events"
+            with self._http.stream("GET", path, params=params, headers=headers, timeout=None) as response:
+                if response.status_code >= 400:
+                    response.read()
+                    calls.checked(response)
+                for line in response.iter_lines():
+                    sent = decoder.feed(line)
+                    if sent is None:
+                        continue
+                    if sent.event == "end":
+                        return
+                    if sent.event == "error":
+                        raise ClientError(f"the event stream failed: {sent.data}")
+                    item = item_of(sent)
+                    if item is not None:
+                        yield item
+        raise ClientError(f"the event stream of {run_id} closed {MAX_RECONNECTS} times before the run ended")
+
+    def search_memory(
+        self, query: str, *, namespaces: list[str] | None = None, top_k: int | None = None
+    ) -> models.SearchView:
+        return self.call(calls.search_memory(query, namespaces=namespaces, top_k=top_k))
+
+    def write_memory(
+        self, namespace: str, content: str, *, tags: list[str] | None = None, ttl_seconds: int | None = None
+    ) -> models.DocumentsView:
+        return self.call(calls.write_memory(namespace, content, tags=tags, ttl_seconds=ttl_seconds))
+
+    def memory_namespaces(self) -> models.NamespacesView:
+        return self.call(calls.memory_namespaces())
+
+    def export_memory(self, namespaces: list[str] | None = None) -> Iterator[models.DocumentView]:
+        """Every document of ``namespaces`` (default: every namespace the caller holds), page by page."""
+        names = namespaces or [entry.namespace for entry in self.memory_namespaces().namespaces]
+        for namespace in names:
+            cursor: str | None = None
+            while True:
+                page = self.call(calls.memory_page(namespace, cursor))
+                yield from page.documents
+                cursor = page.cursor
+                if not cursor:
+                    break
+
+    def list_chats(self) -> list[dict[str, Any]]:
+        return self.call(calls.list_chats())
+
+    def get_chat(self, chat_id: str, *, cursor: str | None = None) -> models.ChatView:
+        return self.call(calls.get_chat(chat_id, cursor=cursor))
+
+    def delete_chat(self, chat_id: str) -> None:
+        self.call(calls.delete_chat(chat_id))

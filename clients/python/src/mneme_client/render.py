@@ -1,0 +1,85 @@
+"""How the CLI prints what the API answers: one line per run event, memory hits, documents as NDJSON."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, TextIO
+
+from mneme_client import models
+from mneme_client.sse import FollowItem, TextDelta
+
+MAX_TEXT = 200
+
+
+def _short(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1] + "…"
+
+
+def event_line(event: models.EventView) -> str:
+    """``[seq] type details`` for one run event (tree events are indented by depth)."""
+    fields: dict[str, Any] = event.model_extra or {}
+    kind = event.type
+    if kind == "tool_call":
+        detail = f"{fields.get('tool')} {fields.get('status')}"
+        if fields.get("error"):
+            detail += f": {_short(fields['error'])}"
+    elif kind == "memory_hits":
+        hits = fields.get("hits") or fields.get("ids") or []
+        detail = f"{fields.get('count', len(hits))} hit(s)"
+    elif kind == "model_call":
+        usage = fields.get("usage") or {}
+        detail = f"{fields.get('model_id') or ''} in={usage.get('input_tokens')} out={usage.get('output_tokens')}"
+    elif kind in ("delegation_started", "delegation_finished"):
+        detail = f"{fields.get('agent_id')} → {fields.get('child_run_id')} (depth {fields.get('depth')})"
+    elif kind == "completed":
+        detail = f"{fields.get('status', '')} {_short(fields.get('output') or '')}".strip()
+    elif kind in ("error", "warning"):
+        detail = _short(fields.get("message") or fields.get("error") or fields)
+    else:
+        detail = ""
+    indent = "  " * int(fields.get("depth") or 0)
+    return f"{indent}[{event.seq}] {kind}" + (f" {detail.strip()}" if detail.strip() else "")
+
+
+class FollowPrinter:
+    """Prints a followed run: event lines, and model text as it streams (on its own lines)."""
+
+    def __init__(self, out: TextIO, *, as_json: bool = False) -> None:
+        self.out = out
+        self.as_json = as_json
+        self._in_text = False
+
+    def __call__(self, item: FollowItem) -> None:
+        if isinstance(item, TextDelta):
+            if self.as_json:
+                self.out.write(json.dumps({"delta": item.text, "run_id": item.run_id}) + "\n")
+            else:
+                self.out.write(item.text)
+                self._in_text = True
+            self.out.flush()
+            return
+        if self._in_text:
+            self.out.write("\n")
+            self._in_text = False
+        text = item.model_dump_json() if self.as_json else event_line(item)
+        self.out.write(text + "\n")
+        self.out.flush()
+
+
+def hit_lines(view: models.SearchView) -> list[str]:
+    return [f"{hit.relevance:.3f}  {hit.namespace}  {hit.id}\n       {_short(hit.content)}" for hit in view.hits]
+
+
+def document_json(document: models.DocumentView) -> str:
+    return json.dumps(document.model_dump(mode="json", by_alias=True), ensure_ascii=False, sort_keys=True)
+
+
+def run_summary(run: models.RunView) -> str:
+    lines = [f"run {run.run_id}: {run.status}"]
+    if run.output:
+        lines.append(run.output)
+    if run.error:
+        lines.append(f"error: {run.error}")
+    return "\n".join(lines)

@@ -1,0 +1,121 @@
+"""The ``mneme`` command line against a real local server, and installed from the repo by pip."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from mneme_client import cli
+from mneme_local.aws_stand_ins import free_port
+from tests.functional.local.support import REPO, LocalServer
+
+
+@pytest.fixture
+def env(server: LocalServer, monkeypatch: pytest.MonkeyPatch) -> str:
+    user = f"cli-{uuid.uuid4().hex[:8]}"
+    monkeypatch.setenv("MNEME_URL", server.base)
+    monkeypatch.setenv("MNEME_DATA_DIR", str(server.data_dir))
+    monkeypatch.delenv("MNEME_TOKEN", raising=False)
+    token = _mneme("token", user)[1].strip()
+    monkeypatch.setenv("MNEME_TOKEN", token)
+    return user
+
+
+def _mneme(*argv: str) -> tuple[int, str]:
+    out = io.StringIO()
+    code = cli.main(list(argv), out=out)
+    return code, out.getvalue()
+
+
+def _agent(tmp_path: Path) -> None:
+    body = tmp_path / "agent.json"
+    body.write_text(json.dumps({"label": "Helper", "tools": ["memory-search"]}), encoding="utf-8")
+    assert _mneme("agents", "put", "helper", str(body))[0] == 0
+
+
+def test_token_prints_one_line_the_server_accepts(env: str) -> None:
+    code, listed = _mneme("--json", "agents", "list")
+    assert (code, json.loads(listed)) == (0, [])
+
+
+def test_a_bad_token_is_an_error_exit(
+    env: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("MNEME_TOKEN", "not-a-token")
+    assert _mneme("agents", "list")[0] == 1
+    assert "401 unauthorized" in capsys.readouterr().err
+
+
+def test_run_follow_streams_events_then_the_output(env: str, tmp_path: Path) -> None:
+    _agent(tmp_path)
+    code, printed = _mneme("run", "helper", "/search apollo", "--follow")
+    lines = printed.splitlines()
+    assert code == 0
+    assert lines[0] == "[1] run_started"
+    assert any(line.endswith("tool_call memory-search success") for line in lines)
+    assert any("] completed succeeded" in line for line in lines)
+    summary = next(i for i, line in enumerate(lines) if line.startswith("run ") and line.endswith(": succeeded"))
+    assert lines[summary + 1] == "offline: tool results:"
+
+
+def test_run_without_follow_prints_the_output(env: str, tmp_path: Path) -> None:
+    _agent(tmp_path)
+    code, printed = _mneme("run", "helper", "hello")
+    assert code == 0
+    assert printed.splitlines()[-1] == "offline: hello"
+
+
+def test_run_of_an_unknown_agent_fails_with_the_apis_error(env: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _mneme("run", "nobody", "hello")[0] == 1
+    assert "404" in capsys.readouterr().err
+
+
+def test_memory_write_search_export(env: str, tmp_path: Path) -> None:
+    code, written = _mneme("memory", "write", f"vector.user.{env}.memory", "The Apollo review is due on March 15.")
+    assert code == 0
+    doc_id = written.strip()
+    code, found = _mneme("memory", "search", "When is the Apollo review due?")
+    assert code == 0 and doc_id in found and "March 15" in found
+    target = tmp_path / "memory.ndjson"
+    assert _mneme("memory", "export", "-o", str(target)) == (0, f"exported 1 document(s) to {target}\n")
+    assert [json.loads(line)["id"] for line in target.read_text(encoding="utf-8").splitlines()] == [doc_id]
+
+
+def test_an_unreachable_server_is_named(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    url = f"http://127.0.0.1:{free_port()}"
+    monkeypatch.setenv("MNEME_TOKEN", "x")
+    assert _mneme("--url", url, "agents", "list")[0] == 1
+    assert f"cannot reach {url}" in capsys.readouterr().err
+
+
+def test_pip_installs_the_package_with_its_mneme_command(tmp_path: Path) -> None:
+    target = tmp_path / "site"
+    source = shutil.copytree(
+        REPO / "clients/python", tmp_path / "src", ignore=shutil.ignore_patterns("build", "*.egg-info")
+    )
+    pip = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation"]
+    subprocess.run(
+        [*pip, "--target", str(target), str(source)],
+        check=True,
+        capture_output=True,
+        env={**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"},
+    )
+    assert (target / "mneme_client" / "py.typed").exists()
+    helped = subprocess.run(
+        [str(target / "bin" / "mneme"), "--help"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(target)},
+        check=False,
+    )
+    assert helped.returncode == 0, helped.stderr
+    for command in ("token", "run", "memory", "agents", "chats"):
+        assert command in helped.stdout

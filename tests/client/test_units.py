@@ -1,0 +1,129 @@
+"""The client's pieces without a server: the SSE decoder, local tokens, errors, resuming a follow."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import httpx
+import jwt
+import pytest
+
+from mneme_client import ApiError, Client, ClientError, TextDelta, local_token
+from mneme_client.models import EventView
+from mneme_client.sse import SSEDecoder
+from mneme_local import token as server_token
+
+
+def _feed(decoder: SSEDecoder, text: str) -> list[tuple[str, str, str | None]]:
+    events = [decoder.feed(line) for line in text.split("\n")]
+    return [(e.event, e.data, e.id) for e in events if e is not None]
+
+
+def test_sse_decoder_yields_an_event_at_each_blank_line() -> None:
+    decoder = SSEDecoder()
+    sent = _feed(decoder, 'id: 3\nevent: run_event\ndata: {"a":1}\n\n: keep-alive\n\nevent: end\ndata: {}\n\n')
+    assert sent == [("run_event", '{"a":1}', "3"), ("end", "{}", None)]
+    assert decoder.last_event_id == "3"
+
+
+def test_sse_decoder_joins_data_lines_and_waits_for_the_blank_line() -> None:
+    decoder = SSEDecoder()
+    assert _feed(decoder, "data: one\ndata: two") == []
+    assert _feed(decoder, "") == [("message", "one\ntwo", None)]
+
+
+def test_local_token_is_accepted_by_the_servers_verifier(tmp_path: Path) -> None:
+    key = server_token.signing_key(tmp_path)
+    claims = server_token.verify(key, local_token("alice", admin=True, folder=tmp_path))
+    assert claims["sub"] == "alice"
+    assert claims["cognito:groups"] == ["admin"]
+    assert "cognito:groups" not in server_token.verify(key, local_token("bob", folder=tmp_path))
+
+
+def test_local_token_from_another_key_is_refused(tmp_path: Path) -> None:
+    server_token.signing_key(tmp_path / "a")
+    key_b = server_token.signing_key(tmp_path / "b")
+    with pytest.raises(jwt.InvalidSignatureError):
+        server_token.verify(key_b, local_token("alice", folder=tmp_path / "a"))
+
+
+def test_local_token_without_a_key_says_to_start_the_server(tmp_path: Path) -> None:
+    with pytest.raises(ClientError, match="make run"):
+        local_token("alice", folder=tmp_path)
+    assert not (tmp_path / "jwt-dev-key").exists()
+
+
+def _client(handler: httpx.MockTransport) -> Client:
+    return Client("http://mneme.test", "t0ken", transport=handler)
+
+
+def test_an_error_answer_raises_api_error_with_its_fields() -> None:
+    body = {"error": "invalid_input", "message": "top_k: too big", "field": "top_k"}
+    transport = httpx.MockTransport(lambda request: httpx.Response(400, json=body))
+    with _client(transport) as client, pytest.raises(ApiError) as caught:
+        client.search_memory("x")
+    assert (caught.value.status, caught.value.code, caught.value.field) == (400, "invalid_input", "top_k")
+
+
+def test_requests_carry_the_bearer_token() -> None:
+    seen: list[str | None] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen.append(request.headers.get("Authorization"))
+        return httpx.Response(200, json={"agents": [{"agent_id": "a"}]})
+
+    with _client(httpx.MockTransport(answer)) as client:
+        assert client.list_agents() == [{"agent_id": "a"}]
+    assert seen == ["Bearer t0ken"]
+
+
+def _event(seq: int, kind: str) -> str:
+    return f"id: {seq}\nevent: run_event\ndata: {json.dumps({'seq': seq, 'type': kind, 'at': 'now'})}\n\n"
+
+
+def test_follow_resumes_a_closed_stream_after_the_last_event_id() -> None:
+    requests: list[str | None] = []
+    streams = [
+        _event(1, "run_started") + 'event: delta\ndata: {"run_id": "r1", "text": "hel"}\n\n',
+        _event(2, "completed") + "event: end\ndata: {}\n\n",
+    ]
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        requests.append(request.headers.get("Last-Event-ID"))
+        return httpx.Response(200, text=streams[len(requests) - 1], headers={"Content-Type": "text/event-stream"})
+
+    with _client(httpx.MockTransport(answer)) as client:
+        items = list(client.follow("r1"))
+    assert requests == [None, "1"]
+    assert [i.type if isinstance(i, EventView) else i for i in items] == [
+        "run_started",
+        TextDelta("r1", "hel"),
+        "completed",
+    ]
+
+
+def test_follow_gives_up_on_a_stream_that_never_ends() -> None:
+    transport = httpx.MockTransport(lambda request: httpx.Response(200, text=""))
+    with _client(transport) as client, pytest.raises(ClientError, match="closed"):
+        list(client.follow("r1"))
+
+
+def test_async_follow_resumes_after_the_last_event_id_too() -> None:
+    import asyncio
+
+    from mneme_client import AsyncClient
+
+    requests: list[str | None] = []
+    streams = [_event(1, "run_started"), _event(2, "completed") + "event: end\ndata: {}\n\n"]
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        requests.append(request.headers.get("Last-Event-ID"))
+        return httpx.Response(200, text=streams[len(requests) - 1])
+
+    async def follow() -> list[str]:
+        async with AsyncClient("http://mneme.test", "t", transport=httpx.MockTransport(answer)) as client:
+            return [item.type async for item in client.follow("r1") if isinstance(item, EventView)]
+
+    assert asyncio.run(follow()) == ["run_started", "completed"]
+    assert requests == [None, "1"]
