@@ -43,6 +43,7 @@ MEASURES: dict[str, Measure] = {
     "recall_eval": _measure("recall_eval"),
     "memory_quality_hard": _measure("memory_quality_hard"),
     "memory_ingest": _measure("memory_ingest"),
+    "embedder_speed": _measure("embedder_speed"),
     "local_server": _measure("local_server"),
     "peer_strands": _measure("peer_strands"),
     "record_classes": _measure("record_classes"),
