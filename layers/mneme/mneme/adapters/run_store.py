@@ -48,12 +48,13 @@ from typing import Any
 
 from mneme.adapters.expiry import Retention, expired, expiry, stamp
 from mneme.adapters.items import PK, SK, AttrEquals, Item, ItemTable, Put, query_all
+from mneme.adapters.run_list import list_roots, root_listing
 from mneme.adapters.run_owned import OwnedRuns, index_item
 from mneme.adapters.spill import CHUNK_CHARS, blob_text, encode, write_blob
 from mneme.clock import SystemClock
 from mneme.errors import Conflict, NotFound
 from mneme.models import Run, RunEvent
-from mneme.ports import Clock, OwnedItem
+from mneme.ports import Clock, OwnedItem, RunFilter, RunPage
 
 RUN_SK = "RUN"
 EVENT_PREFIX = "EVT#"
@@ -94,6 +95,7 @@ def _run_item(run: Run, expires_at: int | None) -> Item:
         "status": run.status.value,
         "root_run_id": run.root_run_id,
         "data": run.model_dump_json(),
+        **root_listing(run),  # a root run is listed by GET /v1/runs (mneme.adapters.run_list)
     }
     if run.parent_run_id:
         item["parent_run_id"] = run.parent_run_id
@@ -214,6 +216,9 @@ class ItemRunStore:
         ]
         runs = [Run.model_validate_json(i["data"]).model_copy(update={"version": int(i["version"])}) for i in items]
         return sorted((run for run in runs if not run.status.finished), key=lambda run: (run.created_at, run.run_id))
+
+    def list_runs(self, user_id: str, wanted: RunFilter) -> RunPage:
+        return list_roots(self._table, user_id, wanted, now=self._clock.now())
 
     # ------------------------------------------------------------------------------------- events
     @staticmethod
