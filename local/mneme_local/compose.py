@@ -135,7 +135,8 @@ def _models(settings: Settings, options: LocalOptions, session: Any, bedrock: An
 def _openai_clients(settings: Settings) -> Any:
     """openai-compatible agents call ``MNEME_OPENAI_BASE_URL`` (or an endpoint in ``MNEME_OPENAI_ENDPOINTS``)
     with the key of ``MNEME_OPENAI_API_KEY`` (none: no Authorization header, as a local Ollama or vLLM
-    takes it); without a base URL they are answered by the offline model."""
+    takes it); without a base URL they cannot be saved, and one saved before the default was unset fails its
+    run with that reason (never the offline model's answer)."""
     from mneme.adapters.model_registry import OpenAIClients
 
     def keys_for(_secret_arn: str | None) -> Any:

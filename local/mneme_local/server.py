@@ -368,14 +368,15 @@ def main() -> int:
             )
         stack.sweep()  # beside recovery: what no execution runs any more is failed as interrupted
         stack.start_sweeper(float(os.environ.get("MNEME_SWEEP_SECONDS") or SWEEP_SECONDS))
-        models = stack.options.model_provider
+        from mneme_local.banner import banner
+
         model_id = stack.deps.embedder.model_id if stack.deps.embedder is not None else "none"
         embedder = f"{stack.options.embedding_provider} ({model_id})"
+        options, settings = stack.options, stack.deps.settings
         print(
-            f"mneme local server listening on http://{HOST}:{port}\n"
-            f"  data: {stack.options.data_dir.resolve()}  models: {models}  embeddings: {embedder}\n"
-            f"  token: make token USER=alice [ADMIN=1]   health: curl http://{HOST}:{port}/v1/health\n"
-            f"  console: http://{HOST}:{port}/ (sign in with the token)",
+            banner(
+                host=HOST, port=port, data_dir=options.data_dir, options=options, settings=settings, embedder=embedder
+            ),
             flush=True,
         )
         httpd.serve_forever()
