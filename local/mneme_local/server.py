@@ -6,7 +6,8 @@ same HTTP API **v2.0** event the Lambda receives (:mod:`mneme_local.gateway_even
 ``requestContext.authorizer.jwt.claims``, rendered as strings the way API Gateway does), hands it to
 :meth:`Runtime.handle` and writes the answer.
 ``/v1/health`` and ``/v1/openapi.json`` need no token, nor do the web console's static files at ``/`` and
-``/console/…`` (:mod:`mneme_local.console_assets`; the console's API calls carry the token).
+``/console/…`` (:mod:`mneme_local.console_assets`; the console's API calls carry the token), nor the API's
+documentation page at ``/docs`` (:mod:`mneme_local.api_docs`, Swagger UI from a PyPI package).
 ``GET /v1/runs/{id}/events`` with ``Accept: text/event-stream`` streams the run live as server-sent events
 (:mod:`mneme_local.sse`, the local stand-in of the WebSocket API); requests are served concurrently, a
 long-poll never holds up another request. ``POST /_local/events`` is the local stand-in of the event bus
@@ -34,7 +35,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from mneme.limits import LAMBDA_RESPONSE_BYTES
-from mneme_local import console_assets
+from mneme_local import api_docs, console_assets
 from mneme_local.auth import AuthError, authenticate
 from mneme_local.file_exports import LOCAL_EXPORTS_PREFIX, serve_export
 from mneme_local.gateway_event import HOST, build_event
@@ -247,6 +248,8 @@ class LocalHandler(BaseHTTPRequestHandler):
             )
         if console_assets.handles(path):
             return console_assets.respond(self.command, path, self.headers.get("If-None-Match"))
+        if api_docs.handles(path):
+            return api_docs.respond(self.command, path, self.headers.get("If-None-Match"))
         if path.startswith(LOCAL_EXPORTS_PREFIX) and self.server.exports is not None:
             return self._export(path)
         return None
