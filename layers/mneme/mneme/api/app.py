@@ -168,5 +168,5 @@ def _document_errors(schema: dict[str, Any]) -> dict[str, Any]:
                 operation["security"] = []
             else:
                 responses["401"] = {"description": "no verified token", **error}
-            responses["default"] = {"description": "an error (403, 404, 409, 413, 429 or 503)", **error}
+            responses["default"] = {"description": "an error (403, 404, 409, 413, 415, 429 or 503)", **error}
     return schema
