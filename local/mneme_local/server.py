@@ -34,6 +34,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
+from mneme.api.challenge import bearer_challenge
 from mneme.limits import LAMBDA_RESPONSE_BYTES
 from mneme_local import api_docs, console_assets
 from mneme_local.auth import AuthError, authenticate
@@ -78,6 +79,13 @@ def _error(status: int, code: str, message: str) -> dict[str, Any]:
         "headers": {"Content-Type": "application/json"},
         "body": json.dumps({"error": code, "message": message}),
     }
+
+
+def _unauthorized(exc: AuthError, authorization: str | None) -> dict[str, Any]:
+    """A 401 with its ``WWW-Authenticate`` challenge: no token, or which token problem (mneme.api.challenge)."""
+    answer = _error(401, "unauthorized", str(exc))
+    answer["headers"]["WWW-Authenticate"] = bearer_challenge(None if not authorization else str(exc))
+    return answer
 
 
 class LocalHandler(BaseHTTPRequestHandler):
@@ -193,7 +201,7 @@ class LocalHandler(BaseHTTPRequestHandler):
             try:
                 claims = authenticate(self.server.key, self.headers.get("Authorization"))
             except AuthError as exc:
-                return _error(401, "unauthorized", str(exc))
+                return _unauthorized(exc, self.headers.get("Authorization"))
         event = build_event(
             self.command,
             self.path,
@@ -209,7 +217,7 @@ class LocalHandler(BaseHTTPRequestHandler):
         try:
             claims = authenticate(self.server.key, self.headers.get("Authorization"))
         except AuthError as exc:
-            self._write(_error(401, "unauthorized", str(exc)))
+            self._write(_unauthorized(exc, self.headers.get("Authorization")))
             return
         headers = [(k, v) for k, v in self.headers.items() if k.lower() != "accept"]
 
@@ -261,7 +269,7 @@ class LocalHandler(BaseHTTPRequestHandler):
         try:
             claims = authenticate(self.server.key, self.headers.get("Authorization"))
         except AuthError as exc:
-            return _error(401, "unauthorized", str(exc))
+            return _unauthorized(exc, self.headers.get("Authorization"))
         status, headers, payload = serve_export(self.server.exports, path, str(claims.get("sub", "")))
         body = base64.b64encode(payload).decode()
         return {"statusCode": status, "headers": headers, "body": body, "isBase64Encoded": True, "local": True}

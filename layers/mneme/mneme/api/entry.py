@@ -10,6 +10,7 @@ from typing import Any
 
 from mneme.api.app import MAX_BODY_BYTES, MCP_PATH, PUBLIC_PATHS
 from mneme.api.auth import caller_from_event
+from mneme.api.challenge import bearer_challenge
 from mneme.api.media_type import require_json_body
 from mneme.errors import InvalidInput, MnemeError, PayloadTooLarge
 from mneme.json_depth import text_problem
@@ -26,9 +27,12 @@ def handle_http(app: Any, deps: Any, event: dict[str, Any], context: Any) -> dic
         if path != MCP_PATH:  # the MCP endpoint answers its own transport's errors
             require_json_body(event)
     except MnemeError as exc:
+        headers = {"Content-Type": "application/json"}
+        if exc.status == 401:  # no verified claims: the authorizer let no token through
+            headers["WWW-Authenticate"] = bearer_challenge(None)
         return {
             "statusCode": exc.status,
-            "headers": {"Content-Type": "application/json"},
+            "headers": headers,
             "body": json.dumps(exc.to_body()),
             "isBase64Encoded": False,
         }
