@@ -3,8 +3,6 @@
 A router of its own: ``POST /v1/runs`` (a cold start's usual first request) loads only mneme.api.run_routes.
 """
 
-from __future__ import annotations
-
 from datetime import datetime
 from typing import Annotated, Any
 
