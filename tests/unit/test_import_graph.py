@@ -65,6 +65,7 @@ LOCAL_LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "mneme_local.gateway_event",
             "mneme_local.local_events",
             "mneme_local.console_assets",
+            "mneme_local.api_docs",
             "mneme_local.secrets",
             "mneme_local.live_feed",
         ),
@@ -79,7 +80,7 @@ LOCAL_LAYERS: list[tuple[str, tuple[str, ...]]] = [
         ),
     ),
     ("stack", ("mneme_local.stack",)),
-    ("compose", ("mneme_local.compose", "mneme_local.recovery")),
+    ("compose", ("mneme_local.compose", "mneme_local.recovery", "mneme_local.banner")),
     ("streams", ("mneme_local.sse",)),
     ("entry", ("mneme_local.server", "mneme_local.demo", "mneme_local.demo_support", "mneme_local.send_event")),
 ]
