@@ -147,6 +147,17 @@ def _openai_clients(settings: Settings) -> Any:
     return OpenAIClients(settings.openai_base_url_for, keys_for)
 
 
+def _open_tables(data_dir: Path) -> tuple[Any, Any]:
+    """The main and audit tables of the data folder; a folder from before GET /v1/runs gets its earlier root
+    runs listed (once)."""
+    from mneme_local.run_list_backfill import list_earlier_runs
+    from mneme_local.sqlite_items import open_local_tables
+
+    main, audit = open_local_tables(data_dir)
+    list_earlier_runs(main)
+    return main, audit
+
+
 def build_local(
     data_dir: str | Path | None = None,
     *,
@@ -165,7 +176,6 @@ def build_local(
     from mneme_local import sfn_emulation
     from mneme_local.file_exports import LocalFileExports, LocalPrivacyJobs
     from mneme_local.secrets import EnvironmentSecrets
-    from mneme_local.sqlite_items import open_local_tables
     from mneme_local.vector_store import EmbeddedVectorStore
 
     env = dict(os.environ if environ is None else environ)
@@ -182,7 +192,7 @@ def build_local(
     session, bedrock = _bedrock_client(settings, options)
     private_dir(options.data_dir)
 
-    main, audit = open_local_tables(options.data_dir)
+    main, audit = _open_tables(options.data_dir)
     memory = EmbeddedVectorStore(private_file(options.data_dir / "memory.sqlite3"))
     outbox = SqliteOutbox(options.data_dir / "mneme.sqlite3")
     closers: list[Any] = [main.close, audit.close, memory.close, outbox.close]

@@ -92,6 +92,14 @@ class SqliteItemTable:
                 f"WHERE json_extract(body, {ipk}) IS NOT NULL AND json_extract(body, {isk}) IS NOT NULL"
             )
 
+    def items_off_index(self, index: str, sk: str) -> list[Item]:
+        """The items with sort key ``sk`` that are not on ``index`` — a one-off local migration's read (a scan of
+        the file), never a request's."""
+        i = self._indexes[index]
+        sql = f'SELECT body FROM "{self._table}" WHERE sk = ? AND ix{i}_pk IS NULL'
+        with self._read() as db:
+            return [json.loads(row[0]) for row in db.execute(sql, (sk,))]
+
     @property
     def schema(self) -> TableSchema:
         return self._schema

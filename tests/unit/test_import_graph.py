@@ -45,6 +45,7 @@ LOCAL_LAYERS: list[tuple[str, tuple[str, ...]]] = [
         "stores",
         (
             "mneme_local.sqlite_items",
+            "mneme_local.run_list_backfill",
             "mneme_local.vector_rows",
             "mneme_local.vector_index",
             "mneme_local.vector_indexes",

@@ -59,6 +59,14 @@ def root_listing(run: Run) -> Item:
     return item
 
 
+def stored_listing(item: Item) -> Item:
+    """The listing attributes a stored run item lacks (a run written before the index existed; none for a
+    sub-run or an item that has them)."""
+    if RUNS_INDEX_PK in item or "data" not in item:
+        return {}
+    return root_listing(Run.model_validate_json(item["data"]))
+
+
 def encode_cursor(key: dict[str, str]) -> str:
     raw = json.dumps(key, separators=(",", ":"), sort_keys=True).encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
