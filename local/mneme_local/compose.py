@@ -136,7 +136,8 @@ def _models(settings: Settings, options: LocalOptions, session: Any, bedrock: An
 def _openai_clients(settings: Settings) -> Any:
     """openai-compatible agents call ``MNEME_OPENAI_BASE_URL`` (or an endpoint in ``MNEME_OPENAI_ENDPOINTS``)
     with the key of ``MNEME_OPENAI_API_KEY`` (none: no Authorization header, as a local Ollama or vLLM
-    takes it); without a base URL they are answered by the offline model."""
+    takes it); without a base URL they cannot be saved, and one saved before the default was unset fails its
+    run with that reason (never the offline model's answer)."""
     from mneme.adapters.models.registry import OpenAIClients
 
     def keys_for(_secret_arn: str | None) -> Any:
@@ -147,6 +148,17 @@ def _openai_clients(settings: Settings) -> Any:
     return OpenAIClients(
         settings.openai_base_url_for, keys_for, allow_private_networks=settings.model_allow_private_networks
     )
+
+
+def _open_tables(data_dir: Path) -> tuple[Any, Any]:
+    """The main and audit tables of the data folder; a folder from before GET /v1/runs gets its earlier root
+    runs listed (once)."""
+    from mneme_local.run_list_backfill import list_earlier_runs
+    from mneme_local.sqlite_items import open_local_tables
+
+    main, audit = open_local_tables(data_dir)
+    list_earlier_runs(main)
+    return main, audit
 
 
 def build_local(
@@ -167,7 +179,6 @@ def build_local(
     from mneme_local import sfn_emulation
     from mneme_local.file_exports import LocalFileExports, LocalPrivacyJobs
     from mneme_local.secrets import EnvironmentSecrets
-    from mneme_local.sqlite_items import open_local_tables
     from mneme_local.vector_store import EmbeddedVectorStore
 
     env = dict(os.environ if environ is None else environ)
@@ -184,7 +195,7 @@ def build_local(
     session, bedrock = _bedrock_client(settings, options)
     private_dir(options.data_dir)
 
-    main, audit = open_local_tables(options.data_dir)
+    main, audit = _open_tables(options.data_dir)
     memory = EmbeddedVectorStore(private_file(options.data_dir / "memory.sqlite3"))
     outbox = SqliteOutbox(options.data_dir / "mneme.sqlite3")
     closers: list[Any] = [main.close, audit.close, memory.close, outbox.close]

@@ -8,6 +8,10 @@ delegation tree with depths and usage, and the audit trail. Finally bob looks fo
 none. Exit code 0 when every check holds, 1 otherwise (2 when the server is not reachable).
 
 Tokens are minted with the server's development key (``MNEME_DATA_DIR``), like ``make token``.
+
+The demo never overwrites what alice made herself (issue 33.6): its agents and skill have ``demo-`` ids and
+``Demo`` labels (the README's own ``researcher`` and ``planner`` stay as they are), and her profile is set only
+while she has none (no name saved); the memories it writes are added beside hers.
 """
 
 from __future__ import annotations
@@ -25,22 +29,28 @@ from typing import Any
 from mneme_local.demo_support import Api, DemoFailed, check, heading, print_request, show
 from mneme_local.token import data_dir_from_env, issue
 
+RESEARCHER, PLANNER, SKILL = "demo-researcher", "demo-planner", "demo-review-checklist"
+
 
 # ------------------------------------------------------------------------------------------------ setup
 def configure(alice: Api, tag: str) -> None:
     heading("1. alice's profile, skill, agents and tasks")
-    profile = {"name": "Alice Example", "email": "alice@example.com", "language": "de", "timezone": "Europe/Berlin"}
-    alice.call("PUT", "/v1/me/settings", profile)
-    print(f"  settings: {profile}")
+    profile = alice.call("GET", "/v1/me/settings")
+    if profile.get("name"):
+        print(f"  settings: alice's own, left as they are ({profile.get('name')}, {profile.get('language')})")
+    else:
+        profile = {"name": "Alice Example", "email": "alice@example.com", "language": "de", "timezone": "Europe/Berlin"}
+        alice.call("PUT", "/v1/me/settings", profile)
+        print(f"  settings: {profile}")
     skill = {
         "description": "Checklist for project reviews: deadlines, owners, risks.",
         "when_to_use": "When the user prepares a project review.",
         "content": "1. Confirm the deadline. 2. Name the owner. 3. List the top three risks.",
     }
-    alice.call("PUT", "/v1/skills/review-checklist", skill)
-    print("  skill: review-checklist")
+    alice.call("PUT", f"/v1/skills/{SKILL}", skill)
+    print(f"  skill: {SKILL}")
     researcher = {
-        "label": "Researcher",
+        "label": "Demo Researcher",
         "description": "Finds what alice's notes say about a topic.",
         "model": {"provider": "offline", "model_id": "offline"},
         "tools": ["memory-search"],
@@ -54,25 +64,25 @@ def configure(alice: Api, tag: str) -> None:
         },
         "default_task_id": "research",
     }
-    alice.call("PUT", "/v1/agents/researcher", researcher)
+    alice.call("PUT", f"/v1/agents/{RESEARCHER}", researcher)
     task = {
         "name": "Research",
         "context_prompt": "You are a careful researcher. Quote the notes you find, with their dates.",
         "memory_policy": {"top_k": 2},
     }
-    alice.call("PUT", "/v1/agents/researcher/tasks/research", task)
-    print("  sub-agent: researcher (task 'research', own memory policy, tool memory-search)")
+    alice.call("PUT", f"/v1/agents/{RESEARCHER}/tasks/research", task)
+    print(f"  sub-agent: {RESEARCHER} (task 'research', own memory policy, tool memory-search)")
     master = {
-        "label": "Planner",
+        "label": "Demo Planner",
         "description": "Plans project reviews and delegates research.",
         "model": {"provider": "offline", "model_id": "offline"},
         "tools": ["delegate-to-agent", "memory-search"],
-        "skills": ["review-checklist"],
-        "delegates": ["researcher"],
+        "skills": [SKILL],
+        "delegates": [RESEARCHER],
         "memory_policy": {"min_score": 0.2, "top_k": 3},
         "default_task_id": "review",
     }
-    alice.call("PUT", "/v1/agents/planner", master)
+    alice.call("PUT", f"/v1/agents/{PLANNER}", master)
     review = {
         "name": "Project review",
         "context_prompt": (
@@ -80,8 +90,8 @@ def configure(alice: Api, tag: str) -> None:
             f"project ${{project_id}}. Demo {tag}."
         ),
     }
-    saved = alice.call("PUT", "/v1/agents/planner/tasks/review", review)
-    print("  master: planner (task 'review' with template variables, skill, delegate researcher)")
+    saved = alice.call("PUT", f"/v1/agents/{PLANNER}/tasks/review", review)
+    print(f"  master: {PLANNER} (task 'review' with template variables, skill, delegate {RESEARCHER})")
     for warning in saved.get("warnings") or []:
         print(f"    warning: {warning}")
 
@@ -117,14 +127,14 @@ def wait_run(api: Api, run_id: str, timeout: float = 60.0) -> dict[str, Any]:
 def converse(alice: Api) -> tuple[dict[str, Any], dict[str, Any]]:
     heading("3. a conversation: turn 1 on the fast path, turn 2 delegates through the state machine")
     first = alice.call(
-        "POST", "/v1/runs", {"agent_id": "planner", "project_id": "apollo", "input": "I prepare the Apollo review."}
+        "POST", "/v1/runs", {"agent_id": PLANNER, "project_id": "apollo", "input": "I prepare the Apollo review."}
     )
     print(f"  turn 1 → {first['status']}: {first['output']!r}")
-    text = "/skill review-checklist\n/delegate researcher :: /search Apollo project review deadline and risks"
+    text = f"/skill {SKILL}\n/delegate {RESEARCHER} :: /search Apollo project review deadline and risks"
     started = alice.call(
         "POST",
         "/v1/runs",
-        {"agent_id": "planner", "chat_id": first["chat_id"], "input": text},
+        {"agent_id": PLANNER, "chat_id": first["chat_id"], "input": text},
         expect=(200, 202),
     )
     print(f"  turn 2 → {started['status']} (run {started['run_id']})")
@@ -202,16 +212,16 @@ def print_audit(alice: Api, since: str) -> list[dict[str, Any]]:
 def isolation(bob: Api, alice_runs: list[dict[str, Any]], memory_ids: list[str]) -> None:
     heading("8. bob signs in: he sees none of alice's data")
     agents = [a["agent_id"] for a in bob.call("GET", "/v1/agents")["agents"]]
-    check(not {"planner", "researcher"} & set(agents), f"bob's agents hold none of alice's ({agents})")
+    check(not {PLANNER, RESEARCHER} & set(agents), f"bob's agents hold none of alice's ({agents})")
     skills = [s["name"] for s in bob.call("GET", "/v1/skills")["skills"]]
-    check("review-checklist" not in skills, "bob does not see alice's skill")
+    check(SKILL not in skills, "bob does not see alice's skill")
     chats = {c["chat_id"] for c in bob.call("GET", "/v1/chats")["chats"]}
     check(not chats & {r["chat_id"] for r in alice_runs}, "bob does not see alice's chats")
     for run in alice_runs:
         bob.call("GET", f"/v1/runs/{run['run_id']}", expect=(404,))
         bob.call("GET", f"/v1/runs/{run['run_id']}/context", expect=(404,))
     check(True, "every run of alice's tree (and its context) is a 404 for bob")
-    bob.call("POST", "/v1/runs", {"agent_id": "planner", "input": "hi"}, expect=(404,))
+    bob.call("POST", "/v1/runs", {"agent_id": PLANNER, "input": "hi"}, expect=(404,))
     check(True, "bob cannot run alice's agent (404)")
     found = bob.call("POST", "/v1/memory/search", {"query": "Apollo project review deadline", "top_k": 20})
     check(not {h["id"] for h in found["hits"]} & set(memory_ids), "bob's memory search finds none of alice's entries")
@@ -251,7 +261,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         audit = print_audit(alice, since)
         heading("checks")
         child = runs[-1]
-        check(child["depth"] == 1 and child["agent_id"] == "researcher", "the researcher ran at depth 1")
+        check(child["depth"] == 1 and child["agent_id"] == RESEARCHER, "the researcher ran at depth 1")
         check(child["output"] in (second["output"] or ""), "the master's answer contains the researcher's answer")
         check("Apollo" in child["output"], "the researcher's memory search found alice's Apollo notes")
         check(hits > 0, f"auto-inject found memory hits ({hits})")

@@ -123,3 +123,12 @@ class HandlerIO:
         if self.command != "HEAD":
             self.wfile.write(payload)
         return status
+
+
+def unauthorized(exc: Exception, authorization: str | None) -> dict[str, Any]:
+    """A 401 with its ``WWW-Authenticate`` challenge: no token, or which token problem (mneme.api.challenge)."""
+    from mneme.api.challenge import bearer_challenge
+
+    answer = error_result(401, "unauthorized", str(exc))
+    answer["headers"]["WWW-Authenticate"] = bearer_challenge(None if not authorization else str(exc))
+    return answer

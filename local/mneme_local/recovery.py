@@ -12,6 +12,7 @@ or erasure a crash left unfinished is run again (:mod:`mneme.engine.privacy.resu
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING
 
 from mneme.engine.privacy.resume import resume_open_jobs
@@ -20,6 +21,19 @@ from mneme_local.file_exports import LocalFileExports
 if TYPE_CHECKING:
     from mneme.engine.deps import Deps
     from mneme_local.stack import LocalMneme
+
+
+def report_recovery(stack: LocalMneme) -> None:
+    """One log line saying what the last server left unfinished and what became of it (nothing: no line)."""
+    if stack.resumed or stack.interrupted or stack.requeued or stack.privacy_resumed:
+        logging.getLogger("mneme_local.server").info(
+            "left unfinished by the last server: %d runs resumed, %d marked failed, %d memory writes "
+            "requeued, %d exports/erasures run again",
+            len(stack.resumed),
+            len(stack.interrupted),
+            stack.requeued,
+            len(stack.privacy_resumed),
+        )
 
 
 def recover(stack: LocalMneme) -> None:

@@ -6,7 +6,8 @@ same HTTP API **v2.0** event the Lambda receives (:mod:`mneme_local.gateway_even
 ``requestContext.authorizer.jwt.claims``, rendered as strings the way API Gateway does), hands it to
 :meth:`Runtime.handle` and writes the answer.
 ``/v1/health`` and ``/v1/openapi.json`` need no token, nor do the web console's static files at ``/`` and
-``/console/…`` (:mod:`mneme_local.console_assets`; the console's API calls carry the token).
+``/console/…`` (:mod:`mneme_local.console_assets`; the console's API calls carry the token), nor the API's
+documentation page at ``/docs`` (:mod:`mneme_local.api_docs`, Swagger UI from a PyPI package).
 ``GET /v1/runs/{id}/events`` with ``Accept: text/event-stream`` streams the run live as server-sent events
 (:mod:`mneme_local.sse`, the local stand-in of the WebSocket API); requests are served concurrently, a
 long-poll never holds up another request. ``POST /_local/events`` is the local stand-in of the event bus
@@ -33,11 +34,18 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from mneme.spec_limits import LAMBDA_RESPONSE_BYTES
-from mneme_local import console_assets
+from mneme_local import api_docs, console_assets
 from mneme_local.auth import AuthError, authenticate
 from mneme_local.file_exports import LOCAL_EXPORTS_PREFIX, serve_export
 from mneme_local.gateway_event import HOST, build_event
-from mneme_local.http_io import MAX_REQUEST_BYTES, TOO_LARGE_BODY, HandlerIO, error_result, lambda_response_bytes
+from mneme_local.http_io import (
+    MAX_REQUEST_BYTES,
+    TOO_LARGE_BODY,
+    HandlerIO,
+    error_result,
+    lambda_response_bytes,
+    unauthorized,
+)
 from mneme_local.live_feed import InProcessFeed
 from mneme_local.local_events import LOCAL_EVENTS_PATH, deliver
 from mneme_local.sse import EventStream, wants_stream
@@ -125,7 +133,7 @@ class LocalHandler(HandlerIO, BaseHTTPRequestHandler):
             try:
                 claims = authenticate(self.server.key, self.headers.get("Authorization"))
             except AuthError as exc:
-                return error_result(401, "unauthorized", str(exc))
+                return unauthorized(exc, self.headers.get("Authorization"))
         event = build_event(
             self.command,
             self.path,
@@ -141,7 +149,7 @@ class LocalHandler(HandlerIO, BaseHTTPRequestHandler):
         try:
             claims = authenticate(self.server.key, self.headers.get("Authorization"))
         except AuthError as exc:
-            self._write(error_result(401, "unauthorized", str(exc)))
+            self._write(unauthorized(exc, self.headers.get("Authorization")))
             return
         headers = [(k, v) for k, v in self.headers.items() if k.lower() != "accept"]
 
@@ -180,6 +188,8 @@ class LocalHandler(HandlerIO, BaseHTTPRequestHandler):
             )
         if console_assets.handles(path):
             return console_assets.respond(self.command, path, self.headers.get("If-None-Match"))
+        if api_docs.handles(path):
+            return api_docs.respond(self.command, path, self.headers.get("If-None-Match"))
         if path.startswith(LOCAL_EXPORTS_PREFIX) and self.server.exports is not None:
             return self._export(path)
         return None
@@ -191,7 +201,7 @@ class LocalHandler(HandlerIO, BaseHTTPRequestHandler):
         try:
             claims = authenticate(self.server.key, self.headers.get("Authorization"))
         except AuthError as exc:
-            return error_result(401, "unauthorized", str(exc))
+            return unauthorized(exc, self.headers.get("Authorization"))
         status, headers, payload = serve_export(self.server.exports, path, str(claims.get("sub", "")))
         body = base64.b64encode(payload).decode()
         return {"statusCode": status, "headers": headers, "body": body, "isBase64Encoded": True, "local": True}
@@ -228,7 +238,7 @@ class LocalHTTPServer(ThreadingHTTPServer):
 def main() -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     from mneme_local.compose import build_local
-    from mneme_local.recovery import recover
+    from mneme_local.recovery import recover, report_recovery
     from mneme_local.stack import LocalSetupError
 
     try:
@@ -265,27 +275,12 @@ def main() -> int:
     signal.signal(signal.SIGTERM, stop)
     try:
         recover(stack)
-        if stack.resumed or stack.interrupted or stack.requeued or stack.privacy_resumed:
-            log.info(
-                "left unfinished by the last server: %d runs resumed, %d marked failed, %d memory writes "
-                "requeued, %d exports/erasures run again",
-                len(stack.resumed),
-                len(stack.interrupted),
-                stack.requeued,
-                len(stack.privacy_resumed),
-            )
+        report_recovery(stack)
         stack.sweep()  # beside recovery: what no execution runs any more is failed as interrupted
         stack.start_sweeper(float(os.environ.get("MNEME_SWEEP_SECONDS") or SWEEP_SECONDS))
-        models = stack.options.model_provider
-        model_id = stack.deps.embedder.model_id if stack.deps.embedder is not None else "none"
-        embedder = f"{stack.options.embedding_provider} ({model_id})"
-        print(
-            f"mneme local server listening on http://{HOST}:{port}\n"
-            f"  data: {stack.options.data_dir.resolve()}  models: {models}  embeddings: {embedder}\n"
-            f"  token: make token USER=alice [ADMIN=1]   health: curl http://{HOST}:{port}/v1/health\n"
-            f"  console: http://{HOST}:{port}/ (sign in with the token)",
-            flush=True,
-        )
+        from mneme_local.banner import stack_banner
+
+        print(stack_banner(stack, host=HOST, port=port), flush=True)
         httpd.serve_forever()
     finally:
         httpd.server_close()

@@ -1,4 +1,4 @@
-"""The runs view: finding runs through the chats (the API has no list of runs) and by id; a bad start."""
+"""The runs view: finding runs through the chats and by id; a bad start (the list of runs: test_run_list.py)."""
 
 from __future__ import annotations
 

@@ -21,6 +21,7 @@ from mneme.adapters.dynamo.items import (
     WriteOp,
     after_start,
     condition_holds,
+    in_range,
     incremented,
     op_key,
     order_key,
@@ -108,6 +109,7 @@ class MemoryItemTable:
         limit: int | None = None,
         start_key: Mapping[str, str] | None = None,
         filters: Mapping[str, str | int] | None = None,
+        sk_range: tuple[str, str] | None = None,
     ) -> Page:
         ipk, isk = self._schema.index_keys(index)
         with self._lock:
@@ -117,6 +119,7 @@ class MemoryItemTable:
                 if item.get(ipk) == pk
                 and isk in item
                 and (not sk_prefix or str(item[isk]).startswith(sk_prefix))
+                and in_range(str(item[isk]), sk_range)
                 and after_start(item, self._schema, index, start_key, forward)
             ]
         selected.sort(key=lambda item: order_key(item, self._schema, index), reverse=not forward)

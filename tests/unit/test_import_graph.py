@@ -54,6 +54,7 @@ LOCAL_LAYERS: list[tuple[str, tuple[str, ...]]] = [
         "stores",
         (
             "mneme_local.sqlite_items",
+            "mneme_local.run_list_backfill",
             "mneme_local.vector_rows",
             "mneme_local.vector_index",
             "mneme_local.vector_indexes",
@@ -75,6 +76,7 @@ LOCAL_LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "mneme_local.gateway_event",
             "mneme_local.local_events",
             "mneme_local.console_assets",
+            "mneme_local.api_docs",
             "mneme_local.secrets",
             "mneme_local.live_feed",
             "mneme_local.http_io",
@@ -90,7 +92,7 @@ LOCAL_LAYERS: list[tuple[str, tuple[str, ...]]] = [
         ),
     ),
     ("stack", ("mneme_local.stack",)),
-    ("compose", ("mneme_local.compose", "mneme_local.recovery")),
+    ("compose", ("mneme_local.compose", "mneme_local.recovery", "mneme_local.banner")),
     ("streams", ("mneme_local.sse",)),
     ("entry", ("mneme_local.server", "mneme_local.demo", "mneme_local.demo_support", "mneme_local.send_event")),
 ]

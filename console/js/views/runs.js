@@ -1,9 +1,10 @@
-// Runs: start a run, open one by id, and find runs through the caller's chats (GET /v1/chats). The API
-// has no list of runs; a chat's messages carry the ids of the runs that wrote them.
+// Runs: every run of the caller (GET /v1/runs, views/run-list.js), start a run, open one by id, and find
+// runs through the caller's chats (GET /v1/chats): a chat's messages carry the ids of the runs that wrote them.
 
 import { get, post, seg } from "../api.js";
 import { clear, field, h, when } from "../dom.js";
 import { showError, clearErrors } from "../forms.js";
+import { runList } from "./run-list.js";
 
 const STARTED = "mneme.started-runs";
 
@@ -98,6 +99,9 @@ export async function runsView() {
   const [{ agents }, { chats }] = await Promise.all([get("/v1/agents"), get("/v1/chats")]);
   const started = JSON.parse(sessionStorage.getItem(STARTED) || "[]");
   const node = h("div", { dataset: { view: "runs" } }, h("h1", {}, "Runs"));
+  const listed = runList(agents);
+  await listed.ready;
+  node.append(listed.section);
   if (agents.length) node.append(await startForm(agents));
   else node.append(h("p", { class: "note" }, "No agent yet: ", h("a", { href: "#/agents/new" }, "create one"), " to start a run."));
   node.append(...openForm());

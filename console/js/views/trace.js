@@ -9,6 +9,7 @@ import { announce, h, replacePreserving } from "../dom.js";
 import { follow } from "../live.js";
 import { FINAL, loadDetail, loadTree, nest, pendingApprovals, signature } from "../trace-data.js";
 import { cancelControl } from "./trace-cancel.js";
+import { fillHitTexts } from "../hit-text.js";
 import { approvalsPanel, memoryHits, modelCalls, runSummary, timeline, toolCallsSection } from "./trace-sections.js";
 import { treeView } from "./trace-tree.js";
 
@@ -80,6 +81,7 @@ export async function traceView(rootParam, selectedParam) {
         modelCalls(detail, hitsFound),
         memoryHits(detail.events),
         toolCallsSection(detail, childHref))));
+    fillHitTexts(body);
   }
 
   let snapshot = null;

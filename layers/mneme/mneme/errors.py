@@ -68,6 +68,12 @@ class PayloadTooLarge(MnemeError):
     status, code = 413, "payload_too_large"
 
 
+class UnsupportedMediaType(MnemeError):
+    """A body that is not sent as JSON (``Content-Type`` missing or another type): named, not misread."""
+
+    status, code = 415, "unsupported_media_type"
+
+
 class EmbeddingInputTooLong(PayloadTooLarge):
     """Content longer than the embedding model takes in one call (and not chunked)."""
 

@@ -104,7 +104,8 @@ class Runtime:
         if "requestContext" in event and "http" in (event.get("requestContext") or {}):
             from mneme.api.entry import handle_http
 
-            self.app.include_for(str(event.get("rawPath") or ""))
+            method = str(((event.get("requestContext") or {}).get("http") or {}).get("method") or "")
+            self.app.include_for(str(event.get("rawPath") or ""), method)
             return handle_http(self.app, self.deps, dict(event), context)
         if (event.get("requestContext") or {}).get("eventType") in SOCKET_EVENTS:  # the WebSocket API
             from mneme.api.socket_entry import handle_socket

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from mneme.adapters.models.offline import OfflineModel
 from tests.functional.api.conftest import Api, add_agent
+from tests.support.deps import make_world
 
 AGENT = {
     "label": "Researcher",
@@ -233,8 +235,10 @@ def test_seeded_agents_are_listed(api: Api, world) -> None:
     assert [a["agent_id"] for a in api.get("/v1/agents").body["agents"]] == ["seeded"]
 
 
-def test_an_agent_with_the_openai_compatible_provider_is_saved(api) -> None:
-    # (it runs against an OpenAI-compatible server in tests/functional/api/test_openai_agents.py)
+def test_an_agent_with_the_openai_compatible_provider_is_saved() -> None:
+    # (it runs against an OpenAI-compatible server in tests/functional/api/test_openai_agents.py; without a
+    # base URL it is refused: tests/functional/api/test_no_silent_fallback.py)
+    api = Api(make_world(OfflineModel(), MNEME_OPENAI_BASE_URL="http://127.0.0.1:9/v1"))
     model = {"provider": "openai-compatible", "model_id": "gpt-4.1"}
     reply = api.put("/v1/agents/gpt", {"label": "GPT", "model": model})
     assert reply.status == 200

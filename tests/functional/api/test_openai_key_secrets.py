@@ -22,6 +22,7 @@ from tests.support.openai_stub import TEXT, StubServer, openai_stub
 
 ALLOWED = "arn:aws:secretsmanager:us-east-1:123456789012:secret:mneme/openai-key-AbCdEf"
 OTHERS = "arn:aws:secretsmanager:us-east-1:123456789012:secret:stack/mcp/bob/github-QwErTy"
+BASE_URL = "http://127.0.0.1:9/v1"  # an openai-compatible agent needs one to be saved (issue 33.2)
 
 
 def _agent(secret: str) -> dict[str, Any]:
@@ -30,14 +31,15 @@ def _agent(secret: str) -> dict[str, Any]:
 
 
 def test_saving_an_agent_naming_a_secret_outside_the_allow_list_is_a_400_naming_the_field() -> None:
-    api = Api(make_world(OfflineModel(), MNEME_OPENAI_API_KEY_SECRET_ARNS=ALLOWED))
+    api = Api(make_world(OfflineModel(), MNEME_OPENAI_API_KEY_SECRET_ARNS=ALLOWED, MNEME_OPENAI_BASE_URL=BASE_URL))
     reply = api.put("/v1/agents/gpt", _agent(OTHERS))
     assert (reply.status, reply.body["field"]) == (400, "model.api_key_secret_arn")
     assert api.get("/v1/agents/gpt").status == 404
 
 
 def test_saving_an_agent_naming_an_allowed_secret_succeeds() -> None:
-    api = Api(make_world(OfflineModel(), MNEME_OPENAI_API_KEY_SECRET_ARNS=f"{OTHERS}x,{ALLOWED}"))
+    secrets = f"{OTHERS}x,{ALLOWED}"
+    api = Api(make_world(OfflineModel(), MNEME_OPENAI_API_KEY_SECRET_ARNS=secrets, MNEME_OPENAI_BASE_URL=BASE_URL))
     assert api.put("/v1/agents/gpt", _agent(ALLOWED)).status == 200
 
 

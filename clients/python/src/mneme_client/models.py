@@ -675,6 +675,17 @@ class RunAcceptedView(BaseModel):
     status: Annotated[str, Field(title="Status")]
 
 
+class RunCostView(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    cache_read_tokens: Annotated[int, Field(title="Cache Read Tokens")]
+    cache_write_tokens: Annotated[int, Field(title="Cache Write Tokens")]
+    cost_usd: Annotated[float, Field(title="Cost Usd")]
+    input_tokens: Annotated[int, Field(title="Input Tokens")]
+    output_tokens: Annotated[int, Field(title="Output Tokens")]
+
+
 class ChatId(RootModel[str]):
     root: Annotated[str, Field(pattern="^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$", title="Chat Id")]
 
@@ -704,6 +715,45 @@ class RunRequest(BaseModel):
     session_id: Annotated[SessionId | None, Field(title="Session Id")] = None
     task_id: Annotated[TaskId | None, Field(title="Task Id")] = None
     tool_approval: Annotated[Literal["granted", "prompt", "denied"] | None, Field(title="Tool Approval")] = None
+
+
+class RunStatus(RootModel[Literal["queued", "running", "waiting_approval", "succeeded", "failed", "cancelled"]]):
+    root: Annotated[
+        Literal["queued", "running", "waiting_approval", "succeeded", "failed", "cancelled"],
+        Field(title="RunStatus"),
+    ]
+
+
+class RunSummaryView(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    agent_id: Annotated[str, Field(title="Agent Id")]
+    chat_id: Annotated[str | None, Field(title="Chat Id")]
+    children: Annotated[int, Field(description="the runs the root delegated to", title="Children")]
+    cost_usd: Annotated[
+        float,
+        Field(
+            description="the whole delegation tree's cost (the price table's USD)",
+            title="Cost Usd",
+        ),
+    ]
+    created_at: Annotated[str, Field(title="Created At")]
+    error: Annotated[str | None, Field(title="Error")]
+    input: Annotated[
+        str,
+        Field(description="the run's input (its first 200 characters)", title="Input"),
+    ]
+    run_id: Annotated[str, Field(title="Run Id")]
+    status: Annotated[
+        str,
+        Field(
+            description="the tree's status: the root's, which ends after every run below it",
+            title="Status",
+        ),
+    ]
+    task_id: Annotated[str | None, Field(title="Task Id")]
+    tree_usage: Annotated[RunCostView, Field(description="the whole delegation tree's usage")]
 
 
 class Namespace(RootModel[str]):
@@ -913,6 +963,20 @@ class ModelSpec(BaseModel):
         Literal["bedrock", "offline", "openai-compatible"] | None,
         Field(title="Provider"),
     ] = "offline"
+
+
+class RunListView(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    cursor: Annotated[
+        str | None,
+        Field(
+            description="pass as cursor for the next page; null on the last page",
+            title="Cursor",
+        ),
+    ]
+    runs: Annotated[list[RunSummaryView], Field(title="Runs")]
 
 
 class RunView(BaseModel):

@@ -32,6 +32,7 @@ ROUTERS = (
     "approval_routes",
     "run_routes",
     "run_detail_routes",
+    "run_list_routes",
     "chat_routes",
     "memory_routes",
     "audit_routes",
@@ -52,7 +53,8 @@ _ROUTERS_BY_SEGMENT: dict[str, tuple[str, ...]] = {
     "health": (),
 }
 # whole paths served by fewer routers than their segment: starting a run (a cold start's usual first request)
-_ROUTERS_BY_PATH: dict[str, tuple[str, ...]] = {"/v1/runs": ("run_routes",)}
+# (a method-qualified key wins: listing runs loads its own router, starting one only run_routes)
+_ROUTERS_BY_PATH: dict[str, tuple[str, ...]] = {"/v1/runs": ("run_routes",), "GET /v1/runs": ("run_list_routes",)}
 
 
 class MnemeApp(ConcurrentHttpResolver):
@@ -73,11 +75,12 @@ class MnemeApp(ConcurrentHttpResolver):
                     self.include_router(importlib.import_module(f"mneme.api.{name}").router)
                     self.included.append(name)
 
-    def include_for(self, path: str) -> None:
-        """Include the routers that serve ``path`` (all of them for a path no router claims)."""
+    def include_for(self, path: str, method: str = "") -> None:
+        """Include the routers that serve ``method path`` (all of them for a path no router claims)."""
         parts = path.split("/")
         segment = parts[2] if len(parts) > 2 and parts[1] == "v1" else ""
-        self.include(_ROUTERS_BY_PATH.get(path) or _ROUTERS_BY_SEGMENT.get(segment, ROUTERS))
+        by_path = _ROUTERS_BY_PATH.get(f"{method.upper()} {path}") or _ROUTERS_BY_PATH.get(path)
+        self.include(by_path or _ROUTERS_BY_SEGMENT.get(segment, ROUTERS))
 
 
 def create_app(*, lazy: bool = False) -> MnemeApp:
@@ -165,5 +168,5 @@ def _document_errors(schema: dict[str, Any]) -> dict[str, Any]:
                 operation["security"] = []
             else:
                 responses["401"] = {"description": "no verified token", **error}
-            responses["default"] = {"description": "an error (403, 404, 409, 413, 429 or 503)", **error}
+            responses["default"] = {"description": "an error (403, 404, 409, 413, 415, 429 or 503)", **error}
     return schema

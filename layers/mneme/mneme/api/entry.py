@@ -10,6 +10,8 @@ from typing import Any
 
 from mneme.api.app import MAX_BODY_BYTES, MCP_PATH, PUBLIC_PATHS
 from mneme.api.auth import caller_from_event
+from mneme.api.challenge import bearer_challenge
+from mneme.api.media_type import require_json_body
 from mneme.errors import InvalidInput, MnemeError, PayloadTooLarge
 from mneme.json_depth import text_problem
 
@@ -22,10 +24,15 @@ def handle_http(app: Any, deps: Any, event: dict[str, Any], context: Any) -> dic
             caller_from_event(event, admin_group=deps.settings.admin_group) if path not in PUBLIC_PATHS else None
         )  # 401 before anything else, even before body validation
         event = _text_body(event)
+        if path != MCP_PATH:  # the MCP endpoint answers its own transport's errors
+            require_json_body(event)
     except MnemeError as exc:
+        headers = {"Content-Type": "application/json"}
+        if exc.status == 401:  # no verified claims: the authorizer let no token through
+            headers["WWW-Authenticate"] = bearer_challenge(None)
         return {
             "statusCode": exc.status,
-            "headers": {"Content-Type": "application/json"},
+            "headers": headers,
             "body": json.dumps(exc.to_body()),
             "isBase64Encoded": False,
         }

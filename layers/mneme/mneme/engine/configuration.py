@@ -82,6 +82,12 @@ def put_agent(deps: Deps, caller: Caller, agent_id: str, body: AgentBody) -> Sav
             field="model.endpoint",
         )
     _check_model_destination(deps, agent_model=body.model)
+    if model.provider == "openai-compatible" and deps.settings.openai_base_url_for(model.endpoint) is None:
+        raise InvalidInput(
+            "an openai-compatible model needs a base URL: set model.endpoint, or the deployment's default "
+            "MNEME_OPENAI_BASE_URL (it is unset here)",
+            field="model.endpoint",
+        )
     secret = model.api_key_secret_arn
     if secret and not deps.settings.openai_key_secret_allowed(secret):  # its value is sent to the endpoint
         raise InvalidInput(

@@ -92,6 +92,13 @@ class McpAuth(BaseModel, defer_build=True):
         return self
 
 
+STDIO_UNSUPPORTED = (
+    "stdio MCP servers (a command to start) are not supported: mneme calls MCP servers over streamable HTTP. "
+    "Run the server behind a bridge, e.g. `npx mcp-proxy --port 8931 -- <command> <args>`, and give its URL "
+    "(http://127.0.0.1:8931/mcp) — README, 'MCP, both ways'"
+)
+
+
 class McpServer(BaseModel, defer_build=True):
     """One MCP server an agent uses (streamable HTTP)."""
 
@@ -103,6 +110,14 @@ class McpServer(BaseModel, defer_build=True):
     #: when set, every request carries the caller's user id in this header (for a server that trusts it)
     forward_user_id_header: HeaderName | None = None
     timeout_seconds: Annotated[float, Field(gt=0, le=MCP_TIMEOUT_MAX_SECONDS)] = MCP_TIMEOUT_DEFAULT_SECONDS
+
+    @model_validator(mode="before")
+    @classmethod
+    def _not_stdio(cls, value: Any) -> Any:
+        """A stdio server (a command to start, as desktop clients configure them) is refused by its name."""
+        if isinstance(value, dict) and ({"command", "args"} & value.keys() or value.get("transport") == "stdio"):
+            raise ValueError(STDIO_UNSUPPORTED)
+        return value
 
     @field_validator("url")
     @classmethod

@@ -22,7 +22,29 @@ if TYPE_CHECKING:
     from mneme.models.budget import TreeUsage
 
 
+class RunFilter(Record, kw_only=True):
+    """What ``GET /v1/runs`` asks for: root runs by status, agent, chat and creation time (both included)."""
+
+    status: str | None = None
+    agent_id: str | None = None
+    chat_id: str | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    limit: int = 50
+    cursor: str | None = None
+
+
+class RunPage(Record):
+    runs: list[Run]
+    cursor: str | None
+
+
 class RunStore(Protocol):
+    def list_runs(self, user_id: str, wanted: RunFilter) -> RunPage:
+        """One page of the user's root runs (each with its tree's status and usage), newest first;
+        ``cursor`` continues it (None on the last page). InvalidInput for a cursor that is not the user's."""
+        ...
+
     def create_run(self, run: Run) -> None:
         """Raise Conflict when the run id exists."""
         ...

@@ -88,7 +88,7 @@ class TableSchema(Record):
 
 
 #: the main table (config, chats, runs) and the audit table, as template.yaml declares them.
-MAIN_SCHEMA = TableSchema({"GSI1": ("GSI1PK", "GSI1SK")})
+MAIN_SCHEMA = TableSchema({"GSI1": ("GSI1PK", "GSI1SK"), "GSI2": ("GSI2PK", "GSI2SK")})
 AUDIT_SCHEMA = TableSchema({"ByRootRun": ("root_run_id", SK)})
 
 
@@ -154,10 +154,12 @@ class ItemTable(Protocol):
         limit: int | None = None,
         start_key: Mapping[str, str] | None = None,
         filters: Mapping[str, str | int] | None = None,
+        sk_range: tuple[str, str] | None = None,
     ) -> Page:
         """One page of the items whose (index) partition key is ``pk``, in sort-key order. ``filters``
         are attribute equalities applied after reading (they never widen the page; with filters a page
-        may hold fewer than ``limit`` items while ``last_key`` says there is more)."""
+        may hold fewer than ``limit`` items while ``last_key`` says there is more). ``sk_range`` keeps
+        the sort keys between its two bounds, both included (DynamoDB's ``BETWEEN``)."""
         ...
 
 
@@ -234,6 +236,11 @@ def order_key(item: Mapping[str, Any], schema: TableSchema, index: str | None) -
         return (item[SK].encode(),)
     isk = schema.index_keys(index)[1]
     return (str(item[isk]).encode(), item[PK].encode(), item[SK].encode())
+
+
+def in_range(sort_key: str, sk_range: tuple[str, str] | None) -> bool:
+    """Whether a sort key lies in ``sk_range`` (both bounds included), as a key condition would keep it."""
+    return sk_range is None or sk_range[0].encode() <= sort_key.encode() <= sk_range[1].encode()
 
 
 def prefix_upper(prefix: str) -> str:

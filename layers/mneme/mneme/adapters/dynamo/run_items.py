@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from mneme.adapters.dynamo.items import PK, SK, Item
+from mneme.adapters.dynamo.run_list import root_listing
 from mneme.adapters.dynamo.spill import blob_text
 from mneme.adapters.dynamo.ttl import stamp
 from mneme.models import Run
@@ -52,6 +53,7 @@ def run_item(run: Run, expires_at: int | None) -> Item:
         "status": run.status.value,
         "root_run_id": run.root_run_id,
         "data": run.model_dump_json(),
+        **root_listing(run),  # a root run is listed by GET /v1/runs (mneme.adapters.dynamo.run_list)
     }
     if run.parent_run_id:
         item["parent_run_id"] = run.parent_run_id

@@ -65,6 +65,7 @@ from mneme.adapters.dynamo.run_items import (
     run_item,
     run_pk,
 )
+from mneme.adapters.dynamo.run_list import list_roots
 from mneme.adapters.dynamo.run_owned import OwnedRuns, index_item
 from mneme.adapters.dynamo.spill import CHUNK_CHARS, blob_text, encode, write_blob
 from mneme.adapters.dynamo.ttl import Retention, expired, expiry, stamp
@@ -72,6 +73,7 @@ from mneme.clock import SystemClock
 from mneme.errors import Conflict, NotFound
 from mneme.models import Run, RunEvent
 from mneme.ports.common import Clock, OwnedItem
+from mneme.ports.runs import RunFilter, RunPage
 
 
 class ItemRunStore:
@@ -180,6 +182,9 @@ class ItemRunStore:
         ]
         runs = [Run.model_validate_json(i["data"]).model_copy(update={"version": int(i["version"])}) for i in items]
         return sorted((run for run in runs if not run.status.finished), key=lambda run: (run.created_at, run.run_id))
+
+    def list_runs(self, user_id: str, wanted: RunFilter) -> RunPage:
+        return list_roots(self._table, user_id, wanted, now=self._clock.now())
 
     # ------------------------------------------------------------------------------------- events
     @staticmethod

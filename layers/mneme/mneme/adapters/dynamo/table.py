@@ -193,6 +193,7 @@ class DynamoItemTable:
         limit: int | None = None,
         start_key: Mapping[str, str] | None = None,
         filters: Mapping[str, str | int] | None = None,
+        sk_range: tuple[str, str] | None = None,
     ) -> Page:
         ipk, isk = self._schema.index_keys(index)
         names = {"#pk": ipk}
@@ -202,6 +203,10 @@ class DynamoItemTable:
             names["#sk"] = isk
             values[":skp"] = to_dynamo(sk_prefix)
             expression += " AND begins_with(#sk, :skp)"
+        elif sk_range:
+            names["#sk"] = isk
+            values[":lo"], values[":hi"] = to_dynamo(sk_range[0]), to_dynamo(sk_range[1])
+            expression += " AND #sk BETWEEN :lo AND :hi"
         args: dict[str, Any] = {"TableName": self._name, "ScanIndexForward": forward}
         if index is None:
             args["ConsistentRead"] = True

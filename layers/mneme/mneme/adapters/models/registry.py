@@ -5,8 +5,9 @@ whole second, one attempt each; the adapter retries what fits). A client is crea
 for the container's life (thread-safe: the local server and the state machine's steps share it): one per
 provider, and for ``openai-compatible`` one per (base URL, key secret) — the base URL being the agent's
 endpoint when the deployment allows it, else the deployment's. ``offline_fallback`` is local mode's choice:
-an agent whose provider is not available here is answered by the deterministic offline model (reported once
-through ``on_fallback``) instead of failing with :class:`~mneme.errors.ModelUnavailable`.
+a Bedrock agent without Bedrock here is answered by the deterministic offline model (reported once through
+``on_fallback``) instead of failing with :class:`~mneme.errors.ModelUnavailable`. An openai-compatible agent
+never is (issue 33.2): without a base URL (its endpoint, or the deployment's default) its run fails, saying so.
 """
 
 from __future__ import annotations
@@ -92,8 +93,16 @@ class ModelClients:
             from mneme.adapters.models.bedrock import BedrockModel
 
             return BedrockModel(self._bedrock(), timed=self._bedrock_timed, attempts=Attempts())
-        if provider == "openai-compatible" and self._openai is not None and base_url is not None:
-            return self._openai.client(base_url, spec.api_key_secret_arn)
+        if provider == "openai-compatible":
+            if self._openai is not None and base_url is not None:
+                return self._openai.client(base_url, spec.api_key_secret_arn)
+            raise ModelUnavailable(
+                f"the openai-compatible model {spec.model_id!r} has no base URL here: its endpoint "
+                f"{spec.endpoint!r} is not allowed, or the deployment's default MNEME_OPENAI_BASE_URL is unset"
+                if spec.endpoint
+                else f"the openai-compatible model {spec.model_id!r} has no base URL here: the deployment's "
+                "default MNEME_OPENAI_BASE_URL is unset (set it, or the agent's model.endpoint)"
+            )
         if self._offline_fallback:
             if self._on_fallback is not None:
                 self._on_fallback(provider)

@@ -1,0 +1,28 @@
+// The text of the memory hits a trace lists: its events keep only ids, so each text is read with
+// GET /v1/memory/documents/{id} — the caller's own (or global) entries only, each read audited. An entry the
+// caller may not read, or one deleted since, shows why instead of its text.
+
+import { get, seg } from "./api.js";
+import { clear, h } from "./dom.js";
+
+const PREVIEW = 300;
+
+function why(error) {
+  if (error.status === 404) return "no longer readable (deleted, expired or not yours)";
+  if (error.status === 403) return "not readable by you";
+  return `not loaded: ${error.message}`;
+}
+
+/** Fill every ``[data-hit-text]`` cell under ``root`` with its entry's text (one read per distinct id). */
+export async function fillHitTexts(root) {
+  const cells = [...root.querySelectorAll("[data-hit-text]")];
+  const reads = new Map();
+  for (const cell of cells) {
+    const id = cell.dataset.hitText;
+    if (!reads.has(id)) reads.set(id, get(`/v1/memory/documents/${seg(id)}`).then((d) => ({ text: d.content }), (e) => ({ error: why(e) })));
+    const found = await reads.get(id);
+    clear(cell).append(found.error
+      ? h("span", { class: "muted" }, found.error)
+      : h("span", { title: found.text }, found.text.length > PREVIEW ? `${found.text.slice(0, PREVIEW)}…` : found.text));
+  }
+}
