@@ -56,7 +56,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import LAYER, PY, ROOT, RUN_FUNCTION, Skip, header, median, verdict
 from _lambda import FRAMEWORK, MNEME, PLAIN, PLAIN_BOTOCORE, RECORD, REPORT, lambda_env, start_aws
 
-WORK = Path("/tmp/mneme-bench-cold")
+WORK = Path(os.environ.get("MNEME_BENCH_DIR") or "/tmp/mneme-bench-cold")  # a shared host: one folder each
 PY313 = "python3.13"
 LAMBDA_CPU_FACTOR = 1769 / 1024  # template MemorySize 1024: an invocation gets 0.58 vCPU, the init phase a full one
 
