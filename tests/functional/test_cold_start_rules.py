@@ -27,6 +27,8 @@ from tests.support.import_chains import IMPORT_CHAINS
 from tests.support.sam_template import create_tables
 
 ROOT = Path(__file__).resolve().parents[2]
+# moto's servers share one in-process backend: tables of their own, apart from the other cold-start tests'
+TABLES = {"MainTable": "rules-main", "AuditTable": "rules-audit"}
 pytestmark = pytest.mark.slow
 
 _PROBE = """
@@ -89,7 +91,7 @@ def endpoint() -> Iterator[str]:
     client = boto3.client(
         "dynamodb", region_name="us-east-1", endpoint_url=url, aws_access_key_id="t", aws_secret_access_key="t"
     )
-    create_tables(client, {"MainTable": "m", "AuditTable": "a"})
+    create_tables(client, TABLES)
     agent = Agent(
         agent_id="researcher",
         owner="alice",
@@ -97,7 +99,7 @@ def endpoint() -> Iterator[str]:
         model={"provider": "offline"},
         memory_policy={"auto_read_enabled": False, "allow_write": False},
     )
-    ItemConfigStore(DynamoItemTable(client, "m", MAIN_SCHEMA)).put_agent(agent)
+    ItemConfigStore(DynamoItemTable(client, TABLES["MainTable"], MAIN_SCHEMA)).put_agent(agent)
     try:
         yield url
     finally:
@@ -115,8 +117,8 @@ def _probe(endpoint: str, tamper: str = "") -> dict[str, Any]:
         "AWS_SECRET_ACCESS_KEY": "t",
         "AWS_REGION": "us-east-1",
         "AWS_ENDPOINT_URL": endpoint,
-        "MNEME_TABLE": "m",
-        "MNEME_AUDIT_TABLE": "a",
+        "MNEME_TABLE": TABLES["MainTable"],
+        "MNEME_AUDIT_TABLE": TABLES["AuditTable"],
         "MNEME_MODEL_PROVIDER": "offline",
         "MNEME_OPENSEARCH_ENDPOINT": "abc123.us-east-1.aoss.amazonaws.com",
     }
