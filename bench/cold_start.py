@@ -240,7 +240,7 @@ def main(n: int = 10) -> dict[str, float]:
             f"  host load (1-min average at each round's start, {os.cpu_count()} cores): median "
             f"{median(load):.1f}, {min(load):.1f}–{max(load):.1f}"
         )
-        figures = ratios(samples, medians, estimates)
+        figures = ratios(samples, medians, estimates, ready_cpu["mneme handler"] / ready_cpu[BASELINE])
         importtime(env)
         return {
             **figures,
@@ -255,8 +255,9 @@ def main(n: int = 10) -> dict[str, float]:
 
 
 def ratios(
-    samples: dict[str, list[tuple[float, dict[str, Any]]]], medians: dict[str, float], estimates: dict[str, float]
-) -> dict[str, float]:
+    samples: dict[str, list[tuple[float, dict[str, Any]]]], medians: dict[str, float], estimates: dict[str, float],
+    cpu_ratio: float,
+) -> dict[str, float]:  # fmt: skip
     """Print and return the ratios; the headline is mneme over the plain handler with the same clients."""
     ratio = medians["mneme handler"] / medians[BASELINE]
     # each round ran the variants one after the other, seconds apart: a round's ratio shares the host's
@@ -270,7 +271,8 @@ def ratios(
         f"({medians['mneme handler'] * 1000:.1f} vs {medians[BASELINE] * 1000:.1f} ms); the rounds' own ratios: "
         f"median {paired:.2f}×, quartiles {quartiles[0]:.2f}–{quartiles[1]:.2f}, range {rounds[0]:.2f}–{rounds[-1]:.2f}"
     )
-    print(f"    → goal ≤ 1.3× (both): {verdict(ratio <= 1.3 and paired <= 1.3)}")
+    met = verdict(ratio <= 1.3 and paired <= 1.3)  # beside it the CPU time, which a loaded host moves less
+    print(f"    → goal ≤ 1.3× (both): {met} (CPU until the response: {cpu_ratio:.2f}×)")
     lambda_ratio = estimates["mneme handler"] / estimates[BASELINE]
     print(f"  the same with Lambda's CPU split (estimate, not measured on Lambda): {lambda_ratio:.2f}×")
     heavier = medians["mneme handler"] / medians["plain boto3 handler"]
