@@ -12,7 +12,6 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 LATENCY = 0.02  # simulated seconds per round trip
@@ -29,19 +28,23 @@ class Call:
 
 
 def _origin() -> str:
-    """Which mneme code made the call: the innermost store method and the engine function above it."""
+    """Which mneme code made the call: the innermost store method and the engine function above it.
+
+    Code is told by the module it runs in (``mneme`` and its submodules), never by its file's path: a
+    checkout whose path contains ``/mneme/`` would otherwise count the local Step Functions emulation
+    (``mneme_local``) and the virtualenv's packages (moto) as mneme's own calls."""
     frame = sys._getframe(2)
     store = engine = ""
     mneme = False
     while frame is not None:
-        path, name = frame.f_code.co_filename, frame.f_code.co_name
-        if "/mneme/" in path and "/bench/" not in path:
+        parts = str(frame.f_globals.get("__name__") or "").split(".")
+        if parts[0] == "mneme":
             mneme = True
-            module = Path(path).stem
-            if not store and "/adapters/" in path and module not in ("table", "wire", "items"):
-                store = f"{module}.{name}"
-            elif not engine and ("/engine/" in path or "/memory/" in path):
-                engine = f"{module}.{name}"
+            where = f"{parts[-1]}.{frame.f_code.co_name}"
+            if not store and parts[1:2] == ["adapters"] and parts[-1] not in ("table", "wire", "items"):
+                store = where
+            elif not engine and parts[1:2] in (["engine"], ["memory"]):
+                engine = where
         frame = frame.f_back  # type: ignore[assignment]
     return " ← ".join(part for part in (store, engine) if part) or ("mneme" if mneme else "")
 

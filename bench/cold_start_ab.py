@@ -1,12 +1,13 @@
 """The cold start of the working tree against an earlier commit, side by side (not part of ``make bench``).
 
 A change to the cold start is smaller than what the shared host moves between two runs, so it is measured
-in one run: fresh python3.13 processes alternating the plain boto3 handler, mneme as of ``REF`` and mneme
-as it is now, N times each (wall time, and each process's CPU time until its response, which the host's
-load moves less), with everything else as in ``bench/cold_start.py`` (the layer built by its Makefile,
-template.yaml's environment, moto and the Bedrock stand-in). ``REF``'s ``mneme`` package and its
-``functions/run/app.py`` replace the working tree's in a copy of the layer; the third-party packages are
-today's (an older ``mneme`` that imports opensearch-py finds it beside boto3, where the plain handler's is).
+in one run: fresh python3.13 processes alternating the plain handler with mneme's clients (``plain, botocore
+OS``, the headline's baseline), mneme as of ``REF`` and mneme as it is now, N times each (wall time, and each
+process's CPU time until its response, which the host's load moves less), with everything else as in
+``bench/cold_start.py`` (the layer built by its Makefile, template.yaml's environment, moto and the Bedrock
+stand-in). ``REF``'s ``mneme`` package and its ``functions/run/app.py`` replace the working tree's in a copy
+of the layer; the third-party packages are today's (an older ``mneme`` that imports opensearch-py finds it
+beside boto3, where the plain handler's is).
 
 Run: ``.venv/bin/python bench/cold_start_ab.py REF [N]`` (N = 12 by default). Exits non-zero on any failure.
 """
@@ -25,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import cold_start as cs
 from _common import ROOT, RUN_FUNCTION, header, median
-from _lambda import MNEME, PLAIN, REPORT, lambda_env, start_aws
+from _lambda import MNEME, PLAIN_BOTOCORE, REPORT, lambda_env, start_aws
 
 
 def _checkout(ref: str, layer: Path) -> tuple[Path, Path]:
@@ -52,7 +53,7 @@ def main(ref: str, n: int = 12) -> dict[str, float]:
         env = lambda_env(urls, [RUN_FUNCTION, layer, runtime])
         cs.record_calls(env)
         variants = {
-            "plain boto3 handler": (PLAIN + REPORT, {**env, "BENCH_CALLS": str(cs.WORK / "calls.pickle")}),
+            cs.BASELINE: (PLAIN_BOTOCORE + REPORT, {**env, "BENCH_CALLS": str(cs.WORK / "calls.pickle")}),
             f"mneme {ref}": (MNEME + REPORT, lambda_env(urls, [old_function, old_layer, runtime])),
             "mneme now": (MNEME + REPORT, env),
         }
@@ -64,7 +65,7 @@ def main(ref: str, n: int = 12) -> dict[str, float]:
                 if round_:
                     walls[name].append(wall)
                     cpus[name].append(report["cpu_ready"])
-        plain, plain_cpu = median(walls["plain boto3 handler"]), median(cpus["plain boto3 handler"])
+        plain, plain_cpu = median(walls[cs.BASELINE]), median(cpus[cs.BASELINE])
         for name, samples in walls.items():
             print(
                 f"  {name:<22}median {median(samples) * 1000:7.1f} ms  min {min(samples) * 1000:6.1f}  "

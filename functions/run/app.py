@@ -4,8 +4,9 @@ Every event (API Gateway's HTTP and WebSocket APIs, EventBridge ``mneme.RunReque
 and sweep schedules, the agent-run state machine's steps) goes to one :class:`mneme.runtime.Runtime`,
 built once per container on the first call. The health check answers without building anything.
 
-The import is Lambda's init phase: it loads what a run needs (:func:`mneme.runtime.preload`) with the
-cyclic garbage collector off, then freezes what it made. Those objects (modules, classes, validators) live
+The import is Lambda's init phase: it loads what a run needs (:func:`mneme.cold_start.preload`; the
+cold-start rules are stated in ``mneme.cold_start``) with the cyclic garbage collector off, then freezes what
+it made. Those objects (modules, classes, validators) live
 as long as the container: collecting during the import only walked them, 48 times on python3.13 (133 on
 3.11), and frozen they are left out of every later collection. The runtime (settings, clients and their
 service models, the stores), built on the first event, is made the same way: it too lives as long as the
@@ -38,7 +39,7 @@ def _made_for_the_container() -> Iterator[None]:
 
 
 with _made_for_the_container():
-    from mneme.runtime import preload
+    from mneme.cold_start import preload
 
     preload()
 _runtime: Any = None

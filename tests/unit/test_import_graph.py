@@ -29,6 +29,7 @@ MNEME_LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "mneme.schema_refs",
             "mneme.records",
             "mneme.egress",
+            "mneme.cold_start",  # the cold-start rules: data, and a preload that imports by name
         ),
     ),
     ("models", ("mneme.models",)),

@@ -1,10 +1,11 @@
-"""Which router modules a request's path loads (mneme.api.app: routers are included on demand, per path)."""
+"""Which router modules a request's path loads (mneme.api.app includes them on demand by mneme.cold_start's map)."""
 
 from __future__ import annotations
 
 import pytest
 
-from mneme.api.app import ROUTERS, create_app
+from mneme.api.app import create_app
+from mneme.cold_start import ROUTERS
 
 
 @pytest.mark.parametrize(

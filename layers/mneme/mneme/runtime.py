@@ -19,53 +19,6 @@ RUN_REQUESTED = "mneme.RunRequested"
 SOCKET_EVENTS = frozenset({"CONNECT", "MESSAGE", "DISCONNECT"})
 
 
-def preload() -> None:
-    """Import the modules an HTTP run needs, building nothing: no settings read, no client, no I/O.
-
-    The run function's handler module calls this at import, i.e. in Lambda's init phase, which runs with a
-    full vCPU, while an invocation gets CPU in proportion to memory (1,024 MB = 0.58 vCPU;
-    shared/reference/aws-limits.md): the same import work costs less there than in the first event.
-    What stays for the first event, and why: reading and validating the settings and creating the clients
-    (environment reads and client set-up belong to the composition root at start, never to an import, and a
-    health check must not need a configuration); the routers other than the runs router (each loads with
-    the first request for its paths); the X-Ray SDK, which Powertools' Tracer imports with the first traced
-    call (its import creates the daemon's UDP socket and, in Lambda, writes ``/tmp/.aws-xray/initialized``).
-
-    Every mneme model defers building its validator to its first use (``defer_build``): a run uses about a
-    sixth of them, and this builds those here, so that the first event builds none
-    (``tests/functional/test_cold_start_imports.py`` counts them) and the others are never built.
-    """
-    import aws_lambda_powertools.event_handler.middlewares.openapi_validation  # noqa: F401 - else at 1st request
-    from aws_lambda_powertools import Logger, Metrics  # noqa: F401 - observability's
-
-    import mneme.adapters.aws.botocore_session  # the clients' library and session
-    import mneme.adapters.dynamo.audit_log
-    import mneme.adapters.dynamo.chat_store
-    import mneme.adapters.dynamo.config_store
-    import mneme.adapters.dynamo.run_store
-    import mneme.adapters.opensearch.store
-    import mneme.api.entry
-    import mneme.api.run_routes
-    import mneme.composition  # noqa: F401
-    from mneme.engine.runs.state import LoopState
-    from mneme.models.agent import Agent
-    from mneme.models.audit import AuditRecord
-    from mneme.models.budget import BudgetLimits, TreeUsage
-    from mneme.models.chat import Chat, TextMessage
-    from mneme.models.memory import MemoryHit
-    from mneme.models.run import Run, RunEvent
-    from mneme.models.run_request import RunRequest
-    from mneme.models.user import Caller, UserSettings
-    from mneme.settings import Settings
-
-    # what a run validates or serializes; MemoryHit and AuditRecord: an auto-reading agent's hits, their audit
-    for model in (
-        Settings, Caller, UserSettings, RunRequest, Agent, BudgetLimits, TreeUsage, Run, RunEvent, LoopState,
-        Chat, TextMessage, MemoryHit, AuditRecord,
-    ):  # fmt: skip
-        model.model_rebuild()
-
-
 class Runtime:
     def __init__(self, deps: Deps) -> None:
         self.deps = deps

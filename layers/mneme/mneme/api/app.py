@@ -1,8 +1,8 @@
 """The HTTP application: the routers, request validation, OpenAPI, and the one error mapping.
 
 A router module (and the pydantic bodies and views it imports) is loaded when the first request for one of
-its paths arrives, so a cold start pays only for the routes it serves (bench/cold_start.py); the OpenAPI
-document, and a path no router claims, load them all.
+its paths arrives, so a cold start pays only for the routes it serves (which router serves which path is a
+cold-start rule: mneme.cold_start); the OpenAPI document, and a path no router claims, load them all.
 """
 
 from __future__ import annotations
@@ -19,42 +19,13 @@ from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValida
 from mneme import __version__
 from mneme.api.resolver import ConcurrentHttpResolver
 from mneme.api.responses import JSON, from_error, from_unexpected, from_validation, json_response
+from mneme.cold_start import ROUTERS, routers_for
 from mneme.errors import MnemeError
 
 _SECURITY = {"jwt": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"}}
 PUBLIC_PATHS = frozenset({"/v1/health", "/v1/openapi.json"})
 MCP_PATH = "/mcp"  # mneme's MCP server (mneme.api.mcp_endpoint), beside the HTTP API's routes
 MAX_BODY_BYTES = 1_000_000
-
-
-ROUTERS = (
-    "config_routes",
-    "approval_routes",
-    "run_routes",
-    "run_detail_routes",
-    "run_list_routes",
-    "chat_routes",
-    "memory_routes",
-    "audit_routes",
-    "privacy_routes",
-)
-# the first path segment after /v1/ -> the router modules serving it
-_ROUTERS_BY_SEGMENT: dict[str, tuple[str, ...]] = {
-    "runs": ("run_routes", "run_detail_routes"),
-    "context": ("run_detail_routes",),
-    "chats": ("chat_routes",),
-    "agents": ("config_routes",),
-    "skills": ("config_routes",),
-    "me": ("config_routes", "approval_routes", "privacy_routes"),
-    "memory": ("memory_routes",),
-    "audit": ("audit_routes", "privacy_routes"),
-    "admin": ("privacy_routes",),
-    "retention": ("privacy_routes",),
-    "health": (),
-}
-# whole paths served by fewer routers than their segment: starting a run (a cold start's usual first request)
-# (a method-qualified key wins: listing runs loads its own router, starting one only run_routes)
-_ROUTERS_BY_PATH: dict[str, tuple[str, ...]] = {"/v1/runs": ("run_routes",), "GET /v1/runs": ("run_list_routes",)}
 
 
 class MnemeApp(ConcurrentHttpResolver):
@@ -77,10 +48,7 @@ class MnemeApp(ConcurrentHttpResolver):
 
     def include_for(self, path: str, method: str = "") -> None:
         """Include the routers that serve ``method path`` (all of them for a path no router claims)."""
-        parts = path.split("/")
-        segment = parts[2] if len(parts) > 2 and parts[1] == "v1" else ""
-        by_path = _ROUTERS_BY_PATH.get(f"{method.upper()} {path}") or _ROUTERS_BY_PATH.get(path)
-        self.include(by_path or _ROUTERS_BY_SEGMENT.get(segment, ROUTERS))
+        self.include(routers_for(path, method))
 
 
 def create_app(*, lazy: bool = False) -> MnemeApp:
