@@ -46,7 +46,7 @@ class ReplaySession:
     answer: dict[str, Any]
     sent: list[dict[str, Any]] = field(default_factory=list)
 
-    def post(self, url: str, *, data: bytes, headers: dict[str, str], timeout: Any) -> RecordedReply:
+    def post(self, url: str, *, data: bytes, headers: dict[str, str], timeout: Any, **_: Any) -> RecordedReply:
         self.sent.append({"url": url, "body": json.loads(data), "headers": headers})
         if "error" in self.answer:
             raise requests.ConnectionError(self.answer["error"])

@@ -45,13 +45,13 @@ def silent_server() -> Iterator[str]:
 
 
 def test_an_answer_slower_than_the_budget_is_a_timeout(silent_server: str) -> None:
-    model = OpenAICompatibleModel(silent_server, StaticKey(None))
+    model = OpenAICompatibleModel(silent_server, StaticKey(None), allow_private=True)
     with pytest.raises(ModelTimedOut):
         model.converse(REQUEST, timeout_seconds=0.3)
 
 
 def test_an_endpoint_nobody_listens_on_is_unavailable_not_a_timeout() -> None:
-    model = OpenAICompatibleModel(f"http://127.0.0.1:{free_port()}/v1", StaticKey(None))
+    model = OpenAICompatibleModel(f"http://127.0.0.1:{free_port()}/v1", StaticKey(None), allow_private=True)
     with pytest.raises(ModelUnavailable) as caught:
         model.converse(REQUEST, timeout_seconds=0.3)
     assert not isinstance(caught.value, ModelTimedOut)
