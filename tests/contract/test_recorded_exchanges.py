@@ -38,7 +38,8 @@ def _name(record: dict[str, Any]) -> str:
 
 def _replay(record: dict[str, Any]) -> tuple[ReplaySession, ModelResponse | MnemeError]:
     session = ReplaySession(record["response"])
-    model = OpenAICompatibleModel(BASE_URL, StaticKey(None), allow_private=True, session=session)  # recorded on loopback
+    # recorded on loopback: the local policy (private networks allowed) replays them
+    model = OpenAICompatibleModel(BASE_URL, StaticKey(None), allow_private=True, session=session)
     try:
         return session, model.converse(copy.deepcopy(record["converse_request"]))
     except MnemeError as error:
