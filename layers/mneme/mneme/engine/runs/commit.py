@@ -42,27 +42,18 @@ def lease_until(deps: Deps, now: datetime) -> datetime:
 def store_turn(session: RunSession, messages: list[ChatMessage]) -> str | None:
     """Store the run's messages once (a retried step finds them stored); a new chat is created with them.
     Answers why they could not be stored (None when they are)."""
-    chats, run, state = session.deps.chats, session.run, session.state
+    run, state = session.run, session.state
     create, expected = state.new_chat is not None, state.chat_message_count
     problem = "the chat changed concurrently"
     try:
         for _ in range(3):
             try:
-                if create and state.new_chat is not None:
-                    chats.create_chat(Chat.model_validate({**state.new_chat, "messages": messages}))
-                    session.ending.turn = StoredTurn(0, len(messages), True)
-                else:
-                    chats.append_messages(run.user_id, run.chat_id or "", messages, expected_count=expected)
-                    session.ending.turn = StoredTurn(expected, len(messages), False)
+                session.ending.turn = _write_turn(session, messages, create=create, expected=expected)
                 return None
             except Conflict:  # the chat exists (created meanwhile), or it grew: append after what is there
                 problem = "the chat changed concurrently"
-                chat = chats.get_chat_tail(run.user_id, run.chat_id or "", since=expected)
-                if chat is not None and (mine := sum(m.run_id == run.run_id for m in chat.messages)):
-                    # stored by an earlier attempt of this step: this step's turn while it is the chat's last
-                    if all(m.run_id == run.run_id for m in chat.messages[-mine:]):
-                        first = chat.message_count - mine
-                        session.ending.turn = StoredTurn(first, mine, first == 0 and state.new_chat is not None)
+                chat = session.deps.chats.get_chat_tail(run.user_id, run.chat_id or "", since=expected)
+                if _stored_earlier(session, chat):
                     return None
                 create, expected = chat is None, chat.message_count if chat else 0
             except NotFound:  # the chat is gone: create it with this turn
@@ -72,6 +63,28 @@ def store_turn(session: RunSession, messages: list[ChatMessage]) -> str | None:
         return problem
     except MnemeError as exc:
         return exc.message
+
+
+def _write_turn(session: RunSession, messages: list[ChatMessage], *, create: bool, expected: int) -> StoredTurn:
+    chats, run, new_chat = session.deps.chats, session.run, session.state.new_chat
+    if create and new_chat is not None:
+        chats.create_chat(Chat.model_validate({**new_chat, "messages": messages}))
+        return StoredTurn(0, len(messages), True)
+    chats.append_messages(run.user_id, run.chat_id or "", messages, expected_count=expected)
+    return StoredTurn(expected, len(messages), False)
+
+
+def _stored_earlier(session: RunSession, chat: Chat | None) -> bool:
+    """Whether an earlier attempt of this step stored the turn; it is this step's turn while it is the chat's
+    last (then it is the one to take back)."""
+    run_id = session.run.run_id
+    mine = sum(m.run_id == run_id for m in chat.messages) if chat is not None else 0
+    if chat is None or not mine:
+        return False
+    if all(m.run_id == run_id for m in chat.messages[-mine:]):
+        first = chat.message_count - mine
+        session.ending.turn = StoredTurn(first, mine, first == 0 and session.state.new_chat is not None)
+    return True
 
 
 def take_back_turn(session: RunSession) -> None:
