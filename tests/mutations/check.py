@@ -163,15 +163,15 @@ MUTANTS = (
     Mutant(
         "turn-kept-on-crash",
         "engine/runs/step_end.py",
-        "session.crash = reason\n    _take_back_turn(session)",
-        "session.crash = reason",
+        "session.ending.crash = reason\n    commit.take_back_turn(session)",
+        "session.ending.crash = reason",
         TAKE_BACK,
     ),
     Mutant(
         "turn-kept-on-cancel",
-        "engine/runs/step_end.py",
-        "        return None\n    _take_back_turn(session)",
-        "        return None",
+        "engine/runs/commit.py",
+        "    if stored is not None:\n        take_back_turn(session)",
+        "    if stored is not None:\n        pass",
         TAKE_BACK,
     ),
 )

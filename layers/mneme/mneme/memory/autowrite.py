@@ -17,7 +17,7 @@ from mneme.records import Record, replace
 from mneme.spec_limits import AUTO_WRITE_MIN_INPUT_CHARS
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
     from mneme.memory.policy import MemoryScope
     from mneme.models.policy import ResolvedPolicy
@@ -49,6 +49,7 @@ def plan_auto_write(
     output: str | None,
     injected_hit_ids: Sequence[str] = (),
     model_spec: Any = None,  # the agent's model (a ModelSpec): extracts when the policy names none
+    tree: Mapping[str, Any] | None = None,  # the run's place in its delegation tree, joins each job's metadata
 ) -> AutoWritePlan:
     """What to store after a run.
 
@@ -77,15 +78,17 @@ def plan_auto_write(
     jobs: list[MemoryWriteJob] = []
     text_in = user_input.strip()
     if len(text_in) >= AUTO_WRITE_MIN_INPUT_CHARS:
-        jobs.append(_job(run_id, "run_input", namespace, owner, text_in, scope=scope, derived_from=()))
+        jobs.append(_job(run_id, "run_input", namespace, owner, text_in, scope=scope, derived_from=(), tree=tree))
     text_out = (output or "").strip()
     if text_out:
         derived = tuple(dict.fromkeys(injected_hit_ids))
-        jobs.append(_job(run_id, "run_output", namespace, owner, text_out, scope=scope, derived_from=derived))
+        jobs.append(
+            _job(run_id, "run_output", namespace, owner, text_out, scope=scope, derived_from=derived, tree=tree)
+        )
     strategies: list[str] = [name for name in policy.extraction if name != "raw"]
     if strategies and text_in:  # after the raw entries, on its own: derived from them, deleted with them
         raw_ids = [job.job_id for job in jobs]
-        extract = _job(run_id, "extract", namespace, owner, text_in, scope=scope, derived_from=raw_ids)
+        extract = _job(run_id, "extract", namespace, owner, text_in, scope=scope, derived_from=raw_ids, tree=tree)
         model = policy.extraction_model or model_spec
         jobs.append(
             replace(extract, kind="extract", answer=text_out, strategies=strategies, model=extraction_model(model))
@@ -123,6 +126,7 @@ def _job(
     *,
     scope: MemoryScope,
     derived_from: Sequence[str],
+    tree: Mapping[str, Any] | None,
 ) -> MemoryWriteJob:
     metadata: dict[str, Any] = {
         "source": source,
@@ -132,6 +136,7 @@ def _job(
         "user_id": scope.user_id,
         "session_id": scope.session_id,
         "run_id": run_id,
+        **(tree or {}),
     }
     return MemoryWriteJob(
         job_id=auto_write_job_id(run_id, source),

@@ -112,12 +112,12 @@ def advance(session: RunSession) -> Outcome:
         if not response.tool_uses:
             finish.succeed(session, response.text)
             return "done"
-        calls = _record_assistant_turn(session, response)
+        calls, unusable = _record_assistant_turn(session, response)
         for call in calls:
-            _handle_call(session, call, assembled.offered_tools)
+            _handle_call(session, call, assembled.offered_tools, unusable)
 
 
-def _record_assistant_turn(session: RunSession, response: ModelResponse) -> list[ToolCallMessage]:
+def _record_assistant_turn(session: RunSession, response: ModelResponse) -> tuple[list[ToolCallMessage], set[str]]:
     """The assistant turn joins the run's turns: its reasoning blocks verbatim and first (Bedrock rejects a
     tool result whose assistant turn lost its signed thinking), then its text, then its tool calls. Arguments
     that are not an object, or nest deeper than the JSON limit, are kept as ``{}`` (nothing downstream may
@@ -126,15 +126,16 @@ def _record_assistant_turn(session: RunSession, response: ModelResponse) -> list
     reasoning: list[ChatMessage] = [ReasoningMessage.from_block(block, run_id=run_id) for block in response.reasoning]
     turn: list[ChatMessage] = [TextMessage(role="assistant", text=text, run_id=run_id)] if text.strip() else []
     calls: list[ToolCallMessage] = []
+    unusable: set[str] = set()  # call ids whose arguments were refused
     for use in response.tool_uses:
         arguments = use.get("input") or {}
         if not isinstance(arguments, dict) or value_depth_exceeds(arguments):
-            session.unusable_arguments.add(str(use["toolUseId"]))
+            unusable.add(str(use["toolUseId"]))
             arguments = {}
         calls.append(ToolCallMessage(call_id=use["toolUseId"], tool=use["name"], arguments=arguments, run_id=run_id))
     session.state.turns += [*reasoning, *turn, *calls]
     session.state.call_order = [call.call_id for call in calls]
-    return calls
+    return calls, unusable
 
 
 def _count(session: RunSession, call: ToolCallMessage) -> None:
@@ -149,13 +150,13 @@ def _count(session: RunSession, call: ToolCallMessage) -> None:
         raise RunAborted(f"the same {call.tool} call was repeated more than {MAX_IDENTICAL_TOOL_CALLS} times")
 
 
-def _handle_call(session: RunSession, call: ToolCallMessage, offered: tuple[str, ...]) -> None:
+def _handle_call(session: RunSession, call: ToolCallMessage, offered: tuple[str, ...], unusable: set[str]) -> None:
     _count(session, call)
     session.recorder.event("tool_call", call_id=call.call_id, tool=call.tool, status="requested")
     mode = session.run.tool_approval
     if call.tool not in offered:
         _ready(session, _error(session, call, f"tool {call.tool!r} is not available to this agent"))
-    elif call.call_id in session.unusable_arguments:
+    elif call.call_id in unusable:
         _ready(session, _error(session, call, f"{call.tool}: {too_deep_message('the arguments')} or not an object"))
     elif mode == "denied":
         _ready(session, _error(session, call, "tool calls are denied for this run"))
@@ -281,7 +282,9 @@ def _report_waiting(session: RunSession) -> Outcome | None:
             session.recorder.event("approval_requested", calls=waiting)
         return "await_approval"
     if state.waiting_children:
-        session.children = [{"run_id": child, "depth": session.run.depth + 1} for child in state.waiting_children]
+        session.writes.children = [
+            {"run_id": child, "depth": session.run.depth + 1} for child in state.waiting_children
+        ]
         return "delegate"
     if state.deferred:
         return "continue"

@@ -16,19 +16,27 @@ from mneme.history import compress
 from mneme.memory.access import auto_inject_access
 from mneme.memory.policy import apply_run_overrides, merge_policies
 from mneme.models.chat import Chat, ChatMessage
+from mneme.models.policy import ResolvedPolicy
+from mneme.models.run_request import MemoryOverride
 from mneme.ports.models import Summarizer, Summary
+from mneme.ports.stores import RunConfig
+
+
+def run_policy(config: RunConfig, memory: MemoryOverride | None) -> ResolvedPolicy:
+    """The run's memory policy, merged once per run: the agent's, the task's over it, the request's overrides."""
+    return apply_run_overrides(
+        merge_policies(config.agent.memory_policy, config.task.memory_policy if config.task else None),
+        enabled=memory.enabled if memory else None,
+        top_k=memory.top_k if memory else None,
+    )
 
 
 @in_run_span("prepare")
-def prepare(session: RunSession, *, chat: Chat | None, memory_enabled: bool | None, top_k: int | None) -> None:
+def prepare(session: RunSession, *, chat: Chat | None, policy: ResolvedPolicy) -> None:
     """Fill the loop state of a new run (a master with its chat, or a child with its inherited history)."""
-    state, run, config = session.state, session.run, session.config
+    state, run = session.state, session.run
     state.started_at = state.started_at or session.deps.clock.now()
-    state.policy = apply_run_overrides(
-        merge_policies(config.agent.memory_policy, config.task.memory_policy if config.task else None),
-        enabled=memory_enabled,
-        top_k=top_k,
-    )
+    state.policy = policy
     if chat is not None:
         _chat_history(session, chat)
     session.recorder.event(
@@ -110,9 +118,10 @@ def _auto_inject(session: RunSession) -> None:
         session.recorder.warning(warning)
     if not access.allowed and not access.denied:
         return
-    via = "preview" if session.preview else "auto_inject"
+    via = "preview" if session.context.preview else "auto_inject"
     try:
-        vector = session.query_vector.result() if session.query_vector is not None else None
+        query_vector = session.context.query_vector
+        vector = query_vector.result() if query_vector is not None else None
         ranked = memory_ops.search_explained(
             session.memory,
             session.records,
@@ -121,7 +130,7 @@ def _auto_inject(session: RunSession) -> None:
             session.ranking,
             via=via,
             vector=vector,
-            action="preview" if session.preview else "read",
+            action="preview" if session.context.preview else "read",
         )
     except MemoryUnavailable as exc:
         session.recorder.warning(f"memory unavailable, the run continues without it: {exc.message}")

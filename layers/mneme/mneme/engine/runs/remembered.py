@@ -23,9 +23,8 @@ def allowed(session: RunSession, call: ToolCallMessage) -> bool:
     if call.tool in session.state.always_allowed:
         return True
     run = session.run
-    if session.remembered_tools is None:
-        session.remembered_tools = session.deps.grants.tools_for(run.user_id, run.agent_id)
-    if call.tool not in session.remembered_tools:
+    remembered = session.context.remembered.get(lambda: session.deps.grants.tools_for(run.user_id, run.agent_id))
+    if call.tool not in remembered:
         return False
     try:
         session.recorder.audit(

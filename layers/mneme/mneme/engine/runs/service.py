@@ -14,24 +14,26 @@ from mneme.delegation_rules import effective_approval
 from mneme.engine import parallel
 from mneme.engine.deps import Deps
 from mneme.engine.runs import approvals, budget
+from mneme.engine.runs.commit import lease_until
 from mneme.engine.runs.loop import advance
-from mneme.engine.runs.prepare import prepare
+from mneme.engine.runs.prepare import prepare, run_policy
 from mneme.engine.runs.recorder import Recorder
 from mneme.engine.runs.session import RunSession
 from mneme.engine.runs.state import LoopState, Outcome, load_state
-from mneme.engine.runs.step_end import TRANSIENT, StepResult, finish, lease_until, settle
+from mneme.engine.runs.step_end import TRANSIENT, StepResult, finish, settle
 from mneme.engine.runs.time_budget import TimeBudget
 from mneme.errors import (
     Conflict,
     NotFound,
 )
 from mneme.memory.embedding_limits import clip_query, limit_for
-from mneme.memory.policy import apply_run_overrides, merge_policies
 from mneme.models.chat import Chat
+from mneme.models.policy import ResolvedPolicy
 from mneme.models.run import Run, RunStatus
 from mneme.models.run_request import RunRequest
 from mneme.models.user import Caller
 from mneme.ports.stores import RunConfig
+from mneme.records import replace
 
 __all__ = ["TRANSIENT", "StepResult", "start_run", "step"]
 
@@ -69,7 +71,8 @@ def start_run(
         if admission is not None:
             admission.result()  # RateLimited: a 429 before anything else, even for an unknown agent
     vector = None
-    if _auto_injects(deps, config, request):  # the read will be audited: its chain head is read meanwhile
+    policy = run_policy(config, request.memory)  # merged once: it decides the early embedding, the run keeps it
+    if _auto_injects(deps, policy):  # the read will be audited: its chain head is read meanwhile
         vector = parallel.submit(_embed, deps, request.input)
         parallel.submit(deps.audit.warm, caller.user_id)
     existing = stored_chat.result() if stored_chat else None
@@ -106,17 +109,11 @@ def start_run(
         new_chat=None if existing else chat.model_dump(mode="json", exclude={"messages"}),
         persisted=created is not None,
     )
-    session = RunSession(deps, run, state, config, Recorder(deps, run, state), time_budget=time_budget)
-    session.query_vector = vector
-    memory = request.memory
+    recorder = Recorder(deps, run, state)
+    session = RunSession.start(deps, run, state, config, recorder, time_budget=time_budget, query_vector=vector)
 
     def setup() -> Outcome | None:
-        prepare(
-            session,
-            chat=chat,
-            memory_enabled=memory.enabled if memory else None,
-            top_k=memory.top_k if memory else None,
-        )
+        prepare(session, chat=chat, policy=policy)
         return None
 
     refused = settle(session, setup, transient="fail")
@@ -127,16 +124,10 @@ def start_run(
     return finish(session, settle(session, lambda: advance(session), transient="hand_off"), hand_off=True)
 
 
-def _auto_injects(deps: Deps, config: RunConfig, request: RunRequest) -> bool:
+def _auto_injects(deps: Deps, policy: ResolvedPolicy) -> bool:
     """Will this run search memory before its first model call? Only then is the query embedded early."""
     if deps.memory is None or deps.embedder is None:
         return False
-    memory = request.memory
-    policy = apply_run_overrides(
-        merge_policies(config.agent.memory_policy, config.task.memory_policy if config.task else None),
-        enabled=memory.enabled if memory else None,
-        top_k=memory.top_k if memory else None,
-    )
     return policy.auto_read_enabled and bool(policy.read_namespaces)
 
 
@@ -185,20 +176,19 @@ def step(
     state.delegation_refused = delegation_refused
     recorder = Recorder(deps, run, state, base_time=entered_at)
     time_budget = TimeBudget.step(deps.settings, deps.monotonic)
-    session = RunSession(deps, run, state, _placeholder_config(run), recorder, time_budget=time_budget)
+    session = RunSession.start(deps, run, state, _placeholder_config(run), recorder, time_budget=time_budget)
 
     def work() -> Outcome:
         if unreadable is not None:
             raise unreadable
         approvals.apply_decisions(deps, run_id, state)
         # a run's task is settled by its first step: a later step of a run without one looks none up
-        session.config = config = deps.config.load_run_config(
-            run.user_id, run.agent_id, run.task_id, default_task=not state.initialized
-        )
+        config = deps.config.load_run_config(run.user_id, run.agent_id, run.task_id, default_task=not state.initialized)
+        session.context = replace(session.context, config=config)  # loaded inside the step: its errors settle
         if run.task_id is None and config.task is not None:
             run.task_id = config.task.task_id  # a child delegated without a task runs its agent's default task
         if not state.initialized:
-            prepare(session, chat=None, memory_enabled=None, top_k=None)
+            prepare(session, chat=None, policy=run_policy(config, None))
         return advance(session)
 
     return finish(session, settle(session, work, transient="raise"), hand_off=False)

@@ -1,4 +1,13 @@
-"""Everything one step of one run works with, bundled (built at the start of each step)."""
+"""What one step of one run works with (built at the start of each step), in two records:
+
+* :class:`StepContext` — what the step reads and never changes: the ports, the run's configuration, its time
+  budget, the query embedded early, the remembered approvals (read once, on first need), preview or not;
+* :class:`StepWrites` — what the step will write: the run, its loop state (the checkpoint), the recorder (events,
+  requests, audit records), the child runs it created, and the step's :class:`~mneme.engine.runs.commit.Ending`
+  (the chat turn, the auto-write jobs, a crash), which :mod:`mneme.engine.runs.commit` writes and undoes.
+
+:class:`RunSession` pairs them; its read-only properties name each part where the engine reads it.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +17,7 @@ from typing import Any
 
 from mneme.engine.deps import Deps
 from mneme.engine.memory_io.ops import MemoryPorts, Ranking
+from mneme.engine.runs.ending import Ending
 from mneme.engine.runs.recorder import Recorder
 from mneme.engine.runs.state import LoopState
 from mneme.engine.runs.time_budget import TimeBudget
@@ -19,24 +29,82 @@ from mneme.ports.stores import RunConfig
 from mneme.records import Record, field
 
 
-class RunSession(Record, frozen=False):
+class RememberedTools:
+    """The user's remembered approvals for the run's agent: read at most once per step, on first need."""
+
+    def __init__(self) -> None:
+        self._tools: frozenset[str] | None = None
+
+    def get(self, load: Callable[[], frozenset[str]]) -> frozenset[str]:
+        if self._tools is None:
+            self._tools = load()
+        return self._tools
+
+
+class StepContext(Record):
     deps: Deps
+    config: RunConfig
+    time_budget: TimeBudget | None = None  # the time left for blocking calls (None: the preview, which makes none)
+    query_vector: Future[list[float]] | None = None  # the user text, embedded while the config loaded
+    remembered: RememberedTools = field(default_factory=RememberedTools)
+    preview: bool = False  # POST /v1/context/preview: memory reads are audited as ``preview``
+
+
+class StepWrites(Record, frozen=False):
     run: Run
     state: LoopState
-    config: RunConfig
     recorder: Recorder
-    time_budget: TimeBudget | None = None  # the time left for blocking calls (None: the preview, which makes none)
-    children: list[dict[str, Any]] = field(default_factory=list)
-    query_vector: Future[list[float]] | None = None  # the user text, embedded while the config loaded
-    after_writes: list[Callable[[], list[str]]] = field(default_factory=list)  # run beside the commit
-    remembered_tools: frozenset[str] | None = None  # the user's remembered approvals for this agent (read once)
-    unusable_arguments: set[str] = field(default_factory=set)  # call ids whose arguments were refused
-    crash: str | None = None  # the reason, when an unexpected error ended the step (engine/runs/step_end.py)
-    preview: bool = False  # POST /v1/context/preview: memory reads are audited as ``preview``
-    #: the chat turn this step stored (first position, message count, chat created with it): taken back
-    #: when the run does not succeed with it — cancelled at the commit, or crashed (engine/runs/step_end.py)
-    stored_turn: tuple[int, int, bool] | None = None
+    children: list[dict[str, Any]] = field(default_factory=list)  # the child runs this step created
+    ending: Ending = field(default_factory=Ending)  # the chat turn, the auto-write jobs, a crash
 
+
+class RunSession(Record, frozen=False):
+    context: StepContext
+    writes: StepWrites
+
+    @classmethod
+    def start(
+        cls,
+        deps: Deps,
+        run: Run,
+        state: LoopState,
+        config: RunConfig,
+        recorder: Recorder,
+        **context: Any,
+    ) -> RunSession:
+        return cls(StepContext(deps, config, **context), StepWrites(run, state, recorder))
+
+    # ---- the context (read-only)
+    @property
+    def deps(self) -> Deps:
+        return self.context.deps
+
+    @property
+    def config(self) -> RunConfig:
+        return self.context.config
+
+    @property
+    def time_budget(self) -> TimeBudget | None:
+        return self.context.time_budget
+
+    # ---- what the step will write
+    @property
+    def run(self) -> Run:
+        return self.writes.run
+
+    @property
+    def state(self) -> LoopState:
+        return self.writes.state
+
+    @property
+    def recorder(self) -> Recorder:
+        return self.writes.recorder
+
+    @property
+    def ending(self) -> Ending:
+        return self.writes.ending
+
+    # ---- derived once per use from the context and the (once merged) policy
     @property
     def scope(self) -> MemoryScope:
         run = self.run

@@ -9,14 +9,10 @@ final escapes.
 from __future__ import annotations
 
 from collections.abc import Callable
-from concurrent.futures import Future
-from datetime import datetime, timedelta
 from typing import Any, Literal, TypeVar
 
 from mneme import observability
-from mneme.engine import parallel
-from mneme.engine.deps import Deps
-from mneme.engine.runs import cancel, live
+from mneme.engine.runs import commit
 from mneme.engine.runs.approvals import mark_failed
 from mneme.engine.runs.outcome import fail
 from mneme.engine.runs.session import RunSession
@@ -30,9 +26,8 @@ from mneme.errors import (
     StoreUnavailable,
     Throttled,
 )
-from mneme.models.run import Run, RunEvent
+from mneme.models.run import Run
 from mneme.records import Record
-from mneme.spec_limits import LEASE_GRACE_SECONDS
 
 #: errors the state machine retries (its Retry names them); anything else fails the run with its reason
 TRANSIENT: tuple[type[MnemeError], ...] = (ModelThrottled, StoreUnavailable, Throttled)
@@ -58,12 +53,6 @@ class StepResult(Record):
             "children": self.children,
             "child_run_id": only,
         }
-
-
-def lease_until(deps: Deps, now: datetime) -> datetime:
-    """How long a run may go without a step ending before the sweeper may fail it (if nothing runs it):
-    a step never outlives the function timeout."""
-    return now + timedelta(seconds=deps.settings.run_function_timeout_seconds + LEASE_GRACE_SECONDS)
 
 
 def _failed(session: RunSession, exc: MnemeError) -> Outcome:
@@ -102,8 +91,8 @@ def _crashed(session: RunSession, exc: Exception) -> Outcome:
     observability.logger().exception(
         "unexpected error in a run step", run_id=session.run.run_id, error_type=type(exc).__name__
     )
-    session.crash = reason
-    _take_back_turn(session)  # a failed run leaves nothing in the chat
+    session.ending.crash = reason
+    commit.take_back_turn(session)  # a failed run leaves nothing in the chat
     fail(session, reason)
     return "done"
 
@@ -122,89 +111,47 @@ def finish(session: RunSession, outcome: Outcome, *, hand_off: bool) -> StepResu
         raise  # transient (the state machine retries; the sweeper ends a fast-path run whose client gave up)
     except Exception as exc:
         result = _conclude_crashed(session, exc)
-    if session.crash is not None and session.time_budget is not None and session.time_budget.fast_path:
-        raise RunFailedUnexpectedly(result.run.run_id, "the run failed on an unexpected error: " + session.crash)
+    crash = session.ending.crash
+    if crash is not None and session.time_budget is not None and session.time_budget.fast_path:
+        raise RunFailedUnexpectedly(result.run.run_id, "the run failed on an unexpected error: " + crash)
     return result
 
 
 def _conclude_crashed(session: RunSession, exc: Exception) -> StepResult:
     observability.logger().exception("the step's commit failed", run_id=session.run.run_id)
     session.recorder.take()  # what could not be stored is dropped; the failure itself is recorded
-    session.after_writes.clear()
-    session.crash = _printable(f"internal error while storing the step: {type(exc).__name__}: {exc}")[:500]
-    _take_back_turn(session)  # a failed run leaves nothing in the chat
-    fail(session, session.crash)
+    commit.drop_jobs(session)
+    crash = session.ending.crash = _printable(f"internal error while storing the step: {type(exc).__name__}: {exc}")[
+        :500
+    ]
+    commit.take_back_turn(session)  # a failed run leaves nothing in the chat
+    fail(session, crash)
     return _conclude(session, "done", hand_off=False)
 
 
 def _conclude(session: RunSession, outcome: Outcome, *, hand_off: bool) -> StepResult:
-    """End the step: the run, its events, requests and checkpoint in one commit (a successful master run's
-    chat turn is stored before, by ``finish.succeed``), then hand a waiting run to the state machine.
+    """End the step in :mod:`mneme.engine.runs.commit`'s order (the turn was stored by ``outcome.succeed``):
+    the run with its events in one commit, the auto-write queue beside it, the followers told; then a waiting
+    run goes to the state machine.
 
-    The queue write of a successful run is an after-write. The fast path runs it beside the commit (one round
-    trip; nobody could address the run for a cancel before this answer); a state machine step runs it once
-    its commit succeeded: a cancel that came meanwhile made the commit's version stale, and the step yields
-    without writing anything. Nothing raised after the run is final escapes: it becomes a warning and a log
-    line."""
-    writes = _after_writes(session) if hand_off else []
+    The fast path queues beside the commit (one round trip; nobody could address the run for a cancel before
+    this answer); a state machine step queues once its commit succeeded: a cancel that came meanwhile made the
+    commit's version stale, and the step yields, keeping nothing (its turn is taken back)."""
+    queued = commit.queue_jobs(session) if hand_off else []
     create = not session.state.persisted
     try:
-        events = _commit(session, outcome, create=create)
+        events = commit.commit(session, outcome, create=create)
     except Conflict:
-        yielded = _yield_to_cancel(session, create=create)
-        if yielded is None:
+        cancelled = commit.yield_to_cancel(session, create=create)
+        if cancelled is None:
             raise
-        return yielded
+        return StepResult(cancelled, "done", [])
     if not hand_off:
-        writes = _after_writes(session)
-    session.recorder.run = session.run
-    _publish(session, events, writes, create=create)
+        queued = commit.queue_jobs(session)
+    commit.publish(session, events, queued, create=create)
     if hand_off and outcome != "done":
         return _hand_off(session, outcome)
-    return StepResult(session.run, outcome, session.children)
-
-
-def _after_writes(session: RunSession) -> list[Future[list[str]]]:
-    return [parallel.submit(write) for write in session.after_writes]
-
-
-def _commit(session: RunSession, outcome: Outcome, *, create: bool) -> list[RunEvent]:
-    """The run, its events, requests and checkpoint in one commit; the stored run replaces the session's."""
-    deps, run, state = session.deps, session.run, session.state
-    state.persisted = True
-    run.updated_at = deps.clock.now()
-    run.lease_until = lease_until(deps, run.updated_at)
-    observability.report_step(run, outcome, session.recorder.pending_events())
-    events, requests = session.recorder.take()
-    checkpoint = state.model_dump(mode="json") if outcome != "done" else None
-    session.run = deps.runs.commit(run, create=create, events=events, requests=requests, checkpoint=checkpoint)
-    return events
-
-
-def _yield_to_cancel(session: RunSession, *, create: bool) -> StepResult | None:
-    """The commit met a stale version: when a cancel came meanwhile, nothing of this step is kept; None when
-    it was not a cancel (the conflict stands)."""
-    stored = None if create else cancel.yield_to_cancel(session.deps, session.run, session.state)
-    if stored is None:
-        return None
-    _take_back_turn(session)
-    return StepResult(stored, "done", [])
-
-
-def _publish(session: RunSession, events: list[RunEvent], writes: list[Future[list[str]]], *, create: bool) -> None:
-    """After the commit: the events to the run's followers, the after-writes' warnings recorded. Nothing raised
-    here escapes: the run is committed, its answer stands."""
-    deps, run = session.deps, session.run
-    try:
-        if not create:  # a run this commit created has no follower yet (its id was known to nobody)
-            live.publish(deps, run, events)
-        for warning in (message for write in writes for message in _result(write)):
-            session.recorder.warning(warning)
-        if not create:
-            live.publish(deps, run, session.recorder.pending_events())
-        session.recorder.flush()
-    except Exception:  # the run is committed: its answer stands
-        observability.logger().exception("writing after the step's commit failed", run_id=run.run_id)
+    return StepResult(session.run, outcome, session.writes.children)
 
 
 def _hand_off(session: RunSession, outcome: Outcome) -> StepResult:
@@ -215,35 +162,9 @@ def _hand_off(session: RunSession, outcome: Outcome) -> StepResult:
         deps.orchestrator.start(run.run_id, depth=run.depth)
     except MnemeError as exc:
         reason = {"Error": type(exc).__name__, "Cause": exc.message}
-        for child in session.children:
+        for child in session.writes.children:
             mark_failed(deps, child["run_id"], reason)
         mark_failed(deps, run.run_id, reason)
         failed = deps.runs.get_run(run.run_id)
         return StepResult(failed or run, "done", [])
-    return StepResult(run, outcome, session.children)
-
-
-def _take_back_turn(session: RunSession) -> None:
-    """The step stored its chat turn, and then the run did not succeed with it — cancelled before the commit,
-    or the commit crashed and the run is failed: the turn goes too, unless the chat has moved on since (then
-    it stays, and a log line says so)."""
-    if session.stored_turn is None:
-        return
-    run, (first, count, created) = session.run, session.stored_turn
-    session.stored_turn = None
-    try:
-        taken = session.deps.chats.take_back(run.user_id, run.chat_id or "", first=first, count=count, created=created)
-    except MnemeError:
-        taken = False
-    if not taken:
-        observability.logger().warning(
-            "the chat turn of a run that did not succeed could not be taken back", run_id=run.run_id
-        )
-
-
-def _result(write: Future[list[str]]) -> list[str]:
-    try:
-        return write.result()
-    except Exception as exc:
-        observability.logger().exception("a write beside the step's commit failed")
-        return [f"a write beside the run's commit failed: {type(exc).__name__}"]
+    return StepResult(run, outcome, session.writes.children)

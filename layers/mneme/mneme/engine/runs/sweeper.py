@@ -17,7 +17,7 @@ from datetime import datetime
 
 from mneme.engine.deps import Deps
 from mneme.engine.runs.approvals import mark_failed
-from mneme.engine.runs.step_end import lease_until
+from mneme.engine.runs.commit import lease_until
 from mneme.errors import Conflict, MnemeError
 from mneme.models.run import Run, RunStatus
 from mneme.records import Record

@@ -8,7 +8,7 @@ from typing import Any
 from mneme.context.assembler import assemble
 from mneme.engine.deps import Deps
 from mneme.engine.runs.loop import context_input
-from mneme.engine.runs.prepare import prepare
+from mneme.engine.runs.prepare import prepare, run_policy
 from mneme.engine.runs.recorder import Recorder
 from mneme.engine.runs.session import RunSession
 from mneme.engine.runs.state import LoopState
@@ -60,14 +60,8 @@ def preview(deps: Deps, caller: Caller, request: RunRequest) -> dict[str, Any]:
     state = LoopState(user_text=request.input, is_admin=caller.is_admin)
     recorder = Recorder(deps, run, state)
     quiet = deps.settings.model_copy(update={"summary_trigger_tokens": _NEVER, "summary_trigger_messages": _NEVER})
-    session = RunSession(_with_settings(deps, quiet), run, state, config, recorder, preview=True)
-    memory = request.memory
-    prepare(
-        session,
-        chat=chat,
-        memory_enabled=memory.enabled if memory else None,
-        top_k=memory.top_k if memory else None,
-    )
+    session = RunSession.start(_with_settings(deps, quiet), run, state, config, recorder, preview=True)
+    prepare(session, chat=chat, policy=run_policy(config, request.memory))
     assembled = assemble(context_input(session))
     warnings = [e.data["message"] for e in recorder.pending_events() if e.type == "warning"]
     if chat is not None and _would_summarize(chat, deps.settings):
