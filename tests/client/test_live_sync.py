@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from datetime import datetime
 
 import pytest
 
@@ -112,6 +113,14 @@ def test_list_runs_filters_by_agent_and_chat(client: Client) -> None:
     theirs = client.start_run("other", "hello").run_id
     assert [run.run_id for run in client.list_runs(agent_id="other").runs] == [theirs]
     assert [run.run_id for run in client.list_runs(chat_id="c-runs").runs] == [mine]
+
+
+def test_list_runs_takes_since_and_until_as_text_or_datetime(client: Client) -> None:
+    _agent(client)
+    first, middle, last = (client.start_run("helper", f"run {n}").run_id for n in range(3))
+    created = next(run.created_at for run in client.list_runs().runs if run.run_id == middle)
+    assert [run.run_id for run in client.list_runs(since=created).runs] == [last, middle]
+    assert [run.run_id for run in client.list_runs(until=datetime.fromisoformat(created)).runs] == [middle, first]
 
 
 def test_iter_runs_pages_through_every_run_exactly_once(client: Client) -> None:
