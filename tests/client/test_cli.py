@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from mneme_client import cli
+from mneme_client import Client, cli, local_token
 from mneme_local.aws_stand_ins import free_port
 from tests.functional.local.support import REPO, LocalServer
 
@@ -117,5 +117,71 @@ def test_pip_installs_the_package_with_its_mneme_command(tmp_path: Path) -> None
         check=False,
     )
     assert helped.returncode == 0, helped.stderr
-    for command in ("token", "run", "memory", "agents", "chats"):
+    for command in ("token", "run", "runs", "memory", "agents", "chats"):
         assert command in helped.stdout
+
+
+def _started(tmp_path: Path, count: int) -> list[str]:
+    _agent(tmp_path)
+    with Client() as client:  # $MNEME_URL and $MNEME_TOKEN: the same user as the CLI
+        return [client.start_run("helper", f"run {n}").run_id for n in range(count)]
+
+
+def test_runs_status_failed_prints_the_failed_run_only(env: str, tmp_path: Path) -> None:
+    succeeded = _started(tmp_path, 1)[0]
+    with Client() as client:
+        failed = client.start_run("helper", "/search apollo", budget={"max_model_calls": 1})
+    code, printed = _mneme("runs", "--status", "failed")
+    assert code == 0
+    (line,) = printed.splitlines()
+    run_id, status, agent, created, cost = line.split("\t")
+    assert (run_id, status, agent, cost) == (failed.run_id, "failed", "helper", "$0.0000")
+    assert created.startswith("20")
+    assert succeeded not in _mneme("runs", "--status", "failed")[1]
+    assert succeeded in _mneme("runs", "--status", "succeeded")[1]
+
+
+def test_runs_all_prints_every_run_exactly_once(env: str, tmp_path: Path) -> None:
+    started = _started(tmp_path, 5)
+    code, printed = _mneme("runs", "--all", "--limit", "2")
+    assert code == 0
+    assert [line.split("\t")[0] for line in printed.splitlines()] == started[::-1]
+
+
+def test_runs_without_all_prints_one_page_and_says_there_is_more(
+    env: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    started = _started(tmp_path, 3)
+    code, printed = _mneme("runs", "--limit", "2")
+    assert code == 0
+    assert [line.split("\t")[0] for line in printed.splitlines()] == started[:0:-1]
+    assert "add --all" in capsys.readouterr().err
+    assert _mneme("runs", "--limit", "3")[0] == 0
+    assert "add --all" not in capsys.readouterr().err
+
+
+def test_runs_json_is_the_apis_page(env: str, tmp_path: Path) -> None:
+    started = _started(tmp_path, 2)
+    code, printed = _mneme("--json", "runs", "--all", "--limit", "1")
+    body = json.loads(printed)
+    assert code == 0
+    assert (body["cursor"], [run["run_id"] for run in body["runs"]]) == (None, started[::-1])
+    assert body["runs"][0]["tree_usage"]["output_tokens"] > 0
+    assert json.loads(_mneme("--json", "runs", "--limit", "1")[1])["cursor"] is not None
+
+
+def test_runs_never_prints_another_users_runs(env: str, server: LocalServer) -> None:
+    stranger = f"other-{uuid.uuid4().hex[:8]}"
+    with Client(server.base, local_token(stranger, folder=server.data_dir)) as other:
+        other.put_agent("helper", {"label": "Helper"})
+        theirs = other.start_run("helper", "hello").run_id
+        assert [run.run_id for run in other.list_runs().runs] == [theirs]
+    assert _mneme("runs", "--all") == (0, "")
+    assert json.loads(_mneme("--json", "runs")[1])["runs"] == []
+
+
+def test_runs_refuses_an_unknown_status(env: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        _mneme("runs", "--status", "bogus")
+    assert exited.value.code == 2
+    assert "invalid choice: 'bogus'" in capsys.readouterr().err

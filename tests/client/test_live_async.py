@@ -70,3 +70,23 @@ def test_async_chats_are_listed(server: LocalServer) -> None:
     chats, messages = asyncio.run(scenario())
     assert chats == ["c-1"]
     assert messages >= 2
+
+
+def test_async_list_runs_filters_and_pages(server: LocalServer) -> None:
+    async def scenario() -> tuple[list[str], list[str], list[str], list[str]]:
+        client, _ = _client(server)
+        async with client:
+            await client.put_agent("helper", {"label": "Helper", "tools": ["memory-search"]})
+            failed = await client.start_run("helper", "/search apollo", budget={"max_model_calls": 1})
+            started = [failed.run_id] + [(await client.start_run("helper", f"run {n}")).run_id for n in range(3)]
+            by_status = [run.run_id for run in (await client.list_runs(status="failed")).runs]
+            paged = [run.run_id async for run in client.iter_runs(page_size=1)]
+            stranger, _ = _client(server)
+            async with stranger:
+                strangers = [run.run_id async for run in stranger.iter_runs()]
+            return started, by_status, paged, strangers
+
+    started, by_status, paged, strangers = asyncio.run(scenario())
+    assert by_status == started[:1]
+    assert paged == started[::-1]
+    assert strangers == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from datetime import datetime
 
 import pytest
 
@@ -86,3 +87,56 @@ def test_a_runs_chat_is_listed_with_its_messages(client: Client) -> None:
     assert any("remember the milk" in text for text in texts)
     client.delete_chat("groceries")
     assert client.list_chats() == []
+
+
+def _failed_run(client: Client, agent_id: str = "helper") -> str:
+    """A run that fails: a search needs two model calls, the budget allows one."""
+    run = client.start_run(agent_id, "/search apollo", budget={"max_model_calls": 1})
+    assert run.status == "failed"
+    return run.run_id
+
+
+def test_list_runs_filters_by_status(client: Client) -> None:
+    _agent(client)
+    failed = _failed_run(client)
+    succeeded = client.start_run("helper", "hello").run_id
+    (listed,) = client.list_runs(status="failed").runs
+    assert (listed.run_id, listed.status, listed.agent_id) == (failed, "failed", "helper")
+    assert (listed.error or "").startswith("budget_exceeded")
+    assert [run.run_id for run in client.list_runs(status="succeeded").runs] == [succeeded]
+
+
+def test_list_runs_filters_by_agent_and_chat(client: Client) -> None:
+    _agent(client)
+    _agent(client, "other")
+    mine = client.start_run("helper", "hello", chat_id="c-runs").run_id
+    theirs = client.start_run("other", "hello").run_id
+    assert [run.run_id for run in client.list_runs(agent_id="other").runs] == [theirs]
+    assert [run.run_id for run in client.list_runs(chat_id="c-runs").runs] == [mine]
+
+
+def test_list_runs_takes_since_and_until_as_text_or_datetime(client: Client) -> None:
+    _agent(client)
+    first, middle, last = (client.start_run("helper", f"run {n}").run_id for n in range(3))
+    created = next(run.created_at for run in client.list_runs().runs if run.run_id == middle)
+    assert [run.run_id for run in client.list_runs(since=created).runs] == [last, middle]
+    assert [run.run_id for run in client.list_runs(until=datetime.fromisoformat(created)).runs] == [middle, first]
+
+
+def test_iter_runs_pages_through_every_run_exactly_once(client: Client) -> None:
+    _agent(client)
+    started = [client.start_run("helper", f"run {n}").run_id for n in range(5)]
+    first = client.list_runs(limit=2)
+    assert len(first.runs) == 2 and first.cursor is not None  # more than one page
+    listed = [run.run_id for run in client.iter_runs(page_size=2)]
+    assert listed == started[::-1]  # newest first, none twice, none left out
+
+
+def test_another_users_runs_are_never_listed(server: LocalServer, client: Client) -> None:
+    stranger = f"other-{uuid.uuid4().hex[:8]}"
+    other = Client(server.base, local_token(stranger, folder=server.data_dir))
+    _agent(other)
+    theirs = _failed_run(other)
+    assert [run.run_id for run in other.list_runs().runs] == [theirs]
+    assert client.list_runs().runs == []
+    assert list(client.iter_runs(status="failed")) == []

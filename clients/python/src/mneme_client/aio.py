@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from datetime import datetime
 from typing import Any, TypeVar
 
 import httpx
@@ -74,6 +75,51 @@ class AsyncClient:
 
     async def cancel_run(self, run_id: str) -> models.CancelView:
         return await self.call(calls.cancel_run(run_id))
+
+    async def list_runs(
+        self,
+        *,
+        status: str | None = None,
+        agent_id: str | None = None,
+        chat_id: str | None = None,
+        since: datetime | str | None = None,
+        until: datetime | str | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+    ) -> models.RunListView:
+        return await self.call(
+            calls.list_runs(
+                status=status, agent_id=agent_id, chat_id=chat_id, since=since, until=until, limit=limit, cursor=cursor
+            )
+        )
+
+    async def iter_runs(
+        self,
+        *,
+        status: str | None = None,
+        agent_id: str | None = None,
+        chat_id: str | None = None,
+        since: datetime | str | None = None,
+        until: datetime | str | None = None,
+        page_size: int | None = None,
+    ) -> AsyncIterator[models.RunSummaryView]:
+        """As :meth:`Client.iter_runs`: every matching run, page after page."""
+        cursor: str | None = None
+        while True:
+            page = await self.list_runs(
+                status=status,
+                agent_id=agent_id,
+                chat_id=chat_id,
+                since=since,
+                until=until,
+                limit=page_size,
+                cursor=cursor,
+            )
+            for run in page.runs:
+                yield run
+            cursor = page.cursor
+            if not cursor:
+                return
 
     async def follow(self, run_id: str, *, tree: bool = False) -> AsyncIterator[FollowItem]:
         """As :meth:`Client.follow`: events and deltas until the run is final, resuming a closed stream."""

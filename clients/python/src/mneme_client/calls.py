@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Generic, TypeVar
 from urllib.parse import quote
 
@@ -119,6 +120,33 @@ def run_events(
 ) -> Call[models.EventsView]:
     params = _compact(after=after, cursor=cursor, wait=wait, tree="true" if tree else None, limit=1000)
     return Call("GET", f"/v1/runs/{seg(run_id)}/events", as_model(models.EventsView), params=params)
+
+
+def list_runs(
+    *,
+    status: str | None = None,
+    agent_id: str | None = None,
+    chat_id: str | None = None,
+    since: datetime | str | None = None,
+    until: datetime | str | None = None,
+    limit: int | None = None,
+    cursor: str | None = None,
+) -> Call[models.RunListView]:
+    """``GET /v1/runs``: one page of the caller's root runs, newest first (``since``/``until``: ISO 8601)."""
+    params = _compact(
+        status=status,
+        agent_id=agent_id,
+        chat_id=chat_id,
+        since=_iso(since),
+        until=_iso(until),
+        limit=limit,
+        cursor=cursor,
+    )
+    return Call("GET", "/v1/runs", as_model(models.RunListView), params=params)
+
+
+def _iso(value: datetime | str | None) -> str | None:
+    return value.isoformat() if isinstance(value, datetime) else value
 
 
 def cancel_run(run_id: str) -> Call[models.CancelView]:

@@ -13,7 +13,7 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, get_args
 
 import httpx
 from pydantic import BaseModel
@@ -21,7 +21,7 @@ from pydantic import BaseModel
 from mneme_client import models
 from mneme_client.client import Client, default_url
 from mneme_client.errors import ClientError
-from mneme_client.render import FollowPrinter, document_json, hit_lines, run_summary
+from mneme_client.render import FollowPrinter, document_json, hit_lines, run_line, run_summary
 from mneme_client.token import local_token
 
 
@@ -67,6 +67,7 @@ def _parser() -> argparse.ArgumentParser:
     cancel = commands.add_parser("cancel", help="cancel a run and its unfinished sub-agents")
     cancel.add_argument("run_id")
 
+    _runs_parser(commands.add_parser("runs", help="the caller's runs, newest first: id, status, agent, created, cost"))
     memory = commands.add_parser("memory", help="search, write or export long-term memory")
     actions = memory.add_subparsers(dest="action", required=True, metavar="ACTION")
     search = actions.add_parser("search", help="search the caller's memory")
@@ -87,6 +88,16 @@ def _parser() -> argparse.ArgumentParser:
     chats.add_argument("action", choices=("list", "show", "delete"))
     chats.add_argument("chat_id", nargs="?")
     return parser
+
+
+def _runs_parser(runs: argparse.ArgumentParser) -> None:
+    runs.add_argument("--status", choices=get_args(models.RunStatus.model_fields["root"].annotation))
+    runs.add_argument("--agent", dest="agent_id", default=None)
+    runs.add_argument("--chat", dest="chat_id", default=None)
+    runs.add_argument("--since", default=None, help="created at or after (ISO 8601; UTC if no offset)")
+    runs.add_argument("--until", default=None, help="created at or before (ISO 8601; UTC if no offset)")
+    runs.add_argument("--limit", type=int, default=None, help="runs per page (the server's default: 50)")
+    runs.add_argument("--all", action="store_true", help="every page, not only the first")
 
 
 def _print(out: TextIO, value: Any) -> None:
@@ -144,6 +155,22 @@ def _run(client: Client, args: argparse.Namespace, out: TextIO) -> int:
     return 1 if started.status in ("failed", "cancelled") else 0
 
 
+def _runs(client: Client, args: argparse.Namespace, out: TextIO) -> int:
+    filters = {"status": args.status, "agent_id": args.agent_id, "chat_id": args.chat_id}
+    filters |= {"since": args.since, "until": args.until}
+    if args.all:
+        page = models.RunListView(runs=list(client.iter_runs(**filters, page_size=args.limit)), cursor=None)
+    else:
+        page = client.list_runs(**filters, limit=args.limit)
+    if args.json:
+        _print(out, page)
+        return 0
+    out.writelines(run_line(run) + "\n" for run in page.runs)
+    if page.cursor:
+        sys.stderr.write("mneme: more runs than this page: add --all\n")
+    return 0
+
+
 def _memory(client: Client, args: argparse.Namespace, out: TextIO) -> int:
     if args.action == "search":
         view = client.search_memory(args.query, namespaces=args.namespaces, top_k=args.top_k)
@@ -189,6 +216,8 @@ def _dispatch(client: Client, args: argparse.Namespace, out: TextIO) -> int:
         _print(out, client.cancel_run(args.run_id))
     elif args.command == "memory":
         return _memory(client, args, out)
+    elif args.command == "runs":
+        return _runs(client, args, out)
     elif args.action == "list":
         chats = client.list_chats()
         _print(out, chats) if args.json else out.writelines(

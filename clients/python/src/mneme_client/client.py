@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from datetime import datetime
 from typing import Any, TypeVar
 
 import httpx
@@ -89,6 +90,51 @@ class Client:
 
     def cancel_run(self, run_id: str) -> models.CancelView:
         return self.call(calls.cancel_run(run_id))
+
+    def list_runs(
+        self,
+        *,
+        status: str | None = None,
+        agent_id: str | None = None,
+        chat_id: str | None = None,
+        since: datetime | str | None = None,
+        until: datetime | str | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+    ) -> models.RunListView:
+        """One page of the caller's root runs, newest first; pass the page's ``cursor`` back for the next."""
+        return self.call(
+            calls.list_runs(
+                status=status, agent_id=agent_id, chat_id=chat_id, since=since, until=until, limit=limit, cursor=cursor
+            )
+        )
+
+    def iter_runs(
+        self,
+        *,
+        status: str | None = None,
+        agent_id: str | None = None,
+        chat_id: str | None = None,
+        since: datetime | str | None = None,
+        until: datetime | str | None = None,
+        page_size: int | None = None,
+    ) -> Iterator[models.RunSummaryView]:
+        """Every run :meth:`list_runs` would list with these filters, page after page."""
+        cursor: str | None = None
+        while True:
+            page = self.list_runs(
+                status=status,
+                agent_id=agent_id,
+                chat_id=chat_id,
+                since=since,
+                until=until,
+                limit=page_size,
+                cursor=cursor,
+            )
+            yield from page.runs
+            cursor = page.cursor
+            if not cursor:
+                return
 
     def follow(self, run_id: str, *, tree: bool = False) -> Iterator[FollowItem]:
         """The run's events (and text deltas) as the server streams them, until the run is final; a closed

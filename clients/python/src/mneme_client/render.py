@@ -83,3 +83,8 @@ def run_summary(run: models.RunView) -> str:
     if run.error:
         lines.append(f"error: {run.error}")
     return "\n".join(lines)
+
+
+def run_line(run: models.RunSummaryView) -> str:
+    """``run_id  status  agent  created_at  $cost`` (the whole delegation tree's cost), tab-separated."""
+    return f"{run.run_id}\t{run.status}\t{run.agent_id}\t{run.created_at}\t${run.cost_usd:.4f}"
