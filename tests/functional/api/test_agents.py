@@ -238,7 +238,7 @@ def test_seeded_agents_are_listed(api: Api, world) -> None:
 def test_an_agent_with_the_openai_compatible_provider_is_saved() -> None:
     # (it runs against an OpenAI-compatible server in tests/functional/api/test_openai_agents.py; without a
     # base URL it is refused: tests/functional/api/test_no_silent_fallback.py)
-    api = Api(make_world(OfflineModel(), MNEME_OPENAI_BASE_URL="http://127.0.0.1:9/v1"))
+    api = Api(make_world(OfflineModel(), MNEME_OPENAI_BASE_URL="https://models.example.com/v1"))
     model = {"provider": "openai-compatible", "model_id": "gpt-4.1"}
     reply = api.put("/v1/agents/gpt", {"label": "GPT", "model": model})
     assert reply.status == 200

@@ -16,7 +16,7 @@ from tests.functional.api.conftest import Api
 from tests.support.deps import World, make_world
 
 GPT: dict[str, Any] = {"label": "GPT", "model": {"provider": "openai-compatible", "model_id": "gpt-4o"}}
-BASE_URL = "http://127.0.0.1:9/v1"  # never called: the runs below fail before any model call
+BASE_URL = "https://models.example.com/v1"  # never called: the runs below fail before any model call
 
 
 def _local_models(world: World, settings: Settings) -> None:

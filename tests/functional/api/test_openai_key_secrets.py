@@ -22,7 +22,7 @@ from tests.support.openai_stub import TEXT, StubServer, openai_stub
 
 ALLOWED = "arn:aws:secretsmanager:us-east-1:123456789012:secret:mneme/openai-key-AbCdEf"
 OTHERS = "arn:aws:secretsmanager:us-east-1:123456789012:secret:stack/mcp/bob/github-QwErTy"
-BASE_URL = "http://127.0.0.1:9/v1"  # an openai-compatible agent needs one to be saved (issue 33.2)
+BASE_URL = "https://models.example.com/v1"  # an openai-compatible agent needs one to be saved (issue 33.2)
 
 
 def _agent(secret: str) -> dict[str, Any]:
