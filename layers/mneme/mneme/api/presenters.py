@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from mneme.api.responses import json_response
+from mneme.engine.memory_io.explain import Explanation
 from mneme.memory.access import ReadAccess
 from mneme.models.agent import Agent, Skill, Task
 from mneme.models.audit import AuditRecord
@@ -74,12 +75,18 @@ def hit_view(hit: MemoryHit) -> dict[str, Any]:
     return body
 
 
-def search_view(hits: list[MemoryHit], access: ReadAccess) -> dict[str, Any]:
+def search_view(hits: list[MemoryHit], access: ReadAccess, explained: Explanation | None = None) -> dict[str, Any]:
     return {
         "hits": [hit_view(hit) for hit in hits],
         "namespaces": list(access.allowed),
         **({"message": access.message} if access.message else {}),
+        **({"explanation": explanation_view(explained)} if explained is not None else {}),
     }
+
+
+def explanation_view(explained: Explanation) -> dict[str, Any]:
+    """``explain: true``: the hits' score parts, the dropped candidates (reason first) and the thresholds."""
+    return {"hits": explained.hits, "dropped": explained.dropped, "thresholds": explained.thresholds}
 
 
 def export_status_view(status: ExportStatus) -> dict[str, Any]:

@@ -22,7 +22,7 @@ from mneme.memory.entry_retention import MemoryRetention
 from mneme.memory.fusion import fuse
 from mneme.memory.keyword_scoring import MATCH_LIMIT, Bm25, score_documents
 from mneme.memory.keywords import query_words
-from mneme.memory.ranking import Dropped, Ranked, k_for, rank_explained
+from mneme.memory.ranking import Dropped, Outcome, Ranked, k_for, rank_explained
 from mneme.models.audit import AuditAction, AuditRecord
 from mneme.models.memory import MemoryCandidate, MemoryHit
 from mneme.models.policy import DEFAULT_RETRIEVAL, Fusion, ResolvedPolicy, Retrieval
@@ -123,8 +123,9 @@ def search_explained(
     via: str,
     vector: Sequence[float] | None = None,
     action: AuditAction = "read",
+    outcomes: dict[str, Outcome] | None = None,
 ) -> Ranked:
-    """:func:`search`, also telling how many candidates each ranking rule dropped (in a retrieval span)."""
+    """:func:`search`, counting what each ranking rule dropped; ``outcomes``: each candidate's fate (explain)."""
     attributes = {
         "gen_ai.operation.name": "retrieval",
         "gen_ai.data_source.id": list(access.allowed),
@@ -134,13 +135,12 @@ def search_explained(
         "gen_ai.retrieval.query.text": telemetry.content(query),
     }
     with telemetry.span(f"retrieval {via}", attributes) as span:
-        ranked = _search(ports, records, access, query, ranking, via=via, vector=vector, action=action)
+        ranked = _search(ports, records, access, query, ranking, via=via, vector=vector, action=action, out=outcomes)
         span.set_many(_ranked_attributes(ranked))
         return ranked
 
 
 def _ranked_attributes(ranked: Ranked) -> dict[str, Any]:
-    """Hit ids and scores, and how many candidates each rule dropped (never the content)."""
     dropped = {f"mneme.memory.dropped.{rule}": count for rule, count in ranked.dropped.as_dict().items()}
     return {
         "mneme.memory.candidates": ranked.candidates,
@@ -161,6 +161,7 @@ def _search(
     via: str,
     vector: Sequence[float] | None,
     action: AuditAction,
+    out: dict[str, Outcome] | None,
 ) -> Ranked:
     pending = denial_records(records, access.denied, via=via)
     try:
@@ -178,6 +179,7 @@ def _search(
             relative_cutoff=cutoff,
             rules=ports.rules,
             recency_decay=ports.recency_decay,
+            outcomes=out,
         )
         for namespace in access.allowed:
             count = sum(1 for hit in ranked.hits if matches(namespace, hit.namespace))
@@ -203,7 +205,7 @@ def retrieve(
     """The candidates of one search: the vector leg, the keyword leg, or both fused (each leg filtered
     inside its own query by the same granted namespaces and liveness; :mod:`mneme.memory.hybrid`)."""
     patterns = list(access.allowed)
-    depth = _depth(ranking)
+    depth = candidate_depth(ranking)
     by_vector: list[MemoryCandidate] = []
     if ranking.retrieval in ("vector", "hybrid"):
         query_vector = list(vector) if vector is not None else ports.embed_one(query)
@@ -229,7 +231,7 @@ def retrieve(
     )
 
 
-def _depth(ranking: Ranking) -> int:
+def candidate_depth(ranking: Ranking) -> int:
     """Candidates fetched per leg: ``4 × top_k`` alone (the order of one leg needs no more) or for the old rank
     fusion, else a depth independent of ``top_k`` (the fusion's own candidates)."""
     if ranking.retrieval == "vector" or ranking.fusion == "rrf":
@@ -265,7 +267,7 @@ def hits_event(ranked: Ranked, access: ReadAccess, ranking: Ranking, model_id: s
             }
             for hit in ranked.hits
         ],
-        "k": _depth(ranking),
+        "k": candidate_depth(ranking),
         "candidates": ranked.candidates,
         "dropped": ranked.dropped.as_dict(),
         "thresholds": {
