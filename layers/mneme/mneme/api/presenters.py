@@ -15,6 +15,7 @@ from mneme.models.chat import Chat
 from mneme.models.common import GLOBAL_OWNER
 from mneme.models.memory import MemoryDocument, MemoryHit
 from mneme.models.privacy import ErasureState, ExportStatus
+from mneme.models.revision import MemoryRevision
 from mneme.models.run import Run
 from mneme.models.user import Caller, UserSettings
 
@@ -87,6 +88,20 @@ def search_view(hits: list[MemoryHit], access: ReadAccess, explained: Explanatio
 def explanation_view(explained: Explanation) -> dict[str, Any]:
     """``explain: true``: the hits' score parts, the dropped candidates (reason first) and the thresholds."""
     return {"hits": explained.hits, "dropped": explained.dropped, "thresholds": explained.thresholds}
+
+
+def revisions_view(revisions: list[MemoryRevision]) -> dict[str, Any]:
+    """An entry's revisions, numbered from 1, each with the entry as the inbox would have shown it then."""
+    return {
+        "revisions": [
+            {
+                "seq": seq,
+                **revision.model_dump(mode="json", include={"doc_id", "change", "at", "by", "actor"}),
+                "document": document_view(revision.document),
+            }
+            for seq, revision in enumerate(revisions, start=1)
+        ]
+    }
 
 
 def export_status_view(status: ExportStatus) -> dict[str, Any]:

@@ -22,6 +22,7 @@ import re
 from collections.abc import Sequence
 from datetime import datetime
 
+from mneme.engine.memory_io.revisions import acting
 from mneme.models.memory import MemoryDocument
 from mneme.ports.memory import MemoryStore
 from mneme.records import Record, field
@@ -106,7 +107,8 @@ def _add(
     store.put([(doc, vector)])
     recent.items.append((doc, vector))
     for other in replaced:
-        store.set_status(other.id, other.namespace, status="superseded", superseded_by=doc.id, now=now)
+        with acting("consolidation", _run_of(doc)):
+            store.set_status(other.id, other.namespace, status="superseded", superseded_by=doc.id, now=now)
         recent.items = [(d, v) for d, v in recent.items if d.id != other.id]
     return Decision("write", "supersedes" if replaced else "new", doc.id, tuple(o.id for o in replaced))
 
@@ -115,3 +117,8 @@ def _by(doc: MemoryDocument, strategy: str, entries: list[str]) -> MemoryDocumen
     """The consolidation's own mark on what it writes (issue 35.2): its strategy and the entries it touched."""
     mark = {"rule": "consolidation", "strategy": strategy, "entries": entries}
     return doc.model_copy(update={"metadata": {**doc.metadata, "consolidated": mark}})
+
+
+def _run_of(doc: MemoryDocument) -> str | None:
+    run_id = doc.metadata.get("run_id")
+    return str(run_id) if run_id else None

@@ -10,11 +10,13 @@ tells whether someone else's entry exists.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 from mneme.engine.audit import request_trail
 from mneme.engine.deps import Deps
 from mneme.engine.memory_io import explain as explaining
+from mneme.engine.memory_io import history
 from mneme.engine.memory_io import inbox as memory_inbox
 from mneme.engine.memory_io import ops as memory_ops
 from mneme.engine.memory_io import requests as memory_requests
@@ -44,12 +46,22 @@ def search_memory(
     *,
     options: dict[str, Any] | None = None,
     explain: bool = False,
+    as_of: datetime | None = None,
 ) -> SearchResult:
-    """``POST /v1/memory/search``: the plain search, or with ``explain`` the same search explained."""
+    """``POST /v1/memory/search``: the plain search, or with ``explain`` the same search explained, or with
+    ``as_of`` the search as it would have answered then (:mod:`mneme.engine.memory_io.history`)."""
+    if as_of is not None:
+        if explain:
+            raise InvalidInput("explain and as_of cannot be combined", field="as_of")
+        return history.search_as_of(deps, caller, query, namespaces, top_k, _aware(as_of), options=options)
     if not explain:
         return memory_requests.search_memory(deps, caller, query, namespaces, top_k, options=options)
     explained, access = explain_memory_search(deps, caller, query, namespaces, top_k, options=options)
     return SearchResult(explained.ranked.hits, access, explained)
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def explain_memory_search(

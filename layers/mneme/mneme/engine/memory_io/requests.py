@@ -15,6 +15,7 @@ from mneme.engine.memory_io import batch as memory_batch
 from mneme.engine.memory_io import inbox as memory_inbox
 from mneme.engine.memory_io import ops as memory_ops
 from mneme.engine.memory_io.explain import Explanation
+from mneme.engine.memory_io.revisions import acting
 from mneme.errors import InvalidInput
 from mneme.memory.access import (
     MemoryWriteForbidden,
@@ -151,4 +152,5 @@ def delete_memory(
         or not http_delete_allowed(document.namespace, caller.user_id, is_admin=caller.is_admin)
     ):
         memory_inbox.refused(deps, caller, doc_id)
-    return audited_writes.audited_delete(ports, trail, caller.user_id, document, via=via, id=doc_id)
+    with acting("user", caller.user_id):
+        return audited_writes.audited_delete(ports, trail, caller.user_id, document, via=via, id=doc_id)
