@@ -100,3 +100,23 @@ def test_explain_for_an_agent_without_auto_read_names_that_switch(api: Api, worl
     mine = remember(world, ALICE, "alice lives in Lyon near the river")
     reply = api.post("/v1/memory/explain", {"query": "where does alice live", "memory_id": mine, "agent_id": "quiet"})
     assert reply.body["auto_inject"]["reason"]["rule"] == "policy.auto_read_enabled"
+
+
+def test_the_preview_with_explain_names_what_auto_inject_dropped(api: Api, world: World) -> None:
+    add_agent(world, "master")
+    kept = remember(world, ALICE, "alice likes green tea")
+    gone = remember(world, ALICE, "alice likes green tea a lot")
+    world.memory.soft_delete(gone, ALICE, now=world.clock.now())
+    reply = api.post(
+        "/v1/context/preview", {"agent_id": "master", "input": "alice likes green tea"}, query={"explain": "true"}
+    )
+    assert reply.status == 200, reply.text
+    explanation = reply.body["memory_explanation"]
+    assert [h["id"] for h in explanation["hits"]] == [h["id"] for h in reply.body["memory_hits"]] == [kept]
+    assert {d["id"]: d["reason"] for d in explanation["dropped"]} == {gone: "deleted"}
+
+
+def test_the_preview_without_explain_has_no_explanation(api: Api, world: World) -> None:
+    add_agent(world, "master")
+    reply = api.post("/v1/context/preview", {"agent_id": "master", "input": "alice likes green tea"})
+    assert reply.status == 200 and "memory_explanation" not in reply.body

@@ -69,6 +69,7 @@ class PreviewView(View):
     request: dict[str, Any]
     memory_hits: list[dict[str, Any]]
     warnings: list[str]
+    memory_explanation: dict[str, Any] | None = Field(None, description="with ?explain=true: auto-inject explained")
 
 
 class MemoryHitView(View):
