@@ -47,16 +47,17 @@ def search_memory(
     options: dict[str, Any] | None = None,
     explain: bool = False,
     as_of: datetime | None = None,
+    via: str = "http",
 ) -> SearchResult:
     """``POST /v1/memory/search``: the plain search, or with ``explain`` the same search explained, or with
     ``as_of`` the search as it would have answered then (:mod:`mneme.engine.memory_io.history`)."""
     if as_of is not None:
         if explain:
             raise InvalidInput("explain and as_of cannot be combined", field="as_of")
-        return history.search_as_of(deps, caller, query, namespaces, top_k, _aware(as_of), options=options)
+        return history.search_as_of(deps, caller, query, namespaces, top_k, _aware(as_of), options=options, via=via)
     if not explain:
-        return memory_requests.search_memory(deps, caller, query, namespaces, top_k, options=options)
-    explained, access = explain_memory_search(deps, caller, query, namespaces, top_k, options=options)
+        return memory_requests.search_memory(deps, caller, query, namespaces, top_k, options=options, via=via)
+    explained, access = explain_memory_search(deps, caller, query, namespaces, top_k, options=options, via=via)
     return SearchResult(explained.ranked.hits, access, explained)
 
 
