@@ -189,3 +189,13 @@ def test_another_users_entries_are_never_part_of_an_explanation(world) -> None:
     explained = _explain(world)
     shown = {entry["id"] for entry in [*explained.hits, *explained.dropped]}
     assert bob not in shown
+
+
+def test_what_the_filter_kept_out_is_listed_closest_first_up_to_the_search_depth(world) -> None:
+    store, _ = world
+    _put(world, "alice lives in Lyon", 0.9)
+    for i in range(6):
+        store.soft_delete(_put(world, f"alice once lived in town {i}", 0.1 * i), MEMORY, now=NOW)
+    explained = _explain(world, top_k=1)  # the vector mode's depth: 4 × top_k
+    shown = [entry["scores"]["vector"] for entry in explained.dropped]
+    assert len(shown) == 4 and shown == sorted(shown, reverse=True) and shown[0] == pytest.approx(0.5, abs=1e-3)

@@ -6,7 +6,8 @@ included), asked to note each candidate's fate. What the store's filter keeps ou
 (deleted, superseded, expired, a namespace not granted) is found among the caller's **own** entries
 (``MemoryStore.iter_owned``, at most :data:`SCAN`) and the ``extra`` entries the caller may read: nothing of
 another user's memory is ever looked at. Those are ranked by their cosine to the query (their content
-embedded here — explaining costs more than searching; the normal path pays nothing of it).
+embedded here — explaining costs more than searching; the normal path pays nothing of it), and the closest
+(as many as the search's candidate depth) are listed.
 """
 
 from __future__ import annotations
@@ -77,7 +78,8 @@ def explain_search(
     dropped = [
         _scored(ports, doc_id, outcome, ranking, now) for doc_id, outcome in outcomes.items() if outcome.reason != "hit"
     ]
-    dropped += _filtered(ports, access, outcomes, vector, user_id=user_id, granted_by=granted_by, extra=extra)
+    filtered = _filtered(ports, access, outcomes, vector, user_id=user_id, granted_by=granted_by, extra=extra)
+    dropped += filtered[: max(candidate_depth(ranking), len(extra))]  # the closest to the query
     min_score, cutoff = ranking.floors(ports.model_id)
     thresholds = {
         "top_k": ranking.top_k,
