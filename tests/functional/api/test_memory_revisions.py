@@ -110,3 +110,17 @@ def test_an_entry_written_through_the_store_directly_has_no_history(api: Api, wo
     doc_id = remember(world, ALICE, "written before revisions were kept")
     reply = api.get(f"/v1/memory/documents/{doc_id}/revisions")
     assert reply.status == 200 and reply.body["revisions"] == []
+
+
+def test_as_of_with_a_retrieval_mode_asked_is_still_the_vector_replay(api: Api, world: World) -> None:
+    _, (after_create, *_) = _history(api, world)
+    body = {"query": QUERY, "as_of": after_create.isoformat(), "min_score": 0, "retrieval": "hybrid"}
+    reply = api.post("/v1/memory/search", body)
+    assert reply.status == 200, reply.text
+    assert [hit["content"] for hit in reply.body["hits"]] == ["alice lives in the city of Porto"]
+
+
+def test_as_of_in_the_future_is_a_400(api: Api, world: World) -> None:
+    moment = world.clock.now().replace(year=world.clock.now().year + 1)
+    reply = api.post("/v1/memory/search", {"query": QUERY, "as_of": moment.isoformat()})
+    assert reply.status == 400 and reply.body["field"] == "as_of"

@@ -91,7 +91,7 @@ def search_as_of(
     except InvalidInput as exc:
         memory_ops.audit_denials(ports, trail.records, denials_of(exc), via=via)
         raise
-    ranking = replace(memory_ops.Ranking.of(ResolvedPolicy(), top_k), **(options or {}), retrieval="vector")
+    ranking = replace(memory_ops.Ranking.of(ResolvedPolicy(), top_k), **{**(options or {}), "retrieval": "vector"})
     pending = denial_records(trail.records, access.denied, via=via)
     candidates = _candidates(ports, revisions, access, query, caller.user_id, moment)
     min_score, cutoff = ranking.floors(ports.model_id)
@@ -133,7 +133,8 @@ def _candidates(
     if not documents:
         return []
     _, embedder = ports.require()
-    query_vector, *vectors = embedder.embed([query, *(doc.content for doc in documents)])
+    query_vector = ports.embed_one(query)  # cut to the model's limit, as every search's query
+    vectors = embedder.embed([doc.content for doc in documents])
     scored = [
         MemoryCandidate(document=doc, similarity=_cosine(query_vector, vector))
         for doc, vector in zip(documents, vectors, strict=True)
