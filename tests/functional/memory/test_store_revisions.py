@@ -70,3 +70,13 @@ def test_an_erasure_of_the_owner_removes_only_their_revisions(store) -> None:
     revisioned.put([(doc("bob lives in Oslo", "vector.user.bob.memory"), unit(0, 1))])
     assert revisions.erase("alice") == 1
     assert revisions.owned("alice") == [] and len(revisions.owned("bob")) == 1
+
+
+def test_a_revision_of_an_expiring_entry_expires_with_it_and_a_lasting_ones_never(store) -> None:
+    table = MemoryItemTable(MAIN_SCHEMA)
+    revisioned = RevisionedMemoryStore(store, ItemMemoryRevisions(table), _Clock())
+    (lasting,) = revisioned.put([(doc("alice lives in Porto"), unit(1))])
+    (passing,) = revisioned.put([(doc("alice is in Rome this week", expires_at=later(days=7)), unit(0, 1))])
+    items = {str(item["SK"]).split("#")[0]: item for item in table.query("MEMREV#alice").items}
+    assert items[passing]["expires_at"] == int(later(days=7).timestamp())
+    assert "expires_at" not in items[lasting]

@@ -2,7 +2,8 @@
 
 ``PK = MEMREV#<owner>`` (``MEMREV#@global`` for the global entries), ``SK = <doc id>#<revision key>``: one
 query lists an entry's history (a prefix) or all of a user's (the partition), one partition is what an
-erasure removes. The entry as it was is kept as JSON (never its vector).
+erasure removes. The entry as it was is kept as JSON (never its vector); a revision of an entry that expires
+carries the entry's expiry as the table's TTL attribute.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import json
 from collections.abc import Sequence
 
 from mneme.adapters.dynamo.items import PK, SK, ItemTable, query_all
+from mneme.adapters.dynamo.ttl import TTL_ATTRIBUTE
 from mneme.models.revision import MemoryRevision
 
 _PREFIX = "MEMREV#"
@@ -19,6 +21,13 @@ _GLOBAL = "@global"
 
 def _partition(owner_user_id: str) -> str:
     return _PREFIX + (owner_user_id or _GLOBAL)
+
+
+def _expiry(revision: MemoryRevision) -> dict[str, int]:
+    """A revision of an entry that expires (its TTL or its class retention) expires with it (DynamoDB TTL): the
+    retention purge removes the entry, the table removes what it was."""
+    expires = revision.document.expires_at
+    return {TTL_ATTRIBUTE: int(expires.timestamp())} if expires is not None else {}
 
 
 class ItemMemoryRevisions:
@@ -31,6 +40,7 @@ class ItemMemoryRevisions:
                 PK: _partition(r.owner_user_id),
                 SK: f"{r.doc_id}#{r.key}",
                 "revision": json.dumps(r.model_dump(mode="json"), ensure_ascii=False),
+                **_expiry(r),
             }
             for r in revisions
         ]
