@@ -120,3 +120,11 @@ def test_the_preview_without_explain_has_no_explanation(api: Api, world: World) 
     add_agent(world, "master")
     reply = api.post("/v1/context/preview", {"agent_id": "master", "input": "alice likes green tea"})
     assert reply.status == 200 and "memory_explanation" not in reply.body
+
+
+def test_the_api_document_describes_the_explain_and_revisions_routes(api: Api) -> None:
+    document = api.get("/v1/openapi.json", user=None).body
+    assert "post" in document["paths"]["/v1/memory/explain"]
+    assert "get" in document["paths"]["/v1/memory/documents/{doc_id}/revisions"]
+    assert {"explain", "as_of"} <= set(document["components"]["schemas"]["SearchBody"]["properties"])
+    assert set(document["components"]["schemas"]["ExplainBody"]["required"]) == {"query", "memory_id"}
