@@ -80,3 +80,15 @@ def test_a_revision_of_an_expiring_entry_expires_with_it_and_a_lasting_ones_neve
     items = {str(item["SK"]).split("#")[0]: item for item in table.query("MEMREV#alice").items}
     assert items[passing]["expires_at"] == int(later(days=7).timestamp())
     assert "expires_at" not in items[lasting]
+
+
+def test_the_wrapper_passes_the_stores_capability_flags_through_and_can_be_copied() -> None:
+    import copy
+
+    from tests.fakes.memory_store import InMemoryMemoryStore
+
+    inner = InMemoryMemoryStore()
+    inner.keyword_search_available = False  # type: ignore[attr-defined]
+    revisioned = RevisionedMemoryStore(inner, ItemMemoryRevisions(MemoryItemTable(MAIN_SCHEMA)), _Clock())
+    assert revisioned.keyword_search_available is False
+    assert copy.copy(revisioned).inner is inner

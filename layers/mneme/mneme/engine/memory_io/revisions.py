@@ -71,6 +71,8 @@ class RevisionedMemoryStore:
         self._clock = clock
 
     def __getattr__(self, name: str) -> Any:  # capability flags and adapter extras of the wrapped store
+        if name == "inner":  # not set yet (a copy being made): no recursion
+            raise AttributeError(name)
         return getattr(self.inner, name)
 
     def _keep(
