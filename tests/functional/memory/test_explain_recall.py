@@ -199,3 +199,11 @@ def test_what_the_filter_kept_out_is_listed_closest_first_up_to_the_search_depth
     explained = _explain(world, top_k=1)  # the vector mode's depth: 4 × top_k
     shown = [entry["scores"]["vector"] for entry in explained.dropped]
     assert len(shown) == 4 and shown == sorted(shown, reverse=True) and shown[0] == pytest.approx(0.5, abs=1e-3)
+
+
+def test_a_live_entry_beyond_the_search_depth_was_not_retrieved(world) -> None:
+    ids = [_put(world, f"alice lived in town number {i}", 0.9 - 0.1 * i) for i in range(5)]
+    explained = _explain(world, top_k=1)  # the vector leg fetches 4 × top_k = 4 candidates
+    reasons = _reasons(explained)
+    assert _hit_ids(explained) == [ids[0]]
+    assert [reasons[i] for i in ids[1:]] == ["top_k", "top_k", "top_k", "not_retrieved"]
