@@ -101,6 +101,7 @@ export function describe(e) {
     case "delegation_started": return `to ${e.agent_id} at depth ${e.depth}`;
     case "delegation_finished": return `${e.agent_id} at depth ${e.depth}: ${e.outcome || ""}`;
     case "approval_requested": return `waiting for a person: ${(e.calls || []).map((c) => c.tool).join(", ")}`;
+    case "memory_write_skipped": return `auto-write skipped (${e.source}): ${String(e.reason || "").replace(/_/g, " ")}`;
     case "memory_write_queued": return `${e.count} entr${e.count === 1 ? "y" : "ies"} queued (${(e.sources || []).join(", ")})`;
     case "warning": return e.message || "";
     case "error": return e.message || e.error || "";

@@ -161,6 +161,14 @@ def _open_tables(data_dir: Path) -> tuple[Any, Any]:
     return main, audit
 
 
+def _memory_ports(memory: Any, main: Any, clock: Any) -> dict[str, Any]:
+    """The embedded store keeping a revision of every change (issue 35.3), in the SQLite item table."""
+    from mneme.composition import revisioned
+
+    store, revisions = revisioned(memory, main, clock)
+    return {"memory": store, "revisions": revisions}
+
+
 def build_local(
     data_dir: str | Path | None = None,
     *,
@@ -218,7 +226,7 @@ def build_local(
         orchestrator=StepFunctionsOrchestrator(sfn, machine_arn),
         tools=LocalToolInvoker(),
         clock=clock,
-        memory=memory,
+        **_memory_ports(memory, main, clock),
         embedder=embedder,
         mcp=SdkMcpToolSource(allow_private_networks=settings.mcp_allow_private_networks),
         secrets=EnvironmentSecrets(env),

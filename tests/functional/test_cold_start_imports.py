@@ -106,6 +106,7 @@ event["headers"]["idempotency-key"] = os.urandom(8).hex()
 response = app.lambda_handler(event, None)
 print(json.dumps({{
     "status": response["statusCode"], "store": type(app._runtime.deps.memory).__name__,
+    "inner": type(app._runtime.deps.memory.inner).__name__,
     "loaded": sorted(m for m in sys.modules if m.split(".")[0] in ("opensearchpy", "requests", "charset_normalizer")),
 }}))
 """
@@ -187,5 +188,9 @@ def test_a_run_with_the_opensearch_store_imports_no_opensearch_py_or_requests(en
     # When the memory store is OpenSearch Serverless (as deployed) and a fresh interpreter answers a first run
     result = _probe(endpoint, _OPENSEARCH, MNEME_OPENSEARCH_ENDPOINT="abc123.us-east-1.aoss.amazonaws.com")
     # Then the store was composed, and neither opensearch-py nor requests (both installed here) was imported
-    assert (result["status"], result["store"]) == (200, "OpenSearchMemoryStore")
+    assert (result["status"], result["store"], result["inner"]) == (
+        200,
+        "RevisionedMemoryStore",
+        "OpenSearchMemoryStore",
+    )
     assert result["loaded"] == []

@@ -138,6 +138,8 @@ EXPECTED: dict[str, dict[str, tuple[set[str], list[Any]]]] = {
             {"dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:Query"},
             [{"Fn::GetAtt": ["MainTable", "Arn"]}],
         ),
+        # issue 35.3: the revisions of what it writes, appended only
+        "MemoryRevisions": ({"dynamodb:BatchWriteItem"}, [{"Fn::GetAtt": ["MainTable", "Arn"]}]),
         "ChargeRunUsage": ({"dynamodb:GetItem", "dynamodb:PutItem"}, [{"Fn::GetAtt": ["MainTable", "Arn"]}]),
         "MemoryCollection": ({"aoss:APIAccessAll"}, [COLLECTION]),
         "ExistingMemoryCollection": ({"aoss:APIAccessAll"}, [{"Ref": "OpenSearchResourceArn"}]),

@@ -85,6 +85,7 @@ def test_the_deploy_guide_documents_the_websocket_idle_timeout_and_the_resume_af
 WRITER_MAIN_TABLE_KEYS = {
     "ReadErasureTombstones": ["ERASURE#*"],
     "MemoryJournal": ["MEMJ#*", "MEMJH#*", "MEMJN#*", "MEMJO#*"],
+    "MemoryRevisions": ["MEMREV#*"],  # issue 35.3
     "ChargeRunUsage": ["RUN#*"],
 }
 

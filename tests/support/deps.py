@@ -7,8 +7,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mneme.adapters.dynamo.items import AUDIT_SCHEMA, MAIN_SCHEMA, ItemTable
+from mneme.adapters.dynamo.memory_revisions import ItemMemoryRevisions
 from mneme.adapters.dynamo.stores import retention_of, stores_over
 from mneme.engine.deps import Deps
+from mneme.engine.memory_io.revisions import RevisionedMemoryStore
 from mneme.engine.privacy.jobs import run_job
 from mneme.ports.models import ModelClient
 from mneme.settings import Settings
@@ -55,6 +57,7 @@ def make_world(
     main, audit = tables or (MemoryItemTable(MAIN_SCHEMA), MemoryItemTable(AUDIT_SCHEMA))
     store = store if store is not None else InMemoryMemoryStore()
     embedder = HashingEmbedder()
+    revisions = ItemMemoryRevisions(main)
     queue, orchestrator, invoker = FakeQueue(), FakeOrchestrator(), FakeToolInvoker(tools)
     mcp, secrets = FakeMcpToolSource(), FakeSecrets()
     exports, dead_letters, jobs = MemoryExports(), FakeDeadLetters(), InlinePrivacyJobs()
@@ -67,7 +70,8 @@ def make_world(
         orchestrator=orchestrator,
         tools=invoker,
         clock=clock,
-        memory=store if memory else None,
+        memory=RevisionedMemoryStore(store, revisions, clock) if memory else None,
+        revisions=revisions if memory else None,
         embedder=embedder if memory else None,
         ids=lambda: f"id{next(counter):04d}",
         mcp=mcp,

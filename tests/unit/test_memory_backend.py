@@ -8,6 +8,7 @@ import pytest
 from mneme import composition
 from mneme.adapters.opensearch.store import OpenSearchMemoryStore
 from mneme.adapters.s3vectors.store import S3VectorsMemoryStore
+from mneme.engine.memory_io.revisions import RevisionedMemoryStore
 from mneme.settings import Settings
 
 BASE = {"MNEME_TABLE": "main", "MNEME_AUDIT_TABLE": "audit", "AWS_REGION": "us-east-1"}
@@ -29,7 +30,9 @@ def test_s3vectors_needs_its_bucket_and_index() -> None:
 @pytest.mark.parametrize("root", ["build_aws", "build_writer"])
 def test_the_s3vectors_backend_builds_the_s3vectors_store_on_its_index(root: str) -> None:
     built = getattr(composition, root)(Settings.from_env(BASE | S3VECTORS))
-    store = built.memory if root == "build_aws" else built.store
+    revisioned = built.memory if root == "build_aws" else built.store
+    assert isinstance(revisioned, RevisionedMemoryStore)  # every change kept as a revision (issue 35.3)
+    store = revisioned.inner
     assert isinstance(store, S3VectorsMemoryStore)
     assert store._target == {"vectorBucketName": "vectors", "indexName": "mem"}
     assert store._client.meta.service_model.service_name == "s3vectors"
@@ -39,7 +42,8 @@ def test_the_s3vectors_backend_builds_the_s3vectors_store_on_its_index(root: str
 def test_the_opensearch_backend_builds_the_opensearch_store(root: str) -> None:
     env = BASE | {"MNEME_OPENSEARCH_ENDPOINT": "https://search.example.com"}
     built = getattr(composition, root)(Settings.from_env(env))
-    assert isinstance(built.memory if root == "build_aws" else built.store, OpenSearchMemoryStore)
+    revisioned = built.memory if root == "build_aws" else built.store
+    assert isinstance(revisioned, RevisionedMemoryStore) and isinstance(revisioned.inner, OpenSearchMemoryStore)
 
 
 def test_without_a_store_the_deployment_runs_without_memory() -> None:

@@ -6,6 +6,7 @@ import { post } from "../api.js";
 import { announce, clear, field, h, when } from "../dom.js";
 import { clearErrors, listOf, showError } from "../forms.js";
 import { cascadeOf, cascadeText, deleteEntry } from "./memory-entry.js";
+import { explanationPanel } from "./memory-explain.js";
 
 /** Ask (naming the cascade) and delete; false when the person kept it. */
 async function confirmedDelete(id, namespace) {
@@ -33,7 +34,8 @@ export function searchForm({ open, changed }) {
     h("h2", { id: "ms-h" }, "Search"),
     h("div", { class: "row" },
       field({ label: "Query", name: "query", required: true, hint: "a whole sentence works best" }),
-      field({ label: "top_k", name: "top_k", type: "number", value: "5", step: "1" })),
+      field({ label: "top_k", name: "top_k", type: "number", value: "5", step: "1" }),
+      h("div", { class: "checks" }, h("label", {}, h("input", { type: "checkbox", name: "explain" }), "Explain (what was not recalled, and why)"))),
     field({ label: "Namespaces (optional)", name: "namespaces", type: "textarea", rows: 2, hint: "one a line; empty: all of yours and vector.global.*" }),
     h("div", {}, h("button", { type: "submit" }, "Search")));
   async function run() {
@@ -42,6 +44,7 @@ export function searchForm({ open, changed }) {
     const body = { query: data.get("query"), top_k: Number(data.get("top_k") || 5) };
     const namespaces = listOf(data.get("namespaces"));
     if (namespaces.length) body.namespaces = namespaces;
+    if (data.get("explain")) body.explain = true;
     try {
       const found = await post("/v1/memory/search", body);
       clear(results).append(...[
@@ -59,7 +62,8 @@ export function searchForm({ open, changed }) {
             button.disabled = false;
             showError(form, error);
           }
-        }, open) : null].filter(Boolean));
+        }, open) : null,
+        found.explanation ? explanationPanel(found.explanation) : null].filter(Boolean));
     } catch (error) {
       clear(results);
       showError(form, error);

@@ -111,10 +111,9 @@ def build_aws(settings: Settings, session: Any | None = None) -> Deps:
         **_privacy_ports(settings, boto, retries, sqs),
     )
     if settings.memory_configured:
-        (deps.memory, deps.embedder), deps.reranker = (
-            _memory(settings, boto, bedrock_client(), main),
-            _reranker(settings, LazyClient(boto, "bedrock-agent-runtime", retries, region)),
-        )
+        store, deps.embedder = _memory(settings, boto, bedrock_client(), main)
+        deps.memory, deps.revisions = revisioned(store, main, clock)
+        deps.reranker = _reranker(settings, LazyClient(boto, "bedrock-agent-runtime", retries, region))
     if settings.websocket_endpoint:  # the WebSocket API: live runs pushed to its connections
         from mneme.adapters.aws.websocket_hub import ApiGatewayPusher, WebSocketHub
 
@@ -230,6 +229,15 @@ def memory_store(settings: Settings, boto: Any, main: Any) -> Any:
     )
 
 
+def revisioned(store: Any, main: Any, clock: Any) -> tuple[Any, Any]:
+    """The store keeping a revision of every change (issue 35.3), the revisions in the main table."""
+    from mneme.adapters.dynamo.memory_revisions import ItemMemoryRevisions
+    from mneme.engine.memory_io.revisions import RevisionedMemoryStore
+
+    revisions = ItemMemoryRevisions(main)
+    return RevisionedMemoryStore(store, revisions, clock), revisions
+
+
 def build_writer(settings: Settings, session: Any | None = None) -> WriterPorts:
     """The memory writer's ports only: the memory store and embedder, the audit table, the extraction models
     and the main table for the memory journal and the runs an extraction's usage is charged to (the writer
@@ -259,6 +267,7 @@ def build_writer(settings: Settings, session: Any | None = None) -> WriterPorts:
         config = bedrock_client_config(max_attempts=4, read_timeout=EMBEDDING_READ_TIMEOUT_SECONDS)
         bedrock = make_client(boto, "bedrock-runtime", config, settings.region)
         store, embedder = _memory(settings, boto, bedrock, main)
+        store, _ = revisioned(store, main, clock)
         retries = bedrock_client_config(max_attempts=3)  # extraction calls: the model's default read timeout
         extraction = make_client(boto, "bedrock-runtime", retries, settings.region)
         models = ModelClients(lambda: extraction, openai=_openai_clients(settings, boto, retries))

@@ -196,3 +196,15 @@ def test_a_call_from_inside_a_running_event_loop_answers_200_not_500(api: Api) -
     reply = asyncio.run(inside_a_loop())
     assert reply.status == 200, reply.text
     assert "memory-search" in {t["name"] for t in reply.body["result"]["tools"]}
+
+
+def test_a_search_with_explain_over_mcp_names_a_deleted_entry(api: Api, world: World) -> None:
+    call(api, "memory-write", {"namespace": "vector.user.${user_id}.memory", "content": "Alice likes tea."})
+    gone = call(api, "memory-write", {"namespace": "vector.user.${user_id}.memory", "content": "Alice liked coffee."})
+    gone_id = gone["structuredContent"]["ids"][0]
+    assert call(api, "memory-delete", {"id": gone_id})["isError"] is False
+    found = call(api, "memory-search", {"query": "What does Alice like to drink?", "explain": True})
+    dropped = found["structuredContent"]["explanation"]["dropped"]
+    assert {d["id"]: d["reason"] for d in dropped} == {gone_id: "deleted"}
+    reads = [r for r in world.deps.audit.query("alice", action="read").records]
+    assert {r.detail["via"] for r in reads} == {"mcp"}

@@ -330,6 +330,48 @@ class EventsView(BaseModel):
     events: Annotated[list[EventView], Field(title="Events")]
 
 
+class AgentId(RootModel[str]):
+    root: Annotated[str, Field(max_length=128, min_length=1, title="Agent Id")]
+
+
+class TaskId(RootModel[str]):
+    root: Annotated[str, Field(max_length=128, min_length=1, title="Task Id")]
+
+
+class ExplainBody(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    agent_id: Annotated[AgentId | None, Field(title="Agent Id")] = None
+    memory_id: Annotated[str, Field(max_length=128, min_length=1, title="Memory Id")]
+    query: Annotated[str, Field(max_length=20000, min_length=1, title="Query")]
+    task_id: Annotated[TaskId | None, Field(title="Task Id")] = None
+
+
+class ExplainView(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    auto_inject: Annotated[
+        dict[str, Any] | None,
+        Field(description="recalled, else the first reason", title="Auto Inject"),
+    ] = None
+    memory_id: Annotated[str, Field(title="Memory Id")]
+    namespace: Annotated[str, Field(title="Namespace")]
+    query: Annotated[str, Field(title="Query")]
+    search: Annotated[
+        dict[str, Any] | None,
+        Field(
+            description="without agent_id: POST /v1/memory/search's verdict",
+            title="Search",
+        ),
+    ] = None
+    tool_search: Annotated[
+        dict[str, Any] | None,
+        Field(description="recalled, else the first reason", title="Tool Search"),
+    ] = None
+
+
 class ExportView(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -612,6 +654,13 @@ class PreviewView(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
+    memory_explanation: Annotated[
+        dict[str, Any] | None,
+        Field(
+            description="with ?explain=true: auto-inject explained",
+            title="Memory Explanation",
+        ),
+    ] = None
     memory_hits: Annotated[list[dict[str, Any]], Field(title="Memory Hits")]
     request: Annotated[dict[str, Any], Field(title="Request")]
     warnings: Annotated[list[str], Field(title="Warnings")]
@@ -667,6 +716,13 @@ class RetentionView(BaseModel):
     runs_days: Annotated[int, Field(title="Runs Days")]
 
 
+class RevisionsView(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    revisions: Annotated[list[dict[str, Any]], Field(title="Revisions")]
+
+
 class RunAcceptedView(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -698,7 +754,7 @@ class SessionId(RootModel[str]):
     root: Annotated[str, Field(pattern="^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$", title="Session Id")]
 
 
-class TaskId(RootModel[str]):
+class TaskId1(RootModel[str]):
     root: Annotated[str, Field(pattern="^[a-z0-9][a-z0-9-]{0,63}$", title="Task Id")]
 
 
@@ -713,7 +769,7 @@ class RunRequest(BaseModel):
     memory: MemoryOverride | None = None
     project_id: Annotated[ProjectId | None, Field(title="Project Id")] = None
     session_id: Annotated[SessionId | None, Field(title="Session Id")] = None
-    task_id: Annotated[TaskId | None, Field(title="Task Id")] = None
+    task_id: Annotated[TaskId1 | None, Field(title="Task Id")] = None
     tool_approval: Annotated[Literal["granted", "prompt", "denied"] | None, Field(title="Tool Approval")] = None
 
 
@@ -768,6 +824,8 @@ class SearchBody(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
+    as_of: Annotated[AwareDatetime | None, Field(title="As Of")] = None
+    explain: Annotated[bool | None, Field(title="Explain")] = False
     fusion: Annotated[Literal["rrf", "score"] | None, Field(title="Fusion")] = None
     min_score: Annotated[MinScore | None, Field(title="Min Score")] = None
     namespaces: Annotated[Namespaces | None, Field(title="Namespaces")] = None
@@ -781,6 +839,13 @@ class SearchView(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
+    explanation: Annotated[
+        dict[str, Any] | None,
+        Field(
+            description="with explain: each hit's score parts, every dropped candidate and why, the thresholds",
+            title="Explanation",
+        ),
+    ] = None
     hits: Annotated[list[MemoryHitView], Field(title="Hits")]
     namespaces: Annotated[list[str], Field(title="Namespaces")]
 

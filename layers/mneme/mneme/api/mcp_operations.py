@@ -15,6 +15,7 @@ from pydantic import BaseModel
 
 from mneme.api.presenters import mcp_run_view, search_view
 from mneme.engine.deps import Deps
+from mneme.engine.memory_io import explain_requests
 from mneme.engine.memory_io import requests as memory_requests
 from mneme.engine.runs.admission import submit_run
 from mneme.models.requests import DeleteDocumentBody, DocumentBody, McpRunBody, SearchBody
@@ -50,8 +51,10 @@ def operation(name: str, body: type[BaseModel], description: str) -> Callable[[A
     "vector.agent.<your id>.*) and vector.global.*; '${user_id}' in a namespace stands for your id.",
 )
 def memory_search(deps: Deps, caller: Caller, body: SearchBody) -> dict[str, Any]:
-    found = memory_requests.search_memory(deps, caller, body.query, body.namespaces, body.top_k, via=VIA)
-    return search_view(found.hits, found.access)
+    found = explain_requests.search_memory(
+        deps, caller, body.query, body.namespaces, body.top_k, explain=body.explain, as_of=body.as_of, via=VIA
+    )
+    return search_view(found.hits, found.access, found.explanation)
 
 
 @operation(

@@ -7,28 +7,48 @@ from typing import Annotated, Any, Literal
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from mneme.api.context import caller_of, deps_of, new_router
-from mneme.api.presenters import document_view, search_view
+from mneme.api.presenters import document_view, revisions_view, search_view
 from mneme.api.responses import json_response, no_content
 from mneme.api.run_views import answers
-from mneme.api.views import BatchResultsView, DocumentPageView, DocumentsView, DocumentView, NamespacesView, SearchView
+from mneme.api.views import (
+    BatchResultsView,
+    DocumentPageView,
+    DocumentsView,
+    DocumentView,
+    ExplainView,
+    NamespacesView,
+    RevisionsView,
+    SearchView,
+)
+from mneme.engine.memory_io import explain_requests
+from mneme.engine.memory_io import history as memory_history
 from mneme.engine.memory_io import inbox as memory_inbox
 from mneme.engine.memory_io import requests as memory_requests
-from mneme.models.requests import DocumentBatchBody, DocumentBody, DocumentPatch, SearchBody
+from mneme.models.requests import DocumentBatchBody, DocumentBody, DocumentPatch, ExplainBody, SearchBody
 
 router = new_router()
 
 
 @router.post("/v1/memory/search", responses=answers(200, SearchView))
 def search(body: SearchBody) -> dict[str, Any]:
-    found = memory_requests.search_memory(
+    found = explain_requests.search_memory(
         deps_of(router),
         caller_of(router),
         body.query,
         body.namespaces,
         body.top_k,
         options=body.model_dump(include={"retrieval", "fusion", "min_score", "relative_cutoff"}, exclude_none=True),
+        explain=body.explain,
+        as_of=body.as_of,
     )
-    return search_view(found.hits, found.access)
+    return search_view(found.hits, found.access, found.explanation)
+
+
+@router.post("/v1/memory/explain", responses=answers(200, ExplainView))
+def explain(body: ExplainBody) -> dict[str, Any]:
+    return explain_requests.explain_memory(
+        deps_of(router), caller_of(router), body.query, body.memory_id, agent_id=body.agent_id, task_id=body.task_id
+    )
 
 
 @router.post("/v1/memory/documents", responses=answers(201, DocumentsView, "the entry was written"))
@@ -76,6 +96,11 @@ def list_documents(
 def get_document(doc_id: str, derived: Annotated[bool, Query()] = False) -> dict[str, Any]:
     document, cascade = memory_inbox.get_document(deps_of(router), caller_of(router), doc_id, derived=derived)
     return document_view(document, cascade)
+
+
+@router.get("/v1/memory/documents/<doc_id>/revisions", responses=answers(200, RevisionsView))
+def list_revisions(doc_id: str) -> dict[str, Any]:
+    return revisions_view(memory_history.revisions_of(deps_of(router), caller_of(router), doc_id))
 
 
 @router.patch("/v1/memory/documents/<doc_id>", responses=answers(200, DocumentView))

@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from mneme.api.responses import json_response
+from mneme.engine.memory_io.explain import Explanation
 from mneme.memory.access import ReadAccess
 from mneme.models.agent import Agent, Skill, Task
 from mneme.models.audit import AuditRecord
@@ -14,6 +15,7 @@ from mneme.models.chat import Chat
 from mneme.models.common import GLOBAL_OWNER
 from mneme.models.memory import MemoryDocument, MemoryHit
 from mneme.models.privacy import ErasureState, ExportStatus
+from mneme.models.revision import MemoryRevision
 from mneme.models.run import Run
 from mneme.models.user import Caller, UserSettings
 
@@ -74,11 +76,31 @@ def hit_view(hit: MemoryHit) -> dict[str, Any]:
     return body
 
 
-def search_view(hits: list[MemoryHit], access: ReadAccess) -> dict[str, Any]:
+def search_view(hits: list[MemoryHit], access: ReadAccess, explained: Explanation | None = None) -> dict[str, Any]:
     return {
         "hits": [hit_view(hit) for hit in hits],
         "namespaces": list(access.allowed),
         **({"message": access.message} if access.message else {}),
+        **({"explanation": explanation_view(explained)} if explained is not None else {}),
+    }
+
+
+def explanation_view(explained: Explanation) -> dict[str, Any]:
+    """``explain: true``: the hits' score parts, the dropped candidates (reason first) and the thresholds."""
+    return {"hits": explained.hits, "dropped": explained.dropped, "thresholds": explained.thresholds}
+
+
+def revisions_view(revisions: list[MemoryRevision]) -> dict[str, Any]:
+    """An entry's revisions, numbered from 1, each with the entry as the inbox would have shown it then."""
+    return {
+        "revisions": [
+            {
+                "seq": seq,
+                **revision.model_dump(mode="json", include={"doc_id", "change", "at", "by", "actor"}),
+                "document": document_view(revision.document),
+            }
+            for seq, revision in enumerate(revisions, start=1)
+        ]
     }
 
 

@@ -76,5 +76,5 @@ def post_approval(run_id: str, body: ApprovalBody) -> dict[str, Any]:
 
 
 @router.post("/v1/context/preview", responses=answers(200, PreviewView))
-def post_preview(body: RunRequest) -> dict[str, Any]:
-    return preview(deps_of(router), caller_of(router), body)
+def post_preview(body: RunRequest, explain: Annotated[bool, Query()] = False) -> dict[str, Any]:
+    return preview(deps_of(router), caller_of(router), body, explain=explain)

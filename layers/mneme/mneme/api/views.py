@@ -69,6 +69,7 @@ class PreviewView(View):
     request: dict[str, Any]
     memory_hits: list[dict[str, Any]]
     warnings: list[str]
+    memory_explanation: dict[str, Any] | None = Field(None, description="with ?explain=true: auto-inject explained")
 
 
 class MemoryHitView(View):
@@ -91,6 +92,22 @@ class MemoryHitView(View):
 class SearchView(View):
     hits: list[MemoryHitView]
     namespaces: list[str]
+    explanation: dict[str, Any] | None = Field(
+        None, description="with explain: each hit's score parts, every dropped candidate and why, the thresholds"
+    )
+
+
+class ExplainView(View):
+    memory_id: str
+    namespace: str
+    query: str
+    search: dict[str, Any] | None = Field(None, description="without agent_id: POST /v1/memory/search's verdict")
+    auto_inject: dict[str, Any] | None = Field(None, description="recalled, else the first reason")
+    tool_search: dict[str, Any] | None = Field(None, description="recalled, else the first reason")
+
+
+class RevisionsView(View):
+    revisions: list[dict[str, Any]]
 
 
 class DocumentsView(View):

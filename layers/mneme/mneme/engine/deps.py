@@ -14,6 +14,7 @@ from mneme.ports.common import Clock
 from mneme.ports.live import LiveFeed, NoLiveFeed, SocketHub
 from mneme.ports.mcp import McpToolSource, SecretStore
 from mneme.ports.memory import MemoryStore, MemoryWriteQueue
+from mneme.ports.memory_revisions import MemoryRevisions
 from mneme.ports.models import Embedder, ModelClient, Reranker, Summarizer
 from mneme.ports.privacy import DeadLetterQueue, ExportStorage, PrivacyJobQueue, PrivacyLedger
 from mneme.ports.runs import ApprovalGrants, Orchestrator, RateLimiter, RunStore, ToolInvoker, TreeLedger
@@ -48,6 +49,7 @@ class Deps(Record, frozen=False):
     tools: ToolInvoker
     clock: Clock
     memory: MemoryStore | None = None  # None: memory not configured (degraded mode)
+    revisions: MemoryRevisions | None = None  # every change of an entry (issue 35.3); None: not kept
     embedder: Embedder | None = None
     reranker: Reranker | None = None  # the memory search's optional second stage (MNEME_MEMORY_RERANK_MODEL)
     summarizer: Summarizer | None = None

@@ -32,6 +32,8 @@ class AutoWritePlan(Record):
     jobs: tuple[MemoryWriteJob, ...] = ()
     warnings: tuple[str, ...] = ()
     refused: tuple[tuple[str, str], ...] = ()
+    #: what was not written and why (``(source, reason)``: a ``memory_write_skipped`` run event each, issue 35.2)
+    skipped: tuple[tuple[str, str], ...] = ()
 
 
 def auto_write_job_id(run_id: str, source: AutoWriteSource) -> str:
@@ -61,30 +63,42 @@ def plan_auto_write(
     * into the resolved ``write_namespace``; when it is unusable or the user may not write it (global
       needs an admin) nothing is written and a warning says why.
     """
-    if status is not RunStatus.SUCCEEDED or not policy.allow_write:
-        return AutoWritePlan()
+    if not policy.allow_write:
+        return AutoWritePlan(skipped=(("run", "policy_allow_write_false"),))
+    if status is not RunStatus.SUCCEEDED:
+        return AutoWritePlan(skipped=(("run", f"run_{status.value}"),))
     try:
         namespace = resolve(policy.write_namespace, scope.template_values())
     except NamespaceError as exc:
-        return AutoWritePlan(warnings=(f"auto-write skipped: write namespace unusable: {exc}",))
+        return AutoWritePlan(
+            warnings=(f"auto-write skipped: write namespace unusable: {exc}",),
+            skipped=(("run", "write_namespace_unusable"),),
+        )
     if not can_write(namespace, scope.user_id, is_admin=scope.is_admin):
         why = "only an admin may write global memory" if _is_global(namespace) else "not the user's own"
         reason = "admin_required" if _is_global(namespace) else "security_filter"
         return AutoWritePlan(
-            warnings=(f"auto-write skipped: cannot write {namespace!r}: {why}",), refused=((namespace, reason),)
+            warnings=(f"auto-write skipped: cannot write {namespace!r}: {why}",),
+            refused=((namespace, reason),),
+            skipped=(("run", f"policy_refused:{reason}"),),
         )
 
     owner = "" if _is_global(namespace) else scope.user_id
     jobs: list[MemoryWriteJob] = []
+    skipped: list[tuple[str, str]] = []
     text_in = user_input.strip()
     if len(text_in) >= AUTO_WRITE_MIN_INPUT_CHARS:
         jobs.append(_job(run_id, "run_input", namespace, owner, text_in, scope=scope, derived_from=(), tree=tree))
+    else:
+        skipped.append(("run_input", f"under_{AUTO_WRITE_MIN_INPUT_CHARS}_characters"))
     text_out = (output or "").strip()
     if text_out:
         derived = tuple(dict.fromkeys(injected_hit_ids))
         jobs.append(
             _job(run_id, "run_output", namespace, owner, text_out, scope=scope, derived_from=derived, tree=tree)
         )
+    else:
+        skipped.append(("run_output", "empty_answer"))
     strategies: list[str] = [name for name in policy.extraction if name != "raw"]
     if strategies and text_in:  # after the raw entries, on its own: derived from them, deleted with them
         raw_ids = [job.job_id for job in jobs]
@@ -96,7 +110,7 @@ def plan_auto_write(
     threshold = policy.duplicate_threshold
     if threshold is not None:
         jobs = [replace(job, duplicate_threshold=threshold) for job in jobs]
-    return AutoWritePlan(jobs=tuple(jobs))
+    return AutoWritePlan(jobs=tuple(jobs), skipped=tuple(skipped))
 
 
 def extraction_model(model: Any) -> dict[str, str] | None:

@@ -9,7 +9,7 @@ candidates each rule dropped (shown by the ``memory_hits`` run event and the con
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mneme.models.memory import MemoryHit
 from mneme.namespace_grammar import matches
@@ -85,6 +85,32 @@ class Dropped(Record):
         }
 
 
+class Outcome(Record):
+    """What ranking made of one candidate (explain): ``hit`` or the rule that dropped it, and its scores."""
+
+    reason: str
+    namespace: str
+    similarity: float | None = None  # the candidate's (fused) similarity
+    vector_similarity: float | None = None
+    keyword_score: float | None = None
+    relevance: float | None = None
+    aged_from: datetime | None = None  # the moment recency counts from
+    of: str | None = None  # duplicate: the id of the hit with the same content
+
+    @classmethod
+    def of_hit(cls, reason: str, hit: MemoryHit, of: str | None = None) -> Outcome:
+        return cls(
+            reason=reason,
+            namespace=hit.namespace,
+            similarity=hit.similarity,
+            vector_similarity=hit.vector_similarity,
+            keyword_score=hit.keyword_score,
+            relevance=hit.relevance,
+            aged_from=hit.observed_at or hit.created_at,
+            of=of,
+        )
+
+
 class Ranked(Record):
     """The hits and the accounting of the rest: ``candidates == len(hits) + Σ dropped``."""
 
@@ -125,18 +151,23 @@ def rank_explained(
     relative_cutoff: float,
     rules: Sequence[NamespaceRule] = (),
     recency_decay: float = DEFAULT_RECENCY_DECAY,
+    outcomes: dict[str, Outcome] | None = None,
 ) -> Ranked:
     """Rank candidates into at most ``top_k`` hits, best first, counting what each rule dropped.
 
     Ties in relevance are broken deterministically: higher similarity, then newer, then smaller id.
-    Content is compared after stripping surrounding whitespace.
+    Content is compared after stripping surrounding whitespace. With ``outcomes`` (explain), each
+    candidate's id is mapped to what became of it (``hit`` or the rule that dropped it) and its relevance.
     """
+    note = outcomes.__setitem__ if outcomes is not None else None
     scored: list[MemoryHit] = []
     unusable = below_min = 0
     for candidate in candidates:
         doc = candidate.document
         if not _usable(doc, now):
             unusable += 1
+            if note:
+                note(doc.id, Outcome(reason=unusable_reason(doc, now), namespace=doc.namespace))
             continue
         score = relevance(
             candidate.similarity,
@@ -148,39 +179,28 @@ def rank_explained(
         )
         if score < min_score:
             below_min += 1
+            if note:
+                note(doc.id, Outcome.of_hit("below_floor", _hit(candidate, score)))
             continue
-        scored.append(
-            MemoryHit(
-                id=doc.id,
-                namespace=doc.namespace,
-                content=doc.content,
-                similarity=candidate.similarity,
-                relevance=score,
-                created_at=doc.created_at,
-                metadata=dict(doc.metadata),
-                memory_class=doc.memory_class,
-                observed_at=doc.observed_at,
-                parent_id=doc.parent_id,
-                chunk_index=doc.chunk_index,
-                chunk_count=doc.chunk_count,
-                vector_similarity=candidate.vector_similarity,
-                keyword_score=candidate.keyword_score,
-            )
-        )
+        scored.append(_hit(candidate, score))
     scored.sort(key=lambda h: (-h.relevance, -h.similarity, -_aware(h.created_at).timestamp(), h.id))
 
     unique: list[MemoryHit] = []
-    seen: set[str] = set()
+    seen: dict[str, str] = {}
     for hit in scored:
         key = hit.content.strip()
         if key not in seen:
-            seen.add(key)
+            seen[key] = hit.id
             unique.append(hit)
+        elif note:
+            note(hit.id, Outcome.of_hit("duplicate", hit, of=seen[key]))
     kept = unique
     if kept and relative_cutoff > 0:
         floor = kept[0].relevance * relative_cutoff
         kept = [hit for hit in kept if hit.relevance >= floor]
     hits = kept[: max(top_k, 0)]
+    if note:
+        _note_kept(note, unique, kept, hits)
     dropped = Dropped(
         unusable=unusable,
         min_score=below_min,
@@ -189,6 +209,42 @@ def rank_explained(
         top_k=len(kept) - len(hits),
     )
     return Ranked(hits=hits, dropped=dropped, candidates=len(candidates))
+
+
+def _hit(candidate: MemoryCandidate, score: float) -> MemoryHit:
+    doc = candidate.document
+    return MemoryHit(
+        id=doc.id,
+        namespace=doc.namespace,
+        content=doc.content,
+        similarity=candidate.similarity,
+        relevance=score,
+        created_at=doc.created_at,
+        metadata=dict(doc.metadata),
+        memory_class=doc.memory_class,
+        observed_at=doc.observed_at,
+        parent_id=doc.parent_id,
+        chunk_index=doc.chunk_index,
+        chunk_count=doc.chunk_count,
+        vector_similarity=candidate.vector_similarity,
+        keyword_score=candidate.keyword_score,
+    )
+
+
+def _note_kept(note: Any, unique: list[MemoryHit], kept: list[MemoryHit], hits: list[MemoryHit]) -> None:
+    kept_ids, hit_ids = {hit.id for hit in kept}, {hit.id for hit in hits}
+    for hit in unique:
+        reason = "hit" if hit.id in hit_ids else "top_k" if hit.id in kept_ids else "relative_cutoff"
+        note(hit.id, Outcome.of_hit(reason, hit))
+
+
+def unusable_reason(document: MemoryDocument, now: datetime) -> str:
+    """Why a stored entry is never a candidate: ``deleted``, ``superseded``, ``expired`` (else "")."""
+    if document.deleted:
+        return "deleted"
+    if document.superseded:
+        return "superseded"
+    return "" if _usable(document, now) else "expired"
 
 
 def rule_instructions(hits: Sequence[MemoryHit], rules: Sequence[NamespaceRule]) -> list[str]:

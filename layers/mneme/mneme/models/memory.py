@@ -23,6 +23,8 @@ RESERVED_METADATA_KEYS = frozenset(
         "user_id",
         "session_id",
         "run_id",
+        "made_by",  # issue 35.2: why an extracted entry exists
+        "consolidated",  # issue 35.2: what consolidation did
         "root_run_id",
         "depth",
         "queued_at",

@@ -128,6 +128,15 @@ class SearchBody(_Body):
     fusion: Fusion | None = None
     min_score: Annotated[float, Field(ge=0, le=10)] | None = None  # default: calibrated per model and mode
     relative_cutoff: Annotated[float, Field(ge=0, le=1)] | None = None
+    explain: bool = False  # also the dropped candidates and why, and each hit's score parts (issue 35.1)
+    as_of: datetime | None = None  # what would have been recalled at that moment (issue 35.3)
+
+
+class ExplainBody(_Body):
+    query: Annotated[str, StringConstraints(min_length=1, max_length=MAX_QUERY_CHARS)]
+    memory_id: Annotated[str, StringConstraints(min_length=1, max_length=128)]
+    agent_id: Annotated[str, StringConstraints(min_length=1, max_length=128)] | None = None
+    task_id: Annotated[str, StringConstraints(min_length=1, max_length=128)] | None = None
 
 
 Tags = Annotated[

@@ -58,6 +58,7 @@ EventType = Literal[
     "delegation_finished",
     "approval_requested",
     "memory_write_queued",
+    "memory_write_skipped",
     "guardrail_intervened",
     "warning",
     "error",

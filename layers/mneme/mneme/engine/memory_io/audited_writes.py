@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from mneme import telemetry
 from mneme.engine.audit import AuditTrail, cascade_records
 from mneme.engine.memory_io.ops import MemoryPorts, RecordFactory, append_audit
+from mneme.engine.memory_io.revisions import acting
 from mneme.errors import MemoryUnavailable, NotFound
 from mneme.memory.embedding_limits import EmbeddingLimit, limit_for
 from mneme.memory.entry_retention import is_expired
@@ -29,7 +31,7 @@ def audited_write(
         "mneme.memory.namespace": namespace,
         "mneme.memory.via": detail.get("via"),
     }
-    with telemetry.span(f"memory.{action}", attributes) as span:
+    with telemetry.span(f"memory.{action}", attributes) as span, _by_tool(detail, None, update=action == "update"):
         result = operation()
         append_audit(ports.audit, records(action, [namespace], **detail))
         if isinstance(result, list):
@@ -47,12 +49,19 @@ def audited_delete(
     """Soft-delete ``target`` (cascading to the entries derived from it) and audit it: the delete under the
     deleter, and each cascaded entry's under its owner (fail closed: an audit failure fails the call)."""
     store, _ = ports.require()
-    deleted = store.soft_delete(target.id, target.namespace, now=ports.clock.now())
+    with _by_tool(detail, trail.scope.run_id, update=True):
+        deleted = store.soft_delete(target.id, target.namespace, now=ports.clock.now())
     cascaded = [doc for doc in store.entries([i for i in deleted if i != target.id])]
     records = trail.records("delete", [target.namespace], **detail, cascaded=len(cascaded))
     records += cascade_records(trail, deleter, target, cascaded, via=str(detail.get("via", "")))
     append_audit(ports.audit, records)
     return deleted
+
+
+def _by_tool(detail: dict[str, Any], run_id: str | None, *, update: bool) -> AbstractContextManager[None]:
+    """A run's memory tool changing an entry: its revision says the agent run did (issue 35.3); a new entry's
+    own metadata already names its run."""
+    return acting("agent_run", run_id) if update and detail.get("via") == "tool" else nullcontext()
 
 
 def chunk_limit(ports: MemoryPorts) -> EmbeddingLimit:

@@ -22,6 +22,7 @@ import re
 from collections.abc import Sequence
 from datetime import datetime
 
+from mneme.engine.memory_io.revisions import acting
 from mneme.models.memory import MemoryDocument
 from mneme.ports.memory import MemoryStore
 from mneme.records import Record, field
@@ -76,7 +77,7 @@ def consolidate(
         same_subject = [pair for pair in seen.values() if pair[0].metadata.get("subject") == subject]
         for other, similarity in same_subject:
             if normalized(other.content) == normalized(doc.content):
-                store.refresh(other.id, other.namespace, doc)
+                store.refresh(other.id, other.namespace, _by(doc, "same_text", [other.id]))
                 return Decision("update", "same_text", other.id, similarity=similarity)
         return _add(store, doc, vector, recent, replaced=[other for other, _ in same_subject], now=now)
     # a run's own input and answer are two records, never merged (an answer often restates the question)
@@ -86,8 +87,9 @@ def consolidate(
         other, similarity = nearest
         same = normalized(other.content) == normalized(doc.content)
         if same or (similarity >= threshold and values(doc.content) <= values(other.content)):
-            store.refresh(other.id, other.namespace, doc)
-            return Decision("update", "same_text" if same else "near_duplicate", other.id, similarity=similarity)
+            reason = "same_text" if same else "near_duplicate"
+            store.refresh(other.id, other.namespace, _by(doc, reason, [other.id]))
+            return Decision("update", reason, other.id, similarity=similarity)
     return _add(store, doc, vector, recent, replaced=[], now=now)
 
 
@@ -100,9 +102,23 @@ def _add(
     replaced: list[MemoryDocument],
     now: datetime,
 ) -> Decision:
+    if replaced:
+        doc = _by(doc, "supersedes", [other.id for other in replaced])
     store.put([(doc, vector)])
     recent.items.append((doc, vector))
     for other in replaced:
-        store.set_status(other.id, other.namespace, status="superseded", superseded_by=doc.id, now=now)
+        with acting("consolidation", _run_of(doc)):
+            store.set_status(other.id, other.namespace, status="superseded", superseded_by=doc.id, now=now)
         recent.items = [(d, v) for d, v in recent.items if d.id != other.id]
     return Decision("write", "supersedes" if replaced else "new", doc.id, tuple(o.id for o in replaced))
+
+
+def _by(doc: MemoryDocument, strategy: str, entries: list[str]) -> MemoryDocument:
+    """The consolidation's own mark on what it writes (issue 35.2): its strategy and the entries it touched."""
+    mark = {"rule": "consolidation", "strategy": strategy, "entries": entries}
+    return doc.model_copy(update={"metadata": {**doc.metadata, "consolidated": mark}})
+
+
+def _run_of(doc: MemoryDocument) -> str | None:
+    run_id = doc.metadata.get("run_id")
+    return str(run_id) if run_id else None

@@ -56,7 +56,7 @@ def run(ports: WriterPorts, job: MemoryWriteJob, recent: Recent | None = None) -
     base = {k: v for k, v in job.metadata.items() if k not in ("source", "queued_at")}
     documents = []
     for index, item in enumerate(extracted.items):
-        metadata: dict[str, Any] = {**base, "source": "extracted", "extraction": item.kind}
+        metadata: dict[str, Any] = {**base, "source": "extracted", "extraction": item.kind, **made_by(job, item.kind)}
         if item.subject:
             metadata["subject"] = " ".join(item.subject.lower().split())
         documents.append(
@@ -90,6 +90,13 @@ def run(ports: WriterPorts, job: MemoryWriteJob, recent: Recent | None = None) -
     except MnemeError:
         return False
     return True
+
+
+def made_by(job: MemoryWriteJob, strategy: str) -> dict[str, Any]:
+    """Why an extracted entry exists (issue 35.2): the rule, the strategy, and the turn it was taken from (the
+    run, its chat, and the raw entries of that turn it derives from)."""
+    turn = {key: job.metadata.get(key) for key in ("run_id", "chat_id") if job.metadata.get(key)}
+    return {"made_by": {"rule": "extraction", "strategy": strategy, "source_turn": turn, "from": job.derived_from}}
 
 
 def _call(models: ModelRegistry, ports: WriterPorts, job: MemoryWriteJob, spec: ModelSpec) -> ModelResponse | bool:

@@ -14,6 +14,7 @@ from typing import Any, Literal, NoReturn
 from mneme.engine.audit import request_trail
 from mneme.engine.deps import Deps
 from mneme.engine.memory_io import ops as memory_ops
+from mneme.engine.memory_io.revisions import acting
 from mneme.errors import InvalidInput, MemoryUnavailable, NotFound
 from mneme.memory.access import MemoryWriteForbidden, http_write_access
 from mneme.memory.namespaces import can_write, is_readable, own_namespaces
@@ -113,16 +114,17 @@ def patch_document(
     store, now = _store(deps), deps.clock.now()
     ports = memory_ops.MemoryPorts(deps.memory, deps.embedder, deps.audit, deps.clock)
     vector = ports.embed_content(content) if content is not None else None
-    if content is not None or tags is not None:
-        store.update(doc_id, document.namespace, content=content, tags=tags, vector=vector, now=now)
-    store.set_status(
-        doc_id,
-        document.namespace,
-        status=status or ("superseded" if document.superseded else "active"),
-        superseded_by=None if status == "active" else document.superseded_by,
-        now=now,
-        authority="user_directed",
-    )
+    with acting("user", caller.user_id):
+        if content is not None or tags is not None:
+            store.update(doc_id, document.namespace, content=content, tags=tags, vector=vector, now=now)
+        store.set_status(
+            doc_id,
+            document.namespace,
+            status=status or ("superseded" if document.superseded else "active"),
+            superseded_by=None if status == "active" else document.superseded_by,
+            now=now,
+            authority="user_directed",
+        )
     changed = [name for name, value in (("content", content), ("tags", tags), ("status", status)) if value is not None]
     _audit(deps, caller, "update", document.namespace, id=doc_id, changed=changed)
     updated = store.get(doc_id, document.namespace)

@@ -18,7 +18,7 @@ from mneme.engine.memory_io.search_ports import MemoryPorts, Ranking
 from mneme.errors import AuditWriteFailed
 from mneme.memory import rerank
 from mneme.memory.access import Denial, ReadAccess
-from mneme.memory.ranking import Dropped, Ranked, rank_explained
+from mneme.memory.ranking import Dropped, Outcome, Ranked, rank_explained
 from mneme.models.audit import AuditAction, AuditRecord
 from mneme.models.memory import MemoryHit
 from mneme.namespace_grammar import matches
@@ -62,8 +62,9 @@ def search_explained(
     via: str,
     vector: Sequence[float] | None = None,
     action: AuditAction = "read",
+    outcomes: dict[str, Outcome] | None = None,
 ) -> Ranked:
-    """:func:`search`, also telling how many candidates each ranking rule dropped (in a retrieval span)."""
+    """:func:`search`, counting what each ranking rule dropped; ``outcomes``: each candidate's fate (explain)."""
     attributes = {
         "gen_ai.operation.name": "retrieval",
         "gen_ai.data_source.id": list(access.allowed),
@@ -73,13 +74,12 @@ def search_explained(
         "gen_ai.retrieval.query.text": telemetry.content(query),
     }
     with telemetry.span(f"retrieval {via}", attributes) as span:
-        ranked = _search(ports, records, access, query, ranking, via=via, vector=vector, action=action)
+        ranked = _search(ports, records, access, query, ranking, via=via, vector=vector, action=action, out=outcomes)
         span.set_many(_ranked_attributes(ranked))
         return ranked
 
 
 def _ranked_attributes(ranked: Ranked) -> dict[str, Any]:
-    """Hit ids and scores, and how many candidates each rule dropped (never the content)."""
     dropped = {f"mneme.memory.dropped.{rule}": count for rule, count in ranked.dropped.as_dict().items()}
     return {
         "mneme.memory.candidates": ranked.candidates,
@@ -101,6 +101,7 @@ def _search(
     via: str,
     vector: Sequence[float] | None,
     action: AuditAction,
+    out: dict[str, Outcome] | None,
 ) -> Ranked:
     pending = denial_records(records, access.denied, via=via)
     try:
@@ -124,6 +125,7 @@ def _search(
             relative_cutoff=cutoff,
             rules=ports.rules,
             recency_decay=ports.recency_decay,
+            outcomes=out,
         )
         for namespace in access.allowed:
             count = sum(1 for hit in ranked.hits if matches(namespace, hit.namespace))

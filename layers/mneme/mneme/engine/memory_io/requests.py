@@ -14,6 +14,8 @@ from mneme.engine.memory_io import audited_writes
 from mneme.engine.memory_io import batch as memory_batch
 from mneme.engine.memory_io import inbox as memory_inbox
 from mneme.engine.memory_io import ops as memory_ops
+from mneme.engine.memory_io.explain import Explanation
+from mneme.engine.memory_io.revisions import acting
 from mneme.errors import InvalidInput
 from mneme.memory.access import (
     MemoryWriteForbidden,
@@ -35,9 +37,10 @@ from mneme.records import Record, replace
 class SearchResult(Record):
     hits: list[MemoryHit]
     access: ReadAccess
+    explanation: Explanation | None = None  # with explain (issue 35.1)
 
 
-def _ports(deps: Deps, caller: Caller | None = None) -> memory_ops.MemoryPorts:
+def memory_ports(deps: Deps, caller: Caller | None = None) -> memory_ops.MemoryPorts:
     scope = MemoryScope(user_id=caller.user_id if caller else "", is_admin=bool(caller and caller.is_admin))
     return memory_ops.MemoryPorts(
         store=deps.memory,
@@ -67,7 +70,7 @@ def search_memory(
 ) -> SearchResult:
     """Without namespaces: the caller's own scopes and global; with them, the security filter decides.
     Every denied namespace is audited, also when the request is refused for another one."""
-    ports, trail = _ports(deps, caller), _trail(deps, caller)
+    ports, trail = memory_ports(deps, caller), _trail(deps, caller)
     try:
         access = http_search_access(caller.user_id, namespaces)
     except InvalidInput as exc:
@@ -95,7 +98,7 @@ def write_memory(
 ) -> tuple[list[str], str]:
     """Write one entry into a namespace the caller may write; answers its ids (one per chunk of long
     content, the first the entry's own) and the resolved namespace. Reserved metadata keys are a 400."""
-    ports, trail = _ports(deps, caller), _trail(deps, caller)
+    ports, trail = memory_ports(deps, caller), _trail(deps, caller)
     extra = check_user_metadata(metadata)
     try:
         target = http_write_access(namespace, caller.user_id, is_admin=caller.is_admin)
@@ -132,7 +135,7 @@ def write_memory(
 
 def write_memory_batch(deps: Deps, caller: Caller, items: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """``POST /v1/memory/documents:batch``: each item's result by index (:mod:`mneme.engine.memory_io.batch`)."""
-    return memory_batch.write_batch(deps, caller, items, ports=_ports(deps, caller), trail=_trail(deps, caller))
+    return memory_batch.write_batch(deps, caller, items, ports=memory_ports(deps, caller), trail=_trail(deps, caller))
 
 
 def delete_memory(
@@ -140,7 +143,7 @@ def delete_memory(
 ) -> list[str]:
     """Soft-delete an entry (and, by cascade, the entries derived from it); answers every id marked.
     An entry the caller may not delete is answered as not found."""
-    ports, trail = _ports(deps, caller), _trail(deps, caller)
+    ports, trail = memory_ports(deps, caller), _trail(deps, caller)
     store, _ = ports.require()
     document = store.get(doc_id, namespace) if namespace else store.find(doc_id)
     if (
@@ -150,4 +153,5 @@ def delete_memory(
         or not http_delete_allowed(document.namespace, caller.user_id, is_admin=caller.is_admin)
     ):
         memory_inbox.refused(deps, caller, doc_id)
-    return audited_writes.audited_delete(ports, trail, caller.user_id, document, via=via, id=doc_id)
+    with acting("user", caller.user_id):
+        return audited_writes.audited_delete(ports, trail, caller.user_id, document, via=via, id=doc_id)

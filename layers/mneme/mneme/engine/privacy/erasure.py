@@ -137,6 +137,8 @@ def _dead_letters(deps: Deps, state: ErasureState) -> ErasureState:
 def _memories(deps: Deps, state: ErasureState) -> ErasureState:
     if deps.memory is not None:
         deps.memory.hard_delete([doc.id for doc in deps.memory.iter_owned(state.user_id)])
+    if deps.revisions is not None:  # the entries' history goes with them (counted by the inventory)
+        deps.revisions.erase(state.user_id)
     return state
 
 

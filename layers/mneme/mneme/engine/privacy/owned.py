@@ -62,6 +62,9 @@ def memory_items(deps: Deps, user_id: str, *, include_expired: bool) -> Iterator
     for doc in deps.memory.iter_owned(user_id):
         if include_expired or not is_expired(doc, now):
             yield OwnedItem("memory", memory_key(doc.id), doc.model_dump(mode="json"))
+    for revision in deps.revisions.owned(user_id) if deps.revisions is not None else ():
+        key = f"memory_revision:{revision.doc_id}#{revision.key}"
+        yield OwnedItem("memory_revision", key, revision.model_dump(mode="json"))
 
 
 def authored_global(deps: Deps, user_id: str) -> Iterator[OwnedItem]:

@@ -52,6 +52,8 @@ def succeed(session: RunSession, output: str) -> None:
     )
     for warning in plan.warnings:
         session.recorder.warning(warning)
+    for source, reason in plan.skipped:  # issue 35.2: an auto-write not made says why
+        session.recorder.event("memory_write_skipped", source=source, reason=reason)
     for namespace, reason in plan.refused:  # a refused auto-write is a denial like any other (SPEC §9)
         try:
             session.recorder.audit("denied", [namespace], via="auto_write", reason=reason)
@@ -72,6 +74,8 @@ def fail(session: RunSession, error: str, **detail: object) -> None:
     run = session.run
     error = error.encode("utf-8", "backslashreplace").decode("utf-8")  # hostile text must stay storable
     run.status, run.error = RunStatus.FAILED, error
+    if session.state.policy.allow_write:  # issue 35.2: nothing is written for a failed run, and it says so
+        session.recorder.event("memory_write_skipped", source="run", reason="run_failed")
     session.recorder.event("error", message=error, **detail)
     session.recorder.event(
         "completed", status=run.status.value, usage=run.usage.model_dump(), tree_usage=run.tree_usage.model_dump()

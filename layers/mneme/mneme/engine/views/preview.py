@@ -7,12 +7,15 @@ from typing import Any
 
 from mneme.context.assembler import assemble
 from mneme.engine.deps import Deps
+from mneme.engine.memory_io.explain import explain_search
 from mneme.engine.runs.loop import context_input
 from mneme.engine.runs.prepare import prepare, run_policy
 from mneme.engine.runs.recorder import Recorder
 from mneme.engine.runs.session import RunSession
 from mneme.engine.runs.state import LoopState
+from mneme.errors import MnemeError
 from mneme.history import needs_compression
+from mneme.memory.access import auto_inject_access
 from mneme.models.chat import Chat
 from mneme.models.run import Run, RunStatus
 from mneme.models.run_request import RunRequest
@@ -37,7 +40,7 @@ def _would_summarize(chat: Chat, settings: Any) -> bool:
     )
 
 
-def preview(deps: Deps, caller: Caller, request: RunRequest) -> dict[str, Any]:
+def preview(deps: Deps, caller: Caller, request: RunRequest, *, explain: bool = False) -> dict[str, Any]:
     request.check_size()
     config = deps.config.load_run_config(caller.user_id, request.agent_id, request.task_id)
     chat = deps.chats.get_chat_tail(caller.user_id, request.chat_id) if request.chat_id else None
@@ -66,13 +69,38 @@ def preview(deps: Deps, caller: Caller, request: RunRequest) -> dict[str, Any]:
     warnings = [e.data["message"] for e in recorder.pending_events() if e.type == "warning"]
     if chat is not None and _would_summarize(chat, deps.settings):
         warnings.append(SUMMARY_DUE)
+    explained = _explained(session) if explain else {}
     return {
+        **explained,
         "request": assembled.request,
         "memory_hits": [hit.model_dump(mode="json") for hit in state.hits],
         "warnings": list(dict.fromkeys(warnings + assembled.warnings)),
         "cache_points": assembled.cache_points,
         "block_sizes": assembled.block_sizes,
     }
+
+
+def _explained(session: RunSession) -> dict[str, Any]:
+    """``?explain=true`` (issue 35.1): auto-inject's search once more, explained (audited as a preview read too)."""
+    if not session.state.policy.auto_read_enabled:
+        return {"memory_explanation": {"hits": [], "dropped": [], "rule": "policy.auto_read_enabled"}}
+    access = auto_inject_access(session.state.policy, session.scope)
+    try:
+        explained = explain_search(
+            session.memory,
+            session.records,
+            access,
+            session.state.user_text,
+            session.ranking,
+            user_id=session.scope.user_id,
+            via="preview",
+            granted_by="policy.read_namespaces",
+            action="preview",
+        )
+    except MnemeError as exc:
+        return {"memory_explanation": {"error": exc.message}}
+    body = {"hits": explained.hits, "dropped": explained.dropped, "thresholds": explained.thresholds}
+    return {"memory_explanation": body}
 
 
 def _with_settings(deps: Deps, settings: Any) -> Deps:

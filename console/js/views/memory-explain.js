@@ -1,0 +1,49 @@
+// Why a search recalled what it did (issue 35.1): each hit's score parts, and every entry that was not
+// recalled with the first rule that kept it out — shown under the results when "Explain" is ticked.
+
+import { h } from "../dom.js";
+
+const REASONS = {
+  namespace_not_granted: "namespace not searched",
+  deleted: "deleted",
+  superseded: "superseded",
+  expired: "expired",
+  not_retrieved: "beyond the search depth",
+  below_floor: "below the score floor",
+  duplicate: "duplicate",
+  relative_cutoff: "cut by the relative cutoff",
+  top_k: "beyond top_k",
+};
+
+const num = (value) => (value === null || value === undefined ? "–" : Number(value).toFixed(4));
+
+/** The reason in words, with what it names (the rule, what superseded it, the hit it duplicates). */
+export function reasonText(entry) {
+  const base = REASONS[entry.reason] || entry.reason.replace(/_/g, " ");
+  if (entry.rule) return `${base} (${entry.rule})`;
+  if (entry.superseded_by) return `${base} by ${entry.superseded_by}`;
+  if (entry.duplicate_of) return `${base} of ${entry.duplicate_of}`;
+  return base;
+}
+
+export function explanationPanel(explanation) {
+  const t = explanation.thresholds || {};
+  const parts = ["similarity", "vector", "keyword", "rule_bonus", "recency", "relevance"];
+  return h("div", { class: "panel", dataset: { testid: "memory-explanation" } },
+    h("h3", {}, "Why these results"),
+    h("p", { class: "kv muted" },
+      h("span", {}, `retrieval ${t.retrieval} · fusion ${t.fusion}`),
+      h("span", {}, `min_score ${num(t.min_score)} · relative cutoff ${num(t.relative_cutoff)} · top_k ${t.top_k}`)),
+    explanation.hits.length ? h("table", { dataset: { testid: "explained-hits" } },
+      h("thead", {}, h("tr", {}, ["id", ...parts].map((c, i) => h("th", { scope: "col", class: i ? "num" : null }, c)))),
+      h("tbody", {}, explanation.hits.map((hit) => h("tr", { dataset: { memory: hit.id } },
+        h("td", { class: "mono" }, hit.id.slice(0, 12)),
+        parts.map((p) => h("td", { class: "num" }, num((hit.scores || {})[p]))))))) : null,
+    h("h4", {}, `Not recalled (${explanation.dropped.length})`),
+    explanation.dropped.length ? h("table", { dataset: { testid: "explained-dropped" } },
+      h("thead", {}, h("tr", {}, ["id", "namespace", "why", "relevance"].map((c, i) => h("th", { scope: "col", class: i === 3 ? "num" : null }, c)))),
+      h("tbody", {}, explanation.dropped.map((entry) => h("tr", { dataset: { memory: entry.id, reason: entry.reason } },
+        h("td", { class: "mono" }, entry.id.slice(0, 12)), h("td", { class: "mono" }, entry.namespace || ""),
+        h("td", {}, reasonText(entry)), h("td", { class: "num" }, num((entry.scores || {}).relevance))))))
+      : h("p", { class: "muted" }, "Nothing else was considered."));
+}

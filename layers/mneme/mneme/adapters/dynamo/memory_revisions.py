@@ -1,0 +1,62 @@
+"""Memory revisions in the main item table (issue 35.3), under the owner's key.
+
+``PK = MEMREV#<owner>`` (``MEMREV#@global`` for the global entries), ``SK = <doc id>#<revision key>``: one
+query lists an entry's history (a prefix) or all of a user's (the partition), one partition is what an
+erasure removes. The entry as it was is kept as JSON (never its vector); a revision of an entry that expires
+carries the entry's expiry as the table's TTL attribute.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from mneme.adapters.dynamo.items import PK, SK, ItemTable, query_all
+from mneme.adapters.dynamo.ttl import TTL_ATTRIBUTE
+from mneme.models.revision import MemoryRevision
+
+_PREFIX = "MEMREV#"
+_GLOBAL = "@global"
+
+
+def _partition(owner_user_id: str) -> str:
+    return _PREFIX + (owner_user_id or _GLOBAL)
+
+
+def _expiry(revision: MemoryRevision) -> dict[str, int]:
+    """A revision of an entry that expires (its TTL or its class retention) expires with it (DynamoDB TTL): the
+    retention purge removes the entry, the table removes what it was."""
+    expires = revision.document.expires_at
+    return {TTL_ATTRIBUTE: int(expires.timestamp())} if expires is not None else {}
+
+
+class ItemMemoryRevisions:
+    def __init__(self, table: ItemTable) -> None:
+        self._table = table
+
+    def append(self, revisions: Sequence[MemoryRevision]) -> None:
+        items = [
+            {
+                PK: _partition(r.owner_user_id),
+                SK: f"{r.doc_id}#{r.key}",
+                "revision": json.dumps(r.model_dump(mode="json"), ensure_ascii=False),
+                **_expiry(r),
+            }
+            for r in revisions
+        ]
+        if items:
+            self._table.put_many(items)
+
+    def history(self, owner_user_id: str, doc_id: str) -> list[MemoryRevision]:
+        items = query_all(self._table, _partition(owner_user_id), sk_prefix=f"{doc_id}#")
+        return [MemoryRevision.model_validate_json(str(item["revision"])) for item in items]
+
+    def owned(self, owner_user_id: str) -> list[MemoryRevision]:
+        items = query_all(self._table, _partition(owner_user_id))
+        return [MemoryRevision.model_validate_json(str(item["revision"])) for item in items]
+
+    def erase(self, owner_user_id: str) -> int:
+        keys = [(str(item[PK]), str(item[SK])) for item in query_all(self._table, _partition(owner_user_id))]
+        if keys:
+            self._table.delete_many(keys)
+        return len(keys)

@@ -1,0 +1,85 @@
+"""Explanations in the console (issue 35): the memory page's search with "Explain" shows each hit's score
+parts and the entries that were not recalled with their reason; a run's trace says why an auto-write was not
+made. Its own server on port 8935 (data under /tmp/h35 when that folder exists)."""
+
+from __future__ import annotations
+
+import tempfile
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.conftest import Console
+from tests.functional.local.support import Client, LocalServer
+
+PORT = 8935
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[LocalServer]:
+    base = Path("/tmp/h35") if Path("/tmp/h35").is_dir() else None
+    with tempfile.TemporaryDirectory(dir=base) as data:
+        running = LocalServer(Path(data), PORT).start()
+        try:
+            yield running
+        finally:
+            running.stop()
+
+
+def _user(server: LocalServer, console: Console) -> tuple[Client, str]:
+    user = f"user-{uuid.uuid4().hex[:8]}"
+    client = Client(server, server.token(user))
+    console.open("#/runs", token=client.token)
+    expect(console.page.get_by_test_id("user")).to_have_text(user)
+    return client, user
+
+
+def test_a_search_with_explain_shows_the_score_parts_and_why_an_entry_was_not_recalled(
+    console: Console, server: LocalServer
+) -> None:
+    client, user = _user(server, console)
+    namespace = f"vector.user.{user}.memory"
+    write = {"namespace": namespace, "content": "The Apollo review is due on March 15."}
+    kept = client.call("POST", "/v1/memory/documents", write, expect=201)["ids"][0]
+    write["content"] = "The Apollo review was due on March 1."
+    gone = client.call("POST", "/v1/memory/documents", write, expect=201)["ids"][0]
+    client.call("DELETE", f"/v1/memory/documents/{gone}")
+    page = console.page
+    page.goto(f"{console.base}/#/memory")
+    form = page.locator("[data-form=memory-search]")
+    form.get_by_label("Query").fill("When is the Apollo review due?")
+    form.get_by_label("Explain (what was not recalled, and why)").check()
+    form.get_by_role("button", name="Search").click()
+    panel = page.get_by_test_id("memory-explanation")
+    expect(panel.get_by_test_id("explained-hits").locator(f"tr[data-memory='{kept}']")).to_be_visible()
+    dropped = panel.get_by_test_id("explained-dropped").locator(f"tr[data-memory='{gone}']")
+    expect(dropped).to_have_attribute("data-reason", "deleted")
+    expect(dropped).to_contain_text("deleted")
+    console.screenshot("memory-explain")
+
+
+def test_a_search_without_explain_shows_no_explanation(console: Console, server: LocalServer) -> None:
+    client, user = _user(server, console)
+    write = {"namespace": f"vector.user.{user}.memory", "content": "The Apollo review is due on March 15."}
+    client.call("POST", "/v1/memory/documents", write, expect=201)
+    page = console.page
+    page.goto(f"{console.base}/#/memory")
+    form = page.locator("[data-form=memory-search]")
+    form.get_by_label("Query").fill("When is the Apollo review due?")
+    form.get_by_role("button", name="Search").click()
+    expect(page.get_by_test_id("memory-results")).to_be_visible()
+    expect(page.get_by_test_id("memory-explanation")).to_have_count(0)
+
+
+def test_the_trace_says_why_an_auto_write_was_not_made(console: Console, server: LocalServer) -> None:
+    client, _ = _user(server, console)
+    agent = f"writer-{uuid.uuid4().hex[:6]}"
+    client.call("PUT", f"/v1/agents/{agent}", {"label": agent, "memory_policy": {"allow_write": True}}, expect=200)
+    run_id = client.call("POST", "/v1/runs", {"agent_id": agent, "input": "hello there"}, expect=200)["run_id"]
+    assert client.wait_run(run_id)["status"] == "succeeded"
+    console.page.goto(f"{console.base}/#/runs/{run_id}")
+    timeline = console.page.locator("[data-section=timeline]")
+    expect(timeline).to_contain_text("auto-write skipped (run_input): under 80 characters")
