@@ -55,14 +55,14 @@ def shares_prefix(child: dict[str, Any], parent: dict[str, Any]) -> bool:
     return content(child)[: len(prefix)] == prefix and len(prefix) in cache_offsets(child)
 
 
-def _world(context: str, *scripted: ModelResponse) -> World:
+def _world(context: str, *scripted: ModelResponse, parent_tools: tuple[str, ...] = ("memory-search",)) -> World:
     model = ScriptedModel([text_response("Apollo 11 landed in 1969."), *scripted, text_response("child answer")])
     world = make_world(model)
     master = add_agent(
         world,
         "master",
         model=CLAUDE,
-        tools=["delegate-to-agent", "memory-search"],
+        tools=["delegate-to-agent", *parent_tools],
         delegates=[DelegateEntry(agent="b", context=context)],
         default_task_id="plan",
     )
@@ -144,3 +144,20 @@ def test_a_tool_call_may_narrow_a_fork_entry_to_a_fresh_context() -> None:
     parent, child = _delegate(world)
     parent_request = world.deps.runs.list_requests(parent)[-1]
     assert not shares_prefix(world.deps.runs.list_requests(child)[0], parent_request)
+
+
+def test_a_forked_child_calling_a_tool_only_its_parent_has_gets_a_tool_error() -> None:
+    again = tool_use_response(("delegate-to-agent", {"agent": "b", "input": "deeper"}))
+    world = _world("fork", DELEGATE, again)
+    _parent, child = _delegate(world)
+    second = world.deps.runs.list_requests(child)[1]
+    results = [b["toolResult"] for m in second["messages"] for b in m["content"] if "toolResult" in b]
+    assert results and results[-1]["status"] == "error"
+    assert world.deps.runs.get_run(child).children == []  # type: ignore[union-attr]
+
+
+def test_a_forked_child_s_own_tool_missing_from_its_parent_s_prefix_is_not_offered() -> None:
+    world = _world("fork", DELEGATE, parent_tools=())
+    _parent, child = _delegate(world)
+    built = [e for e in world.deps.runs.list_events(child) if e.type == "context_built"]
+    assert built[0].data["tools"] == []
