@@ -11,8 +11,6 @@ holds (the assembler's ``offered_tools``); the parent's other tool specs stay in
 Pure functions: no I/O.
 """
 
-from __future__ import annotations
-
 import copy
 from typing import Any
 
