@@ -161,3 +161,26 @@ def test_a_forked_child_s_own_tool_missing_from_its_parent_s_prefix_is_not_offer
     _parent, child = _delegate(world)
     built = [e for e in world.deps.runs.list_events(child) if e.type == "context_built"]
     assert built[0].data["tools"] == []
+
+
+def test_a_fork_started_in_a_later_step_takes_the_parent_s_request_from_the_run_store() -> None:
+    # Given a parent whose model asks for a search (needing approval) and the fork in one turn
+    from mneme.engine.runs import approvals
+    from mneme.engine.runs.state import load_state
+
+    both = tool_use_response(
+        ("memory-search", {"query": "Apollo crew"}),
+        ("delegate-to-agent", {"agent": "b", "input": "find the crew"}),
+    )
+    world = _world("fork", both)
+    run(world, "tell me about Apollo", chat_id="c1")
+    waiting = run(world, "please delegate", chat_id="c1", tool_approval="prompt").run
+    assert waiting.children == []
+    # When the calls are approved and the parent's next step (a new recorder) starts the child
+    for pending in load_state(world.deps.runs.load_checkpoint(waiting.run_id) or {}).waiting_approvals:
+        world.deps.runs.put_mark(waiting.run_id, approvals.DECISION_MARK + pending.call_id, {"decision": "once"})
+    resumed = service.step(world.deps, waiting.run_id).run
+    service.step(world.deps, resumed.children[0])
+    # Then the child still starts with the prefix of the request that asked for it
+    parent_request = world.deps.runs.list_requests(waiting.run_id)[-1]
+    assert shares_prefix(world.deps.runs.list_requests(resumed.children[0])[0], parent_request)
