@@ -9,6 +9,9 @@ order (tools → system → messages), cache-point markers left out. Reported:
   (what a prefix cache can reuse);
 * from turn 3, the share of input tokens (characters ÷ 4 of the JSON blocks) in front of the last cache point.
 
+Then the fork case of ``bench/prompt_cache_fork.py`` (issue 35.4): the cached share of a forked sub-agent's
+input on its first and second call, against a fresh one's.
+
 Run: ``.venv/bin/python bench/prompt_cache.py``.
 """
 
@@ -132,7 +135,10 @@ def main() -> dict[str, float]:
         f"  input tokens in front of the last cache point, turns 3–{TURNS}: median {median(shares):.1%}, "
         f"min {min(shares):.1%}, max {max(shares):.1%} → goal ≥ 90 %: {verdict(min(shares) >= 0.9)}"
     )
-    return {"prefix_share": share_same, "cached_min": min(shares), "cached_median": median(shares)}
+    figures = {"prefix_share": share_same, "cached_min": min(shares), "cached_median": median(shares)}
+    from prompt_cache_fork import main as fork_case  # issue 35.4: a forked sub-agent's cached share
+
+    return {**figures, **fork_case()}
 
 
 def bench(full: bool) -> dict[str, float]:

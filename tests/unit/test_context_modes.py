@@ -106,3 +106,24 @@ def test_a_child_is_never_more_permissive_than_its_parent_or_its_own_default(par
 def test_delegate_names_read_both_entry_forms() -> None:
     caller = _caller("writer", DelegateEntry(agent="Researcher", context="isolated"))
     assert caller.delegate_names == ["writer", "Researcher"]
+
+
+def test_a_fork_entry_forks_and_the_tool_call_may_narrow_it_to_a_fresh_mode() -> None:
+    caller = _caller(DelegateEntry(agent="researcher", context="fork"))
+    assert context_mode(caller, TARGET) == "fork"
+    assert context_mode(caller, TARGET, "fork") == "fork"
+    assert context_mode(caller, TARGET, "full") == "full"
+
+
+def test_a_tool_call_asking_for_fork_gets_only_what_a_fresh_entry_allows() -> None:
+    assert context_mode(_caller("researcher"), TARGET, "fork") == "full"
+
+
+def test_a_refused_mode_names_fork_among_the_allowed_values() -> None:
+    with pytest.raises(DelegationRefused) as refused:
+        context_mode(_caller("researcher"), TARGET, "forked")
+    assert refused.value.field == "context" and '"fork"' in refused.value.message
+
+
+def test_fork_inherits_the_full_history() -> None:
+    assert history_for("fork", HISTORY) == history_for("full", HISTORY)

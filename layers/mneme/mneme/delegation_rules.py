@@ -11,7 +11,9 @@
 * :func:`sub_run_context` — what the sub-agent inherits (ids, approval mode, ``depth + 1``, parent and
   root run ids) and its starting history: the parent's conversation without system messages, tool calls
   and results only where both are present — all of it (``full``), its last N messages (``tail:N``) or
-  none (``isolated``), the narrower of the caller's ``delegates`` entry and the tool call
+  none (``isolated``); ``fork`` is ``full`` plus the parent's cacheable request prefix
+  (:mod:`mneme.context.fork`), the broadest mode, so only a ``delegates`` entry can allow it — the
+  narrower of the caller's ``delegates`` entry and the tool call
   (:func:`context_mode`). A child never gets more than its parent: its approval mode is the parent's, or
   its own agent's default when that is stricter (:func:`narrower_approval`). The delegation input is
   *not* part of ``history``: it is the sub-run's current user message (``input``), to which the assembler
@@ -151,8 +153,10 @@ def narrower_approval(parent: ToolApproval, own_default: ToolApproval) -> ToolAp
 
 
 def _breadth(mode: str) -> float:
-    if mode == "full":
+    if mode == "fork":  # the full history and the parent's system prompt and tools too (issue 35.4)
         return float("inf")
+    if mode == "full":
+        return 1e9
     if mode == "isolated":
         return 0.0
     return float(mode.removeprefix("tail:"))
@@ -166,7 +170,7 @@ def context_mode(caller: Agent, target: Agent, requested: object = None) -> str:
         return allowed
     if not isinstance(requested, str) or not _MODE.match(requested):
         raise DelegationRefused(
-            f'delegation refused: "context" must be "full", "isolated" or "tail:<N>", not {requested!r}',
+            f'delegation refused: "context" must be "fork", "full", "isolated" or "tail:<N>", not {requested!r}',
             field="context",
         )
     return requested if _breadth(requested) < _breadth(allowed) else allowed

@@ -59,13 +59,13 @@ def test_a_run_waiting_on_a_version_1_checkpoint_resumes_without_asking_again(wo
 
 
 def test_a_version_2_checkpoint_loads_as_today_s_layout_with_nothing_deferred() -> None:
-    # Given a checkpoint written before reasoning blocks joined the run's turns (3) and deferred calls (4)
+    # Given a checkpoint written before reasoning blocks joined the run's turns (3) deferred calls (4) and forks (5)
     raw = json.loads((CHECKPOINTS / "v2-waiting-approval.json").read_text())
     assert raw["checkpoint_version"] == 2
     # When it is read
     state = load_state(raw)
     # Then it is today's version with the same turns and pending calls, and nothing deferred
-    assert (state.checkpoint_version, CHECKPOINT_VERSION) == (4, 4)
+    assert (state.checkpoint_version, CHECKPOINT_VERSION) == (5, 5)
     assert [m.model_dump(mode="json") for m in state.turns] == raw["turns"]
     assert [p.call_id for p in state.waiting_approvals] == raw["approval_reported"]
     assert state.deferred == []
@@ -90,9 +90,9 @@ def test_a_version_3_checkpoint_loads_as_today_s_layout_with_nothing_deferred() 
     # When it is read
     state = load_state(raw)
     # Then it is today's version, its pending approvals intact and nothing deferred
-    assert state.checkpoint_version == CHECKPOINT_VERSION == 4
+    assert state.checkpoint_version == CHECKPOINT_VERSION == 5
     assert [p.call_id for p in state.waiting_approvals] == raw["approval_reported"]
-    assert state.deferred == []
+    assert state.deferred == [] and state.fork is None
 
 
 def test_a_run_waiting_on_a_version_3_checkpoint_resumes(world) -> None:

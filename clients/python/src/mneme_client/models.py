@@ -197,7 +197,7 @@ class DelegateEntry(BaseModel):
     agent: Annotated[str, Field(max_length=128, min_length=1, title="Agent")]
     context: Annotated[
         str | None,
-        Field(pattern="^(full|isolated|tail:[1-9][0-9]{0,3})$", title="Context"),
+        Field(pattern="^(fork|full|isolated|tail:[1-9][0-9]{0,3})$", title="Context"),
     ] = "full"
 
 

@@ -22,6 +22,7 @@ every provider; adapters for other providers translate it.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Sequence
 from datetime import datetime
@@ -29,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from mneme.context.caching import cache_capabilities, cache_point, count_cache_points
 from mneme.context.dates import clock_time, long_date
+from mneme.context.fork import ForkPrefix, after_prefix, instructions
 from mneme.context.packing import Packed, pack
 from mneme.context.suffix import memory_block, volatile_suffix, with_suffix
 from mneme.context.system import SystemBlocks, system_blocks
@@ -66,6 +68,7 @@ class ContextInput(Record, kw_only=True):
     continuation: Sequence[ChatMessage] = ()  # this run's tool turns after the current message
     memory_hits: Sequence[MemoryHit] = ()  # auto-inject hits, in ranking order
     memory_instructions: Sequence[str] = ()  # optional namespace-rule instructions for the hits
+    fork: ForkPrefix | None = None  # a forked sub-agent: the parent's prefix comes first (context/fork.py)
 
 
 class AssembledContext(Record):
@@ -88,9 +91,6 @@ def assemble(ctx: ContextInput) -> AssembledContext:
         timezone=settings.timezone,
         instructions=ctx.memory_instructions,
     )
-    user_message = with_suffix(ctx.user_text, suffix)
-    packed = pack(ctx.history, user_message, ctx.continuation)
-
     offered = build_tool_specs(
         ctx.enabled_tools,
         ctx.external_tools,
@@ -116,11 +116,22 @@ def assemble(ctx: ContextInput) -> AssembledContext:
         reattached_skills=ctx.reattached_skill_blocks,
         tools_offered=bool(offered),
     )
-    tools = _with_history_tools(offered, packed.tool_names)
+    fork, fork_end = ctx.fork, None
+    user_text = instructions(blocks.texts(), ctx.user_text) if fork is not None else ctx.user_text
+    user_message = with_suffix(user_text, suffix)
+    packed = pack(ctx.history, user_message, ctx.continuation)
+    if fork is None:
+        tools = _with_history_tools(offered, packed.tool_names)
+        system: list[dict[str, Any]] = [{"text": text} for text in blocks.texts()]
+    else:  # the parent's tools and system blocks as sent; the child may call its own tools among them
+        packed, fork_end = after_prefix(fork, packed)
+        tools = _with_history_tools(copy.deepcopy(fork.tools), packed.tool_names, keep_order=True)
+        system = copy.deepcopy(fork.system)
+        prefix_names = {spec_name(spec) for spec in fork.tools}
+        offered_names = tuple(name for name in offered_names if name in prefix_names)
     caps = cache_capabilities(ctx.model.provider, ctx.model.model_id)
 
     request: dict[str, Any] = {"modelId": ctx.model.model_id}
-    system: list[dict[str, Any]] = [{"text": text} for text in blocks.texts()]
     if system:
         request["system"] = system
     request["messages"] = packed.messages
@@ -141,7 +152,7 @@ def assemble(ctx: ContextInput) -> AssembledContext:
         }
     memory = memory_block(ctx.memory_hits, timezone=settings.timezone, instructions=ctx.memory_instructions)
     sizes = _block_sizes(blocks, tools, packed, user_message=user_message, memory=memory)
-    _place_cache_points(request, packed, caps)  # last: it shifts blocks after the insertion point
+    _place_cache_points(request, packed, caps, fork_end)  # last: it shifts blocks after the insertion point
 
     return AssembledContext(
         request=request,
@@ -153,11 +164,16 @@ def assemble(ctx: ContextInput) -> AssembledContext:
     )
 
 
-def _with_history_tools(offered: list[dict[str, Any]], used: Sequence[str]) -> list[dict[str, Any]]:
-    """The offered specs plus a stand-in for each tool the history used that is not offered, by name."""
+def _with_history_tools(
+    offered: list[dict[str, Any]], used: Sequence[str], *, keep_order: bool = False
+) -> list[dict[str, Any]]:
+    """The offered specs plus a stand-in for each tool the history used that is not offered, by name (all
+    sorted; with ``keep_order``, a fork's prefix, the given specs first as they are, stand-ins after)."""
     specs = {spec_name(spec): spec for spec in offered}
     for name in used:
         specs.setdefault(name, unavailable_tool_spec(name))
+    if keep_order:
+        return [*offered, *(specs[name] for name in sorted(specs.keys() - {spec_name(s) for s in offered}))]
     return [specs[name] for name in sorted(specs)]
 
 
@@ -174,10 +190,14 @@ def _inference_config(settings: InferenceSettings) -> dict[str, Any]:
     return config
 
 
-def _place_cache_points(request: dict[str, Any], packed: Packed, caps: CacheCapabilities) -> None:
+def _place_cache_points(
+    request: dict[str, Any], packed: Packed, caps: CacheCapabilities, fork_end: tuple[int, int] | None = None
+) -> None:
     """Cache points after the tools (if the model caches tools), after the system blocks, after the last
     history block (right before the current user text) and, within a run, after the run's last tool
-    turn. Each is an extra block: no existing block changes. Never more than MAX_CACHE_POINTS."""
+    turn. A fork (issue 35.4) keeps a point where its parent's prefix ends (``fork_end``, the parent's own
+    last point) and then its last one. Each is an extra block: no existing block changes. Never more
+    than MAX_CACHE_POINTS."""
     budget = MAX_CACHE_POINTS
     if caps.tools and "toolConfig" in request and budget:
         request["toolConfig"]["tools"].append(cache_point())
@@ -190,14 +210,16 @@ def _place_cache_points(request: dict[str, Any], packed: Packed, caps: CacheCapa
     messages = request["messages"]
     last_turn = messages[-1]["content"]
     has_tail = packed.current_turn < len(messages) - 1 or packed.current_block < len(last_turn) - 1
-    if budget and packed.current_block > 0:
-        messages[packed.current_turn]["content"].insert(packed.current_block, cache_point())
-        budget -= 1
-    elif budget and packed.current_turn > 0:
-        messages[packed.current_turn - 1]["content"].append(cache_point())
-        budget -= 1
-    if budget and has_tail:
-        messages[-1]["content"].append(cache_point())
+    before_current: tuple[int, int] | None = (packed.current_turn, packed.current_block)
+    if packed.current_block == 0:
+        turn = packed.current_turn - 1
+        before_current = (turn, len(messages[turn]["content"])) if turn >= 0 else None
+    tail = (len(messages) - 1, len(last_turn)) if has_tail else None
+    # a fork keeps its parent's point; then its own last one (the tail, else before the current text)
+    wanted = [fork_end, tail or before_current] if fork_end is not None else [before_current, tail]
+    points = [point for i, point in enumerate(wanted) if point is not None and point not in wanted[:i]]
+    for turn, block in sorted(points[:budget], reverse=True):  # from the back: no insertion shifts another
+        messages[turn]["content"].insert(block, cache_point())
 
 
 def _size(value: Any) -> int:

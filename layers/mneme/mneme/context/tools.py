@@ -182,7 +182,8 @@ _DEFINITIONS = (
                     "pattern": CONTEXT_MODE_PATTERN,
                     "maxLength": 32,
                     "description": "What that agent sees of this conversation: full (default), isolated "
-                    "(only the input) or tail:N (the last N messages).",
+                    "(only the input), tail:N (the last N messages) or fork (everything, sharing this prompt's "
+                    "cache; only where that agent's delegation allows it).",
                 },
             },
             ["agent", "input"],

@@ -3,7 +3,16 @@
 import re
 from typing import Annotated, Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    StringConstraints,
+    Tag,
+    field_validator,
+    model_validator,
+)
 
 from mneme.models.budget import Budget
 from mneme.models.common import Identifier, Label, LongText, ShortText, Slug
@@ -24,8 +33,9 @@ ToolApprovalMode = Literal["granted", "prompt", "denied"]
 Provider = Literal["bedrock", "offline", "openai-compatible"]
 ToolName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
 #: what a sub-agent sees of its parent's conversation (issue 15.5): ``full`` (the history without system
-#: messages, SPEC §6), ``isolated`` (only the delegation input) or ``tail:N`` (the last N messages)
-CONTEXT_MODE_PATTERN = r"^(full|isolated|tail:[1-9][0-9]{0,3})$"
+#: messages, SPEC §6), ``isolated`` (only the delegation input), ``tail:N`` (the last N messages) or
+#: ``fork`` (issue 35.4: ``full`` behind the parent's own cacheable request prefix, see mneme.context.fork)
+CONTEXT_MODE_PATTERN = r"^(fork|full|isolated|tail:[1-9][0-9]{0,3})$"
 ContextMode = Annotated[str, StringConstraints(pattern=CONTEXT_MODE_PATTERN)]
 DelegateReference = Annotated[str, StringConstraints(min_length=1, max_length=128)]
 
@@ -37,6 +47,19 @@ class DelegateEntry(BaseModel, defer_build=True):
 
     agent: DelegateReference
     context: ContextMode = "full"
+
+
+def delegate_kind(value: Any) -> str:
+    """The tag of a ``delegates`` item: ``reference`` (a bare string) or ``entry``."""
+    return "reference" if isinstance(value, str) else "entry"
+
+
+#: a bare reference or an entry, told apart by type, so an entry's error names its own field
+#: (``delegates.0.entry.context``), not the bare form it also failed to be
+DelegateItem = Annotated[
+    Annotated[DelegateReference, Tag("reference")] | Annotated[DelegateEntry, Tag("entry")],
+    Discriminator(delegate_kind),
+]
 
 
 # cross-region inference profile prefixes: us.anthropic..., eu.amazon.nova-..., global.anthropic...
@@ -148,7 +171,7 @@ class Agent(BaseModel, defer_build=True):
     external_tools: Annotated[list[ExternalTool], Field(max_length=64)] = []
     mcp_servers: Annotated[list[McpServer], Field(max_length=MCP_MAX_SERVERS)] = []
     skills: Annotated[list[Slug], Field(max_length=64)] = []
-    delegates: Annotated[list[DelegateReference | DelegateEntry], Field(max_length=64)] = []
+    delegates: Annotated[list[DelegateItem], Field(max_length=64)] = []
     memory_policy: MemoryPolicy = MemoryPolicy()
     tool_approval_default: ToolApprovalMode = "granted"
     default_task_id: Slug | None = None

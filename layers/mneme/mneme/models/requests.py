@@ -8,7 +8,16 @@ Extra fields are ignored: a ``user_id`` or ``owner`` in a body never counts (the
 from datetime import datetime
 from typing import Annotated, Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    StringConstraints,
+    Tag,
+    field_validator,
+    model_validator,
+)
 
 from mneme.models.agent import (
     DelegateEntry,
@@ -16,6 +25,7 @@ from mneme.models.agent import (
     InternalTool,
     ModelSpec,
     ToolApprovalMode,
+    delegate_kind,
 )
 from mneme.models.budget import Budget
 from mneme.models.common import Label, LongText, ShortText, Slug, TopK
@@ -67,7 +77,15 @@ class AgentBody(_Body):
     external_tools: Annotated[list[ExternalTool], Field(max_length=64)] = []
     mcp_servers: Annotated[list[McpServer], Field(max_length=MCP_MAX_SERVERS)] = []
     skills: Annotated[list[Slug], Field(max_length=64)] = []
-    delegates: Annotated[list[Reference | DelegateEntry], Field(max_length=64)] = []
+    delegates: Annotated[
+        list[
+            Annotated[
+                Annotated[Reference, Tag("reference")] | Annotated[DelegateEntry, Tag("entry")],
+                Discriminator(delegate_kind),
+            ]
+        ],
+        Field(max_length=64),
+    ] = []
     memory_policy: MemoryPolicy = MemoryPolicy()
     tool_approval_default: ToolApprovalMode = "granted"
     default_task_id: Slug | None = None

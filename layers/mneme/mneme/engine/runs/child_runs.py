@@ -14,7 +14,7 @@ from datetime import datetime
 from mneme import telemetry
 from mneme.context.tools import DELEGATE_TO_AGENT
 from mneme.delegation_rules import context_mode, effective_approval, resolve_target, sub_run_context
-from mneme.engine.runs import budget
+from mneme.engine.runs import budget, forking
 from mneme.engine.runs.session import RunSession
 from mneme.engine.runs.state import LoopState, PendingCall
 from mneme.errors import AuditWriteFailed, DelegationRefused
@@ -78,6 +78,7 @@ def _start_delegation(session: RunSession, call: ToolCallMessage) -> PendingCall
     try:
         target = _target(session, reference)
         mode = context_mode(session.config.agent, target, call.arguments.get("context"))
+        fork = forking.fork_of(session) if mode == "fork" else None
         # the last guards: a sub-run counts against the user's runs per minute, then the tree's budget; a
         # refused delegation counts and reserves nothing
         counted_at = session.deps.clock.now()
@@ -127,7 +128,8 @@ def _start_delegation(session: RunSession, call: ToolCallMessage) -> PendingCall
         user_text=context.input,
         is_admin=session.state.is_admin,
         event_triggered=session.state.event_triggered,
-        history=list(context.history),
+        history=list(context.history) if fork is None else fork[1],
+        fork=fork[0] if fork is not None else None,
     )
     session.deps.runs.create_run(child)
     session.deps.runs.save_checkpoint(child.run_id, child_state.model_dump(mode="json"))

@@ -56,6 +56,7 @@ def context_input(session: RunSession) -> ContextInput:
         continuation=state.turns,
         memory_hits=state.hits,
         memory_instructions=rule_instructions(state.hits, session.memory.rules),
+        fork=state.fork,
     )
 
 

@@ -45,6 +45,11 @@ class Recorder:
     def warning(self, message: str, **data: Any) -> None:
         self.event("warning", message=message, **data)
 
+    @property
+    def last_request(self) -> dict[str, Any] | None:
+        """The last model request this step recorded (None before its first)."""
+        return self._requests[-1][1] if self._requests else None
+
     def request(self, request: dict[str, Any]) -> int:
         self._state.request_seq += 1
         self._requests.append((self._state.request_seq, request))

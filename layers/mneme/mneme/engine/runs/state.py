@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, model_validator
 
+from mneme.context.fork import ForkPrefix
 from mneme.models.chat import ChatMessage, ToolResultMessage
 from mneme.models.mcp import McpTool
 from mneme.models.memory import MemoryHit
@@ -30,8 +31,9 @@ class PendingCall(BaseModel, defer_build=True):
 
 
 #: the layout of :class:`LoopState` written today; :func:`load_state` reads this one and every older one.
-#: 3: the model's reasoning blocks kept in ``turns``; 4: a pending call may be ``deferred``.
-CHECKPOINT_VERSION = 4
+#: 3: the model's reasoning blocks kept in ``turns``; 4: a pending call may be ``deferred``; 5: a forked
+#: child carries its parent's request prefix (``fork``).
+CHECKPOINT_VERSION = 5
 
 
 class LoopState(BaseModel, defer_build=True):
@@ -59,6 +61,7 @@ class LoopState(BaseModel, defer_build=True):
     approval_reported: list[str] = []  # pending calls already listed in an approval_requested event
     delegation_refused: bool = False  # the state machine's depth guard refused this step's children
     always_allowed: list[str] = []
+    fork: ForkPrefix | None = None  # a forked child (issue 35.4): its parent's prefix, sent first
     mcp_tools: list[McpTool] = []  # discovered at run start, offered for the whole run (sorted by name)
     event_seq: int = 0
     request_seq: int = 0
@@ -69,7 +72,7 @@ class LoopState(BaseModel, defer_build=True):
     def _upgrade(cls, data: Any) -> Any:
         """Older checkpoints: version 1 kept two flags in an untyped ``extra`` dict (and a model-call
         counter nothing read); versions 2 and 3 need no conversion (3 added ``reasoning`` messages to
-        ``turns``, 4 the ``deferred`` kind of pending call, both new kinds an older release never wrote). A
+        ``turns``, 4 the ``deferred`` kind of pending call, 5 ``fork``, all new kinds an older release never wrote). A
         checkpoint from a newer release is refused, not misread."""
         if not isinstance(data, dict):
             return data
