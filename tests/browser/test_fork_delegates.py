@@ -73,3 +73,17 @@ def test_a_full_entry_stays_a_bare_id_and_shows_no_fork(console: Console, server
     expect(page.get_by_label("Context of writer")).to_have_value("full")
     page = console.go("#/agents")
     expect(page.locator("tr[data-agent=parent]").get_by_test_id("delegates")).to_have_text("writer")
+
+
+def test_an_edit_keeps_a_stored_context_the_select_does_not_list(console: Console, server: LocalServer) -> None:
+    client, _ = _parent_and_writer(server, console)
+    stored = {"label": "parent", "delegates": [{"agent": "writer", "context": "tail:2"}]}
+    client.call("PUT", "/v1/agents/parent", stored, expect=200)
+    page = console.go("#/agents/parent")
+    expect(page.get_by_label("Context of writer")).to_have_value("tail:2")
+    page.get_by_label("Description").fill("edited")
+    page.get_by_role("button", name="Save", exact=True).click()
+    wait_until(lambda: client.call("GET", "/v1/agents/parent", expect=200)["description"] == "edited")
+    assert client.call("GET", "/v1/agents/parent", expect=200)["delegates"] == [
+        {"agent": "writer", "context": "tail:2"}
+    ]
