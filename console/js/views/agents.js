@@ -4,7 +4,8 @@
 
 import { del, get, put, seg, ApiError } from "../api.js";
 import { field, h } from "../dom.js";
-import { clearErrors, listOf, showError, showWarnings } from "../forms.js";
+import { clearErrors, showError, showWarnings } from "../forms.js";
+import { delegateText, delegatesFieldset, readDelegates } from "./agent-delegates.js";
 import { policyFieldset, readPolicy } from "./policy-form.js";
 
 const TOOLS = ["memory-search", "memory-write", "memory-update", "memory-delete", "delegate-to-agent"];
@@ -20,7 +21,7 @@ async function listView() {
       h("tbody", {}, agents.map((a) => h("tr", { dataset: { agent: a.agent_id } },
         h("td", {}, h("a", { href: agentHref(a.agent_id) }, a.agent_id), a.global ? h("span", { class: "muted" }, " (global)") : null),
         h("td", {}, a.label), h("td", { class: "mono" }, `${a.model.provider} · ${a.model.model_id}`),
-        h("td", {}, a.tools.join(", ") || "–"), h("td", {}, a.delegates.join(", ") || "–"), h("td", {}, a.tool_approval_default))))));
+        h("td", {}, a.tools.join(", ") || "–"), h("td", { dataset: { testid: "delegates" } }, a.delegates.map(delegateText).join(", ") || "–"), h("td", {}, a.tool_approval_default))))));
 }
 
 function checks(name, values, chosen, apiField) {
@@ -51,8 +52,7 @@ async function agentForm(agentId) {
       field({ label: "Model id", name: "model_id", field: "model.model_id", value: a.model.model_id, hint: "e.g. anthropic.claude-… or amazon.nova-lite-v1:0 (Bedrock)" })),
     h("fieldset", {}, h("legend", {}, "Tools"), checks("tools", TOOLS, a.tools, "tools")),
     h("fieldset", {}, h("legend", {}, "Skills"), checks("skills", skills.map((s) => s.name), a.skills, "skills")),
-    h("fieldset", {}, h("legend", {}, "May delegate to"), checks("delegates", others, a.delegates, "delegates"),
-      field({ label: "More delegates (ids or labels)", name: "more_delegates", field: "delegates", value: a.delegates.filter((d) => !others.includes(d)).join(", ") })),
+    delegatesFieldset(others, a.delegates),
     policyFieldset(a.memory_policy, "Memory policy (agent)"),
     h("div", { class: "actions" }, h("button", { type: "submit" }, isNew ? "Create the agent" : "Save"),
       isNew ? null : h("button", { type: "button", class: "danger", onclick: () => remove(form, agentId) }, "Delete the agent")));
@@ -69,7 +69,7 @@ async function agentForm(agentId) {
       model: { ...a.model, provider: data.get("provider"), model_id: data.get("model_id") },
       tools: data.getAll("tools"),
       skills: data.getAll("skills"),
-      delegates: [...data.getAll("delegates"), ...listOf(data.get("more_delegates"))],
+      delegates: readDelegates(data, a.delegates),
       tool_approval_default: data.get("tool_approval_default"),
       default_task_id: data.get("default_task_id") || null,
       memory_policy: readPolicy(form),

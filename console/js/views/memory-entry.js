@@ -4,6 +4,7 @@
 
 import { del, get, query, seg } from "../api.js";
 import { announce, clear, h, json, when } from "../dom.js";
+import { historySection } from "./memory-history.js";
 
 /** The entry and the ids its delete would also delete (live entries derived from it, transitively). */
 export async function cascadeOf(id) {
@@ -87,7 +88,8 @@ export function entryPanel({ onDeleted }) {
     try {
       ({ entry, derived } = await cascadeOf(id));
     } catch (error) {
-      clear(node).append(h("h2", { id: "me-h" }, "Memory entry"), h("div", { class: "alert", role: "alert" }, `${error.status || ""} ${error.message}`));
+      clear(node).append(h("h2", { id: "me-h" }, "Memory entry"), h("div", { class: "alert", role: "alert" }, `${error.status || ""} ${error.message}`),
+        historySection(id));
       return;
     }
     const status = h("p", { class: "field-error", role: "alert" });
@@ -102,7 +104,7 @@ export function entryPanel({ onDeleted }) {
       h("h3", { id: "me-cascade-h" }, `A delete cascades to ${derived.length} derived entr${derived.length === 1 ? "y" : "ies"}`),
       derived.length ? h("ul", { dataset: { testid: "derived" } }, derived.map((d) => h("li", {}, idButton(d, show, "Open derived memory entry")))) : null,
       Object.keys(entry.metadata || {}).length ? h("details", {}, h("summary", {}, "Metadata"), json(entry.metadata)) : null,
-      actions, status].filter(Boolean)); // Element.append would write a null as text
+      historySection(entry.id), actions, status].filter(Boolean)); // Element.append would write a null as text
     node.querySelector("h2").focus();
   }
 
