@@ -1,7 +1,7 @@
 // An entry's history (issue 35.3): `GET /v1/memory/documents/{id}/revisions`, oldest first — each revision's
 // time, change kind, who made it (a user, an agent run, extraction, consolidation, the system) and the entry's
 // content right after that change. Only the entry's owner reads it; another user's id is the API's 404,
-// shown as "not found" (no history is listed).
+// shown as "not found" (no history is listed; a status, not a second alert beside the entry's own).
 
 import { get, seg } from "../api.js";
 import { clear, h, when } from "../dom.js";
@@ -25,7 +25,7 @@ export function historySection(id) {
     h("h3", { id: "me-history-h" }, "History"), body);
   get(`/v1/memory/documents/${seg(id)}/revisions`).then(
     (answer) => clear(body).append(list(answer.revisions || [])),
-    (error) => clear(body).append(h("p", { class: "alert", role: "alert", dataset: { testid: "history-error" } },
+    (error) => clear(body).append(h("p", { class: "alert", role: "status", dataset: { testid: "history-error" } },
       error.status === 404 ? `Not found: no entry ${id} of yours has a history.` : `${error.status || ""} ${error.message}`)));
   return node;
 }
