@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import os
 import shutil
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import BrowserContext, Page, Playwright, sync_playwright
+from playwright.sync_api import BrowserContext, Page, Playwright, expect, sync_playwright
 
 from tests.functional.local.support import Client, LocalServer
 
@@ -138,3 +139,12 @@ def console(browser: BrowserContext, server: LocalServer) -> Iterator[Console]:
 def signed_in(console: Console, alice_token: str) -> Console:
     console.open("#/runs", token=alice_token)
     return console
+
+
+def fresh_user(server: LocalServer, console: Console, hash_path: str = "#/runs") -> tuple[Client, str]:
+    """A fresh user (a random id: tests on the shared server never see each other's data), signed in."""
+    user = f"user-{uuid.uuid4().hex[:8]}"
+    client = Client(server, server.token(user))
+    console.open(hash_path, token=client.token)
+    expect(console.page.get_by_test_id("user")).to_have_text(user)
+    return client, user

@@ -1,33 +1,16 @@
 """Fork delegation in the console (issue 35.4): the agent form lets a delegates entry's context be chosen —
 `fork` is saved as `{agent, context: "fork"}` and shown as "fork" after a reload and in the agents list; `full`
-stays the bare id it always was. Its own server on port 8952 (data under /tmp/hcon when that folder exists)."""
+stays the bare id it always was."""
 
 from __future__ import annotations
 
-import tempfile
 import uuid
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
-import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import Console
 from tests.functional.local.support import Client, LocalServer, wait_until
-
-PORT = 8952
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[LocalServer]:
-    base = Path("/tmp/hcon") if Path("/tmp/hcon").is_dir() else None
-    with tempfile.TemporaryDirectory(dir=base) as data:
-        running = LocalServer(Path(data), PORT).start()
-        try:
-            yield running
-        finally:
-            running.stop()
 
 
 def _parent_and_writer(server: LocalServer, console: Console) -> tuple[Client, str]:

@@ -5,21 +5,12 @@ Each test signs in as its own user, so the records it pages through are only its
 from __future__ import annotations
 
 import re
-import uuid
 
 from playwright.sync_api import expect
 
 from tests.browser.conftest import Console
-from tests.functional.local.support import Client, LocalServer
-
-
-def _user(server: LocalServer, console: Console, hash_path: str) -> tuple[Client, str]:
-    """A fresh user, signed in to the console."""
-    user = f"user-{uuid.uuid4().hex[:8]}"
-    client = Client(server, server.token(user))
-    console.open(hash_path, token=client.token)
-    expect(console.page.get_by_test_id("user")).to_have_text(user)
-    return client, user
+from tests.browser.conftest import fresh_user as _user
+from tests.functional.local.support import LocalServer
 
 
 def test_an_entry_written_in_the_console_is_found_with_its_scores_and_deleted(

@@ -12,15 +12,8 @@ import uuid
 from playwright.sync_api import expect
 
 from tests.browser.conftest import Console
+from tests.browser.conftest import fresh_user as _user
 from tests.functional.local.support import Client, LocalServer
-
-
-def _user(server: LocalServer, console: Console) -> tuple[Client, str]:
-    user = f"user-{uuid.uuid4().hex[:8]}"
-    client = Client(server, server.token(user))
-    console.open("#/runs", token=client.token)
-    expect(console.page.get_by_test_id("user")).to_have_text(user)
-    return client, user
 
 
 def _list(client: Client, namespace: str, status: str = "") -> list[dict[str, object]]:

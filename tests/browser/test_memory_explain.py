@@ -1,40 +1,16 @@
 """Explanations in the console (issue 35): the memory page's search with "Explain" shows each hit's score
 parts and the entries that were not recalled with their reason; a run's trace says why an auto-write was not
-made. Its own server on port 8935 (data under /tmp/h35 when that folder exists)."""
+made."""
 
 from __future__ import annotations
 
-import tempfile
 import uuid
-from collections.abc import Iterator
-from pathlib import Path
 
-import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import Console
-from tests.functional.local.support import Client, LocalServer
-
-PORT = 8935
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[LocalServer]:
-    base = Path("/tmp/h35") if Path("/tmp/h35").is_dir() else None
-    with tempfile.TemporaryDirectory(dir=base) as data:
-        running = LocalServer(Path(data), PORT).start()
-        try:
-            yield running
-        finally:
-            running.stop()
-
-
-def _user(server: LocalServer, console: Console) -> tuple[Client, str]:
-    user = f"user-{uuid.uuid4().hex[:8]}"
-    client = Client(server, server.token(user))
-    console.open("#/runs", token=client.token)
-    expect(console.page.get_by_test_id("user")).to_have_text(user)
-    return client, user
+from tests.browser.conftest import fresh_user as _user
+from tests.functional.local.support import LocalServer
 
 
 def test_a_search_with_explain_shows_the_score_parts_and_why_an_entry_was_not_recalled(

@@ -1,40 +1,16 @@
 """An entry's history in the console (issue 35.3): the memory entry view lists the entry's revisions, oldest
 first, with the change kind, who made it and the content then; another user's entry shows no history, only
-"not found". Its own server on port 8951 (data under /tmp/hcon when that folder exists)."""
+"not found"."""
 
 from __future__ import annotations
 
-import tempfile
 import uuid
-from collections.abc import Iterator
-from pathlib import Path
 
-import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import Console
+from tests.browser.conftest import fresh_user as _user
 from tests.functional.local.support import Client, LocalServer
-
-PORT = 8951
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[LocalServer]:
-    base = Path("/tmp/hcon") if Path("/tmp/hcon").is_dir() else None
-    with tempfile.TemporaryDirectory(dir=base) as data:
-        running = LocalServer(Path(data), PORT).start()
-        try:
-            yield running
-        finally:
-            running.stop()
-
-
-def _user(server: LocalServer, console: Console) -> tuple[Client, str]:
-    user = f"user-{uuid.uuid4().hex[:8]}"
-    client = Client(server, server.token(user))
-    console.open("#/runs", token=client.token)
-    expect(console.page.get_by_test_id("user")).to_have_text(user)
-    return client, user
 
 
 def _created_and_updated(client: Client, user: str) -> str:
