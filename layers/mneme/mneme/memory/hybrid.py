@@ -14,7 +14,8 @@ Measured on real multi-session conversations (/work/shared/reference/memory-retr
 * **Smoothing**: a share (:data:`SMOOTHING`) of the neighbouring turns' fused scores is added to a turn's.
 
 **Calibrated relevance** (issue 30.2): ``confidence × (1 + fused / best) / 2``. The hits keep the fused
-order; the best scores the query's confidence and the last at least half of it, so ``min_score`` decides
+order; the best scores the query's confidence and the last at least half of it (each times its content factor,
+:mod:`mneme.memory.content_prior`: "Hey Kate!" says less than a whole sentence), so ``min_score`` decides
 whether a query recalls anything rather than cutting a confident query's tail. The confidence is
 ``max(c_v, c_k)``: ``c_v`` maps the best cosine through the embedding model's calibration
 (:data:`COSINE_SCALE`: below ``low`` nothing is similar, above ``high`` clearly), ``c_k`` the share of the
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from mneme.memory.content_prior import content_factor
 from mneme.models.memory import MemoryCandidate, MemoryDocument
 
 if TYPE_CHECKING:
@@ -155,14 +157,16 @@ def fuse(
     best_cosine = max(cosines.values(), default=0.0)
     confidence = max(confidence_of(best_cosine), keyword_confidence(windows.coverage))
     found = cosines.keys() | turn_scores.keys()  # a leg's own candidate stays, even its lowest (scaled to 0)
-    ordered = sorted(
-        (item for item in smoothed.items() if item[1] > 0 or item[0] in found),
-        key=lambda item: (-item[1], known[item[0]].content_hash, item[0]),
-    )
+    relevance = {
+        doc_id: confidence * (1.0 + score / best) / 2.0 * content_factor(known[doc_id].content)
+        for doc_id, score in smoothed.items()
+        if score > 0 or doc_id in found
+    }
+    ordered = sorted(relevance.items(), key=lambda item: (-item[1], known[item[0]].content_hash, item[0]))
     return [
         MemoryCandidate(
             document=known[doc_id],
-            similarity=confidence * (1.0 + score / best) / 2.0,
+            similarity=score,
             vector_similarity=cosines.get(doc_id),
             keyword_score=turn_scores.get(doc_id),
         )
@@ -176,7 +180,9 @@ def keyword_only(turns: Sequence[tuple[MemoryDocument, float]], bm25: Bm25) -> l
         return []
     best = turns[0][1]
     confidence = keyword_confidence(max(bm25.coverage(bm25.counts_of(doc)) for doc, _ in turns[:DEPTH]))
-    return [
-        MemoryCandidate(document=doc, similarity=confidence * (1.0 + score / best) / 2.0, keyword_score=score)
+    scored = [
+        (doc, score, confidence * (1.0 + score / best) / 2.0 * content_factor(doc.content))
         for doc, score in turns[:DEPTH]
     ]
+    scored.sort(key=lambda item: (-item[2], item[0].content_hash, item[0].id))
+    return [MemoryCandidate(document=doc, similarity=fused, keyword_score=score) for doc, score, fused in scored]

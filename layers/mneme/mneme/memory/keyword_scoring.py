@@ -63,6 +63,12 @@ def stems(text: str) -> tuple[str, ...]:
     return tuple(stem(word) for word in _WORD.findall(text.lower()))
 
 
+def speaker_prefix(text: str) -> int:
+    """Where a turn's content starts after its leading ``Speaker:`` (0: it has none)."""
+    found = _SPEAKER.match(text)
+    return found.end() if found else 0
+
+
 class Bm25:
     """BM25 over one caller's readable documents, for one query."""
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from mneme.memory.content_prior import content_factor
 from mneme.models.memory import MemoryHit
 from mneme.namespace_grammar import matches
 from mneme.records import Record
@@ -96,6 +97,7 @@ class Outcome(Record):
     relevance: float | None = None
     aged_from: datetime | None = None  # the moment recency counts from
     of: str | None = None  # duplicate: the id of the hit with the same content
+    content: float | None = None  # the content factor of the memory's text (mneme.memory.content_prior)
 
     @classmethod
     def of_hit(cls, reason: str, hit: MemoryHit, of: str | None = None) -> Outcome:
@@ -108,6 +110,7 @@ class Outcome(Record):
             relevance=hit.relevance,
             aged_from=hit.observed_at or hit.created_at,
             of=of,
+            content=content_factor(hit.content),
         )
 
 

@@ -107,6 +107,7 @@ def _scored(ports: MemoryPorts, doc_id: str, outcome: Outcome, ranking: Ranking,
         "keyword": _round(outcome.keyword_score),
         "rule_bonus": _round(namespace_bonus(outcome.namespace, ports.rules)),
         "recency": _round(recency),
+        "content": None if ranking.retrieval == "vector" else _round(outcome.content),  # inside "similarity"
         "relevance": _round(outcome.relevance),
         "fusion": ranking.fusion if ranking.retrieval == "hybrid" else ranking.retrieval,
     }

@@ -1,0 +1,46 @@
+"""The content factor (issue 30.1): how much a memory says, counted in non-function words."""
+
+from __future__ import annotations
+
+import pytest
+
+from mneme.memory.content_prior import CONTENT_WORDS, FLOOR, content_factor, content_words
+
+
+def test_a_greeting_counts_only_its_non_function_words() -> None:
+    assert content_words("Kate: Hey Tom!") == 2
+
+
+def test_function_words_and_contractions_count_nothing() -> None:
+    assert content_words("Kate: Was it you? I'm not so sure it was.") == 1  # "sure"
+
+
+def test_the_speaker_prefix_is_not_content() -> None:
+    assert content_words("Dr. Ana Lima: Hi!") == content_words("Hi!") == 1
+
+
+def test_a_repeated_word_counts_once() -> None:
+    assert content_words("Tom: ha ha ha") == 1
+
+
+def test_numbers_are_content() -> None:
+    assert content_words("Tom: 42 marathons") == 2
+
+
+def test_an_unspaced_script_counts_a_word_per_four_characters() -> None:
+    assert content_words("我最近开始学习陶艺课程了") == 3
+
+
+def test_a_sentence_with_enough_content_keeps_all_its_relevance() -> None:
+    assert content_words("Kate: I took a pottery class downtown.") >= CONTENT_WORDS
+    assert content_factor("Kate: I took a pottery class downtown.") == 1.0
+
+
+def test_a_turn_of_function_words_keeps_the_floor() -> None:
+    assert content_factor("Kate: Was it?") == FLOOR
+
+
+def test_fewer_words_keep_less() -> None:
+    one, two = content_factor("Kate: Pottery?"), content_factor("Kate: Pottery, really?")
+    assert FLOOR < one < two < 1.0
+    assert one == pytest.approx(FLOOR + (1 - FLOOR) / CONTENT_WORDS)
