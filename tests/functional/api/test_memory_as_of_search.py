@@ -88,7 +88,7 @@ def test_as_of_now_with_nothing_changed_answers_exactly_the_live_search(
     then = api.post("/v1/memory/search", {**body, "as_of": world.clock.now().isoformat()})
     assert live.status == then.status == 200
     assert then.body["hits"] == live.body["hits"]  # same ids, order, similarity, relevance and score parts
-    assert live.body["hits"] or options == {"min_score": 0.9}
+    assert live.body["hits"]  # not two empty answers
 
 
 def test_as_of_honours_the_floor_asked(api: Api, world: World) -> None:
