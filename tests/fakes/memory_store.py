@@ -1,18 +1,17 @@
 """An in-memory :class:`mneme.ports.memory.MemoryStore`: pure Python, exact search, same semantics as the
-OpenSearch adapter and the embedded store (the contract suite runs against all of them)."""
+OpenSearch adapter and the embedded store (the contract suite runs against all of them). Its reads are the
+shipped :class:`mneme.memory.snapshot.MemorySnapshot` (what an as-of search reads), so the two never differ."""
 
 from __future__ import annotations
 
 import hashlib
-import math
-import threading
 from collections import Counter
 from typing import TYPE_CHECKING, Any, Literal
 
 from mneme.errors import MemoryUnavailable, NotFound
-from mneme.memory.keyword_scoring import KeywordSearch, rarest_first, stem, stems
 from mneme.memory.lifecycle import page_after, refreshed_fields
-from mneme.models.memory import KeywordMatches, MemoryCandidate, MemoryClass, MemoryDocument
+from mneme.memory.snapshot import MemorySnapshot, live
+from mneme.models.memory import MemoryCandidate, MemoryClass, MemoryDocument
 from mneme.namespace_grammar import matches
 
 if TYPE_CHECKING:
@@ -20,22 +19,15 @@ if TYPE_CHECKING:
     from datetime import datetime
 
 
-def _live(doc: MemoryDocument, now: datetime) -> bool:
-    expired = doc.expires_at is not None and doc.expires_at <= now
-    return not (doc.deleted or doc.superseded or expired)
-
-
-class InMemoryMemoryStore(KeywordSearch):
-    """Documents and vectors in dicts. ``unavailable = True`` makes every call raise MemoryUnavailable
-    (degraded-mode tests); ``searches`` records ``(patterns, k)`` of each search."""
+class InMemoryMemoryStore(MemorySnapshot):
+    """The reads of :class:`~mneme.memory.snapshot.MemorySnapshot` (search, keyword matches, adjacency), plus
+    every write. ``unavailable = True`` makes every call raise MemoryUnavailable (degraded-mode tests);
+    ``searches`` records ``(patterns, k)`` of each search."""
 
     def __init__(self) -> None:
-        self.documents: dict[str, MemoryDocument] = {}
-        self.vectors: dict[str, list[float]] = {}
+        super().__init__()
         self.searches: list[tuple[list[str], int]] = []
         self.unavailable = False
-        self._by_namespace: dict[str, list[str]] = {}
-        self._lock = threading.RLock()
 
     def _check(self) -> None:
         if self.unavailable:
@@ -47,66 +39,7 @@ class InMemoryMemoryStore(KeywordSearch):
         self._check()
         with self._lock:
             self.searches.append((list(patterns), k))
-            scored: list[tuple[float, str]] = []
-            for namespace, ids in self._by_namespace.items():
-                if not any(matches(pattern, namespace) for pattern in patterns):
-                    continue
-                for doc_id in ids:
-                    if _live(self.documents[doc_id], now):
-                        similarity = math.fsum(a * b for a, b in zip(vector, self.vectors[doc_id], strict=True))
-                        scored.append((similarity, doc_id))
-            scored.sort(key=lambda item: (-item[0], item[1]))
-            return [
-                MemoryCandidate(document=self.documents[doc_id], similarity=similarity)
-                for similarity, doc_id in scored[: max(k, 0)]
-            ]
-
-    def _readable(self, patterns: Sequence[str], now: datetime) -> list[MemoryDocument]:
-        """The live documents of the matched namespaces, each namespace's in write order."""
-        return [
-            self.documents[i]
-            for namespace, ids in self._by_namespace.items()
-            if any(matches(pattern, namespace) for pattern in patterns)
-            for i in ids
-            if _live(self.documents[i], now)
-        ]
-
-    def keyword_matches(
-        self, words: Sequence[str], patterns: Sequence[str], limit: int, *, now: datetime
-    ) -> KeywordMatches:
-        """Words compared by Porter stem, as SQLite FTS5's ``porter`` tokenizer matches them."""
-        self._check()
-        with self._lock:
-            docs = self._readable(patterns, now) if words else []
-            bags = {doc.id: set(stems(doc.content)) for doc in docs}
-            doc_freq = {w: sum(1 for doc in docs if stem(w) in bags[doc.id]) for w in words}
-            found: dict[str, MemoryDocument] = {}
-            for word in rarest_first(words, doc_freq):
-                for doc in reversed(docs):
-                    if len(found) < limit and stem(word) in bags[doc.id]:
-                        found.setdefault(doc.id, doc)
-            return KeywordMatches(
-                documents=list(found.values()),
-                total_documents=len(docs),
-                total_chars=sum(len(doc.content) for doc in docs),
-                doc_freq=doc_freq,
-            )
-
-    def adjacent(
-        self, documents: Sequence[MemoryDocument], span: int, *, now: datetime
-    ) -> dict[str, tuple[list[MemoryDocument], list[MemoryDocument]]]:
-        self._check()
-        around: dict[str, tuple[list[MemoryDocument], list[MemoryDocument]]] = {}
-        with self._lock:
-            for doc in documents:
-                ids = self._by_namespace.get(doc.namespace, [])
-                if doc.id not in ids or span <= 0:
-                    continue
-                at = ids.index(doc.id)
-                before = [self.documents[i] for i in ids[:at] if _live(self.documents[i], now)][-span:]
-                after = [self.documents[i] for i in ids[at + 1 :] if _live(self.documents[i], now)][:span]
-                around[doc.id] = (before, after)
-        return around
+        return super().search(vector, patterns, k, now=now)
 
     def set_status(
         self,
@@ -189,7 +122,7 @@ class InMemoryMemoryStore(KeywordSearch):
                         self.documents[i]
                         for i in self._by_namespace.get(doc.namespace, [])
                         if self.documents[i].content_hash == doc.content_hash
-                        and _live(self.documents[i], doc.updated_at)
+                        and live(self.documents[i], doc.updated_at)
                         and self.documents[i].chunk_count is None  # a chunk is its document's own
                     ),
                     None,
@@ -197,10 +130,7 @@ class InMemoryMemoryStore(KeywordSearch):
                 if doc.chunk_count is not None:
                     old = None
                 if old is None:
-                    if doc.id not in self.documents:
-                        self._by_namespace.setdefault(doc.namespace, []).append(doc.id)
-                    self.documents[doc.id] = doc
-                    self.vectors[doc.id] = [float(x) for x in vector]
+                    self._add(doc, vector)
                     ids.append(doc.id)
                     continue
                 self.documents[old.id] = old.model_copy(  # identical content: refresh in place
@@ -281,12 +211,6 @@ class InMemoryMemoryStore(KeywordSearch):
             return marked
 
     # ----------------------------------------------------------------------------------------- privacy
-    def iter_owned(self, user_id: str) -> Iterator[MemoryDocument]:
-        self._check()
-        with self._lock:
-            found = sorted((d for d in self.documents.values() if d.owner_user_id == user_id), key=lambda d: d.id)
-        yield from found
-
     def iter_authored(self, user_id: str) -> Iterator[MemoryDocument]:
         self._check()
         with self._lock:

@@ -112,7 +112,7 @@ def test_an_entry_written_through_the_store_directly_has_no_history(api: Api, wo
     assert reply.status == 200 and reply.body["revisions"] == []
 
 
-def test_as_of_with_a_retrieval_mode_asked_is_still_the_vector_replay(api: Api, world: World) -> None:
+def test_as_of_with_hybrid_retrieval_asked_recalls_the_version_then(api: Api, world: World) -> None:
     _, (after_create, *_) = _history(api, world)
     body = {"query": QUERY, "as_of": after_create.isoformat(), "min_score": 0, "retrieval": "hybrid"}
     reply = api.post("/v1/memory/search", body)

@@ -88,7 +88,7 @@ def test_the_wrapper_passes_the_stores_capability_flags_through_and_can_be_copie
     from tests.fakes.memory_store import InMemoryMemoryStore
 
     inner = InMemoryMemoryStore()
-    inner.keyword_search_available = False  # type: ignore[attr-defined]
+    inner.keyword_search_available = False
     revisioned = RevisionedMemoryStore(inner, ItemMemoryRevisions(MemoryItemTable(MAIN_SCHEMA)), _Clock())
     assert revisioned.keyword_search_available is False
     assert copy.copy(revisioned).inner is inner

@@ -21,7 +21,10 @@ if TYPE_CHECKING:
     from mneme.models.memory import KeywordMatches, MemoryClass
 
 
-class MemoryStore(Protocol):
+class MemoryView(Protocol):
+    """What a search reads: a live store, or a read-only snapshot of one as it was (``mneme.memory.snapshot``,
+    the as-of search of issue 35.3) — the same retrieval and ranking run over either."""
+
     def search(
         self, vector: Sequence[float], patterns: Sequence[str], k: int, *, now: datetime
     ) -> list[MemoryCandidate]:
@@ -29,6 +32,34 @@ class MemoryStore(Protocol):
         security-filtered). The filter (namespace, not expired, not deleted, not superseded) is applied
         inside the nearest-neighbour search, never after it."""
         ...
+
+    def keyword_search(self, text: str, patterns: Sequence[str], k: int, *, now: datetime) -> list[MemoryCandidate]:
+        """The ``k`` best BM25 matches of ``text`` among the same live documents :meth:`search` may see, the
+        same filter inside the query; ``similarity`` is BM25 computed with the statistics of those documents
+        only (``mneme.memory.keyword_scoring.KeywordSearch``: never another user's)."""
+        ...
+
+    def keyword_matches(
+        self, words: Sequence[str], patterns: Sequence[str], limit: int, *, now: datetime
+    ) -> KeywordMatches:
+        """The live documents of ``patterns`` containing one of ``words`` (the filter inside the query; at most
+        ``limit``, the rarest words' first) and the statistics of those namespaces' live documents."""
+        ...
+
+    def adjacent(
+        self, documents: Sequence[MemoryDocument], span: int, *, now: datetime
+    ) -> dict[str, tuple[list[MemoryDocument], list[MemoryDocument]]]:
+        """For each document, up to ``span`` live documents written just before it (oldest first) and just
+        after it (in write order), of its own namespace: the conversation around a stored turn."""
+        ...
+
+    def iter_owned(self, user_id: str) -> Iterator[MemoryDocument]:
+        """Every entry in the user's own namespaces (owner ``user_id``), of every status, expired ones too."""
+        ...
+
+
+class MemoryStore(MemoryView, Protocol):
+    """A memory store: what a search reads (:class:`MemoryView`) and every change and lifecycle call."""
 
     def put(self, items: Sequence[tuple[MemoryDocument, Sequence[float]]]) -> list[str]:
         """Store documents; identical content in the same namespace refreshes the existing entry. Returns
@@ -63,10 +94,6 @@ class MemoryStore(Protocol):
         caller audits each owner's)."""
         ...
 
-    def iter_owned(self, user_id: str) -> Iterator[MemoryDocument]:
-        """Every entry in the user's own namespaces (owner ``user_id``), of every status, expired ones too."""
-        ...
-
     def iter_authored(self, user_id: str) -> Iterator[MemoryDocument]:
         """The ``vector.global.*`` entries whose metadata names ``user_id`` as their writer."""
         ...
@@ -78,26 +105,6 @@ class MemoryStore(Protocol):
     def purge_expired(self, now: datetime, cutoffs: Mapping[MemoryClass, datetime]) -> int:
         """Remove for good every entry expired at ``now``, and every entry of a class in ``cutoffs`` created
         before that class's cutoff; answers how many were removed."""
-        ...
-
-    def keyword_search(self, text: str, patterns: Sequence[str], k: int, *, now: datetime) -> list[MemoryCandidate]:
-        """The ``k`` best BM25 matches of ``text`` among the same live documents :meth:`search` may see, the
-        same filter inside the query; ``similarity`` is BM25 computed with the statistics of those documents
-        only (``mneme.memory.keyword_scoring.KeywordSearch``: never another user's)."""
-        ...
-
-    def keyword_matches(
-        self, words: Sequence[str], patterns: Sequence[str], limit: int, *, now: datetime
-    ) -> KeywordMatches:
-        """The live documents of ``patterns`` containing one of ``words`` (the filter inside the query; at most
-        ``limit``, the rarest words' first) and the statistics of those namespaces' live documents."""
-        ...
-
-    def adjacent(
-        self, documents: Sequence[MemoryDocument], span: int, *, now: datetime
-    ) -> dict[str, tuple[list[MemoryDocument], list[MemoryDocument]]]:
-        """For each document, up to ``span`` live documents written just before it (oldest first) and just
-        after it (in write order), of its own namespace: the conversation around a stored turn."""
         ...
 
     def set_status(

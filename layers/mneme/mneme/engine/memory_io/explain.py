@@ -129,8 +129,8 @@ def _filtered(
     extra: Sequence[MemoryDocument],
 ) -> list[dict[str, Any]]:
     """The caller's entries that never were candidates, with the first rule that kept each out, best first."""
-    store, embedder = ports.require()
-    now = ports.clock.now()
+    _, embedder = ports.require()
+    store, now = ports.searched(), ports.clock.now()
     seen = dict.fromkeys(outcomes)
     unseen: list[MemoryDocument] = []
     for doc in [*extra, *islice(store.iter_owned(user_id), SCAN)] if user_id else list(extra):

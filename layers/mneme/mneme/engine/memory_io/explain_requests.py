@@ -49,12 +49,13 @@ def search_memory(
     as_of: datetime | None = None,
     via: str = "http",
 ) -> SearchResult:
-    """``POST /v1/memory/search``: the plain search, or with ``explain`` the same search explained, or with
-    ``as_of`` the search as it would have answered then (:mod:`mneme.engine.memory_io.history`)."""
+    """``POST /v1/memory/search``: the plain search, or with ``explain`` the same search explained; with
+    ``as_of`` either of them over the memory as it was then (:mod:`mneme.engine.memory_io.history`)."""
     if as_of is not None:
-        if explain:
-            raise InvalidInput("explain and as_of cannot be combined", field="as_of")
-        return history.search_as_of(deps, caller, query, namespaces, top_k, _aware(as_of), options=options, via=via)
+        moment = _aware(as_of)
+        return history.search_as_of(
+            deps, caller, query, namespaces, top_k, moment, options=options, explain=explain, via=via
+        )
     if not explain:
         return memory_requests.search_memory(deps, caller, query, namespaces, top_k, options=options, via=via)
     explained, access = explain_memory_search(deps, caller, query, namespaces, top_k, options=options, via=via)

@@ -1,29 +1,37 @@
 """An entry's revisions and the memory as it was (issue 35.3): ``GET /v1/memory/documents/{id}/revisions``
 (the owner only) and ``POST /v1/memory/search`` with ``as_of``.
 
-**As of** a moment, each entry is what its last revision at or before that moment says: created later, deleted,
-superseded or expired then, it is not a candidate. The candidates are ranked as a vector search then was
-(their content as it was, embedded with the query now; the floors of the vector mode, recency counted from that
-moment) — the keyword leg and the fusion are not replayed. Entries that changed before revisions were kept
-have no history and are not found.
+**As of** a moment, each entry is what its last revision at or before that moment says: created later, it is
+not there; deleted, superseded or expired then, it is not a candidate. Those documents (the caller's own and
+the global ones) become a read-only :class:`~mneme.memory.snapshot.MemorySnapshot`, and the **live search**
+runs over it unchanged (:func:`mneme.engine.memory_io.ops.search_explained`, or with ``explain`` the
+explained search): the same first stage — by default hybrid, the vector leg, the keyword leg with BM25
+statistics over the caller's as-of documents only, the conversation windows, the calibrated fusion — the same
+``retrieval`` / ``fusion`` / floors options, the same reranking and ranking, with liveness and recency counted
+from that moment. One ranking, two memories to rank.
+
+The revisions keep no vectors: each distinct content that may be a candidate is embedded once, in one batched
+call (the store's vectors are not readable through its port). Entries that changed before revisions were
+kept have no history and are not found.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from datetime import datetime
+from functools import partial
 from typing import Any
 
-from mneme.engine.audit import denial_records, request_trail
+from mneme.engine.audit import request_trail
 from mneme.engine.deps import Deps
+from mneme.engine.memory_io import explain as explaining
 from mneme.engine.memory_io import inbox as memory_inbox
 from mneme.engine.memory_io import ops as memory_ops
 from mneme.engine.memory_io.requests import SearchResult, memory_ports
 from mneme.errors import InvalidInput, MemoryUnavailable
 from mneme.memory.access import ReadAccess, denials_of, http_search_access
-from mneme.memory.ranking import rank_explained
-from mneme.models.memory import MemoryCandidate, MemoryDocument
+from mneme.memory.snapshot import MemorySnapshot, live
+from mneme.models.memory import MemoryDocument
 from mneme.models.policy import ResolvedPolicy
 from mneme.models.revision import MemoryRevision
 from mneme.models.user import Caller
@@ -61,12 +69,25 @@ def _owner(document: MemoryDocument, caller: Caller) -> bool:
 
 
 def state_at(revisions: Sequence[MemoryRevision], moment: datetime) -> list[MemoryDocument]:
-    """Each entry as its last revision at or before ``moment`` left it (revisions of one entry in order)."""
+    """Each entry as its last revision at or before ``moment`` left it, in the order the entries were created
+    (their first revision's moment and key: the store's write order, which the conversation windows read)."""
+    first: dict[str, tuple[datetime, str]] = {}
     last: dict[str, MemoryRevision] = {}
     for revision in revisions:
         if revision.at <= moment:
+            first.setdefault(revision.doc_id, (revision.at, revision.key))
             last[revision.doc_id] = revision
-    return [revision.document for revision in last.values()]
+    return [last[doc_id].document for doc_id in sorted(last, key=first.__getitem__)]
+
+
+class _At:
+    """A clock standing at the as-of moment."""
+
+    def __init__(self, moment: datetime) -> None:
+        self._moment = moment
+
+    def now(self) -> datetime:
+        return self._moment
 
 
 def search_as_of(
@@ -78,10 +99,11 @@ def search_as_of(
     moment: datetime,
     *,
     options: dict[str, Any] | None = None,
+    explain: bool = False,
     via: str = "http",
 ) -> SearchResult:
-    """What ``POST /v1/memory/search`` would have answered at ``moment`` (see the module doc); audited as a
-    read with ``as_of``."""
+    """What ``POST /v1/memory/search`` would have answered at ``moment`` (see the module doc), explained with
+    ``explain``; audited as the live search's reads, each with ``as_of``."""
     revisions = _revisions(deps)
     if moment > deps.clock.now():
         raise InvalidInput("as_of must not be in the future", field="as_of")
@@ -91,57 +113,41 @@ def search_as_of(
     except InvalidInput as exc:
         memory_ops.audit_denials(ports, trail.records, denials_of(exc), via=via)
         raise
-    ranking = replace(memory_ops.Ranking.of(ResolvedPolicy(), top_k), **{**(options or {}), "retrieval": "vector"})
-    pending = denial_records(trail.records, access.denied, via=via)
-    candidates = _candidates(ports, revisions, access, query, caller.user_id, moment)
-    min_score, cutoff = ranking.floors(ports.model_id)
-    ranked = rank_explained(
-        candidates,
-        now=moment,
-        top_k=ranking.top_k,
-        min_score=min_score,
-        relative_cutoff=cutoff,
-        rules=ports.rules,
-        recency_decay=ports.recency_decay,
+    ranking = replace(memory_ops.Ranking.of(ResolvedPolicy(), top_k), **(options or {}))
+    snapshot = _snapshot(ports, revisions, access, caller.user_id, moment, vectors=ranking.retrieval != "keyword")
+    then = replace(ports, clock=_At(moment), view=snapshot)
+    records = partial(trail.records, as_of=moment.isoformat())
+    if not explain:
+        return SearchResult(memory_ops.search(then, records, access, query, ranking, via=via), access)
+    rule = "request.namespaces" if namespaces else "own_namespaces"
+    explained = explaining.explain_search(
+        then, records, access, query, ranking, user_id=caller.user_id, via=via, granted_by=rule
     )
-    for namespace in access.allowed:
-        count = sum(1 for hit in ranked.hits if matches(namespace, hit.namespace))
-        pending += trail.records("read", [namespace], via=via, hits=count, as_of=moment.isoformat())
-    memory_ops.append_audit(deps.audit, pending)
-    return SearchResult(ranked.hits, access)
+    return SearchResult(explained.ranked.hits, access, explained)
 
 
-def _candidates(
+def _snapshot(
     ports: memory_ops.MemoryPorts,
     revisions: MemoryRevisions,
     access: ReadAccess,
-    query: str,
     user_id: str,
     moment: datetime,
-) -> list[MemoryCandidate]:
+    *,
+    vectors: bool,
+) -> MemorySnapshot:
+    """The caller's own and the global entries as of ``moment``; with ``vectors``, the vectors of those that
+    may be candidates (live then, in a granted namespace), each distinct content embedded once, in one call."""
     if access.empty:
-        return []
-    history = [*revisions.owned(user_id), *revisions.owned("")]
-    documents = [
-        doc
-        for doc in state_at(history, moment)
-        if any(matches(pattern, doc.namespace) for pattern in access.allowed)
-        and not doc.deleted
-        and not doc.superseded
-        and (doc.expires_at is None or doc.expires_at > moment)
+        return MemorySnapshot()
+    keyword = getattr(ports.store, "keyword_search_available", True)  # False: S3 Vectors (vector-only hybrid)
+    documents = state_at([*revisions.owned(user_id), *revisions.owned("")], moment)
+    searchable = [
+        doc for doc in documents if live(doc, moment) and any(matches(p, doc.namespace) for p in access.allowed)
     ]
-    if not documents:
-        return []
+    contents = list(dict.fromkeys(doc.content for doc in searchable)) if vectors else []
+    if not contents:
+        return MemorySnapshot(documents, keyword_search_available=keyword)
     _, embedder = ports.require()
-    query_vector = ports.embed_one(query)  # cut to the model's limit, as every search's query
-    vectors = embedder.embed([doc.content for doc in documents])
-    scored = [
-        MemoryCandidate(document=doc, similarity=_cosine(query_vector, vector))
-        for doc, vector in zip(documents, vectors, strict=True)
-    ]
-    return sorted(scored, key=lambda c: -c.similarity)
-
-
-def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    norm = math.sqrt(math.fsum(x * x for x in a)) * math.sqrt(math.fsum(y * y for y in b)) or 1.0
-    return math.fsum(x * y for x, y in zip(a, b, strict=True)) / norm
+    embedded = dict(zip(contents, embedder.embed(contents), strict=True))
+    found = {doc.id: embedded[doc.content] for doc in searchable}
+    return MemorySnapshot(documents, found, keyword_search_available=keyword)

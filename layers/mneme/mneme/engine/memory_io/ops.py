@@ -107,7 +107,7 @@ def _search(
     try:
         if access.empty:
             return Ranked(hits=[], dropped=Dropped(), candidates=0)
-        store, _ = ports.require()
+        store = ports.searched()
         now = ports.clock.now()
         candidates = [
             c

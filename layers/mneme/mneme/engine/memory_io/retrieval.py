@@ -17,12 +17,12 @@ if TYPE_CHECKING:
 
     from mneme.engine.memory_io.search_ports import MemoryPorts, Ranking
     from mneme.memory.access import ReadAccess
-    from mneme.ports.memory import MemoryStore
+    from mneme.ports.memory import MemoryView
 
 
 def retrieve(
     ports: MemoryPorts,
-    store: MemoryStore,
+    store: MemoryView,
     access: ReadAccess,
     query: str,
     ranking: Ranking,

@@ -12,7 +12,7 @@ from mneme.memory.entry_retention import MemoryRetention
 from mneme.models.policy import DEFAULT_RETRIEVAL, Fusion, ResolvedPolicy, Retrieval
 from mneme.ports.audit import AuditLog
 from mneme.ports.common import Clock
-from mneme.ports.memory import MemoryStore
+from mneme.ports.memory import MemoryStore, MemoryView
 from mneme.ports.models import Embedder, Reranker
 from mneme.records import Record, field
 
@@ -51,11 +51,17 @@ class MemoryPorts(Record):
     retention: MemoryRetention = field(default_factory=MemoryRetention)
     hidden_ids: frozenset[str] = frozenset()  # deleted moments ago: a store may still show them (issue 11.4)
     reranker: Reranker | None = None  # the optional second stage (mneme.memory.rerank)
+    view: MemoryView | None = None  # what searches read instead of the store: the memory as it was (as_of)
 
     def require(self) -> tuple[MemoryStore, Embedder]:
         if self.store is None or self.embedder is None:
             raise MemoryUnavailable("long-term memory is not configured")
         return self.store, self.embedder
+
+    def searched(self) -> MemoryView:
+        """What a search reads: :attr:`view` when set, else the store (MemoryUnavailable without memory)."""
+        store, _ = self.require()
+        return self.view if self.view is not None else store
 
     def embed_one(self, text: str) -> list[float]:
         """A query's vector: cut to the model's input limit (a search never fails on its length)."""
