@@ -35,8 +35,10 @@ use_repo_paths()
 
 from datetime import UTC, datetime  # noqa: E402
 
+from mneme.engine.memory_io.entries import chunked  # noqa: E402
 from mneme.engine.memory_io.ops import MemoryPorts, Ranking, search_explained  # noqa: E402
 from mneme.memory.access import ReadAccess  # noqa: E402
+from mneme.memory.embedding_limits import limit_for  # noqa: E402
 from mneme.models.memory import MemoryDocument  # noqa: E402
 from mneme.models.policy import Fusion, Retrieval  # noqa: E402
 from mneme_local.embedder import LocalEmbedder  # noqa: E402
@@ -82,15 +84,15 @@ class Embeddings:
 
 
 def load(store: EmbeddedVectorStore, data: list[Conversation], embed: Embeddings) -> None:
+    """Every turn one memory entry; a turn longer than the embedder's chunk size is stored as the service
+    stores it, in chunks linked to the first (``chunked``; none of ``bench/conversations.py``'s turns is)."""
+    documents = []
     for conv in data:
-        namespace = f"vector.user.{conv.user}.memory"
-        contents = [turn.content for turn in conv.turns]
-        items = []
-        for turn, vector in zip(conv.turns, embed(contents), strict=True):
+        for turn in conv.turns:
             digest = hashlib.sha256(turn.turn_id.encode() + turn.content.encode()).hexdigest()
             document = MemoryDocument(
                 id=turn.turn_id,
-                namespace=namespace,
+                namespace=f"vector.user.{conv.user}.memory",
                 owner_user_id=conv.user,
                 content=turn.content,
                 content_hash=digest,
@@ -98,13 +100,21 @@ def load(store: EmbeddedVectorStore, data: list[Conversation], embed: Embeddings
                 updated_at=turn.at,
                 observed_at=turn.at,
             )
-            items.append((document, vector))
-        store.put(items)
+            documents += chunked(document, limit_for(embed.model.model_id))
+    vectors = embed([document.content for document in documents])  # one cache write for the whole dataset
+    items = list(zip(documents, vectors, strict=True))
+    for start in range(0, len(items), 1000):
+        store.put(items[start : start + 1000])
 
 
 def ask(ports: MemoryPorts, conv: Conversation, q: Question, vector: list[float], ranking: Ranking) -> list[Any]:
     access = ReadAccess(allowed=(f"vector.user.{conv.user}.memory",))
     return search_explained(ports, _records, access, q.question, ranking, via="bench", vector=vector).hits
+
+
+def turn_ids(hits: list[Any]) -> list[str]:
+    """The turns ``hits`` come from, best first, each once (a chunk counts as its turn, the first chunk's id)."""
+    return list(dict.fromkeys(hit.parent_id or hit.id for hit in hits))
 
 
 def _records(*_: Any, **__: Any) -> list[Any]:
@@ -132,9 +142,9 @@ def evaluate(
             if not q.evidence:
                 silent[q.category].append(not hits)
                 continue
-            injected.append(recall(q.evidence, [h.id for h in hits], 5))
+            injected.append(recall(q.evidence, turn_ids(hits), 5))
             injected_chars.append(sum(len(h.content) for h in hits))
-            ids = [h.id for h in ask(ports, conv, q, vector, open_ranking)]
+            ids = turn_ids(ask(ports, conv, q, vector, open_ranking))
             scores[q.category].append(
                 (recall(q.evidence, ids, 5), recall(q.evidence, ids, 10), recall(q.evidence, ids, 20))
             )
@@ -157,16 +167,27 @@ def evaluate(
         "stale_first": stale_first,
         "inject_recall": statistics.mean(injected),
         "inject_chars": statistics.mean(injected_chars),
-        "off_topic_silent": statistics.mean(x for group in silent.values() for x in group),
+        "off_topic_silent": _mean_or_none([x for group in silent.values() for x in group]),
         "silent_by_kind": {kind: statistics.mean(group) for kind, group in sorted(silent.items())},
         "seconds": time.perf_counter() - started,
         "questions": len(every) + sum(len(group) for group in silent.values()),
     }
 
 
+def _mean_or_none(values: list[bool]) -> float | None:
+    """The share of ``values`` that are true; None for a dataset without off-topic questions."""
+    return statistics.mean(values) if values else None
+
+
 def measure(users: int = 12, modes: str = "default,keyword,vector,rrf") -> dict[str, Any]:
     """Load ``users`` conversations, ask every question in every mode, print the table; the figures."""
-    data = dataset(users)
+    return report(dataset(users), modes)
+
+
+def report(data: list[Conversation], modes: str = "default,keyword,vector,rrf") -> dict[str, Any]:
+    """Load ``data`` into one store, ask every question in every mode, print the table; the figures.
+
+    Shared by every dataset (``bench/public_conversations.py`` too): one evaluation, one table."""
     embed = Embeddings()
     figures: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as folder:
@@ -183,10 +204,12 @@ def measure(users: int = 12, modes: str = "default,keyword,vector,rrf") -> dict[
             r = evaluate(ports, data, vectors, mode)
             figures[mode] = r
             cats = " ".join(f"{c} {v:.3f}" for c, v in r["categories"].items())
-            cats += " | silent: " + " ".join(f"{c} {v:.2f}" for c, v in r["silent_by_kind"].items())
+            silent = "        -" if r["off_topic_silent"] is None else f"{r['off_topic_silent']:9.3f}"
+            if r["silent_by_kind"]:
+                cats += " | silent: " + " ".join(f"{c} {v:.2f}" for c, v in r["silent_by_kind"].items())
             print(
                 f"{mode:<8} {r['r5']:6.3f} {r['r10']:6.3f} {r['r20']:6.3f} {r['chars10']:8.0f} {r['stale_first']:8d}"
-                f" {r['inject_recall']:8.3f} {r['inject_chars']:8.0f} {r['off_topic_silent']:9.3f}  {cats}"
+                f" {r['inject_recall']:8.3f} {r['inject_chars']:8.0f} {silent}  {cats}"
             )
         print("per category recall @5 / @10 / @20:")
         for category in next(iter(figures.values()))["by_category"]:

@@ -41,6 +41,7 @@ MEASURES: dict[str, Measure] = {
     "memory_search": _measure("memory_search"),
     "memory_quality": _measure("memory_quality"),
     "recall_eval": _measure("recall_eval"),
+    "public_conversations": _measure("public_conversations"),
     "memory_quality_hard": _measure("memory_quality_hard"),
     "memory_ingest": _measure("memory_ingest"),
     "embedder_speed": _measure("embedder_speed"),
