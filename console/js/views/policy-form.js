@@ -18,7 +18,7 @@ const LISTS = [
 ];
 const NUMBERS = [
   ["top_k", "top_k", "1–20; default 5", "1"],
-  ["min_score", "min_score", "floor on the calibrated relevance; default: hybrid 0.4 (local MiniLM), 0.3 (Titan V2); vector 0.1 / 0.2", "0.01"],
+  ["min_score", "min_score", "floor on the calibrated relevance; default: hybrid 0.35 (local MiniLM), 0.3 (Titan V2); vector 0.1 / 0.2", "0.01"],
   ["relative_cutoff", "relative_cutoff", "fraction of the best (0 = off); default 0 (off)", "0.01"],
 ];
 

@@ -3,7 +3,7 @@
 ``search_explained`` — the function behind ``POST /v1/memory/search`` and auto-inject. Counts, not timings.
 
 The floors sit a few points under what the code measured when they were set (``bench/recall_eval.py
---users 3``: recall@10 0.669, auto-inject@5 0.577, general off-topic questions silent 1.00, questions about
+--users 3``: recall@10 0.669, auto-inject@5 0.586, general off-topic questions silent 1.00, questions about
 strangers 0.92), so a change that loses recall or starts injecting memories into unrelated questions fails
 here. The same slice scores 0.595 @10 and 0.497 auto-inject without the content factor
 (:mod:`mneme.memory.content_prior`), and 0.325 @10 under the old rank fusion, which injects into every

@@ -54,7 +54,7 @@ LOCAL_MINILM = EmbeddingLimit(
     max_chars=2_000,
     max_tokens=256,
     chunk_chars=1_000,
-    floors={"vector": (0.1, 0.0), "hybrid": (0.4, 0.0), "keyword": (0.4, 0.0)},
+    floors={"vector": (0.1, 0.0), "hybrid": (0.35, 0.0), "keyword": (0.35, 0.0)},
 )
 HASHING = EmbeddingLimit("hashing", max_chars=50_000, max_tokens=8_192, chunk_chars=8_000)  # the test fake
 LIMITS: dict[str, EmbeddingLimit] = {limit.model_id: limit for limit in (TITAN_V2, LOCAL_MINILM, HASHING)}
