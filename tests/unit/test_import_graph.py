@@ -70,6 +70,7 @@ LOCAL_LAYERS: list[tuple[str, tuple[str, ...]]] = [
     (
         "services",
         (
+            "mneme_local.embedder_graph",
             "mneme_local.embedder_model",
             "mneme_local.embedder",
             "mneme_local.token",
