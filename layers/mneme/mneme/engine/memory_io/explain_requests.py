@@ -21,12 +21,10 @@ from mneme.engine.memory_io import inbox as memory_inbox
 from mneme.engine.memory_io import ops as memory_ops
 from mneme.engine.memory_io import requests as memory_requests
 from mneme.engine.memory_io.requests import SearchResult, memory_ports
-from mneme.errors import InvalidInput, MemoryUnavailable
+from mneme.errors import MemoryUnavailable
 from mneme.memory.access import (
     ReadAccess,
     auto_inject_access,
-    denials_of,
-    http_search_access,
     tool_search_access,
 )
 from mneme.memory.namespaces import is_readable
@@ -77,20 +75,18 @@ def explain_memory_search(
     via: str = "http",
 ) -> tuple[explaining.Explanation, ReadAccess]:
     """``POST /v1/memory/search`` with ``explain: true``: the same search (and audit), explained."""
-    ports, trail = memory_ports(deps, caller), request_trail(caller.user_id, deps.clock)
-    try:
-        access = http_search_access(caller.user_id, namespaces)
-    except InvalidInput as exc:
-        memory_ops.audit_denials(ports, trail.records, denials_of(exc), via=via)
-        raise
-    ranking = memory_ops.Ranking.of(ResolvedPolicy(), top_k)
-    if options:
-        ranking = replace(ranking, **options)
-    rule = "request.namespaces" if namespaces else "own_namespaces"
+    search = memory_requests.http_search(deps, caller, namespaces, top_k, options=options, via=via)
     explained = explaining.explain_search(
-        ports, trail.records, access, query, ranking, user_id=caller.user_id, via=via, granted_by=rule
+        search.ports,
+        search.trail.records,
+        search.access,
+        query,
+        search.ranking,
+        user_id=caller.user_id,
+        via=via,
+        granted_by=search.granted_by,
     )
-    return explained, access
+    return explained, search.access
 
 
 def explain_memory(

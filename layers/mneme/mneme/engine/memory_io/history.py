@@ -27,12 +27,11 @@ from mneme.engine.deps import Deps
 from mneme.engine.memory_io import explain as explaining
 from mneme.engine.memory_io import inbox as memory_inbox
 from mneme.engine.memory_io import ops as memory_ops
-from mneme.engine.memory_io.requests import SearchResult, memory_ports
+from mneme.engine.memory_io.requests import SearchResult, http_search
 from mneme.errors import InvalidInput, MemoryUnavailable
-from mneme.memory.access import ReadAccess, denials_of, http_search_access
+from mneme.memory.access import ReadAccess
 from mneme.memory.snapshot import MemorySnapshot, live
 from mneme.models.memory import MemoryDocument
-from mneme.models.policy import ResolvedPolicy
 from mneme.models.revision import MemoryRevision
 from mneme.models.user import Caller
 from mneme.namespace_grammar import matches
@@ -107,21 +106,16 @@ def search_as_of(
     revisions = _revisions(deps)
     if moment > deps.clock.now():
         raise InvalidInput("as_of must not be in the future", field="as_of")
-    ports, trail = memory_ports(deps, caller), request_trail(caller.user_id, deps.clock)
-    try:
-        access = http_search_access(caller.user_id, namespaces)
-    except InvalidInput as exc:
-        memory_ops.audit_denials(ports, trail.records, denials_of(exc), via=via)
-        raise
-    ranking = replace(memory_ops.Ranking.of(ResolvedPolicy(), top_k), **(options or {}))
-    snapshot = _snapshot(ports, revisions, access, caller.user_id, moment, vectors=ranking.retrieval != "keyword")
-    then = replace(ports, clock=_At(moment), view=snapshot)
-    records = partial(trail.records, as_of=moment.isoformat())
+    search = http_search(deps, caller, namespaces, top_k, options=options, via=via)
+    access, ranking = search.access, search.ranking
+    vectors = ranking.retrieval != "keyword"
+    snapshot = _snapshot(search.ports, revisions, access, caller.user_id, moment, vectors=vectors)
+    then = replace(search.ports, clock=_At(moment), view=snapshot)
+    records = partial(search.trail.records, as_of=moment.isoformat())
     if not explain:
         return SearchResult(memory_ops.search(then, records, access, query, ranking, via=via), access)
-    rule = "request.namespaces" if namespaces else "own_namespaces"
     explained = explaining.explain_search(
-        then, records, access, query, ranking, user_id=caller.user_id, via=via, granted_by=rule
+        then, records, access, query, ranking, user_id=caller.user_id, via=via, granted_by=search.granted_by
     )
     return SearchResult(explained.ranked.hits, access, explained)
 

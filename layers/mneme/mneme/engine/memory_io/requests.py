@@ -58,6 +58,39 @@ def _trail(deps: Deps, caller: Caller) -> AuditTrail:
     return request_trail(caller.user_id, deps.clock)
 
 
+class HttpSearch(Record):
+    """What one ``POST /v1/memory/search`` reads with: its ports, audit trail, granted namespaces and ranking."""
+
+    ports: memory_ops.MemoryPorts
+    trail: AuditTrail
+    access: ReadAccess
+    ranking: memory_ops.Ranking
+    granted_by: str  # the rule explain names for the namespaces searched
+
+
+def http_search(
+    deps: Deps,
+    caller: Caller,
+    namespaces: Sequence[str] | None,
+    top_k: int,
+    *,
+    options: dict[str, Any] | None = None,
+    via: str = "http",
+) -> HttpSearch:
+    """Without namespaces: the caller's own scopes and global; with them, the security filter decides.
+    Every denied namespace is audited, also when the request is refused for another one. ``options``:
+    retrieval, fusion, min_score, relative_cutoff (validated by the request model)."""
+    ports, trail = memory_ports(deps, caller), _trail(deps, caller)
+    try:
+        access = http_search_access(caller.user_id, namespaces)
+    except InvalidInput as exc:
+        memory_ops.audit_denials(ports, trail.records, denials_of(exc), via=via)
+        raise
+    ranking = replace(memory_ops.Ranking.of(ResolvedPolicy(), top_k), **(options or {}))
+    rule = "request.namespaces" if namespaces else "own_namespaces"
+    return HttpSearch(ports=ports, trail=trail, access=access, ranking=ranking, granted_by=rule)
+
+
 def search_memory(
     deps: Deps,
     caller: Caller,
@@ -68,19 +101,10 @@ def search_memory(
     via: str = "http",
     options: dict[str, Any] | None = None,
 ) -> SearchResult:
-    """Without namespaces: the caller's own scopes and global; with them, the security filter decides.
-    Every denied namespace is audited, also when the request is refused for another one."""
-    ports, trail = memory_ports(deps, caller), _trail(deps, caller)
-    try:
-        access = http_search_access(caller.user_id, namespaces)
-    except InvalidInput as exc:
-        memory_ops.audit_denials(ports, trail.records, denials_of(exc), via=via)
-        raise
-    ranking = memory_ops.Ranking.of(ResolvedPolicy(), top_k)
-    if options:  # retrieval, fusion, min_score, relative_cutoff (validated by the request model)
-        ranking = replace(ranking, **options)
-    hits = memory_ops.search(ports, trail.records, access, query, ranking, via=via)
-    return SearchResult(hits, access)
+    """``POST /v1/memory/search``: the hits (see :func:`http_search`)."""
+    search = http_search(deps, caller, namespaces, top_k, options=options, via=via)
+    hits = memory_ops.search(search.ports, search.trail.records, search.access, query, search.ranking, via=via)
+    return SearchResult(hits, search.access)
 
 
 def write_memory(
