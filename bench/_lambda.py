@@ -84,9 +84,9 @@ if "opensearchpy" in PLAIN_BOTOCORE or "URLLib3Session(timeout" not in PLAIN_BOT
 #: the framework floor: the plain handler, plus what mneme's stack mandates and any handler built on it pays —
 #: pydantic, Powertools' Logger, Metrics and Tracer (X-Ray, tracing on) and its HTTP resolver with request
 #: validation, one route with one body model — and the same AWS calls made inside that route. The Tracer is
-#: used as mneme uses it (no auto-patching; one subsegment per AWS call): the floor is the least the stack
-#: costs, so that mneme over it is mneme's own cost and it over plain the stack's. It talks to OpenSearch as
-#: mneme does (PLAIN_BOTOCORE).
+#: used as mneme uses it (no auto-patching; one subsegment per AWS call): the floor is what the stack costs
+#: imported the usual way (each package's __init__ as written; mneme.lazy_packages defers three of them), so
+#: that it over plain shows the stack's cost. It talks to OpenSearch as mneme does (PLAIN_BOTOCORE).
 FRAMEWORK = PLAIN_BOTOCORE.replace(
     "t1 = time.perf_counter()\n",
     """from pydantic import BaseModel, Field

@@ -25,8 +25,9 @@ Variants:
   a heavier import mneme does not make: shown, not the headline;
 * ``framework floor``: that plain handler plus the stack mneme mandates (pydantic, Powertools' Logger, Metrics,
   Tracer and its validating HTTP resolver with one route and one body model), the same calls inside the route,
-  each in an X-Ray subsegment of a Tracer that patches nothing (as mneme's): the least any handler on this
-  stack pays, so that mneme's own share shows;
+  each in an X-Ray subsegment of a Tracer that patches nothing (as mneme's): what a handler on this stack
+  pays with the libraries imported as their packages say — mneme defers the re-exports of three packages'
+  ``__init__`` (``mneme.lazy_packages``), so it can cost less than this "floor";
 * ``mneme handler``: ``import app``; ``app.lambda_handler(event)`` — the event's body as shipped, a fresh
   idempotency key per process (so every run is a first request, never a replay).
 

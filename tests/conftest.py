@@ -6,6 +6,12 @@ import os
 
 import pytest
 
+from mneme.lazy_packages import install_all
+
+# the run function's init phase makes Powertools' re-exporting packages lazy (mneme.cold_start.preload): every
+# test runs against them the same way, so a name they fail to resolve fails here, not first in Lambda
+install_all()
+
 os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
 os.environ["AWS_ACCESS_KEY_ID"] = "testing"
 os.environ["AWS_SECRET_ACCESS_KEY"] = "testing"

@@ -60,6 +60,7 @@ event["headers"]["idempotency-key"] = os.urandom(8).hex()
 response = app.lambda_handler(event, None)
 report.update(
     status=response["statusCode"],
+    traced="aws_xray_sdk.core" in sys.modules,
     run_broken=broken(rules.NOT_ON_A_FIRST_RUN),
     routers=loaded([f"mneme.api.{{name}}" for name in rules.ROUTERS]),
 )
@@ -79,6 +80,12 @@ rules.PRELOADED = (*rules.PRELOADED, "offender_a")
 #: the router map sends a first run to one router more than it needs
 _GREEDY_MAP = """
 rules.ROUTERS_BY_PATH["/v1/runs"] = ("run_routes", "config_routes")
+"""
+
+#: Powertools' packages load as their __init__ says (no mneme.lazy_packages)
+_EAGER_PACKAGES = """
+import mneme.lazy_packages
+mneme.lazy_packages.PACKAGES = {}
 """
 
 
@@ -121,6 +128,11 @@ def _probe(endpoint: str, tamper: str = "") -> dict[str, Any]:
         "MNEME_AUDIT_TABLE": TABLES["AuditTable"],
         "MNEME_MODEL_PROVIDER": "offline",
         "MNEME_OPENSEARCH_ENDPOINT": "abc123.us-east-1.aoss.amazonaws.com",
+        # tracing active, as in Lambda: the first traced call loads the X-Ray SDK (its daemon: a closed port)
+        "AWS_LAMBDA_FUNCTION_NAME": "mneme-RunFunction",
+        "_X_AMZN_TRACE_ID": "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1",
+        "AWS_XRAY_DAEMON_ADDRESS": "127.0.0.1:9",
+        "AWS_XRAY_CONTEXT_MISSING": "LOG_ERROR",
     }
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False, env=env)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -143,8 +155,9 @@ def test_the_init_phase_preloads_and_builds_what_the_rules_list(report: dict[str
 
 
 def test_a_first_run_loads_nothing_the_rules_forbid(report: dict[str, Any]) -> None:
-    # Then the first POST /v1/runs answered, having loaded none of the modules a first run must not load
-    assert report["status"] == 200
+    # Then the first POST /v1/runs answered, traced as in Lambda, having loaded none of the modules a first run must
+    # not load
+    assert (report["status"], report["traced"]) == (200, True)
     assert report["run_broken"] == [], "\n".join(report["run_broken"])
 
 
@@ -178,3 +191,26 @@ def test_a_router_loaded_by_a_first_run_against_the_rules_is_reported_with_the_c
     )
     # and what that router imports against a rule is reported through it
     assert {line.split(" ← ")[2] for line in result["run_broken"] if line not in routers} == {"mneme.api.config_routes"}
+
+
+def test_powertools_eager_package_init_is_reported_when_the_packages_are_not_made_lazy(endpoint: str) -> None:
+    # When the init phase imports Powertools' event_handler and data_classes packages as their __init__ says
+    result = _probe(endpoint, _EAGER_PACKAGES)
+    # Then the rules name AppSync's resolver, asyncio and an unused event source, each through the package's __init__
+    broken = {line.split(" ← ")[0]: line for line in result["init_broken"]}
+    through_init = "aws_lambda_powertools.event_handler.appsync ← aws_lambda_powertools.event_handler ← "
+    assert broken["aws_lambda_powertools.event_handler.appsync"].startswith(through_init)
+    assert through_init in broken["asyncio"]
+    kafka = broken["aws_lambda_powertools.utilities.data_classes.kafka_event"]
+    assert kafka.split(" ← ")[1] == "aws_lambda_powertools.utilities.data_classes"
+    assert result["status"] == 200  # the run itself does not depend on it
+
+
+def test_wrapt_eager_package_init_is_reported_when_only_it_is_not_made_lazy(endpoint: str) -> None:
+    # When wrapt loads as its __init__ says (the Powertools packages still lazy)
+    result = _probe(endpoint, 'import mneme.lazy_packages\nmneme.lazy_packages.PACKAGES.pop("wrapt")\n')
+    # Then the init phase is clean, and the first run's traced call is reported loading asyncio through wrapt
+    assert result["init_broken"] == []
+    asyncio = [line for line in result["run_broken"] if line.startswith("asyncio ← ")]
+    assert len(asyncio) == 1 and asyncio[0].startswith("asyncio ← wrapt.synchronization ← ")
+    assert " ← wrapt ← aws_xray_sdk." in asyncio[0]

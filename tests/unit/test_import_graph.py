@@ -30,6 +30,7 @@ MNEME_LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "mneme.records",
             "mneme.egress",
             "mneme.cold_start",  # the cold-start rules: data, and a preload that imports by name
+            "mneme.lazy_packages",  # library packages' re-exports loaded on first use (the standard library only)
         ),
     ),
     ("models", ("mneme.models",)),

@@ -81,6 +81,11 @@ NOT_ON_A_FIRST_RUN: dict[str, str] = {
     "opensearchpy": "OpenSearch is signed and sent through botocore (SigV4Auth, URLLib3Session)",
     "requests": "opensearch-py's transport, not used",
     "charset_normalizer": "requests'",
+    "asyncio": "imported by AppSync's resolver, which Powertools' event_handler re-exports, and by wrapt's "
+    "synchronization, which wrapt re-exports (X-Ray's first traced call): mneme.lazy_packages defers both",
+    "aws_lambda_powertools.event_handler.appsync": "re-exported by Powertools' event_handler (mneme.lazy_packages)",
+    "aws_lambda_powertools.utilities.data_classes.kafka_event": "one of the ~40 event sources data_classes "
+    "re-exports (mneme.lazy_packages): the HTTP resolver needs 7 of them",
     "mcp": "the MCP SDK loads with the first agent that has an MCP server, or the first /mcp request",
     "mneme.api.views": "the other routes' response views (a pydantic class costs its definition, deferred or not)",
     "mneme.models.requests": "the other routes' request bodies",
@@ -133,7 +138,11 @@ def routers_for(path: str, method: str = "") -> tuple[str, ...]:
 
 
 def preload() -> None:
-    """Import :data:`PRELOADED` and build :data:`PREBUILT`'s validators (no settings read, no client, no I/O)."""
+    """Make Powertools' re-exporting packages lazy (:mod:`mneme.lazy_packages`), import :data:`PRELOADED` and
+    build :data:`PREBUILT`'s validators (no settings read, no client, no I/O but the library's own source)."""
+    from mneme.lazy_packages import install_all
+
+    install_all()
     for name in PRELOADED:
         importlib.import_module(name)
     for entry in PREBUILT:
