@@ -11,7 +11,7 @@ from mneme.memory import hybrid
 from mneme.memory.keyword_scoring import Bm25
 from mneme.memory.name_lift import (
     COVERAGE_SCALE,
-    NAME_FREE_MARGIN,
+    NAME_FREE_RAMP,
     name_free_coverage,
     named,
     speakers,
@@ -85,13 +85,13 @@ def test_with_the_names_counted_the_same_memory_would_cover_part_of_the_question
     assert bm25.coverage(counts) == pytest.approx(0.5)
 
 
-def test_a_name_free_question_below_the_models_nothing_cosine_keeps_no_vector_confidence() -> None:
-    assert vector_share(MODEL, NOTHING - NAME_FREE_MARGIN, 0.0) == 0.0
+def test_a_name_free_question_at_the_models_nothing_cosine_keeps_no_vector_confidence() -> None:
+    assert vector_share(MODEL, NOTHING, 0.0) == 0.0
 
 
-def test_a_name_free_question_above_it_keeps_all_of_it() -> None:
-    assert vector_share(MODEL, NOTHING + NAME_FREE_MARGIN, 0.0) == 1.0
-    assert 0.0 < vector_share(MODEL, NOTHING, 0.0) < 1.0
+def test_a_name_free_question_clearly_above_it_keeps_all_of_it() -> None:
+    assert vector_share(MODEL, NOTHING + NAME_FREE_RAMP, 0.0) == 1.0
+    assert 0.0 < vector_share(MODEL, NOTHING + NAME_FREE_RAMP / 2, 0.0) < 1.0
 
 
 def test_a_word_of_the_subject_found_keeps_the_vector_confidence_too() -> None:
@@ -102,6 +102,6 @@ def test_a_word_of_the_subject_found_keeps_the_vector_confidence_too() -> None:
 
 def test_the_ramp_follows_each_models_calibration() -> None:
     titan = "amazon.titan-embed-text-v2:0"
-    cosine = hybrid.COSINE_SCALE[titan][0] + NAME_FREE_MARGIN
+    cosine = hybrid.COSINE_SCALE[titan][0] + NAME_FREE_RAMP
     assert vector_share(titan, cosine, 0.0) == 1.0
     assert vector_share(MODEL, cosine, 0.0) == 0.0  # MiniLM's cosines run higher: the same is nothing there

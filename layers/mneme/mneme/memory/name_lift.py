@@ -8,8 +8,8 @@ the memory answers. So the vector confidence of a question that names a **speake
 names) keeps only the share the question earns without those names, :func:`vector_share`: the larger of
 
 * the best cosine of the question embedded again **without the names** (one more embedding and vector search),
-  ramped from :data:`NAME_FREE_MARGIN` below to as much above the cosine under which the model's calibration
-  (:data:`mneme.memory.hybrid.COSINE_SCALE`'s ``low``) says nothing is similar, and
+  ramped from the cosine under which the model's calibration (:data:`mneme.memory.hybrid.COSINE_SCALE`'s
+  ``low``) says nothing is similar to :data:`NAME_FREE_RAMP` above it, and
 * the share of the question's idf mass, names left out, that one memory contains (:func:`name_free_coverage`),
   ramped over :data:`COVERAGE_SCALE`: a word of the subject found ("What diet has Hana followed since spring?"
   → "since spring") is evidence a paraphrase's cosine alone is not.
@@ -18,7 +18,8 @@ Measured on ``bench/recall_eval.py`` (all-MiniLM-L6-v2, 12 users): the name-free
 speaker on a subject never discussed has a median of 0.22 (90 % under 0.36), that of answerable questions 0.47
 (95 % over 0.34); the name-free coverage of answerable questions in between is 0.11 or more, of the off-topic
 ones 0 but where a word of the question is in memory ("the name of Jon's yacht" ↔ "Named it Milo"). Off-topic
-questions about a speaker silent 0.38 → 0.83, recall@5/@10/@20 unchanged, auto-inject 0.574 → 0.573; the name-free
+questions about a speaker silent 0.38 → 0.88, recall@5/@10/@20 unchanged, auto-inject 0.574 → 0.573 (a ramp
+from 0.05 under ``low`` to 0.05 over it: 0.83; from ``low`` to 0.15 over it: 0.88 at 0.571); the name-free
 cosine alone (no coverage) reached 0.90 but cost 0.031 of auto-inject. LoCoMo and LongMemEval
 (``bench/public_conversations.py``) unchanged. The scale is the model's own calibration: not measured on Titan.
 """
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
     from mneme.memory.keyword_scoring import Bm25
     from mneme.models.memory import MemoryDocument
 
-NAME_FREE_MARGIN = 0.05  # the name-free best cosine's ramp: the model's "nothing is similar" cosine ± this
+NAME_FREE_RAMP = 0.1  # the name-free best cosine counts from the model's "nothing is similar" cosine to this above
 COVERAGE_SCALE = (0.05, 0.15)
 DEPTH = 5  # memories the name-free question is compared with (its best cosine is the first's)
 _NAME_WORD = re.compile(r"\b[A-Z][\w'-]*\b(?!\.)")  # a capitalised word, not a title ("Dr.")
@@ -95,4 +96,4 @@ def _ramp(value: float, low: float, high: float) -> float:
 def vector_share(model_id: str, cosine: float, coverage: float) -> float:
     """The share of its vector confidence a question naming a speaker keeps (see the module doc)."""
     nothing = cosine_scale(model_id)[0]
-    return max(_ramp(cosine, nothing - NAME_FREE_MARGIN, nothing + NAME_FREE_MARGIN), _ramp(coverage, *COVERAGE_SCALE))
+    return max(_ramp(cosine, nothing, nothing + NAME_FREE_RAMP), _ramp(coverage, *COVERAGE_SCALE))
