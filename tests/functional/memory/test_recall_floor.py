@@ -4,8 +4,9 @@
 
 The floors sit a few points under what the code measured when they were set (``bench/recall_eval.py
 --users 3``: recall@10 0.669, auto-inject@5 0.586, general off-topic questions silent 1.00, questions about
-strangers 0.92), so a change that loses recall or starts injecting memories into unrelated questions fails
-here. The same slice scores 0.595 @10 and 0.497 auto-inject without the content factor
+strangers 0.92, questions about a speaker on a subject never discussed 0.92 — 0.25 without
+:mod:`mneme.memory.name_lift`), so a change that loses recall or starts injecting memories into unrelated
+questions fails here. The same slice scores 0.595 @10 and 0.497 auto-inject without the content factor
 (:mod:`mneme.memory.content_prior`), and 0.325 @10 under the old rank fusion, which injects into every
 off-topic question.
 """
@@ -28,6 +29,7 @@ RECALL_AT_10 = 0.63
 INJECT_AT_5 = 0.54
 GENERAL_OFF_TOPIC_SILENT = 0.95
 STRANGER_OFF_TOPIC_SILENT = 0.66
+SPEAKER_OFF_TOPIC_SILENT = 0.83
 
 
 class _Clock:
@@ -113,3 +115,4 @@ def test_auto_inject_defaults_carry_the_evidence_and_leave_unrelated_questions_a
 
     assert silent("off-topic") >= GENERAL_OFF_TOPIC_SILENT
     assert silent("off-topic-stranger") >= STRANGER_OFF_TOPIC_SILENT
+    assert silent("off-topic-speaker") >= SPEAKER_OFF_TOPIC_SILENT

@@ -50,14 +50,20 @@ COSINE_SCALE: dict[str, tuple[float, float]] = {
 }
 _DEFAULT_SCALE = (0.2, 0.6)
 COVERAGE_FLOOR = 0.5
+MIN_CONFIDENCE = 1e-6  # a query without evidence still ranks its candidates (no floor: all of them, in order)
 
 Adjacent = dict[str, tuple[list[MemoryDocument], list[MemoryDocument]]]
 
 
-def cosine_confidence(model_id: str, cosine: float) -> float:
-    low, high = COSINE_SCALE.get(model_id, _DEFAULT_SCALE)
+def cosine_scale(model_id: str) -> tuple[float, float]:
+    """The embedding model's :data:`COSINE_SCALE`."""
     if model_id.startswith("amazon.titan-embed-text-v2"):
-        low, high = COSINE_SCALE["amazon.titan-embed-text-v2:0"]
+        return COSINE_SCALE["amazon.titan-embed-text-v2:0"]
+    return COSINE_SCALE.get(model_id, _DEFAULT_SCALE)
+
+
+def cosine_confidence(model_id: str, cosine: float) -> float:
+    low, high = cosine_scale(model_id)
     return min(1.0, max(0.0, (cosine - low) / (high - low)))
 
 
@@ -155,7 +161,7 @@ def fuse(
     if best <= 0:
         return []
     best_cosine = max(cosines.values(), default=0.0)
-    confidence = max(confidence_of(best_cosine), keyword_confidence(windows.coverage))
+    confidence = max(confidence_of(best_cosine), keyword_confidence(windows.coverage), MIN_CONFIDENCE)
     found = cosines.keys() | turn_scores.keys()  # a leg's own candidate stays, even its lowest (scaled to 0)
     relevance = {
         doc_id: confidence * (1.0 + score / best) / 2.0 * content_factor(known[doc_id].content)
@@ -179,7 +185,8 @@ def keyword_only(turns: Sequence[tuple[MemoryDocument, float]], bm25: Bm25) -> l
     if not turns:
         return []
     best = turns[0][1]
-    confidence = keyword_confidence(max(bm25.coverage(bm25.counts_of(doc)) for doc, _ in turns[:DEPTH]))
+    coverage = max(bm25.coverage(bm25.counts_of(doc)) for doc, _ in turns[:DEPTH])
+    confidence = max(keyword_confidence(coverage), MIN_CONFIDENCE)
     scored = [
         (doc, score, confidence * (1.0 + score / best) / 2.0 * content_factor(doc.content))
         for doc, score in turns[:DEPTH]

@@ -69,6 +69,12 @@ def speaker_prefix(text: str) -> int:
     return found.end() if found else 0
 
 
+def speaker_name(text: str) -> str:
+    """A turn's leading speaker (``"Kate"`` of ``"Kate: ..."``), or ``""``."""
+    found = _SPEAKER.match(text)
+    return found.group(1) if found else ""
+
+
 class Bm25:
     """BM25 over one caller's readable documents, for one query."""
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mneme.memory import hybrid
+from mneme.memory import hybrid, name_lift
 from mneme.memory.fusion import fuse
 from mneme.memory.keyword_scoring import MATCH_LIMIT, Bm25, score_documents
 from mneme.memory.keywords import query_words
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
     from mneme.engine.memory_io.search_ports import MemoryPorts, Ranking
     from mneme.memory.access import ReadAccess
+    from mneme.models.memory import MemoryDocument
     from mneme.ports.memory import MemoryView
 
 
@@ -54,9 +55,38 @@ def retrieve(
         return fuse(by_vector[: k_for(ranking.top_k)], keyword, method="rrf")
     around = store.adjacent(hybrid.anchors(by_vector, turns), hybrid.SPAN, now=now)
     model_id = ports.model_id
+    share = _name_free_share(ports, store, patterns, query, bm25, by_vector, turns, around, now=now)
     return hybrid.fuse(
-        by_vector, turns, bm25, around, confidence_of=lambda cosine: hybrid.cosine_confidence(model_id, cosine)
+        by_vector, turns, bm25, around, confidence_of=lambda cosine: share * hybrid.cosine_confidence(model_id, cosine)
     )
+
+
+def _name_free_share(
+    ports: MemoryPorts,
+    store: MemoryView,
+    patterns: list[str],
+    query: str,
+    bm25: Bm25,
+    by_vector: Sequence[MemoryCandidate],
+    turns: Sequence[tuple[MemoryDocument, float]],
+    around: hybrid.Adjacent,
+    *,
+    now: datetime,
+) -> float:
+    """The share of its vector confidence a question keeps once the speakers it names are left out
+    (:mod:`mneme.memory.name_lift`: one more embedding and vector search, only for a question naming one)."""
+    best = max((c.similarity for c in by_vector), default=0.0)
+    if hybrid.cosine_confidence(ports.model_id, best) <= 0:
+        return 1.0  # nothing to discount
+    documents = [c.document for c in by_vector] + [doc for doc, _ in turns]
+    documents += [doc for before, after in around.values() for doc in (*before, *after)]
+    named = name_lift.named(query, documents)
+    if named is None:
+        return 1.0
+    found = store.search(ports.embed_one(named.rest), patterns, name_lift.DEPTH, now=now)
+    cosine = max((c.similarity for c in found), default=0.0)
+    coverage = name_lift.name_free_coverage(bm25, [doc for doc, _ in turns], named.names)
+    return name_lift.vector_share(ports.model_id, cosine, coverage)
 
 
 def candidate_depth(ranking: Ranking) -> int:

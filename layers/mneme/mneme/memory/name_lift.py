@@ -1,0 +1,99 @@
+"""What a speaker's name alone explains of a question's similarity (issue 30: off-topic questions inject nothing).
+
+Conversation memory is stored turn by turn (``"Caroline: Take care, Melanie!"``), and a small embedding model's
+cosine follows a name the question shares with a memory: "Which submarine did Melanie serve on?" scores
+0.50-0.57 against "Caroline: Take care, Melanie!" although no submarine was ever mentioned, as high as questions
+the memory answers. So the vector confidence of a question that names a **speaker of the caller's own memories**
+(the ``Speaker:`` prefixes of the candidates the search already holds: never another user's data, no list of
+names) keeps only the share the question earns without those names, :func:`vector_share`: the larger of
+
+* the best cosine of the question embedded again **without the names** (one more embedding and vector search),
+  ramped from the cosine under which the model's calibration (:data:`mneme.memory.hybrid.COSINE_SCALE`'s
+  ``low``) says nothing is similar to :data:`NAME_FREE_RAMP` above it, and
+* the share of the question's idf mass, names left out, that one memory contains (:func:`name_free_coverage`),
+  ramped over :data:`COVERAGE_SCALE`: a word of the subject found ("What diet has Hana followed since spring?"
+  → "since spring") is evidence a paraphrase's cosine alone is not.
+
+Measured on ``bench/recall_eval.py`` (all-MiniLM-L6-v2, 12 users): the name-free best cosine of questions about a
+speaker on a subject never discussed has a median of 0.22 (90 % under 0.36), that of answerable questions 0.47
+(95 % over 0.34); the name-free coverage of answerable questions in between is 0.11 or more, of the off-topic
+ones 0 but where a word of the question is in memory ("the name of Jon's yacht" ↔ "Named it Milo"). Off-topic
+questions about a speaker silent 0.38 → 0.88, recall@5/@10/@20 unchanged, auto-inject 0.574 → 0.573 (a ramp
+from 0.05 under ``low`` to 0.05 over it: 0.83; from ``low`` to 0.15 over it: 0.88 at 0.571); the name-free
+cosine alone (no coverage) reached 0.90 but cost 0.031 of auto-inject. LoCoMo and LongMemEval
+(``bench/public_conversations.py``) unchanged. The scale is the model's own calibration: not measured on Titan.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from mneme.memory.hybrid import cosine_scale
+from mneme.memory.keyword_scoring import speaker_name, stems
+from mneme.memory.keywords import STOPWORDS, query_words
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from mneme.memory.keyword_scoring import Bm25
+    from mneme.models.memory import MemoryDocument
+
+NAME_FREE_RAMP = 0.1  # the name-free best cosine counts from the model's "nothing is similar" cosine to this above
+COVERAGE_SCALE = (0.05, 0.15)
+DEPTH = 5  # memories the name-free question is compared with (its best cosine is the first's)
+_NAME_WORD = re.compile(r"\b[A-Z][\w'-]*\b(?!\.)")  # a capitalised word, not a title ("Dr.")
+
+
+@dataclass(frozen=True)
+class Named:
+    """The speakers a question names and the question without them."""
+
+    names: tuple[str, ...]
+    rest: str
+
+
+def speakers(documents: Iterable[MemoryDocument]) -> set[str]:
+    """The words naming the speakers of these memories ("Dr. Ana Lima:" gives "Ana" and "Lima", not the title)."""
+    found: set[str] = set()
+    for doc in documents:
+        for word in _NAME_WORD.findall(speaker_name(doc.content)):
+            if len(word) > 1 and word.lower() not in STOPWORDS:
+                found.add(word)
+    return found
+
+
+def named(question: str, documents: Iterable[MemoryDocument]) -> Named | None:
+    """The speakers of ``documents`` that ``question`` names, as written (capitalised: the name, not the word),
+    and the question without them (and their possessive ``'s``); None if it names none or nothing else."""
+    names = tuple(name for name in sorted(speakers(documents)) if re.search(rf"\b{re.escape(name)}\b", question))
+    if not names:
+        return None
+    rest = question
+    for name in names:
+        rest = re.sub(rf"\b{re.escape(name)}(?:['’]s\b)?", "", rest)
+    rest = re.sub(r"\s+", " ", rest).strip()
+    return Named(names, rest) if query_words(rest) and rest != question else None
+
+
+def name_free_coverage(bm25: Bm25, documents: Iterable[MemoryDocument], names: Iterable[str]) -> float:
+    """The largest share of the query's idf mass, the names' stems left out, that one of ``documents`` contains."""
+    left_out = {token for name in names for token in stems(name)}
+    total = sum(idf for key, idf in bm25.idf.items() if key not in left_out)
+    if total <= 0:
+        return 0.0
+    return max(
+        (sum(bm25.idf[key] for key in bm25.counts_of(doc) if key not in left_out) / total for doc in documents),
+        default=0.0,
+    )
+
+
+def _ramp(value: float, low: float, high: float) -> float:
+    return min(1.0, max(0.0, (value - low) / (high - low)))
+
+
+def vector_share(model_id: str, cosine: float, coverage: float) -> float:
+    """The share of its vector confidence a question naming a speaker keeps (see the module doc)."""
+    nothing = cosine_scale(model_id)[0]
+    return max(_ramp(cosine, nothing, nothing + NAME_FREE_RAMP), _ramp(coverage, *COVERAGE_SCALE))

@@ -1,0 +1,72 @@
+"""What a speaker's name alone explains, where it is wired (issue 30): over HTTP, a question about a speaker of
+the caller's memories on a subject never discussed returns nothing above the floor, although a turn of that
+speaker is close to it by vector (through the name); a question about what that speaker did say still recalls."""
+
+from __future__ import annotations
+
+import pytest
+
+from mneme.memory import name_lift
+from tests.functional.api.conftest import Api
+from tests.functional.engine.memory_support import remember, remember_at
+from tests.support.deps import World
+
+ALICE = "vector.user.alice.memory"
+FLOOR = 0.35  # the hybrid floor auto-inject applies with MiniLM and Titan (the fake embedder has none)
+OFF_TOPIC = "Which submarine did Caroline serve on?"
+ON_TOPIC = "Where did Caroline take a pottery class?"
+
+
+def _conversation(world: World) -> tuple[str, str]:
+    """A turn close to the name alone (as a small model scores "Take care, Caroline!"), and one with content."""
+    name_only = remember_at(world, ALICE, "Caroline: Take care, Melanie!", query="Caroline", similarity=0.95)
+    pottery = remember(world, ALICE, "Caroline: I took a pottery class downtown.")
+    return name_only, pottery
+
+
+def _hits(api: Api, query: str) -> list[str]:
+    body = {"query": query, "namespaces": [ALICE], "top_k": 5, "min_score": FLOOR}
+    reply = api.post("/v1/memory/search", body)
+    assert reply.status == 200, reply.text
+    return [hit["id"] for hit in reply.body["hits"]]
+
+
+def test_an_off_topic_question_naming_a_speaker_returns_nothing_above_the_floor(api: Api, world: World) -> None:
+    _conversation(world)
+    assert _hits(api, OFF_TOPIC) == []
+
+
+def test_without_the_name_lift_the_speakers_turn_would_pass_the_floor(
+    api: Api, world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    name_only, _ = _conversation(world)
+    monkeypatch.setattr(name_lift, "vector_share", lambda *_args: 1.0)
+    assert name_only in _hits(api, OFF_TOPIC)
+
+
+def test_a_question_about_what_the_speaker_said_still_recalls_it(api: Api, world: World) -> None:
+    _, pottery = _conversation(world)
+    assert _hits(api, ON_TOPIC)[0] == pottery
+
+
+def test_the_question_without_the_name_is_embedded_once_more(api: Api, world: World) -> None:
+    _conversation(world)
+    world.embedder.calls.clear()
+    _hits(api, OFF_TOPIC)
+    assert world.embedder.calls == [[OFF_TOPIC], ["Which submarine did serve on?"]]
+
+
+def test_a_question_naming_no_speaker_costs_no_second_embedding(api: Api, world: World) -> None:
+    _conversation(world)
+    world.embedder.calls.clear()
+    _hits(api, "Which submarine did Melanie's cousin serve on?")  # Melanie is addressed, never a speaker
+    assert world.embedder.calls == [["Which submarine did Melanie's cousin serve on?"]]
+
+
+def test_another_users_speakers_are_not_names_to_alice(api: Api, world: World) -> None:
+    # Given bob's memory has a speaker Melanie, alice's only mentions her
+    remember(world, "vector.user.bob.memory", "Melanie: I served on a submarine.", owner="bob")
+    close = remember_at(world, ALICE, "Caroline: Take care, Melanie!", query="Melanie", similarity=0.95)
+    world.embedder.calls.clear()
+    assert close in _hits(api, "Which submarine did Melanie serve on?")
+    assert len(world.embedder.calls) == 1

@@ -1,0 +1,37 @@
+"""The fusion's calibrated relevance when nothing vouches for a query (issue 30): the candidates keep their order."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from mneme.memory import hybrid
+from mneme.memory.keyword_scoring import Bm25
+from mneme.models.memory import KeywordMatches, MemoryCandidate, MemoryDocument
+
+NOW = datetime(2024, 6, 1, tzinfo=UTC)
+
+
+def _candidate(doc_id: str, content_hash: str, cosine: float) -> MemoryCandidate:
+    doc = MemoryDocument(
+        id=doc_id, namespace="vector.user.a.memory", owner_user_id="a", content=f"{doc_id} said something long enough",
+        content_hash=content_hash, created_at=NOW, updated_at=NOW,
+    )  # fmt: skip
+    return MemoryCandidate(document=doc, similarity=cosine)
+
+
+def _fused(confidence: float) -> list[MemoryCandidate]:
+    # the closest by cosine has the largest content hash: a tie in relevance would put it last
+    vector = [_candidate("near", "c", 0.3), _candidate("mid", "b", 0.2), _candidate("far", "a", 0.1)]
+    bm25 = Bm25(["unrelated"], KeywordMatches(documents=[], total_documents=3, total_chars=90, doc_freq={}))
+    return hybrid.fuse(vector, [], bm25, {}, confidence_of=lambda _cosine: confidence)
+
+
+def test_a_query_without_confidence_still_ranks_its_candidates_in_fused_order() -> None:
+    fused = _fused(0.0)
+    assert [c.document.id for c in fused] == ["near", "mid", "far"]
+    assert all(0 < c.similarity <= hybrid.MIN_CONFIDENCE for c in fused)  # under any floor
+
+
+def test_a_confident_query_ranks_them_the_same() -> None:
+    assert [c.document.id for c in _fused(0.8)] == ["near", "mid", "far"]
+    assert _fused(0.8)[0].similarity > hybrid.MIN_CONFIDENCE

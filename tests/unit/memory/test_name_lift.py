@@ -1,0 +1,107 @@
+"""What a speaker's name alone explains (issue 30): the names a question shares with its memories' speakers,
+the question without them, and the share of its vector confidence it keeps."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from mneme.memory import hybrid
+from mneme.memory.keyword_scoring import Bm25
+from mneme.memory.name_lift import (
+    COVERAGE_SCALE,
+    NAME_FREE_RAMP,
+    name_free_coverage,
+    named,
+    speakers,
+    vector_share,
+)
+from mneme.models.memory import KeywordMatches, MemoryDocument
+
+NOW = datetime(2024, 6, 1, tzinfo=UTC)
+MODEL = "all-MiniLM-L6-v2"
+NOTHING = hybrid.COSINE_SCALE[MODEL][0]  # the cosine under which the model's calibration says nothing is similar
+
+
+def _doc(content: str, doc_id: str = "d1") -> MemoryDocument:
+    return MemoryDocument(
+        id=doc_id, namespace="vector.user.a.memory", owner_user_id="a", content=content, content_hash=doc_id,
+        created_at=NOW, updated_at=NOW,
+    )  # fmt: skip
+
+
+def test_speakers_are_read_from_the_leading_prefix() -> None:
+    found = speakers([_doc("Caroline: Take care, Melanie!"), _doc("Dr. Ana Lima: Hi!")])
+    assert found == {"Caroline", "Ana", "Lima"}  # "Dr." is a title word, Melanie only addressed
+
+
+def test_a_memory_without_a_prefix_names_no_speaker() -> None:
+    assert speakers([_doc("Met Caroline at the pottery class.")]) == set()
+
+
+def test_a_question_naming_a_speaker_is_split_into_the_name_and_the_rest() -> None:
+    found = named("Which submarine did Caroline serve on?", [_doc("Caroline: Hi!")])
+    assert found is not None
+    assert found.names == ("Caroline",)
+    assert found.rest == "Which submarine did serve on?"
+
+
+def test_the_possessive_goes_with_the_name() -> None:
+    found = named("What is Caroline's favourite opera?", [_doc("Caroline: Hi!")])
+    assert found is not None and found.rest == "What is favourite opera?"
+
+
+def test_a_question_naming_no_speaker_is_left_alone() -> None:
+    assert named("Which submarine did Penelope serve on?", [_doc("Caroline: Hi!")]) is None
+
+
+def test_a_speaker_named_like_a_word_is_matched_only_capitalised() -> None:
+    assert named("When prices rose, what did Kate buy?", [_doc("Rose: Hi!")]) is None
+    assert named("What did Rose buy?", [_doc("Rose: Hi!")]) is not None
+
+
+def test_a_speaker_named_like_a_function_word_is_no_name() -> None:
+    assert speakers([_doc("Will: Hi!")]) == set()
+
+
+def test_a_question_that_is_only_the_name_has_no_rest_to_search() -> None:
+    assert named("Caroline?", [_doc("Caroline: Hi!")]) is None
+
+
+def _bm25(query_words: list[str]) -> Bm25:
+    return Bm25(query_words, KeywordMatches(documents=[], total_documents=10, total_chars=300, doc_freq={}))
+
+
+def test_name_free_coverage_leaves_the_names_out() -> None:
+    bm25 = _bm25(["caroline", "submarine"])
+    assert name_free_coverage(bm25, [_doc("Caroline: Take care!")], ["Caroline"]) == 0.0
+    assert name_free_coverage(bm25, [_doc("Melanie: A submarine!", "d2")], ["Caroline"]) == 1.0
+
+
+def test_with_the_names_counted_the_same_memory_would_cover_part_of_the_question() -> None:
+    bm25 = _bm25(["caroline", "submarine"])
+    counts = bm25.counts_of(_doc("Caroline: Take care!"))
+    assert bm25.coverage(counts) == pytest.approx(0.5)
+
+
+def test_a_name_free_question_at_the_models_nothing_cosine_keeps_no_vector_confidence() -> None:
+    assert vector_share(MODEL, NOTHING, 0.0) == 0.0
+
+
+def test_a_name_free_question_clearly_above_it_keeps_all_of_it() -> None:
+    assert vector_share(MODEL, NOTHING + NAME_FREE_RAMP, 0.0) == 1.0
+    assert 0.0 < vector_share(MODEL, NOTHING + NAME_FREE_RAMP / 2, 0.0) < 1.0
+
+
+def test_a_word_of_the_subject_found_keeps_the_vector_confidence_too() -> None:
+    low, high = COVERAGE_SCALE
+    assert vector_share(MODEL, 0.0, high) == 1.0
+    assert vector_share(MODEL, 0.0, low) == 0.0
+
+
+def test_the_ramp_follows_each_models_calibration() -> None:
+    titan = "amazon.titan-embed-text-v2:0"
+    cosine = hybrid.COSINE_SCALE[titan][0] + NAME_FREE_RAMP
+    assert vector_share(titan, cosine, 0.0) == 1.0
+    assert vector_share(MODEL, cosine, 0.0) == 0.0  # MiniLM's cosines run higher: the same is nothing there
