@@ -8,6 +8,7 @@ import pytest
 
 from mneme.memory import name_lift
 from tests.functional.api.conftest import Api
+from tests.functional.engine.conftest import add_agent, run
 from tests.functional.engine.memory_support import remember, remember_at
 from tests.support.deps import World
 
@@ -70,3 +71,42 @@ def test_another_users_speakers_are_not_names_to_alice(api: Api, world: World) -
     world.embedder.calls.clear()
     assert close in _hits(api, "Which submarine did Melanie serve on?")
     assert len(world.embedder.calls) == 1
+
+
+def _explained(api: Api, query: str) -> dict[str, object]:
+    body = {"query": query, "namespaces": [ALICE], "top_k": 5, "min_score": FLOOR, "explain": True}
+    reply = api.post("/v1/memory/search", body)
+    assert reply.status == 200, reply.text
+    thresholds: dict[str, object] = reply.body["explanation"]["thresholds"]
+    return thresholds
+
+
+def test_explain_shows_the_speakers_named_and_the_vector_share_the_question_kept(api: Api, world: World) -> None:
+    _conversation(world)
+    lift = _explained(api, OFF_TOPIC)["name_lift"]
+    assert isinstance(lift, dict) and lift["names"] == ["Caroline"]
+    assert 0.0 <= lift["vector_share"] < 1.0  # the name explained the cosine: the share it keeps is cut
+
+
+def test_explain_shows_no_name_lift_for_a_question_naming_no_speaker(api: Api, world: World) -> None:
+    _conversation(world)
+    assert "name_lift" not in _explained(api, "Which submarine did Melanie's cousin serve on?")
+
+
+def test_a_runs_memory_hits_event_shows_the_name_lift(world: World) -> None:
+    # Given an agent that auto-reads alice's memory, and a question about a speaker on a subject never discussed
+    add_agent(world, memory_policy={"min_score": FLOOR})
+    _conversation(world)
+    result = run(world, OFF_TOPIC)
+    (event,) = [e.data for e in world.deps.runs.list_events(result.run.run_id) if e.type == "memory_hits"]
+    # Then nothing was injected, and the event says the name was discounted
+    assert event["hits"] == []
+    assert event["name_lift"]["names"] == ["Caroline"] and event["name_lift"]["vector_share"] < 1.0
+
+
+def test_a_runs_memory_hits_event_has_no_name_lift_when_no_speaker_is_named(world: World) -> None:
+    add_agent(world, memory_policy={"min_score": FLOOR})
+    _conversation(world)
+    result = run(world, "Which submarine did Melanie's cousin serve on?")
+    (event,) = [e.data for e in world.deps.runs.list_events(result.run.run_id) if e.type == "memory_hits"]
+    assert "name_lift" not in event

@@ -121,6 +121,7 @@ class Ranked(Record):
     dropped: Dropped
     candidates: int
     rerank: str | None = None  # the reranking model that ordered the hits, or "failed: <reason>" (None: none set)
+    name_lift: dict[str, Any] | None = None  # the speakers a question named and the vector share it kept (explain)
 
 
 def rank(

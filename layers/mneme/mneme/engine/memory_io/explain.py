@@ -89,6 +89,7 @@ def explain_search(
         "retrieval": ranking.retrieval,
         "fusion": ranking.fusion,
         "depth": candidate_depth(ranking),
+        **({"name_lift": ranked.name_lift} if ranked.name_lift else {}),
     }
     return Explanation(hits=hits, dropped=dropped, ranked=ranked, thresholds=thresholds)
 

@@ -109,9 +109,10 @@ def _search(
             return Ranked(hits=[], dropped=Dropped(), candidates=0)
         store = ports.searched()
         now = ports.clock.now()
+        notes: dict[str, Any] = {}
         candidates = [
             c
-            for c in retrieve(ports, store, access, query, ranking, vector=vector, now=now)
+            for c in retrieve(ports, store, access, query, ranking, vector=vector, now=now, notes=notes)
             if c.document.id not in ports.hidden_ids
         ]
         candidates, rerank_status = rerank.apply(ports.reranker, query, candidates, ranking.top_k)
@@ -132,7 +133,7 @@ def _search(
             pending += records(action, [namespace], via=via, hits=count, top_k=ranking.top_k)
         to_write, pending = pending, []
         append_audit(ports.audit, to_write)
-        return replace(ranked, rerank=rerank_status) if rerank_status else ranked
+        return replace(ranked, rerank=rerank_status, name_lift=notes.get("name_lift"))
     finally:
         if pending:  # the search failed or found no namespace: the denials are still recorded
             append_audit(ports.audit, pending)
@@ -166,6 +167,7 @@ def hits_event(ranked: Ranked, access: ReadAccess, ranking: Ranking, model_id: s
         },
         "denied": [{"namespace": denial.namespace, "reason": denial.reason} for denial in access.denied],
         **({"rerank": ranked.rerank} if ranked.rerank else {}),
+        **({"name_lift": ranked.name_lift} if ranked.name_lift else {}),
     }
 
 

@@ -30,9 +30,11 @@ def retrieve(
     *,
     vector: Sequence[float] | None,
     now: datetime,
+    notes: dict[str, object] | None = None,
 ) -> list[MemoryCandidate]:
     """The candidates of one search: the vector leg, the keyword leg, or both fused (each leg filtered
-    inside its own query by the same granted namespaces and liveness; :mod:`mneme.memory.hybrid`)."""
+    inside its own query by the same granted namespaces and liveness; :mod:`mneme.memory.hybrid`).
+    ``notes`` (explain) receives the name lift's ``names`` and ``vector_share`` when it applied."""
     patterns = list(access.allowed)
     depth = candidate_depth(ranking)
     by_vector: list[MemoryCandidate] = []
@@ -55,7 +57,7 @@ def retrieve(
         return fuse(by_vector[: k_for(ranking.top_k)], keyword, method="rrf")
     around = store.adjacent(hybrid.anchors(by_vector, turns), hybrid.SPAN, now=now)
     model_id = ports.model_id
-    share = _name_free_share(ports, store, patterns, query, bm25, by_vector, turns, around, now=now)
+    share = _name_free_share(ports, store, patterns, query, bm25, by_vector, turns, around, now=now, notes=notes)
     return hybrid.fuse(
         by_vector, turns, bm25, around, confidence_of=lambda cosine: share * hybrid.cosine_confidence(model_id, cosine)
     )
@@ -72,6 +74,7 @@ def _name_free_share(
     around: hybrid.Adjacent,
     *,
     now: datetime,
+    notes: dict[str, object] | None,
 ) -> float:
     """The share of its vector confidence a question keeps once the speakers it names are left out
     (:mod:`mneme.memory.name_lift`: one more embedding and vector search, only for a question naming one)."""
@@ -86,7 +89,10 @@ def _name_free_share(
     found = store.search(ports.embed_one(named.rest), patterns, name_lift.DEPTH, now=now)
     cosine = max((c.similarity for c in found), default=0.0)
     coverage = name_lift.name_free_coverage(bm25, [doc for doc, _ in turns], named.names)
-    return name_lift.vector_share(ports.model_id, cosine, coverage)
+    share = name_lift.vector_share(ports.model_id, cosine, coverage)
+    if notes is not None:
+        notes["name_lift"] = {"names": list(named.names), "vector_share": round(share, 4)}
+    return share
 
 
 def candidate_depth(ranking: Ranking) -> int:
