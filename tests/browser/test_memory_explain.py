@@ -59,3 +59,34 @@ def test_the_trace_says_why_an_auto_write_was_not_made(console: Console, server:
     console.page.goto(f"{console.base}/#/runs/{run_id}")
     timeline = console.page.locator("[data-section=timeline]")
     expect(timeline).to_contain_text("auto-write skipped (run_input): under 80 characters")
+
+
+def _explain(console: Console, query: str) -> None:
+    page = console.page
+    page.goto(f"{console.base}/#/memory")
+    form = page.locator("[data-form=memory-search]")
+    form.get_by_label("Query").fill(query)
+    form.get_by_label("Explain (what was not recalled, and why)").check()
+    form.get_by_role("button", name="Search").click()
+    expect(page.get_by_test_id("memory-explanation")).to_be_visible()
+
+
+def test_an_explained_question_naming_a_speaker_says_what_the_name_alone_explained(
+    console: Console, server: LocalServer
+) -> None:
+    client, user = _user(server, console)
+    namespace = f"vector.user.{user}.memory"
+    for content in ("Caroline: Take care, Melanie!", "Caroline: I took a pottery class downtown."):
+        client.call("POST", "/v1/memory/documents", {"namespace": namespace, "content": content}, expect=201)
+    _explain(console, "Which submarine did Caroline serve on?")
+    note = console.page.get_by_test_id("name-lift")
+    expect(note).to_contain_text("The question names Caroline, a speaker of these memories")
+    expect(note).to_contain_text("% of its vector confidence")
+
+
+def test_an_explained_question_naming_no_speaker_says_nothing_of_names(console: Console, server: LocalServer) -> None:
+    client, user = _user(server, console)
+    write = {"namespace": f"vector.user.{user}.memory", "content": "Caroline: I took a pottery class downtown."}
+    client.call("POST", "/v1/memory/documents", write, expect=201)
+    _explain(console, "Where is the nearest pottery class?")
+    expect(console.page.get_by_test_id("name-lift")).to_have_count(0)

@@ -34,6 +34,9 @@ export function explanationPanel(explanation) {
     h("p", { class: "kv muted" },
       h("span", {}, `retrieval ${t.retrieval} · fusion ${t.fusion}`),
       h("span", {}, `min_score ${num(t.min_score)} · relative cutoff ${num(t.relative_cutoff)} · top_k ${t.top_k}`)),
+    t.name_lift ? h("p", { class: "muted", dataset: { testid: "name-lift" } },
+      `The question names ${t.name_lift.names.join(", ")}, a speaker of these memories: without the name it kept `
+      + `${Math.round(100 * t.name_lift.vector_share)} % of its vector confidence.`) : null,
     explanation.hits.length ? h("table", { dataset: { testid: "explained-hits" } },
       h("thead", {}, h("tr", {}, ["id", ...parts].map((c, i) => h("th", { scope: "col", class: i ? "num" : null }, c)))),
       h("tbody", {}, explanation.hits.map((hit) => h("tr", { dataset: { memory: hit.id } },
