@@ -126,3 +126,47 @@ def test_explain_names_the_candidate_a_restatement_was_lifted_above() -> None:
     outcomes = {"new": Outcome(reason="hit", namespace=ALICE), "old": Outcome(reason="hit", namespace=ALICE)}
     note(outcomes, {"new": "old"})
     assert (outcomes["new"].restates, outcomes["old"].restates) == ("old", None)
+
+
+def _superseding(doc_id: str, content: str, turns: list[str], derived_from: list[str]) -> MemoryDocument:
+    mark = {"rule": "consolidation", "strategy": "supersedes", "entries": ["x-old"], "turns": turns}
+    return doc(doc_id, content, said=JUN, metadata={"consolidated": mark}, derived_from=derived_from)
+
+
+def test_a_superseding_fact_goes_above_the_raw_turn_that_stated_the_old_value() -> None:
+    turn = cand(doc("turn-old", "Kate: Porto has been home for years, I love it.", said=JAN), 0.8)
+    fact = cand(_superseding("fact-new", "Kate says: I live in Lisbon.", ["turn-old"], ["turn-new"]), 0.4)
+    assert order([turn, fact]) == ["fact-new", "turn-old"]
+
+
+def test_the_turn_a_superseding_fact_came_from_goes_above_the_old_turn_too() -> None:
+    old = cand(doc("turn-old", "Kate: Porto has been home for years, I love it.", said=JAN), 0.8)
+    fact = cand(_superseding("fact-new", "Kate says: I live in Lisbon.", ["turn-old"], ["turn-new"]), 0.4)
+    new = cand(doc("turn-new", "Kate: We moved! Lisbon now.", said=JUN), 0.3)
+    _, restated = later_first([old, fact, new])
+    assert restated == {"fact-new": "turn-old", "turn-new": "turn-old"}
+    assert order([old, fact, new])[-1] == "turn-old"
+
+
+def test_a_raw_turn_the_fact_did_not_replace_does_not_move_below_it() -> None:
+    other = cand(doc("turn-other", "Kate: Porto has been home for years, I love it.", said=JAN), 0.8)
+    fact = cand(_superseding("fact-new", "Kate says: I live in Lisbon.", ["turn-old"], ["turn-new"]), 0.4)
+    assert later_first([other, fact]) == ([other, fact], {})
+
+
+def test_a_fact_that_superseded_nothing_replaces_no_turn() -> None:
+    turn = cand(doc("turn-old", "Kate: Porto has been home for years, I love it.", said=JAN), 0.8)
+    mark = {"rule": "consolidation", "strategy": "near_duplicate", "entries": ["turn-old"]}
+    fact = cand(doc("fact", "Kate says: I live in Lisbon.", said=JUN, metadata={"consolidated": mark}), 0.4)
+    assert later_first([turn, fact]) == ([turn, fact], {})
+
+
+def test_an_extracted_entry_is_its_speakers() -> None:
+    found = [cand(doc("old", OLD, said=JAN), 0.8), cand(doc("new", NEW.replace("Kate:", "Kate says:"), said=JUN), 0.5)]
+    assert order(found) == ["new", "old"]
+
+
+def test_the_users_extracted_entry_is_not_kates() -> None:
+    found = [cand(doc("old", OLD, said=JAN), 0.8)]
+    found.append(cand(doc("new", NEW.replace("Kate:", "The user says:"), said=JUN), 0.5))
+    assert later_first(found) == (found, {})

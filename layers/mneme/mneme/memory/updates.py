@@ -13,6 +13,10 @@ among one search's candidates, a candidate **restates** a higher-ranked one when
   :data:`OVERLAP` of the shorter one's,
 * and it was said later (``observed_at``, else ``created_at``; the same moment is no update).
 
+And a superseding fact (consolidation marks the raw turns the facts it replaced came from:
+``metadata.consolidated.turns``) restates each of those turns, and so does each turn it came from, whoever said
+it and in whatever words: the raw turn that stated a superseded value never outranks the current one.
+
 A restatement's similarity is lifted to just above the highest-ranked candidate it restates: it lands right
 before it, nothing is dropped, nothing else moves. The lift is applied after the fusion and the optional reranker,
 before the ranking (:mod:`mneme.engine.memory_io.ops`), so local mode and AWS (Titan + OpenSearch, the same
@@ -45,6 +49,7 @@ if TYPE_CHECKING:
 MIN_SHARED = 2  # one shared word ("Oh man, ..." in two turns) is no restatement: measured, -0.07 @5
 OVERLAP = 0.5
 _WORD = re.compile(r"\w+")
+_SAYS = re.compile(r"^\s*(?:The user|[A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2}) says:\s")  # mneme.memory.extraction
 
 
 def said_at(doc: MemoryDocument) -> datetime:
@@ -53,13 +58,20 @@ def said_at(doc: MemoryDocument) -> datetime:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
+def _prefix(text: str) -> int:
+    """Where a memory's content starts after its ``Kate:`` (a turn) or ``Kate says:`` (an extracted entry)."""
+    found = _SAYS.match(text)
+    return found.end() if found else speaker_prefix(text)
+
+
 def _speaker(doc: MemoryDocument) -> str:
-    return doc.content[: speaker_prefix(doc.content)].strip().rstrip(":").casefold()
+    said = doc.content[: _prefix(doc.content)].strip().rstrip(":").casefold()
+    return said.removesuffix(" says")  # an extracted entry's "Kate says: ..." is Kate's
 
 
 def content_words(doc: MemoryDocument) -> frozenset[str]:
     """The distinct words of a memory after its ``Speaker:``, lower-cased, function words and letters aside."""
-    body = doc.content[speaker_prefix(doc.content) :]
+    body = doc.content[_prefix(doc.content) :]
     return frozenset(w for w in map(str.lower, _WORD.findall(body)) if len(w) > 1 and w not in STOPWORDS)
 
 
@@ -71,6 +83,26 @@ def same_thing(earlier: MemoryDocument, later: MemoryDocument) -> bool:
     words, other = content_words(earlier), content_words(later)
     shared = len(words & other)
     return shared >= MIN_SHARED and shared >= OVERLAP * min(len(words), len(other))
+
+
+def replaced_turns(doc: MemoryDocument) -> frozenset[str]:
+    """The raw turns that stated what ``doc`` superseded (consolidation's mark on a superseding fact)."""
+    mark = doc.metadata.get("consolidated")
+    if not isinstance(mark, dict) or mark.get("strategy") != "supersedes":
+        return frozenset()
+    return frozenset(str(turn) for turn in mark.get("turns") or ())
+
+
+def links(candidates: Sequence[MemoryCandidate]) -> dict[str, frozenset[str]]:
+    """Candidate id → the raw turns it replaces: a superseding fact's, and those of the turns it came from (the
+    turn that stated the new value replaces the turn that stated the old one)."""
+    found: dict[str, frozenset[str]] = {}
+    for candidate in candidates:
+        doc = candidate.document
+        if turns := replaced_turns(doc):
+            for doc_id in (doc.id, *doc.derived_from):
+                found[doc_id] = found.get(doc_id, frozenset()) | turns
+    return found
 
 
 def restates(later: MemoryDocument, earlier: MemoryDocument) -> bool:
@@ -89,11 +121,15 @@ def later_first(candidates: Sequence[MemoryCandidate]) -> tuple[list[MemoryCandi
     above (lifted id → that candidate's id). The input's order is kept; ranking sorts by the new similarities."""
     ordered = sorted(candidates, key=lambda c: -c.similarity)
     score = {c.document.id: c.similarity for c in ordered}
+    replaces = links(ordered)
     lifted: dict[str, str] = {}
     for position, later in enumerate(ordered):
         doc = later.document
+        old = replaces.get(doc.id, frozenset())
         above = [
-            e.document.id for e in ordered[:position] if e.similarity > later.similarity and restates(doc, e.document)
+            e.document.id
+            for e in ordered[:position]
+            if e.similarity > later.similarity and (e.document.id in old or restates(doc, e.document))
         ]
         if above:  # a lifted earlier candidate counts where it now stands
             best = max(above, key=lambda doc_id: score[doc_id])
