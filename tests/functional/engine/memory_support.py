@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from mneme.engine.memory_io.ops import new_document
 from mneme.models.run import Run
@@ -28,11 +28,12 @@ def remember_at(
     similarity: float,
     age: timedelta = timedelta(0),
     owner: str = "alice",
+    observed_at: datetime | None = None,
 ) -> str:
     """Store ``content`` with a vector whose cosine similarity to ``query``'s is exactly ``similarity``.
 
     The vector is ``s·q + √(1−s²)·u`` with ``u`` the content's own vector made orthogonal to ``q``;
-    ``age`` back-dates the entry (for recency).
+    ``age`` back-dates the entry (for recency), ``observed_at`` says when it was said.
     """
     q = world.embedder.vector(query)
     v = world.embedder.vector(content)
@@ -44,7 +45,8 @@ def remember_at(
     vector = [similarity * b + rest * (a / norm) for a, b in zip(u, q, strict=True)]
     doc = new_document(world.deps.ids(), namespace, owner, content, clock=world.clock)
     created = doc.created_at - age
-    world.memory.put([(doc.model_copy(update={"created_at": created, "updated_at": created}), vector)])
+    stored = doc.model_copy(update={"created_at": created, "updated_at": created, "observed_at": observed_at})
+    world.memory.put([(stored, vector)])
     return doc.id
 
 

@@ -48,8 +48,23 @@ def test_a_superseding_fact_names_the_consolidation_and_what_it_superseded() -> 
     run(world, "I live in Lisbon.")
     drain(world)
     [new] = [d for d in live(world) if d.authority == "extracted"]
-    assert new.metadata["consolidated"] == {"rule": "consolidation", "strategy": "supersedes", "entries": [old.id]}
+    mark = {"rule": "consolidation", "strategy": "supersedes", "entries": [old.id], "turns": old.derived_from}
+    assert new.metadata["consolidated"] == mark
     assert "consolidated" not in old.metadata
+
+
+def test_a_superseding_fact_names_the_raw_turns_that_stated_the_old_value() -> None:
+    world = make_world(OfflineModel())
+    add_agent(world, memory_policy=FACTS)
+    run(world, "I live in Porto. The weather was nice today and we went for a long walk by the river.")
+    drain(world)
+    [old] = [d for d in live(world) if d.authority == "extracted"]
+    world.clock.advance(days=30)
+    run(world, "I live in Lisbon. The weather was grey today and we stayed in to read all afternoon.")
+    drain(world)
+    [new] = [d for d in live(world) if d.authority == "extracted"]
+    assert old.derived_from and new.metadata["consolidated"]["turns"] == old.derived_from
+    assert not set(new.derived_from) & set(old.derived_from)
 
 
 def test_a_short_input_says_it_was_not_stored_for_its_length() -> None:

@@ -21,6 +21,7 @@ import math
 import re
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 from mneme.engine.memory_io.revisions import acting
 from mneme.models.memory import MemoryDocument
@@ -103,7 +104,8 @@ def _add(
     now: datetime,
 ) -> Decision:
     if replaced:
-        doc = _by(doc, "supersedes", [other.id for other in replaced])
+        turns = list(dict.fromkeys(turn for other in replaced for turn in other.derived_from))
+        doc = _by(doc, "supersedes", [other.id for other in replaced], turns=turns)
     store.put([(doc, vector)])
     recent.items.append((doc, vector))
     for other in replaced:
@@ -113,9 +115,13 @@ def _add(
     return Decision("write", "supersedes" if replaced else "new", doc.id, tuple(o.id for o in replaced))
 
 
-def _by(doc: MemoryDocument, strategy: str, entries: list[str]) -> MemoryDocument:
-    """The consolidation's own mark on what it writes (issue 35.2): its strategy and the entries it touched."""
-    mark = {"rule": "consolidation", "strategy": strategy, "entries": entries}
+def _by(doc: MemoryDocument, strategy: str, entries: list[str], *, turns: list[str] | None = None) -> MemoryDocument:
+    """The consolidation's own mark on what it writes (issue 35.2): its strategy and the entries it touched; a
+    superseding fact also the raw turns the replaced ones came from (``turns``: they state the old value, so
+    search ranks this entry above them, :mod:`mneme.memory.updates`)."""
+    mark: dict[str, Any] = {"rule": "consolidation", "strategy": strategy, "entries": entries}
+    if turns is not None:
+        mark["turns"] = turns
     return doc.model_copy(update={"metadata": {**doc.metadata, "consolidated": mark}})
 
 

@@ -99,6 +99,8 @@ def _scored(ports: MemoryPorts, doc_id: str, outcome: Outcome, ranking: Ranking,
     entry: dict[str, Any] = {"id": doc_id, "namespace": outcome.namespace, "reason": outcome.reason}
     if outcome.of is not None:
         entry["duplicate_of"] = outcome.of
+    if outcome.restates is not None:
+        entry["restates"] = outcome.restates  # its similarity lifted just above that one's (mneme.memory.updates)
     if outcome.similarity is None:
         return entry
     recency = ports.recency_decay / (1.0 + age_days(outcome.aged_from, now)) if outcome.aged_from else 0.0

@@ -16,7 +16,7 @@ from mneme.engine.memory_io.entries import chunked, new_document
 from mneme.engine.memory_io.retrieval import candidate_depth, retrieve
 from mneme.engine.memory_io.search_ports import MemoryPorts, Ranking
 from mneme.errors import AuditWriteFailed
-from mneme.memory import rerank
+from mneme.memory import rerank, updates
 from mneme.memory.access import Denial, ReadAccess
 from mneme.memory.ranking import Dropped, Outcome, Ranked, rank_explained
 from mneme.models.audit import AuditAction, AuditRecord
@@ -116,6 +116,7 @@ def _search(
             if c.document.id not in ports.hidden_ids
         ]
         candidates, rerank_status = rerank.apply(ports.reranker, query, candidates, ranking.top_k)
+        candidates, restated = updates.later_first(candidates)
         reranked_by = None if rerank_status is None or rerank_status.startswith("failed:") else rerank_status
         min_score, cutoff = ranking.floors(ports.model_id, reranked_by=reranked_by)
         ranked = rank_explained(
@@ -128,6 +129,8 @@ def _search(
             recency_decay=ports.recency_decay,
             outcomes=out,
         )
+        if out is not None:
+            updates.note(out, restated)
         for namespace in access.allowed:
             count = sum(1 for hit in ranked.hits if matches(namespace, hit.namespace))
             pending += records(action, [namespace], via=via, hits=count, top_k=ranking.top_k)

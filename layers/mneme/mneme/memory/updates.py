@@ -1,0 +1,160 @@
+"""Knowledge updates (issue 30, "What to build" 4): a later statement of the same thing ranks above the earlier.
+
+Once a value changes, the memory holds both statements ("Kate: My sister works at the bakery." and, months later,
+"Kate: My sister works at the hospital now."), and a query that finds the old one should find the current one
+first. Consolidation supersedes an **extracted** fact by a newer one with the same subject (docs/memory.md §3), so
+only one of them is a candidate; the raw turns that stated them, and extracted entries consolidation did not
+pair, both stay. So, among one search's candidates, a candidate **restates** a higher-ranked one when both are
+
+* in the same namespace, of the same owner, said by the same speaker (the content's leading ``Speaker:``, or
+  both without one),
+* about the same thing: both carry an extraction ``subject`` and it is the same; else they share at least
+  :data:`MIN_SHARED` content words (function words and a leading ``Speaker:`` aside), and at least
+  :data:`OVERLAP` of the longer one's,
+* and it was said later (``observed_at``, else ``created_at``; the same moment is no update).
+
+And a superseding fact (consolidation marks the raw turns the facts it replaced came from:
+``metadata.consolidated.turns``) restates each of those turns, and so does each turn it came from, whoever said
+it and in whatever words: the raw turn that stated a superseded value never outranks the current one.
+
+A restatement's similarity is lifted to just above the highest-ranked candidate it restates: it lands right
+before it, nothing is dropped, nothing else moves. The lift is applied after the fusion and the optional reranker,
+before the ranking (:mod:`mneme.engine.memory_io.ops`), so local mode and AWS (Titan + OpenSearch, the same
+fusion in core) take one code path, and explain lists ``restates`` (the id it was lifted above).
+
+Measured (``bench/recall_eval.py``, 809 questions): stale-first 44 → 43, recall@5 / @10 / inject within 0.002
+(docs/memory.md §4). Half of the *shorter* one's words made short turns restate long ones: LoCoMo lost 0.053 @5
+and 0.051 auto-inject; of the longer one's, at most 0.002 anywhere. Of the
+44, 40 are a retrieval miss (the current value's turn is not in the top 20 at all) and the other pairs share no
+content word ("I drive a vintage convertible" / "Yep, sold it. Now I have a sensible sedan."); their mutual
+cosine (0.25-0.61) is below that of unrelated later turns of the same speaker (up to 0.73), so no similarity
+rule finds them, and a recency preference among near ties (no "same thing" test) lost 0.004-0.009 @5.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, NamedTuple
+
+from mneme.memory.keyword_scoring import speaker_prefix
+from mneme.memory.keywords import STOPWORDS
+from mneme.records import replace
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from mneme.memory.ranking import Outcome
+    from mneme.models.memory import MemoryCandidate, MemoryDocument
+
+MIN_SHARED = 2  # one shared word ("Oh man, ..." in two turns) is no restatement: measured, -0.07 @5
+OVERLAP = 0.5
+_WORD = re.compile(r"\w+")
+_SAYS = re.compile(r"^\s*(?:The user|[A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2}) says:\s")  # mneme.memory.extraction
+
+
+def said_at(doc: MemoryDocument) -> datetime:
+    """When a memory's content was said: ``observed_at`` when known, else when it was stored (naive is UTC)."""
+    moment = doc.observed_at or doc.created_at
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def _prefix(text: str) -> int:
+    """Where a memory's content starts after its ``Kate:`` (a turn) or ``Kate says:`` (an extracted entry)."""
+    found = _SAYS.match(text)
+    return found.end() if found else speaker_prefix(text)
+
+
+def _speaker(doc: MemoryDocument) -> str:
+    said = doc.content[: _prefix(doc.content)].strip().rstrip(":").casefold()
+    return said.removesuffix(" says")  # an extracted entry's "Kate says: ..." is Kate's
+
+
+def content_words(doc: MemoryDocument) -> frozenset[str]:
+    """The distinct words of a memory after its ``Speaker:``, lower-cased, function words and letters aside."""
+    body = doc.content[_prefix(doc.content) :]
+    return frozenset(w for w in map(str.lower, _WORD.findall(body)) if len(w) > 1 and w not in STOPWORDS)
+
+
+class Said(NamedTuple):
+    """What the rule reads of one memory, read once a search (see the module doc)."""
+
+    who: tuple[str, str, str]  # namespace, owner, speaker
+    at: datetime
+    subject: str | None
+    words: frozenset[str]
+
+
+def said(doc: MemoryDocument) -> Said:
+    subject = doc.metadata.get("subject")
+    return Said(
+        (doc.namespace, doc.owner_user_id, _speaker(doc)),
+        said_at(doc),
+        subject if isinstance(subject, str) and subject else None,
+        content_words(doc),
+    )
+
+
+def same_thing(earlier: Said, later: Said) -> bool:
+    """Whether two memories state about the same thing (see the module doc), whoever said them when."""
+    if earlier.subject and later.subject:
+        return earlier.subject == later.subject
+    shared = len(earlier.words & later.words)
+    return shared >= MIN_SHARED and shared >= OVERLAP * max(len(earlier.words), len(later.words))
+
+
+def restates(later: Said, earlier: Said) -> bool:
+    """Whether ``later`` is a later statement of what ``earlier`` said, by the same speaker in the same memory."""
+    return later.who == earlier.who and later.at > earlier.at and same_thing(earlier, later)
+
+
+def replaced_turns(doc: MemoryDocument) -> frozenset[str]:
+    """The raw turns that stated what ``doc`` superseded (consolidation's mark on a superseding fact)."""
+    mark = doc.metadata.get("consolidated")
+    if not isinstance(mark, dict) or mark.get("strategy") != "supersedes":
+        return frozenset()
+    return frozenset(str(turn) for turn in mark.get("turns") or ())
+
+
+def links(candidates: Sequence[MemoryCandidate]) -> dict[str, frozenset[str]]:
+    """Candidate id → the raw turns it replaces: a superseding fact's, and those of the turns it came from (the
+    turn that stated the new value replaces the turn that stated the old one)."""
+    found: dict[str, frozenset[str]] = {}
+    for candidate in candidates:
+        doc = candidate.document
+        if turns := replaced_turns(doc):
+            for doc_id in (doc.id, *doc.derived_from):
+                found[doc_id] = found.get(doc_id, frozenset()) | turns
+    return found
+
+
+def later_first(candidates: Sequence[MemoryCandidate]) -> tuple[list[MemoryCandidate], dict[str, str]]:
+    """The candidates, each restatement lifted just above the best candidate it restates; and which it was lifted
+    above (lifted id → that candidate's id). The input's order is kept; ranking sorts by the new similarities."""
+    ordered = sorted(candidates, key=lambda c: -c.similarity)
+    score = {c.document.id: c.similarity for c in ordered}
+    replaces = links(ordered)
+    read = {c.document.id: said(c.document) for c in ordered}
+    first = {c.document.id: c.similarity for c in ordered}
+    peers: dict[tuple[str, str, str], list[str]] = {}  # the candidates of each speaker so far, best first
+    lifted: dict[str, str] = {}
+    for later in ordered:
+        doc_id, this = later.document.id, read[later.document.id]
+        higher = [i for i in peers.get(this.who, ()) if first[i] > later.similarity and restates(this, read[i])]
+        above = higher + [i for i in replaces.get(doc_id, ()) if first.get(i, 0.0) > later.similarity]
+        peers.setdefault(this.who, []).append(doc_id)
+        if above:  # a lifted earlier candidate counts where it now stands
+            best = max(above, key=score.__getitem__)
+            score[doc_id], lifted[doc_id] = math.nextafter(score[best], math.inf), best
+    result = [
+        c.model_copy(update={"similarity": score[c.document.id]}) if c.document.id in lifted else c for c in candidates
+    ]
+    return result, lifted
+
+
+def note(outcomes: dict[str, Outcome], restated: Mapping[str, str]) -> None:
+    """Explain: each lifted candidate's outcome names the candidate it was lifted above."""
+    for doc_id, above in restated.items():
+        if doc_id in outcomes:
+            outcomes[doc_id] = replace(outcomes[doc_id], restates=above)

@@ -1,0 +1,175 @@
+"""Knowledge updates (issue 30): a later statement of the same thing is lifted just above the earlier one."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from mneme.memory.ranking import Outcome, rank
+from mneme.memory.updates import later_first, note, said, same_thing
+from mneme.models.memory import MemoryCandidate, MemoryDocument
+
+ALICE = "vector.user.alice.memory"
+JAN = datetime(2024, 1, 10, tzinfo=UTC)
+JUN = datetime(2024, 6, 10, tzinfo=UTC)
+OLD = "Kate: My sister works at the bakery."
+NEW = "Kate: My sister works at the hospital now."
+
+
+def doc(doc_id: str, content: str, *, said: datetime | None, namespace: str = ALICE, **extra: Any) -> MemoryDocument:
+    return MemoryDocument(
+        id=doc_id,
+        namespace=namespace,
+        owner_user_id="alice",
+        content=content,
+        content_hash=doc_id,
+        created_at=datetime(2024, 7, 1, tzinfo=UTC),
+        updated_at=datetime(2024, 7, 1, tzinfo=UTC),
+        observed_at=said,
+        **extra,
+    )
+
+
+def cand(document: MemoryDocument, similarity: float) -> MemoryCandidate:
+    return MemoryCandidate(document=document, similarity=similarity)
+
+
+def order(candidates: list[MemoryCandidate]) -> list[str]:
+    lifted, _ = later_first(candidates)
+    return [c.document.id for c in sorted(lifted, key=lambda c: -c.similarity)]
+
+
+def test_a_later_restatement_moves_just_above_the_earlier() -> None:
+    found = [cand(doc("old", OLD, said=JAN), 0.8), cand(doc("x", "Kate: Hey!", said=JAN), 0.6)]
+    found.append(cand(doc("new", NEW, said=JUN), 0.5))
+    lifted, restated = later_first(found)
+    assert order(found) == ["new", "old", "x"]
+    assert restated == {"new": "old"}
+    assert 0.8 < lifted[2].similarity < 0.8 + 1e-9  # just above: nothing else moves
+
+
+def test_an_earlier_statement_ranked_below_a_later_one_stays_below() -> None:
+    found = [cand(doc("new", NEW, said=JUN), 0.8), cand(doc("old", OLD, said=JAN), 0.5)]
+    assert later_first(found) == (found, {})
+
+
+def test_an_unrelated_later_hit_does_not_move() -> None:
+    found = [cand(doc("old", OLD, said=JAN), 0.8), cand(doc("pet", "Kate: We adopted a kitten.", said=JUN), 0.5)]
+    assert later_first(found) == (found, {})
+
+
+def test_one_shared_word_is_no_restatement() -> None:
+    assert not same_thing(said(doc("a", "Kate: My sister lives in Porto.", said=JAN)), said(doc("b", NEW, said=JUN)))
+
+
+def test_two_shared_words_of_a_long_statement_are_no_restatement() -> None:
+    long = "Kate: My sister works at the bakery, she bakes bread and cakes every morning before dawn."
+    assert not same_thing(said(doc("a", long, said=JAN)), said(doc("b", NEW, said=JUN)))
+
+
+def test_another_speakers_statement_does_not_move() -> None:
+    found = [cand(doc("old", OLD, said=JAN), 0.8)]
+    found.append(cand(doc("tom", NEW.replace("Kate:", "Tom:"), said=JUN), 0.5))
+    assert later_first(found) == (found, {})
+
+
+def test_a_statement_in_another_namespace_does_not_move() -> None:
+    found = [cand(doc("old", OLD, said=JAN), 0.8), cand(doc("new", NEW, said=JUN, namespace="global.team"), 0.5)]
+    assert later_first(found) == (found, {})
+
+
+def test_the_same_moment_is_no_update() -> None:
+    found = [cand(doc("old", OLD, said=JAN), 0.8), cand(doc("new", NEW, said=JAN), 0.5)]
+    assert later_first(found) == (found, {})
+
+
+def test_equal_similarities_are_left_to_the_ranking() -> None:
+    found = [cand(doc("old", OLD, said=JAN), 0.5), cand(doc("new", NEW, said=JUN), 0.5)]
+    assert later_first(found) == (found, {})
+
+
+def test_without_observed_at_the_storing_time_counts() -> None:
+    old = doc("old", OLD, said=None).model_copy(update={"created_at": JAN})
+    found = [cand(old, 0.8), cand(doc("new", NEW, said=None), 0.5)]  # stored 2024-07-01
+    assert order(found) == ["new", "old"]
+
+
+def test_naive_timestamps_are_utc() -> None:
+    found = [cand(doc("old", OLD, said=JAN.replace(tzinfo=None)), 0.8), cand(doc("new", NEW, said=JUN), 0.5)]
+    assert order(found) == ["new", "old"]
+
+
+def test_the_same_extraction_subject_is_the_same_thing_whatever_the_words() -> None:
+    old = doc("old", "Kate says: I drive a Volvo.", said=JAN, metadata={"subject": "kate: i drive"})
+    new = doc("new", "Kate says: Now I have a bike.", said=JUN, metadata={"subject": "kate: i drive"})
+    assert order([cand(old, 0.8), cand(new, 0.5)]) == ["new", "old"]
+
+
+def test_another_extraction_subject_is_another_thing_whatever_the_words() -> None:
+    old = doc("old", OLD, said=JAN, metadata={"subject": "kate: my sister is"})
+    new = doc("new", NEW, said=JUN, metadata={"subject": "kate: my sister works at"})
+    assert later_first([cand(old, 0.8), cand(new, 0.5)])[1] == {}
+
+
+def test_a_restatement_of_a_lifted_restatement_goes_above_both() -> None:
+    first = cand(doc("a", OLD, said=JAN), 0.9)
+    second = cand(doc("b", NEW, said=JUN), 0.5)
+    third = cand(doc("c", "Kate: My sister works nights at the hospital now.", said=JUN + timedelta(days=30)), 0.3)
+    assert order([first, second, third]) == ["c", "b", "a"]
+
+
+def test_the_ranking_keeps_the_lifted_order() -> None:
+    found = [cand(doc("old", OLD, said=JAN), 0.8), cand(doc("new", NEW, said=JUN), 0.5)]
+    lifted, _ = later_first(found)
+    hits = rank(lifted, now=JUN, top_k=5, min_score=0.0, relative_cutoff=0.0, recency_decay=0.0)
+    assert [hit.id for hit in hits] == ["new", "old"]
+
+
+def test_explain_names_the_candidate_a_restatement_was_lifted_above() -> None:
+    outcomes = {"new": Outcome(reason="hit", namespace=ALICE), "old": Outcome(reason="hit", namespace=ALICE)}
+    note(outcomes, {"new": "old"})
+    assert (outcomes["new"].restates, outcomes["old"].restates) == ("old", None)
+
+
+def _superseding(doc_id: str, content: str, turns: list[str], derived_from: list[str]) -> MemoryDocument:
+    mark = {"rule": "consolidation", "strategy": "supersedes", "entries": ["x-old"], "turns": turns}
+    return doc(doc_id, content, said=JUN, metadata={"consolidated": mark}, derived_from=derived_from)
+
+
+def test_a_superseding_fact_goes_above_the_raw_turn_that_stated_the_old_value() -> None:
+    turn = cand(doc("turn-old", "Kate: Porto has been home for years, I love it.", said=JAN), 0.8)
+    fact = cand(_superseding("fact-new", "Kate says: I live in Lisbon.", ["turn-old"], ["turn-new"]), 0.4)
+    assert order([turn, fact]) == ["fact-new", "turn-old"]
+
+
+def test_the_turn_a_superseding_fact_came_from_goes_above_the_old_turn_too() -> None:
+    old = cand(doc("turn-old", "Kate: Porto has been home for years, I love it.", said=JAN), 0.8)
+    fact = cand(_superseding("fact-new", "Kate says: I live in Lisbon.", ["turn-old"], ["turn-new"]), 0.4)
+    new = cand(doc("turn-new", "Kate: We moved! Lisbon now.", said=JUN), 0.3)
+    _, restated = later_first([old, fact, new])
+    assert restated == {"fact-new": "turn-old", "turn-new": "turn-old"}
+    assert order([old, fact, new])[-1] == "turn-old"
+
+
+def test_a_raw_turn_the_fact_did_not_replace_does_not_move_below_it() -> None:
+    other = cand(doc("turn-other", "Kate: Porto has been home for years, I love it.", said=JAN), 0.8)
+    fact = cand(_superseding("fact-new", "Kate says: I live in Lisbon.", ["turn-old"], ["turn-new"]), 0.4)
+    assert later_first([other, fact]) == ([other, fact], {})
+
+
+def test_a_fact_that_superseded_nothing_replaces_no_turn() -> None:
+    turn = cand(doc("turn-old", "Kate: Porto has been home for years, I love it.", said=JAN), 0.8)
+    mark = {"rule": "consolidation", "strategy": "near_duplicate", "entries": ["turn-old"]}
+    fact = cand(doc("fact", "Kate says: I live in Lisbon.", said=JUN, metadata={"consolidated": mark}), 0.4)
+    assert later_first([turn, fact]) == ([turn, fact], {})
+
+
+def test_an_extracted_entry_is_its_speakers() -> None:
+    found = [cand(doc("old", OLD, said=JAN), 0.8), cand(doc("new", NEW.replace("Kate:", "Kate says:"), said=JUN), 0.5)]
+    assert order(found) == ["new", "old"]
+
+
+def test_the_users_extracted_entry_is_not_kates() -> None:
+    found = [cand(doc("old", OLD, said=JAN), 0.8)]
+    found.append(cand(doc("new", NEW.replace("Kate:", "The user says:"), said=JUN), 0.5))
+    assert later_first(found) == (found, {})
