@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from mneme.adapters.models.offline import OfflineModel
+from mneme.models.memory import MemoryDocument
 from tests.fakes.scripted import failing_model
 from tests.functional.engine.conftest import add_agent, run
 from tests.functional.engine.test_memory_learning import FACTS, drain, live
@@ -38,31 +39,32 @@ def test_a_raw_entry_carries_no_extraction_mark() -> None:
     assert all("made_by" not in d.metadata for d in live(world))
 
 
-def test_a_superseding_fact_names_the_consolidation_and_what_it_superseded() -> None:
+def _superseded(first: str, then: str) -> tuple[MemoryDocument, MemoryDocument]:
+    """The extracted fact of ``first`` and the one of ``then``, said 30 days later, that superseded it."""
     world = make_world(OfflineModel())
     add_agent(world, memory_policy=FACTS)
-    run(world, "I live in Porto.")
-    drain(world)
-    [old] = [d for d in live(world) if d.authority == "extracted"]
-    world.clock.advance(days=30)
-    run(world, "I live in Lisbon.")
-    drain(world)
-    [new] = [d for d in live(world) if d.authority == "extracted"]
+    facts: list[MemoryDocument] = []
+    for said in (first, then):
+        run(world, said)
+        drain(world)
+        [fact] = [d for d in live(world) if d.authority == "extracted"]
+        facts.append(fact)
+        world.clock.advance(days=30)
+    return facts[0], facts[1]
+
+
+def test_a_superseding_fact_names_the_consolidation_and_what_it_superseded() -> None:
+    old, new = _superseded("I live in Porto.", "I live in Lisbon.")
     mark = {"rule": "consolidation", "strategy": "supersedes", "entries": [old.id], "turns": old.derived_from}
     assert new.metadata["consolidated"] == mark
     assert "consolidated" not in old.metadata
 
 
 def test_a_superseding_fact_names_the_raw_turns_that_stated_the_old_value() -> None:
-    world = make_world(OfflineModel())
-    add_agent(world, memory_policy=FACTS)
-    run(world, "I live in Porto. The weather was nice today and we went for a long walk by the river.")
-    drain(world)
-    [old] = [d for d in live(world) if d.authority == "extracted"]
-    world.clock.advance(days=30)
-    run(world, "I live in Lisbon. The weather was grey today and we stayed in to read all afternoon.")
-    drain(world)
-    [new] = [d for d in live(world) if d.authority == "extracted"]
+    old, new = _superseded(
+        "I live in Porto. The weather was nice today and we went for a long walk by the river.",
+        "I live in Lisbon. The weather was grey today and we stayed in to read all afternoon.",
+    )
     assert old.derived_from and new.metadata["consolidated"]["turns"] == old.derived_from
     assert not set(new.derived_from) & set(old.derived_from)
 

@@ -35,18 +35,14 @@ def _weight(word: str) -> int:
     return 1
 
 
+def distinct_content_words(body: str) -> set[str]:
+    """The distinct words of ``body``, lower-cased, that are not English function words."""
+    return {lowered for lowered in map(str.lower, _WORD.findall(body)) if lowered not in STOPWORDS}
+
+
 def content_words(text: str) -> int:
     """The distinct non-function words of ``text`` after its ``Speaker:`` prefix (see the module doc)."""
-    body = text[speaker_prefix(text) :]
-    seen: set[str] = set()
-    count = 0
-    for word in _WORD.findall(body):
-        lowered = word.lower()
-        if lowered in STOPWORDS or lowered in seen:
-            continue
-        seen.add(lowered)
-        count += _weight(lowered)
-    return count
+    return sum(_weight(word) for word in distinct_content_words(text[speaker_prefix(text) :]))
 
 
 def content_factor(text: str) -> float:

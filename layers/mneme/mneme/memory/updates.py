@@ -38,8 +38,8 @@ import re
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, NamedTuple
 
+from mneme.memory.content_prior import distinct_content_words
 from mneme.memory.keyword_scoring import speaker_prefix
-from mneme.memory.keywords import STOPWORDS
 from mneme.records import replace
 
 if TYPE_CHECKING:
@@ -50,7 +50,6 @@ if TYPE_CHECKING:
 
 MIN_SHARED = 2  # one shared word ("Oh man, ..." in two turns) is no restatement: measured, -0.07 @5
 OVERLAP = 0.5
-_WORD = re.compile(r"\w+")
 _SAYS = re.compile(r"^\s*(?:The user|[A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2}) says:\s")  # mneme.memory.extraction
 
 
@@ -73,8 +72,7 @@ def _speaker(doc: MemoryDocument) -> str:
 
 def content_words(doc: MemoryDocument) -> frozenset[str]:
     """The distinct words of a memory after its ``Speaker:``, lower-cased, function words and letters aside."""
-    body = doc.content[_prefix(doc.content) :]
-    return frozenset(w for w in map(str.lower, _WORD.findall(body)) if len(w) > 1 and w not in STOPWORDS)
+    return frozenset(w for w in distinct_content_words(doc.content[_prefix(doc.content) :]) if len(w) > 1)
 
 
 class Said(NamedTuple):
@@ -136,7 +134,7 @@ def later_first(candidates: Sequence[MemoryCandidate]) -> tuple[list[MemoryCandi
     score = {c.document.id: c.similarity for c in ordered}
     replaces = links(ordered)
     read = {c.document.id: said(c.document) for c in ordered}
-    first = {c.document.id: c.similarity for c in ordered}
+    first = dict(score)  # the similarities before any lift
     peers: dict[tuple[str, str, str], list[str]] = {}  # the candidates of each speaker so far, best first
     lifted: dict[str, str] = {}
     for later in ordered:
