@@ -13,14 +13,15 @@ function why(error) {
   return `not loaded: ${error.message}`;
 }
 
-/** Fill every ``[data-hit-text]`` cell under ``root`` with its entry's text (one read per distinct id). */
-export async function fillHitTexts(root) {
+/** Fill every ``[data-hit-text]`` cell under ``root`` with its entry's text: one read per distinct id, all sent at
+ * once; ``reads`` (id → the read) lets a view that re-renders read each entry once, not at every render. */
+export async function fillHitTexts(root, reads = new Map()) {
   const cells = [...root.querySelectorAll("[data-hit-text]")];
-  const reads = new Map();
-  for (const cell of cells) {
-    const id = cell.dataset.hitText;
+  for (const id of new Set(cells.map((cell) => cell.dataset.hitText))) {
     if (!reads.has(id)) reads.set(id, get(`/v1/memory/documents/${seg(id)}`).then((d) => ({ text: d.content }), (e) => ({ error: why(e) })));
-    const found = await reads.get(id);
+  }
+  for (const cell of cells) {
+    const found = await reads.get(cell.dataset.hitText);
     clear(cell).append(found.error
       ? h("span", { class: "muted" }, found.error)
       : h("span", { title: found.text }, found.text.length > PREVIEW ? `${found.text.slice(0, PREVIEW)}…` : found.text));

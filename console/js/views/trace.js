@@ -46,6 +46,7 @@ export async function traceView(rootParam, selectedParam) {
     return { runs, details };
   }
 
+  const hitReads = new Map(); // a hit's text is read (and audited) once while the trace is open, not at each render
   function render({ runs: all, details }, force = false) {
     const sig = signature(all, details) + selected;
     if (!force && sig === last) return;
@@ -81,7 +82,7 @@ export async function traceView(rootParam, selectedParam) {
         modelCalls(detail, hitsFound),
         memoryHits(detail.events),
         toolCallsSection(detail, childHref))));
-    fillHitTexts(body);
+    fillHitTexts(body, hitReads);
   }
 
   let snapshot = null;
