@@ -90,3 +90,12 @@ def test_an_explained_question_naming_no_speaker_says_nothing_of_names(console: 
     client.call("POST", "/v1/memory/documents", write, expect=201)
     _explain(console, "Where is the nearest pottery class?")
     expect(console.page.get_by_test_id("name-lift")).to_have_count(0)
+
+
+def test_an_explained_question_about_someone_no_memory_mentions_says_so(console: Console, server: LocalServer) -> None:
+    client, user = _user(server, console)
+    write = {"namespace": f"vector.user.{user}.memory", "content": "Melanie: What do you cook these days?"}
+    client.call("POST", "/v1/memory/documents", write, expect=201)
+    _explain(console, "What did Penelope cook for dinner?")
+    note = console.page.get_by_test_id("name-lift")
+    expect(note).to_contain_text("The question names Penelope, whom no memory you can read mentions")

@@ -26,6 +26,15 @@ export function reasonText(entry) {
   return base;
 }
 
+function nameLiftText(lift) {
+  if (lift.unknown && lift.unknown.length) {
+    return `The question names ${lift.unknown.join(", ")}, whom no memory you can read mentions: `
+      + "its vector similarity, which is about someone else, counts for nothing.";
+  }
+  return `The question names ${lift.names.join(", ")}, a speaker of these memories: without the name it kept `
+    + `${Math.round(100 * lift.vector_share)} % of its vector confidence.`;
+}
+
 export function explanationPanel(explanation) {
   const t = explanation.thresholds || {};
   const parts = ["similarity", "vector", "keyword", "rule_bonus", "recency", "relevance"];
@@ -34,9 +43,7 @@ export function explanationPanel(explanation) {
     h("p", { class: "kv muted" },
       h("span", {}, `retrieval ${t.retrieval} · fusion ${t.fusion}`),
       h("span", {}, `min_score ${num(t.min_score)} · relative cutoff ${num(t.relative_cutoff)} · top_k ${t.top_k}`)),
-    t.name_lift ? h("p", { class: "muted", dataset: { testid: "name-lift" } },
-      `The question names ${t.name_lift.names.join(", ")}, a speaker of these memories: without the name it kept `
-      + `${Math.round(100 * t.name_lift.vector_share)} % of its vector confidence.`) : null,
+    t.name_lift ? h("p", { class: "muted", dataset: { testid: "name-lift" } }, nameLiftText(t.name_lift)) : null,
     explanation.hits.length ? h("table", { dataset: { testid: "explained-hits" } },
       h("thead", {}, h("tr", {}, ["id", ...parts].map((c, i) => h("th", { scope: "col", class: i ? "num" : null }, c)))),
       h("tbody", {}, explanation.hits.map((hit) => h("tr", { dataset: { memory: hit.id } },

@@ -73,6 +73,39 @@ def test_another_users_speakers_are_not_names_to_alice(api: Api, world: World) -
     assert len(world.embedder.calls) == 1
 
 
+STRANGER = "What did Penelope cook for dinner?"  # no memory of alice's mentions a Penelope
+
+
+def _cooking(world: World) -> str:
+    """A turn close to the stranger question by vector (its subject, cooking), about someone else."""
+    return remember_at(world, ALICE, "Melanie: What do you cook these days?", query=STRANGER, similarity=0.9)
+
+
+def test_a_question_about_someone_no_memory_mentions_returns_nothing_above_the_floor(api: Api, world: World) -> None:
+    _cooking(world)
+    assert _hits(api, STRANGER) == []
+
+
+def test_without_the_unknown_name_rule_the_turn_about_someone_else_would_pass_the_floor(
+    api: Api, world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cooking = _cooking(world)
+    monkeypatch.setattr(name_lift, "unknown", lambda *_args: ())
+    assert cooking in _hits(api, STRANGER)
+
+
+def test_once_a_memory_mentions_the_person_the_vector_counts_again(api: Api, world: World) -> None:
+    cooking = _cooking(world)
+    remember(world, ALICE, "Caroline: Penelope is my new neighbour.")
+    assert cooking in _hits(api, STRANGER)
+
+
+def test_another_users_memory_of_the_person_does_not_make_her_known_to_alice(api: Api, world: World) -> None:
+    remember(world, "vector.user.bob.memory", "Bob: Penelope cooked lentil curry for dinner.", owner="bob")
+    _cooking(world)
+    assert _hits(api, STRANGER) == []
+
+
 def _explained(api: Api, query: str) -> dict[str, object]:
     body = {"query": query, "namespaces": [ALICE], "top_k": 5, "min_score": FLOOR, "explain": True}
     reply = api.post("/v1/memory/search", body)
@@ -91,6 +124,20 @@ def test_explain_shows_the_speakers_named_and_the_vector_share_the_question_kept
 def test_explain_shows_no_name_lift_for_a_question_naming_no_speaker(api: Api, world: World) -> None:
     _conversation(world)
     assert "name_lift" not in _explained(api, "Which submarine did Melanie's cousin serve on?")
+
+
+def test_explain_names_the_person_no_memory_mentions(api: Api, world: World) -> None:
+    _cooking(world)
+    lift = _explained(api, STRANGER)["name_lift"]
+    assert lift == {"names": [], "unknown": ["Penelope"], "vector_share": 0.0}
+
+
+def test_a_runs_memory_hits_event_names_the_person_no_memory_mentions(world: World) -> None:
+    add_agent(world, memory_policy={"min_score": FLOOR})
+    _cooking(world)
+    result = run(world, STRANGER)
+    (event,) = [e.data for e in world.deps.runs.list_events(result.run.run_id) if e.type == "memory_hits"]
+    assert event["hits"] == [] and event["name_lift"]["unknown"] == ["Penelope"]
 
 
 def test_a_runs_memory_hits_event_shows_the_name_lift(world: World) -> None:

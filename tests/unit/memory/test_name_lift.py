@@ -15,6 +15,7 @@ from mneme.memory.name_lift import (
     name_free_coverage,
     named,
     speakers,
+    unknown,
     vector_share,
 )
 from mneme.models.memory import KeywordMatches, MemoryDocument
@@ -105,3 +106,43 @@ def test_the_ramp_follows_each_models_calibration() -> None:
     cosine = hybrid.COSINE_SCALE[titan][0] + NAME_FREE_RAMP
     assert vector_share(titan, cosine, 0.0) == 1.0
     assert vector_share(MODEL, cosine, 0.0) == 0.0  # MiniLM's cosines run higher: the same is nothing there
+
+
+def _known(question: str, found: dict[str, int]) -> Bm25:
+    """The statistics of the question's words over ten memories, ``found`` the ones that contain each."""
+    from mneme.memory.keywords import query_words
+
+    words = query_words(question)
+    counts = {word: found.get(word, 0) for word in words}
+    return Bm25(words, KeywordMatches(documents=[], total_documents=10, total_chars=300, doc_freq=counts))
+
+
+def test_a_person_no_memory_mentions_is_unknown() -> None:
+    question = "What did Penelope cook for dinner?"
+    assert unknown(question, _known(question, {"cook": 2, "dinner": 3})) == ("Penelope",)
+
+
+def test_a_person_some_memory_mentions_is_known() -> None:
+    question = "What did Penelope cook for dinner?"
+    assert unknown(question, _known(question, {"penelope": 1, "cook": 2})) == ()
+
+
+def test_a_possessor_no_memory_mentions_is_unknown() -> None:
+    question = "What is the name of Thaddeus's dog?"
+    assert unknown(question, _known(question, {"name": 4, "dog": 1})) == ("Thaddeus",)
+
+
+def test_a_place_the_memory_says_otherwise_is_not_a_person() -> None:
+    # "Colorado" is absent (the memory says "Denver"), but a destination is no one the question is about
+    question = "In which month was Jon going to move to Colorado?"
+    assert unknown(question, _known(question, {"jon": 5, "month": 1, "move": 2})) == ()
+
+
+def test_a_month_in_a_persons_place_is_no_one() -> None:
+    question = "What did May bring?"  # the calendar, not a person (a memory's date is metadata, not its words)
+    assert unknown(question, _known(question, {"bring": 1})) == ()
+
+
+def test_a_possessive_after_a_determiner_is_a_kind_not_a_person() -> None:
+    question = "Where did I complete my Bachelor's degree?"
+    assert unknown(question, _known(question, {"complete": 1, "degree": 1})) == ()

@@ -81,10 +81,13 @@ class Bm25:
     def __init__(self, words: Sequence[str], matches: KeywordMatches) -> None:
         n = max(matches.total_documents, 1)
         self.idf: dict[str, float] = {}
+        self.absent: set[str] = set()  # the stems no readable document contains
         for word in words:
             key = stem(word)
             df = min(matches.doc_freq.get(word, 0), n)
             self.idf.setdefault(key, math.log(1.0 + (n - df + 0.5) / (df + 0.5)))
+            if df == 0:
+                self.absent.add(key)
         self.average_chars = max(matches.total_chars / n, 1.0)
         self.total_idf = sum(self.idf.values())
         self._of: dict[str, dict[str, float]] = {}

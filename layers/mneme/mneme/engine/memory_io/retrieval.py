@@ -81,6 +81,11 @@ def _name_free_share(
     best = max((c.similarity for c in by_vector), default=0.0)
     if hybrid.cosine_confidence(ports.model_id, best) <= 0:
         return 1.0  # nothing to discount
+    strangers = name_lift.unknown(query, bm25)
+    if strangers:  # about someone no memory mentions: what the vector found is about someone else
+        if notes is not None:
+            notes["name_lift"] = {"names": [], "unknown": list(strangers), "vector_share": 0.0}
+        return 0.0
     documents = [c.document for c in by_vector] + [doc for doc, _ in turns]
     documents += [doc for before, after in around.values() for doc in (*before, *after)]
     named = name_lift.named(query, documents)
