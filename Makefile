@@ -48,8 +48,9 @@ functional: $(VENV)/.stamp ## functional tests (moto, embedded adapters, offline
 infra: $(VENV)/.stamp ## template and state machine tests
 	$(PY) -m pytest tests/infra -q
 
-pytest: $(VENV)/.stamp
-	$(PY) -m pytest -q
+PYTEST_WORKERS ?= auto
+pytest: $(VENV)/.stamp ## every pytest suite but the browser's, in parallel workers (PYTEST_WORKERS=0: in one process)
+	$(PY) -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile
 
 validate: $(SAM_VENV)/.stamp node_modules/.stamp ## sam validate --lint and the ASL validator
 	$(SAM) validate --lint --template template.yaml --region us-east-1

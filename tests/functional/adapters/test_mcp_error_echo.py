@@ -13,7 +13,6 @@ from mneme.adapters.mcp.client import SdkMcpToolSource
 from mneme.errors import McpUnavailable
 from mneme.ports.mcp import McpEndpoint
 
-PORT = 18341
 BODY = ("INTERNAL-ADMIN-PANEL " * 40).encode()
 
 
@@ -32,10 +31,10 @@ class _Internal(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def internal() -> Iterator[str]:
-    server = HTTPServer(("127.0.0.1", PORT), _Internal)
+    server = HTTPServer(("127.0.0.1", 0), _Internal)  # a free port: the tests run in parallel workers
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{PORT}/mcp"
+    yield f"http://127.0.0.1:{server.server_port}/mcp"
     server.shutdown()
     server.server_close()
 
