@@ -73,6 +73,32 @@ def test_another_users_speakers_are_not_names_to_alice(api: Api, world: World) -
     assert len(world.embedder.calls) == 1
 
 
+REHEARSING = "Which piece is Caroline rehearsing?"
+WITHOUT_THE_NAME = "Which piece is rehearsing?"
+
+
+def _vector_similarity(api: Api, query: str, memory_id: str) -> float:
+    body = {"query": query, "namespaces": [ALICE], "top_k": 5, "min_score": 0}
+    reply = api.post("/v1/memory/search", body)
+    assert reply.status == 200, reply.text
+    (hit,) = [hit for hit in reply.body["hits"] if hit["id"] == memory_id]
+    similarity: float = hit["vector_similarity"]
+    return similarity
+
+
+def test_a_question_naming_a_speaker_is_ranked_by_its_vector_without_the_name(api: Api, world: World) -> None:
+    bach = remember_at(world, ALICE, "Caroline: A Bach suite, for the recital.", query=WITHOUT_THE_NAME, similarity=0.9)
+    assert _vector_similarity(api, REHEARSING, bach) == pytest.approx(0.9, abs=1e-4)
+
+
+def test_without_the_name_lift_the_vector_leg_is_the_whole_questions(
+    api: Api, world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bach = remember_at(world, ALICE, "Caroline: A Bach suite, for the recital.", query=WITHOUT_THE_NAME, similarity=0.9)
+    monkeypatch.setattr(name_lift, "named", lambda *_args: None)
+    assert _vector_similarity(api, REHEARSING, bach) != pytest.approx(0.9, abs=1e-2)
+
+
 STRANGER = "What did Penelope cook for dinner?"  # no memory of alice's mentions a Penelope
 
 

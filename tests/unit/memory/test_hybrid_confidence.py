@@ -35,3 +35,22 @@ def test_a_query_without_confidence_still_ranks_its_candidates_in_fused_order() 
 def test_a_confident_query_ranks_them_the_same() -> None:
     assert [c.document.id for c in _fused(0.8)] == ["near", "mid", "far"]
     assert _fused(0.8)[0].similarity > hybrid.MIN_CONFIDENCE
+
+
+def _with_bonus(bonus: dict[str, float] | None) -> list[MemoryCandidate]:
+    vector = [_candidate("near", "c", 0.3), _candidate("mid", "b", 0.25), _candidate("far", "a", 0.1)]
+    bm25 = Bm25(["unrelated"], KeywordMatches(documents=[], total_documents=3, total_chars=90, doc_freq={}))
+    return hybrid.fuse(vector, [], bm25, {}, confidence_of=lambda _cosine: 0.8, vector_bonus=bonus)
+
+
+def test_a_vector_bonus_ranks_its_candidate_as_if_its_cosine_were_that_much_higher() -> None:
+    assert [c.document.id for c in _with_bonus({"mid": 0.1})] == ["mid", "near", "far"]
+
+
+def test_without_a_bonus_the_cosines_decide() -> None:
+    assert [c.document.id for c in _with_bonus(None)] == ["near", "mid", "far"]
+
+
+def test_a_bonus_leaves_the_reported_cosine_as_it_was() -> None:
+    mid = next(c for c in _with_bonus({"mid": 0.1}) if c.document.id == "mid")
+    assert mid.vector_similarity == 0.25

@@ -12,13 +12,15 @@ from mneme.memory.keyword_scoring import Bm25
 from mneme.memory.name_lift import (
     COVERAGE_SCALE,
     NAME_FREE_RAMP,
+    SPEAKER_BONUS,
     name_free_coverage,
     named,
+    speaker_bonus,
     speakers,
     unknown,
     vector_share,
 )
-from mneme.models.memory import KeywordMatches, MemoryDocument
+from mneme.models.memory import KeywordMatches, MemoryCandidate, MemoryDocument
 
 NOW = datetime(2024, 6, 1, tzinfo=UTC)
 MODEL = "all-MiniLM-L6-v2"
@@ -146,3 +148,13 @@ def test_a_month_in_a_persons_place_is_no_one() -> None:
 def test_a_possessive_after_a_determiner_is_a_kind_not_a_person() -> None:
     question = "Where did I complete my Bachelor's degree?"
     assert unknown(question, _known(question, {"complete": 1, "degree": 1})) == ()
+
+
+def test_a_turn_a_named_speaker_said_gets_the_speaker_bonus() -> None:
+    said = MemoryCandidate(document=_doc("Dr. Ana Lima: I rehearse a Bach suite.", "d1"), similarity=0.5)
+    assert speaker_bonus([said], ["Ana"]) == {"d1": SPEAKER_BONUS}
+
+
+def test_a_turn_that_only_addresses_the_named_speaker_gets_none() -> None:
+    addressed = MemoryCandidate(document=_doc("Melanie: Take care, Caroline!", "d2"), similarity=0.5)
+    assert speaker_bonus([addressed], ["Caroline"]) == {}

@@ -31,7 +31,7 @@ from mneme.memory.content_prior import content_factor
 from mneme.models.memory import MemoryCandidate, MemoryDocument
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
     from mneme.memory.keyword_scoring import Bm25
 
@@ -131,8 +131,11 @@ def fuse(
     around: Adjacent,
     *,
     confidence_of: Callable[[float], float],
+    vector_bonus: Mapping[str, float] | None = None,
 ) -> list[MemoryCandidate]:
-    """The fused candidates, best first, ``similarity`` the calibrated relevance (see the module doc)."""
+    """The fused candidates, best first, ``similarity`` the calibrated relevance (see the module doc);
+    ``vector_bonus`` is added to some candidates' cosines before the vector leg is scaled (their reported
+    ``vector_similarity`` stays the cosine)."""
     vector = list(vector[:DEPTH])
     turns = list(turns[:DEPTH])
     known = {c.document.id: c.document for c in vector} | {doc.id: doc for doc, _ in turns}
@@ -146,9 +149,11 @@ def fuse(
             windows.coverage = max(windows.coverage, bm25.coverage(counts))
     cosines = {c.document.id: c.similarity for c in vector}
     turn_scores = {doc.id: score for doc, score in turns}
-    lowest = min(cosines.values()) if len(cosines) > 1 else 0.0
+    bonus = vector_bonus or {}
+    ranked = {doc_id: cosine + bonus.get(doc_id, 0.0) for doc_id, cosine in cosines.items()}
+    lowest = min(ranked.values()) if len(ranked) > 1 else 0.0
     legs = (
-        (WEIGHTS["vector"], _scaled(cosines, low=lowest)),
+        (WEIGHTS["vector"], _scaled(ranked, low=lowest)),
         (WEIGHTS["turn"], _scaled(turn_scores)),
         (WEIGHTS["window"], _scaled(windows.scores)),
     )

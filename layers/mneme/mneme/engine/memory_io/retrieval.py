@@ -10,6 +10,7 @@ from mneme.memory.keyword_scoring import MATCH_LIMIT, Bm25, score_documents
 from mneme.memory.keywords import query_words
 from mneme.memory.ranking import k_for
 from mneme.models.memory import MemoryCandidate
+from mneme.records import Record, field, replace
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -55,49 +56,59 @@ def retrieve(
     if ranking.fusion == "rrf":
         keyword = [MemoryCandidate(document=d, similarity=s, keyword_score=s) for d, s in turns[: k_for(ranking.top_k)]]
         return fuse(by_vector[: k_for(ranking.top_k)], keyword, method="rrf")
-    around = store.adjacent(hybrid.anchors(by_vector, turns), hybrid.SPAN, now=now)
-    model_id = ports.model_id
-    share = _name_free_share(ports, store, patterns, query, bm25, by_vector, turns, around, now=now, notes=notes)
+    leg = _vector_leg(ports, store, patterns, query, bm25, by_vector, turns, depth, now=now, notes=notes)
+    around = store.adjacent(hybrid.anchors(leg.candidates, turns), hybrid.SPAN, now=now)
+    best = max((c.similarity for c in by_vector), default=0.0)
+    confidence = leg.share * hybrid.cosine_confidence(ports.model_id, best)
     return hybrid.fuse(
-        by_vector, turns, bm25, around, confidence_of=lambda cosine: share * hybrid.cosine_confidence(model_id, cosine)
+        leg.candidates, turns, bm25, around, confidence_of=lambda _best: confidence, vector_bonus=leg.bonus
     )
 
 
-def _name_free_share(
+class VectorLeg(Record):
+    """The vector leg the fusion ranks by: its candidates, a bonus per candidate id added to its cosine in the
+    ranking, and the share of the question's vector confidence it keeps."""
+
+    candidates: list[MemoryCandidate]
+    bonus: dict[str, float] = field(default_factory=dict)
+    share: float = 1.0
+
+
+def _vector_leg(
     ports: MemoryPorts,
     store: MemoryView,
     patterns: list[str],
     query: str,
     bm25: Bm25,
-    by_vector: Sequence[MemoryCandidate],
+    by_vector: list[MemoryCandidate],
     turns: Sequence[tuple[MemoryDocument, float]],
-    around: hybrid.Adjacent,
+    depth: int,
     *,
     now: datetime,
     notes: dict[str, object] | None,
-) -> float:
-    """The share of its vector confidence a question keeps once the speakers it names are left out
-    (:mod:`mneme.memory.name_lift`: one more embedding and vector search, only for a question naming one)."""
-    best = max((c.similarity for c in by_vector), default=0.0)
-    if hybrid.cosine_confidence(ports.model_id, best) <= 0:
-        return 1.0  # nothing to discount
+) -> VectorLeg:
+    """The vector leg the fusion ranks by (:mod:`mneme.memory.name_lift`). A question naming speakers of the
+    caller's memories is embedded again without the names and searched once more: those candidates are the
+    leg, a turn one of the named speakers said ranked :data:`~mneme.memory.name_lift.SPEAKER_BONUS` higher
+    (one more embedding and vector search, only for such a question), and the question keeps the share of its
+    vector confidence the name-free search earns. A question about a person no readable memory mentions keeps
+    none of it."""
     strangers = name_lift.unknown(query, bm25)
+    named = name_lift.named(query, [c.document for c in by_vector] + [doc for doc, _ in turns])
+    leg = VectorLeg(by_vector)
+    if named is not None:
+        found = store.search(ports.embed_one(named.rest), patterns, depth, now=now)
+        cosine = max((c.similarity for c in found), default=0.0)
+        coverage = name_lift.name_free_coverage(bm25, [doc for doc, _ in turns], named.names)
+        share = name_lift.vector_share(ports.model_id, cosine, coverage)
+        leg = VectorLeg(found, name_lift.speaker_bonus(found, named.names), share)
     if strangers:  # about someone no memory mentions: what the vector found is about someone else
-        if notes is not None:
-            notes["name_lift"] = {"names": [], "unknown": list(strangers), "vector_share": 0.0}
-        return 0.0
-    documents = [c.document for c in by_vector] + [doc for doc, _ in turns]
-    documents += [doc for before, after in around.values() for doc in (*before, *after)]
-    named = name_lift.named(query, documents)
-    if named is None:
-        return 1.0
-    found = store.search(ports.embed_one(named.rest), patterns, name_lift.DEPTH, now=now)
-    cosine = max((c.similarity for c in found), default=0.0)
-    coverage = name_lift.name_free_coverage(bm25, [doc for doc, _ in turns], named.names)
-    share = name_lift.vector_share(ports.model_id, cosine, coverage)
-    if notes is not None:
-        notes["name_lift"] = {"names": list(named.names), "vector_share": round(share, 4)}
-    return share
+        leg = replace(leg, share=0.0)
+    if notes is not None and (named is not None or strangers):
+        names = list(named.names) if named is not None else []
+        unknown = {"unknown": list(strangers)} if strangers else {}
+        notes["name_lift"] = {"names": names, **unknown, "vector_share": round(leg.share, 4)}
+    return leg
 
 
 def candidate_depth(ranking: Ranking) -> int:
