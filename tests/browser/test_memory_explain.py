@@ -81,6 +81,7 @@ def test_an_explained_question_naming_a_speaker_says_what_the_name_alone_explain
     _explain(console, "Which submarine did Caroline serve on?")
     note = console.page.get_by_test_id("name-lift")
     expect(note).to_contain_text("The question names Caroline, a speaker of these memories")
+    expect(note).to_contain_text("its vector part is ranked without the name")
     expect(note).to_contain_text("% of its vector confidence")
 
 

@@ -31,7 +31,8 @@ function nameLiftText(lift) {
     return `The question names ${lift.unknown.join(", ")}, whom no memory you can read mentions: `
       + "its vector similarity, which is about someone else, counts for nothing.";
   }
-  return `The question names ${lift.names.join(", ")}, a speaker of these memories: without the name it kept `
+  return `The question names ${lift.names.join(", ")}, a speaker of these memories: its vector part is ranked `
+    + "without the name (what they said a little higher), and without the name it kept "
     + `${Math.round(100 * lift.vector_share)} % of its vector confidence.`;
 }
 
