@@ -99,6 +99,36 @@ def test_without_the_name_lift_the_vector_leg_is_the_whole_questions(
     assert _vector_similarity(api, REHEARSING, bach) != pytest.approx(0.9, abs=1e-2)
 
 
+EMPLOYED = "Where is Caroline employed now?"
+
+
+def _keyword_score(api: Api, query: str, memory_id: str) -> float | None:
+    body = {"query": query, "namespaces": [ALICE], "top_k": 10, "min_score": 0}
+    reply = api.post("/v1/memory/search", body)
+    assert reply.status == 200, reply.text
+    found = [hit["keyword_score"] for hit in reply.body["hits"] if hit["id"] == memory_id]
+    return found[0] if found else None
+
+
+def _addressed(world: World) -> str:
+    """A turn that addresses the speaker the question asks about, beside one she said."""
+    remember(world, ALICE, "Caroline: I switched jobs, I'm at the library now.")
+    return remember(world, ALICE, "Melanie: Thanks, Caroline, that means a lot.")
+
+
+def test_a_turn_addressing_the_named_speaker_is_no_keyword_match(api: Api, world: World) -> None:
+    thanks = _addressed(world)
+    assert not _keyword_score(api, EMPLOYED, thanks)
+
+
+def test_without_the_name_lift_the_address_is_a_keyword_match(
+    api: Api, world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    thanks = _addressed(world)
+    monkeypatch.setattr(name_lift, "named", lambda *_args: None)
+    assert (_keyword_score(api, EMPLOYED, thanks) or 0.0) > 0.0
+
+
 STRANGER = "What did Penelope cook for dinner?"  # no memory of alice's mentions a Penelope
 
 

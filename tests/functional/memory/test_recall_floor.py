@@ -3,7 +3,7 @@
 ``search_explained`` — the function behind ``POST /v1/memory/search`` and auto-inject. Counts, not timings.
 
 The floors sit a few points under what the code measured when they were set (``bench/recall_eval.py --users 3``:
-recall@10 0.883, auto-inject@5 0.745, general off-topic questions silent 1.00, questions about strangers 1.00,
+recall@10 0.883, auto-inject@5 0.761, general off-topic questions silent 1.00, questions about strangers 1.00,
 questions about a speaker on a subject never discussed 0.92), so a change that loses recall or starts injecting
 memories into unrelated questions fails here. Without ranking a question that names a speaker by its vector
 without the name (:mod:`mneme.memory.name_lift`) the slice scores 0.669 @10 and 0.592 auto-inject; without the

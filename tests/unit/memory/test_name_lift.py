@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from mneme.memory import hybrid
-from mneme.memory.keyword_scoring import Bm25
+from mneme.memory.keyword_scoring import SPEAKER_WEIGHT, Bm25
 from mneme.memory.name_lift import (
     COVERAGE_SCALE,
     NAME_FREE_RAMP,
@@ -158,3 +158,21 @@ def test_a_turn_a_named_speaker_said_gets_the_speaker_bonus() -> None:
 def test_a_turn_that_only_addresses_the_named_speaker_gets_none() -> None:
     addressed = MemoryCandidate(document=_doc("Melanie: Take care, Caroline!", "d2"), similarity=0.5)
     assert speaker_bonus([addressed], ["Caroline"]) == {}
+
+
+def _counts(text: str, said_by: tuple[str, ...]) -> dict[str, float]:
+    matches = KeywordMatches(documents=[], total_documents=10, total_chars=300, doc_freq={"caroline": 5})
+    return Bm25(["caroline", "library"], matches, said_by=said_by).counts(text)
+
+
+def test_a_named_speakers_name_does_not_count_where_a_turn_addresses_them() -> None:
+    assert _counts("Melanie: Thanks, Caroline, that means a lot.", ("Caroline",)) == {}
+
+
+def test_without_the_question_naming_her_the_address_counts() -> None:
+    assert _counts("Melanie: Thanks, Caroline, that means a lot.", ()) == {"carolin": 1.0}
+
+
+def test_a_named_speakers_name_still_counts_where_they_speak() -> None:
+    counts = _counts("Caroline: I'm at the library now.", ("Caroline",))
+    assert counts == {"carolin": SPEAKER_WEIGHT, "librari": 1.0}

@@ -78,7 +78,10 @@ def speaker_name(text: str) -> str:
 class Bm25:
     """BM25 over one caller's readable documents, for one query."""
 
-    def __init__(self, words: Sequence[str], matches: KeywordMatches) -> None:
+    def __init__(self, words: Sequence[str], matches: KeywordMatches, *, said_by: Iterable[str] = ()) -> None:
+        """``said_by``: names of speakers the question asks about (:mod:`mneme.memory.name_lift`): their words
+        count in a turn's leading ``Speaker:`` only, not where a turn addresses them ("Take care, Kate!")."""
+        self._said_by = frozenset(token for name in said_by for token in stems(name))
         n = max(matches.total_documents, 1)
         self.idf: dict[str, float] = {}
         self.absent: set[str] = set()  # the stems no readable document contains
@@ -109,7 +112,7 @@ class Bm25:
                     counts[token] = counts.get(token, 0.0) + SPEAKER_WEIGHT
             text = text[speaker.end() :]
         for token in stems(text):
-            if token in self.idf:
+            if token in self.idf and token not in self._said_by:
                 counts[token] = counts.get(token, 0.0) + 1.0
         return counts
 

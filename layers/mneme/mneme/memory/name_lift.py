@@ -39,7 +39,10 @@ and the keyword leg keeps the name. The confidence stays the whole question's be
 Measured (recall@5 / @10 / @20, auto-inject; before → name-free leg → with the speaker bonus):
 ``bench/recall_eval.py`` 0.587 / 0.664 / 0.718, 0.573 → 0.690 / 0.833 / 0.924, 0.669 → 0.741 / 0.883 / 0.953,
 0.712 (bonus 0.05: 0.723 / 0.859; 0.15: 0.756 / 0.886); LoCoMo 0.651 / 0.755 / 0.823, 0.631 → 0.660 / 0.763 /
-0.837, 0.640 → 0.680 / 0.771 / 0.841, 0.658; LongMemEval (its questions name no speaker) unchanged.
+0.837, 0.640 → 0.680 / 0.771 / 0.841, 0.658; LongMemEval (its questions name no speaker) unchanged. In the
+keyword leg a named speaker's name then counts in a turn's ``Speaker:`` only, not where a turn addresses them
+("Melanie: Thanks, Caroline!" was a best keyword match of "Where is Caroline employed now?"; ``Bm25``'s
+``said_by``): 0.752 / 0.886 / 0.957, auto-inject 0.722; LoCoMo 0.680 / 0.773 / 0.846, 0.658.
 """
 
 from __future__ import annotations

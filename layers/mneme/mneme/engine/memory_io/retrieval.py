@@ -56,7 +56,11 @@ def retrieve(
     if ranking.fusion == "rrf":
         keyword = [MemoryCandidate(document=d, similarity=s, keyword_score=s) for d, s in turns[: k_for(ranking.top_k)]]
         return fuse(by_vector[: k_for(ranking.top_k)], keyword, method="rrf")
-    leg = _vector_leg(ports, store, patterns, query, bm25, by_vector, turns, depth, now=now, notes=notes)
+    named = name_lift.named(query, [c.document for c in by_vector] + [doc for doc, _ in turns])
+    if named is not None:  # a named speaker's name counts where they speak, not where they are addressed
+        bm25 = Bm25(words, matches, said_by=named.names)
+        turns = score_documents(bm25, matches)
+    leg = _vector_leg(ports, store, patterns, query, bm25, named, by_vector, turns, depth, now=now, notes=notes)
     around = store.adjacent(hybrid.anchors(leg.candidates, turns), hybrid.SPAN, now=now)
     best = max((c.similarity for c in by_vector), default=0.0)
     confidence = leg.share * hybrid.cosine_confidence(ports.model_id, best)
@@ -80,6 +84,7 @@ def _vector_leg(
     patterns: list[str],
     query: str,
     bm25: Bm25,
+    named: name_lift.Named | None,
     by_vector: list[MemoryCandidate],
     turns: Sequence[tuple[MemoryDocument, float]],
     depth: int,
@@ -94,7 +99,6 @@ def _vector_leg(
     vector confidence the name-free search earns. A question about a person no readable memory mentions keeps
     none of it."""
     strangers = name_lift.unknown(query, bm25)
-    named = name_lift.named(query, [c.document for c in by_vector] + [doc for doc, _ in turns])
     leg = VectorLeg(by_vector)
     if named is not None:
         found = store.search(ports.embed_one(named.rest), patterns, depth, now=now)
