@@ -39,7 +39,7 @@ from mneme.engine.memory_io.entries import chunked  # noqa: E402
 from mneme.engine.memory_io.ops import MemoryPorts, Ranking, search_explained  # noqa: E402
 from mneme.memory.access import ReadAccess  # noqa: E402
 from mneme.memory.embedding_limits import limit_for  # noqa: E402
-from mneme.models.memory import MemoryDocument  # noqa: E402
+from mneme.models.memory import KeywordMatches, MemoryDocument  # noqa: E402
 from mneme.models.policy import Fusion, Retrieval  # noqa: E402
 from mneme_local.embedder import LocalEmbedder  # noqa: E402
 from mneme_local.vector_store import EmbeddedVectorStore  # noqa: E402
@@ -179,12 +179,31 @@ def _mean_or_none(values: list[bool]) -> float | None:
     return statistics.mean(values) if values else None
 
 
-def measure(users: int = 12, modes: str = "default,keyword,vector,rrf") -> dict[str, Any]:
+class WithoutKeywordLeg:
+    """The store as the S3 Vectors adapter answers (``mneme.adapters.s3vectors``): no keyword matches and no
+    statistics, no conversation windows; everything else is the embedded store's."""
+
+    def __init__(self, store: EmbeddedVectorStore) -> None:
+        self._store = store
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+    def keyword_matches(self, words: list[str], *_: Any, **__: Any) -> KeywordMatches:
+        return KeywordMatches(documents=[], total_documents=0, total_chars=0, doc_freq=dict.fromkeys(words, 0))
+
+    def adjacent(self, *_: Any, **__: Any) -> dict[str, Any]:
+        return {}
+
+
+def measure(users: int = 12, modes: str = "default,keyword,vector,rrf", *, keyword_leg: bool = True) -> dict[str, Any]:
     """Load ``users`` conversations, ask every question in every mode, print the table; the figures."""
-    return report(dataset(users), modes)
+    return report(dataset(users), modes, keyword_leg=keyword_leg)
 
 
-def report(data: list[Conversation], modes: str = "default,keyword,vector,rrf") -> dict[str, Any]:
+def report(
+    data: list[Conversation], modes: str = "default,keyword,vector,rrf", *, keyword_leg: bool = True
+) -> dict[str, Any]:
     """Load ``data`` into one store, ask every question in every mode, print the table; the figures.
 
     Shared by every dataset (``bench/public_conversations.py`` too): one evaluation, one table."""
@@ -195,7 +214,8 @@ def report(data: list[Conversation], modes: str = "default,keyword,vector,rrf") 
         load(store, data, embed)
         questions = [q.question for conv in data for q in conv.questions]
         vectors = dict(zip(questions, embed(questions), strict=True))
-        ports = MemoryPorts(store=store, embedder=embed.model, audit=_NoAudit(), clock=_Clock())  # type: ignore[arg-type]
+        searched = store if keyword_leg else WithoutKeywordLeg(store)
+        ports = MemoryPorts(store=searched, embedder=embed.model, audit=_NoAudit(), clock=_Clock())  # type: ignore[arg-type]
         turns = sum(len(c.turns) for c in data)
         print(f"{len(data)} users, {turns} turns loaded together, {len(questions)} questions, {embed.model.model_id}")
         columns = ("@5", "@10", "@20", "chars@10", "stale1st", "inject@5", "injChars", "offSilent")
@@ -230,8 +250,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--users", type=int, default=12)
     parser.add_argument("--modes", "--mode", default="default,keyword,vector,rrf")
+    parser.add_argument(
+        "--without-keyword-leg",
+        action="store_true",
+        help="search the store as the S3 Vectors adapter answers: no keyword matches, no windows",
+    )
     args = parser.parse_args()
-    measure(args.users, args.modes)
+    measure(args.users, args.modes, keyword_leg=not args.without_keyword_leg)
     return 0
 
 

@@ -14,7 +14,7 @@ from mneme.engine.memory_io.search_ports import MemoryPorts, Ranking
 from mneme.memory import name_lift
 from mneme.memory.access import ReadAccess
 from tests.fakes.clock import FixedClock
-from tests.functional.memory.conftest import NOW, doc, unit
+from tests.functional.memory.conftest import NOW, doc, make_store, unit
 
 ALICE = "vector.user.alice.memory"
 QUESTION = "Which piece is Caroline rehearsing?"
@@ -57,3 +57,22 @@ def test_without_the_name_lift_the_turn_addressing_her_comes_first(store: Any, m
     ranked, embedder = _ranked(store)
     assert ranked[0] == "addressed"
     assert embedder.texts == []
+
+
+STRANGER = "What did Penelope cook for dinner?"
+
+
+def _stranger_relevance(store: Any) -> float:
+    store.put([(doc("Melanie: What do you cook these days?", doc_id="cooking"), unit(1))])
+    ports = MemoryPorts(store=store, embedder=_NameFreeEmbedder(), audit=None, clock=FixedClock(NOW))  # type: ignore[arg-type]
+    found = retrieve(ports, store, ReadAccess(allowed=(ALICE,)), STRANGER, Ranking(top_k=5), vector=unit(1), now=NOW)
+    return found[0].similarity
+
+
+def test_a_store_without_keyword_statistics_does_not_take_everyone_for_a_stranger(tmp_path: Any) -> None:
+    # S3 Vectors counts no word: Penelope may be in the memory for all it knows, so the vector keeps its say
+    assert _stranger_relevance(make_store("s3vectors", tmp_path, None, "names", 8)) > 0.5
+
+
+def test_a_store_that_counts_words_takes_her_for_a_stranger(tmp_path: Any) -> None:
+    assert _stranger_relevance(make_store("embedded", tmp_path, None, "names", 8)) < 0.01

@@ -176,3 +176,11 @@ def test_without_the_question_naming_her_the_address_counts() -> None:
 def test_a_named_speakers_name_still_counts_where_they_speak() -> None:
     counts = _counts("Caroline: I'm at the library now.", ("Caroline",))
     assert counts == {"carolin": SPEAKER_WEIGHT, "librari": 1.0}
+
+
+def test_a_store_that_counted_no_document_knows_no_one_as_unknown() -> None:
+    # S3 Vectors has no keyword statistics: every word has a frequency of 0 there, and says nothing
+    question = "What did Penelope cook for dinner?"
+    words = ["penelope", "cook", "dinner"]
+    nothing = KeywordMatches(documents=[], total_documents=0, total_chars=0, doc_freq=dict.fromkeys(words, 0))
+    assert unknown(question, Bm25(words, nothing)) == ()

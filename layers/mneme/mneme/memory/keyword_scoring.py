@@ -84,12 +84,14 @@ class Bm25:
         self._said_by = frozenset(token for name in said_by for token in stems(name))
         n = max(matches.total_documents, 1)
         self.idf: dict[str, float] = {}
-        self.absent: set[str] = set()  # the stems no readable document contains
+        #: the stems no readable document contains (none when the store counted no document: a store without a
+        #: keyword leg, S3 Vectors, knows nothing of which words its documents hold)
+        self.absent: set[str] = set()
         for word in words:
             key = stem(word)
             df = min(matches.doc_freq.get(word, 0), n)
             self.idf.setdefault(key, math.log(1.0 + (n - df + 0.5) / (df + 0.5)))
-            if df == 0:
+            if df == 0 and matches.total_documents > 0:
                 self.absent.add(key)
         self.average_chars = max(matches.total_chars / n, 1.0)
         self.total_idf = sum(self.idf.values())
