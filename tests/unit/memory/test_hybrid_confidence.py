@@ -23,7 +23,7 @@ def _fused(confidence: float) -> list[MemoryCandidate]:
     # the closest by cosine has the largest content hash: a tie in relevance would put it last
     vector = [_candidate("near", "c", 0.3), _candidate("mid", "b", 0.2), _candidate("far", "a", 0.1)]
     bm25 = Bm25(["unrelated"], KeywordMatches(documents=[], total_documents=3, total_chars=90, doc_freq={}))
-    return hybrid.fuse(vector, [], bm25, {}, confidence_of=lambda _cosine: confidence)
+    return hybrid.fuse(vector, [], bm25, {}, vector_confidence=confidence)
 
 
 def test_a_query_without_confidence_still_ranks_its_candidates_in_fused_order() -> None:
@@ -40,7 +40,7 @@ def test_a_confident_query_ranks_them_the_same() -> None:
 def _with_bonus(bonus: dict[str, float] | None) -> list[MemoryCandidate]:
     vector = [_candidate("near", "c", 0.3), _candidate("mid", "b", 0.25), _candidate("far", "a", 0.1)]
     bm25 = Bm25(["unrelated"], KeywordMatches(documents=[], total_documents=3, total_chars=90, doc_freq={}))
-    return hybrid.fuse(vector, [], bm25, {}, confidence_of=lambda _cosine: 0.8, vector_bonus=bonus)
+    return hybrid.fuse(vector, [], bm25, {}, vector_confidence=0.8, vector_bonus=bonus)
 
 
 def test_a_vector_bonus_ranks_its_candidate_as_if_its_cosine_were_that_much_higher() -> None:

@@ -31,7 +31,7 @@ from mneme.memory.content_prior import content_factor
 from mneme.models.memory import MemoryCandidate, MemoryDocument
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Mapping, Sequence
 
     from mneme.memory.keyword_scoring import Bm25
 
@@ -130,12 +130,13 @@ def fuse(
     bm25: Bm25,
     around: Adjacent,
     *,
-    confidence_of: Callable[[float], float],
+    vector_confidence: float,
     vector_bonus: Mapping[str, float] | None = None,
 ) -> list[MemoryCandidate]:
     """The fused candidates, best first, ``similarity`` the calibrated relevance (see the module doc);
-    ``vector_bonus`` is added to some candidates' cosines before the vector leg is scaled (their reported
-    ``vector_similarity`` stays the cosine)."""
+    ``vector_confidence`` is what the vector evidence vouches for (the question's best cosine calibrated,
+    :func:`cosine_confidence`, times the share a name lift keeps); ``vector_bonus`` is added to some candidates'
+    cosines before the vector leg is scaled (their reported ``vector_similarity`` stays the cosine)."""
     vector = list(vector[:DEPTH])
     turns = list(turns[:DEPTH])
     known = {c.document.id: c.document for c in vector} | {doc.id: doc for doc, _ in turns}
@@ -165,8 +166,7 @@ def fuse(
     best = max(smoothed.values(), default=0.0)
     if best <= 0:
         return []
-    best_cosine = max(cosines.values(), default=0.0)
-    confidence = max(confidence_of(best_cosine), keyword_confidence(windows.coverage), MIN_CONFIDENCE)
+    confidence = max(vector_confidence, keyword_confidence(windows.coverage), MIN_CONFIDENCE)
     found = cosines.keys() | turn_scores.keys()  # a leg's own candidate stays, even its lowest (scaled to 0)
     relevance = {
         doc_id: confidence * (1.0 + score / best) / 2.0 * content_factor(known[doc_id].content)

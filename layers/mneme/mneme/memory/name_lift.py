@@ -48,12 +48,12 @@ keyword leg a named speaker's name then counts in a turn's ``Speaker:`` only, no
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from mneme.memory.hybrid import cosine_scale
 from mneme.memory.keyword_scoring import speaker_name, stems
 from mneme.memory.keywords import STOPWORDS, query_words
+from mneme.records import Record
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -80,8 +80,7 @@ CALENDAR = frozenset({
 })  # fmt: skip
 
 
-@dataclass(frozen=True)
-class Named:
+class Named(Record):
     """The speakers a question names and the question without them."""
 
     names: tuple[str, ...]

@@ -49,24 +49,21 @@ def retrieve(
     matches = store.keyword_matches(words, patterns, limit, now=now) if words else None
     if matches is None:
         return [] if ranking.retrieval == "keyword" else _vector_only(ports, by_vector)
-    bm25 = Bm25(words, matches)
+    score_fusion = ranking.retrieval == "hybrid" and ranking.fusion != "rrf"
+    named = name_lift.named(query, [c.document for c in by_vector] + matches.documents) if score_fusion else None
+    # a named speaker's name counts where they speak, not where they are addressed
+    bm25 = Bm25(words, matches, said_by=named.names if named is not None else ())
     turns = score_documents(bm25, matches)
     if ranking.retrieval == "keyword":
         return hybrid.keyword_only(turns, bm25)
     if ranking.fusion == "rrf":
         keyword = [MemoryCandidate(document=d, similarity=s, keyword_score=s) for d, s in turns[: k_for(ranking.top_k)]]
         return fuse(by_vector[: k_for(ranking.top_k)], keyword, method="rrf")
-    named = name_lift.named(query, [c.document for c in by_vector] + [doc for doc, _ in turns])
-    if named is not None:  # a named speaker's name counts where they speak, not where they are addressed
-        bm25 = Bm25(words, matches, said_by=named.names)
-        turns = score_documents(bm25, matches)
     leg = _vector_leg(ports, store, patterns, query, bm25, named, by_vector, turns, depth, now=now, notes=notes)
     around = store.adjacent(hybrid.anchors(leg.candidates, turns), hybrid.SPAN, now=now)
     best = max((c.similarity for c in by_vector), default=0.0)
     confidence = leg.share * hybrid.cosine_confidence(ports.model_id, best)
-    return hybrid.fuse(
-        leg.candidates, turns, bm25, around, confidence_of=lambda _best: confidence, vector_bonus=leg.bonus
-    )
+    return hybrid.fuse(leg.candidates, turns, bm25, around, vector_confidence=confidence, vector_bonus=leg.bonus)
 
 
 class VectorLeg(Record):
