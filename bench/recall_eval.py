@@ -8,7 +8,8 @@ question through the same functions ``POST /v1/memory/search`` and auto-inject u
 (``mneme.engine.memory_io.ops.search_explained``: the store's legs, the fusion, the ranking and its floors).
 Embeddings are cached on disk (``/tmp/mneme-recall-cache``, keyed by model and text) so a rerun takes
 seconds. For each mode it prints recall@5/@10/@20 (share of each question's evidence turns in the top K, no
-floors), per category @10, characters @10, stale-first (knowledge updates whose old value ranks above the
+floors), recall@10 as ``POST /v1/memory/search {query, top_k: 10}`` answers it (the default floors: a hit under
+them is not returned), per category @10, characters @10, stale-first (knowledge updates whose old value ranks above the
 new), and, with the defaults (floors on, ``top_k`` 5): the evidence auto-inject carries, its characters, and
 the share of off-topic questions that inject nothing. Exits non-zero on any error.
 """
@@ -131,8 +132,11 @@ def evaluate(
     retrieval, fusion = MODES[mode]
     open_ranking = Ranking(top_k=20, min_score=0, relative_cutoff=0, retrieval=retrieval, fusion=fusion)
     inject_ranking = Ranking(top_k=5, retrieval=retrieval, fusion=fusion)  # the calibrated default floors
+    search_ranking = Ranking(top_k=10, retrieval=retrieval, fusion=fusion)  # POST /v1/memory/search {query, top_k}
     scores: dict[str, list[tuple[float, float, float]]] = defaultdict(list)
-    chars, stale_first, injected, injected_chars = [], 0, [], []
+    chars, stale_first, injected_chars = [], 0, []
+    injected: dict[str, list[float]] = defaultdict(list)
+    searched: dict[str, list[float]] = defaultdict(list)
     silent: dict[str, list[bool]] = defaultdict(list)
     started = time.perf_counter()
     for conv in data:
@@ -142,8 +146,9 @@ def evaluate(
             if not q.evidence:
                 silent[q.category].append(not hits)
                 continue
-            injected.append(recall(q.evidence, turn_ids(hits), 5))
+            injected[q.category].append(recall(q.evidence, turn_ids(hits), 5))
             injected_chars.append(sum(len(h.content) for h in hits))
+            searched[q.category].append(recall(q.evidence, turn_ids(ask(ports, conv, q, vector, search_ranking)), 10))
             ids = turn_ids(ask(ports, conv, q, vector, open_ranking))
             scores[q.category].append(
                 (recall(q.evidence, ids, 5), recall(q.evidence, ids, 10), recall(q.evidence, ids, 20))
@@ -163,15 +168,33 @@ def evaluate(
         "r20": statistics.mean(s[2] for s in every),
         "categories": {c: statistics.mean(s[1] for s in group) for c, group in sorted(scores.items())},
         "by_category": {c: tuple(statistics.mean(s[i] for s in g) for i in range(3)) for c, g in scores.items()},
+        "asked": {c: len(group) for c, group in scores.items()},
+        "inject_by_category": {c: statistics.mean(group) for c, group in injected.items()},
+        "floored10": statistics.mean(x for group in searched.values() for x in group),
+        "floored10_by_category": {c: statistics.mean(group) for c, group in searched.items()},
         "chars10": statistics.mean(chars),
         "stale_first": stale_first,
-        "inject_recall": statistics.mean(injected),
+        "inject_recall": statistics.mean(x for group in injected.values() for x in group),
         "inject_chars": statistics.mean(injected_chars),
         "off_topic_silent": _mean_or_none([x for group in silent.values() for x in group]),
         "silent_by_kind": {kind: statistics.mean(group) for kind, group in sorted(silent.items())},
         "seconds": time.perf_counter() - started,
         "questions": len(every) + sum(len(group) for group in silent.values()),
     }
+
+
+def over(figures: dict[str, Any], categories: list[str]) -> tuple[float, ...]:
+    """Recall @5 / @10 / @20, @10 with the default floors and auto-inject over the questions of ``categories``
+    only, each question weighing the same (as the whole run's figures): the categories' means weighted by how
+    many were asked."""
+    asked: dict[str, int] = {c: figures["asked"][c] for c in categories}
+    total = sum(asked.values())
+
+    def mean(by_category: dict[str, float]) -> float:
+        return sum(by_category[c] * n for c, n in asked.items()) / total
+
+    recalls = [mean({c: figures["by_category"][c][i] for c in categories}) for i in range(3)]
+    return (*recalls, mean(figures["floored10_by_category"]), mean(figures["inject_by_category"]))
 
 
 def _mean_or_none(values: list[bool]) -> float | None:
@@ -218,7 +241,7 @@ def report(
         ports = MemoryPorts(store=searched, embedder=embed.model, audit=_NoAudit(), clock=_Clock())  # type: ignore[arg-type]
         turns = sum(len(c.turns) for c in data)
         print(f"{len(data)} users, {turns} turns loaded together, {len(questions)} questions, {embed.model.model_id}")
-        columns = ("@5", "@10", "@20", "chars@10", "stale1st", "inject@5", "injChars", "offSilent")
+        columns = ("@5", "@10", "@20", "floors@10", "chars@10", "stale1st", "inject@5", "injChars", "offSilent")
         print(f"{'mode':<8} " + " ".join(f"{c:>{max(6, len(c))}}" for c in columns) + "  per category @10")
         for mode in modes.split(","):
             r = evaluate(ports, data, vectors, mode)
@@ -228,7 +251,8 @@ def report(
             if r["silent_by_kind"]:
                 cats += " | silent: " + " ".join(f"{c} {v:.2f}" for c, v in r["silent_by_kind"].items())
             print(
-                f"{mode:<8} {r['r5']:6.3f} {r['r10']:6.3f} {r['r20']:6.3f} {r['chars10']:8.0f} {r['stale_first']:8d}"
+                f"{mode:<8} {r['r5']:6.3f} {r['r10']:6.3f} {r['r20']:6.3f} {r['floored10']:9.3f} {r['chars10']:8.0f}"
+                f" {r['stale_first']:8d}"
                 f" {r['inject_recall']:8.3f} {r['inject_chars']:8.0f} {silent}  {cats}"
             )
         print("per category recall @5 / @10 / @20:")

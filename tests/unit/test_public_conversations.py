@@ -187,3 +187,39 @@ def test_only_the_missing_dataset_is_named_when_the_other_is_there(tmp_path, mon
     with pytest.raises(Skip, match=r"^LongMemEval oracle is not here") as skip:
         public.bench(False)
     assert "cognitive-memory-layer" not in str(skip.value)
+
+
+def _figures(adversarial: float) -> dict[str, Any]:
+    """One mode's figures: single-hop asked 3 times, every other category once, adversarial 5 times."""
+    counts = {"single-hop": 3, "temporal": 1, "multi-hop": 1, "open-domain": 1, "adversarial": 5}
+    at10 = {"single-hop": 0.8, "temporal": 0.4, "multi-hop": 0.4, "open-domain": 0.4, "adversarial": adversarial}
+    return {
+        "asked": counts,
+        "by_category": {c: (v / 2, v, 1.0) for c, v in at10.items()},
+        "floored10_by_category": {c: v - 0.1 for c, v in at10.items()},
+        "inject_by_category": {c: v / 4 for c, v in at10.items()},
+    }
+
+
+OVER = importlib.import_module("recall_eval").over
+
+
+def test_the_scored_categories_weigh_each_question_the_same() -> None:
+    r5, r10, r20, floored, inject = OVER(_figures(0.0), ["single-hop", "temporal"])
+    assert r10 == pytest.approx((3 * 0.8 + 0.4) / 4)
+    assert (r5, r20, floored, inject) == pytest.approx((r10 / 2, 1.0, r10 - 0.1, r10 / 4))
+
+
+def test_the_categories_1_to_4_row_leaves_the_adversarial_questions_out(capsys) -> None:
+    data = [public.Conversation(user="u", turns=[], questions=[])]
+    rows = []
+    for adversarial in (0.0, 1.0):
+        public.print_scored(data, {"default": _figures(adversarial)}, OVER)
+        rows.append(capsys.readouterr().out.splitlines()[-1])
+    assert rows[0] == rows[1]
+    assert "@5 / @10 / @20 0.300 / 0.600 / 1.000, @10 with the floors 0.500, auto-inject 0.150" in rows[0]
+
+
+def test_the_whole_run_counts_the_adversarial_questions() -> None:
+    every = list(_figures(0.0)["asked"])
+    assert OVER(_figures(0.0), every)[1] != OVER(_figures(1.0), every)[1]
