@@ -54,3 +54,18 @@ def test_without_a_bonus_the_cosines_decide() -> None:
 def test_a_bonus_leaves_the_reported_cosine_as_it_was() -> None:
     mid = next(c for c in _with_bonus({"mid": 0.1}) if c.document.id == "mid")
     assert mid.vector_similarity == 0.25
+
+
+def test_a_confident_query_s_last_candidate_keeps_the_root_of_half_its_confidence() -> None:
+    last = _fused(0.8)[-1]  # its fused score is the lowest (scaled to 0), its content counts whole
+    assert last.similarity == 0.8 * 0.5**0.5  # the default floor 0.35 keeps it: half (0.4) is close to it
+
+
+def test_the_best_candidate_scores_the_query_s_confidence() -> None:
+    assert _fused(0.8)[0].similarity == 0.8
+
+
+def test_a_candidate_s_share_rises_with_its_fused_score_and_its_content() -> None:
+    text = "Kate: adopted a beagle puppy named Biscuit"
+    assert hybrid.share(0.0, text) < hybrid.share(0.5, text) < hybrid.share(1.0, text) == 1.0
+    assert hybrid.share(1.0, "Kate: Hey!") < hybrid.share(1.0, text)
