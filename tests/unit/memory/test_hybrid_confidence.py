@@ -69,3 +69,23 @@ def test_a_candidate_s_share_rises_with_its_fused_score_and_its_content() -> Non
     text = "Kate: adopted a beagle puppy named Biscuit"
     assert hybrid.share(0.0, text) < hybrid.share(0.5, text) < hybrid.share(1.0, text) == 1.0
     assert hybrid.share(1.0, "Kate: Hey!") < hybrid.share(1.0, text)
+
+
+def _three_of_five() -> tuple[list[tuple[MemoryDocument, float]], Bm25]:
+    """A memory holding 3 of a question's 5 equally rare words: 0.6 of its idf mass."""
+    words = ["beagle", "puppy", "biscuit", "harbour", "lantern"]
+    doc = _candidate("kate", "k", 0.0).document.model_copy(update={"content": "Kate: our beagle puppy Biscuit"})
+    matches = KeywordMatches(documents=[doc], total_documents=20, total_chars=600, doc_freq=dict.fromkeys(words, 1))
+    bm25 = Bm25(words, matches)
+    assert bm25.coverage(bm25.counts_of(doc)) == 0.6
+    return [(doc, 1.0)], bm25
+
+
+def test_in_the_keyword_mode_a_memory_with_most_of_the_question_s_rare_words_passes_the_default_floor() -> None:
+    turns, bm25 = _three_of_five()
+    confidence = (0.6 - hybrid.KEYWORD_MODE_COVERAGE_FLOOR) / (1 - hybrid.KEYWORD_MODE_COVERAGE_FLOOR)
+    assert hybrid.keyword_only(turns, bm25)[0].similarity == confidence > 0.35
+
+
+def test_beside_the_vector_the_same_coverage_vouches_for_less() -> None:
+    assert hybrid.keyword_confidence(0.6) == (0.6 - 0.5) / 0.5 < 0.35
