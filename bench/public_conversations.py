@@ -228,13 +228,15 @@ def measure(
             print(f"\n--- {source.name} ({path.name}), setting {setting}: {asked} questions with evidence ---")
             figures[f"{source.name}/{setting}"] = found_figures = recall_eval.report(data, modes)
             if source is LOCOMO:
-                print_scored(data, found_figures, recall_eval.over)
+                print_scored(found_figures)
     return figures
 
 
-def print_scored(data: list[Conversation], figures: dict[str, Any], over: Callable[..., tuple[float, ...]]) -> None:
+def print_scored(figures: dict[str, Any]) -> None:
     """LoCoMo over the categories its papers score (:data:`LOCOMO_SCORED`), adversarial questions left out."""
-    asked = sum(1 for conv in data for q in conv.questions if q.category in LOCOMO_SCORED)
+    from recall_eval import over  # with the repository's paths, as measure() imports it
+
+    asked = sum(next(iter(figures.values()))["asked"][c] for c in LOCOMO_SCORED)
     print(f"categories 1-4 ({', '.join(LOCOMO_SCORED)}; {asked} questions):")
     for mode, r in figures.items():
         r5, r10, r20, floored, inject = over(r, LOCOMO_SCORED)

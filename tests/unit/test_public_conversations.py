@@ -211,10 +211,9 @@ def test_the_scored_categories_weigh_each_question_the_same() -> None:
 
 
 def test_the_categories_1_to_4_row_leaves_the_adversarial_questions_out(capsys) -> None:
-    data = [public.Conversation(user="u", turns=[], questions=[])]
     rows = []
     for adversarial in (0.0, 1.0):
-        public.print_scored(data, {"default": _figures(adversarial)}, OVER)
+        public.print_scored({"default": _figures(adversarial)})
         rows.append(capsys.readouterr().out.splitlines()[-1])
     assert rows[0] == rows[1]
     assert "@5 / @10 / @20 0.300 / 0.600 / 1.000, @10 with the floors 0.500, auto-inject 0.150" in rows[0]

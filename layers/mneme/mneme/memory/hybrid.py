@@ -69,9 +69,13 @@ def cosine_scale(model_id: str) -> tuple[float, float]:
     return COSINE_SCALE.get(model_id, _DEFAULT_SCALE)
 
 
+def ramp(value: float, low: float, high: float) -> float:
+    """0 at or below ``low``, 1 at or above ``high``, linear between."""
+    return min(1.0, max(0.0, (value - low) / (high - low)))
+
+
 def cosine_confidence(model_id: str, cosine: float) -> float:
-    low, high = cosine_scale(model_id)
-    return min(1.0, max(0.0, (cosine - low) / (high - low)))
+    return ramp(cosine, *cosine_scale(model_id))
 
 
 def keyword_confidence(coverage: float, floor: float = COVERAGE_FLOOR) -> float:
@@ -79,7 +83,7 @@ def keyword_confidence(coverage: float, floor: float = COVERAGE_FLOOR) -> float:
     someone never mentioned still shares its common words with many memories). Beside the vector's (hybrid)
     it counts above :data:`COVERAGE_FLOOR`; alone (the keyword mode) above :data:`KEYWORD_MODE_COVERAGE_FLOOR`,
     where a question that says a thing in other words than the memory has nothing else to vouch for it."""
-    return min(1.0, max(0.0, (coverage - floor) / (1.0 - floor)))
+    return ramp(coverage, floor, 1.0)
 
 
 def share(relative: float, content: str) -> float:

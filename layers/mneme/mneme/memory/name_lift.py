@@ -50,7 +50,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from mneme.memory.hybrid import cosine_scale
+from mneme.memory.hybrid import cosine_scale, ramp
 from mneme.memory.keyword_scoring import speaker_name, stems
 from mneme.memory.keywords import STOPWORDS, query_words
 from mneme.records import Record
@@ -150,11 +150,7 @@ def name_free_coverage(bm25: Bm25, documents: Iterable[MemoryDocument], names: I
     )
 
 
-def _ramp(value: float, low: float, high: float) -> float:
-    return min(1.0, max(0.0, (value - low) / (high - low)))
-
-
 def vector_share(model_id: str, cosine: float, coverage: float) -> float:
     """The share of its vector confidence a question naming a speaker keeps (see the module doc)."""
     nothing = cosine_scale(model_id)[0]
-    return max(_ramp(cosine, nothing, nothing + NAME_FREE_RAMP), _ramp(coverage, *COVERAGE_SCALE))
+    return max(ramp(cosine, nothing, nothing + NAME_FREE_RAMP), ramp(coverage, *COVERAGE_SCALE))
