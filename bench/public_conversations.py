@@ -179,7 +179,7 @@ def longmemeval(records: list[dict[str, Any]], setting: str = "own") -> list[Con
             if evidence:
                 question = Question(qid, record["question_type"], record["question"], evidence)
                 data.append(Conversation(user=f"lme-{qid}", turns=turns, questions=[question]))
-        return data
+        return _asked_others(data)
     if setting != "pooled":
         raise ValueError(f"unknown LongMemEval setting {setting!r}: own or pooled")
     pooled: dict[str, Turn] = {}
@@ -194,6 +194,17 @@ def longmemeval(records: list[dict[str, Any]], setting: str = "own") -> list[Con
     return [Conversation(user="lme-pooled", turns=ordered, questions=questions)]
 
 
+def _asked_others(data: list[Conversation]) -> list[Conversation]:
+    """Each user also asked the questions of two others (the next and the one half-way round), which their own
+    sessions do not answer: off-topic questions over long turns (category ``off-topic-other-user``)."""
+    for index, conv in enumerate(data):
+        for shift in sorted({1, len(data) // 2} - {0, len(data)}):
+            other = data[(index + shift) % len(data)].questions[0]
+            conv.questions.append(Question(f"{other.qid}@{conv.user}", OTHER_USER, other.question, []))
+    return data
+
+
+OTHER_USER = "off-topic-other-user"
 Convert = Callable[[list[dict[str, Any]], str], list[Conversation]]
 DATASETS: dict[str, tuple[Source, Convert, tuple[str, ...]]] = {
     "locomo": (LOCOMO, locomo, ("all",)),

@@ -68,10 +68,19 @@ def test_a_turn_is_observed_at_its_session_date() -> None:
 
 
 def test_abstention_questions_and_questions_without_a_labelled_turn_are_not_asked() -> None:
-    asked = {q.qid for conv in public.longmemeval(RECORDS, "own") for q in conv.questions}
+    asked = {q.qid for conv in public.longmemeval(RECORDS, "own") for q in conv.questions if q.evidence}
     assert asked == {"q1", "q2"}
     pooled = {q.qid for q in public.longmemeval(RECORDS, "pooled")[0].questions}
     assert pooled == {"q1", "q2"}
+
+
+def test_each_user_is_also_asked_another_user_s_question_with_nothing_to_find() -> None:
+    data = public.longmemeval(RECORDS, "own")
+    off_topic = [(conv.user, q.question, q.evidence, q.category) for conv in data for q in conv.questions[1:]]
+    assert off_topic == [
+        ("lme-q1", "question q2?", [], public.OTHER_USER),
+        ("lme-q2", "question q1?", [], public.OTHER_USER),
+    ]
 
 
 def test_pooled_keeps_every_session_once_even_those_of_questions_not_asked() -> None:

@@ -89,3 +89,20 @@ def test_in_the_keyword_mode_a_memory_with_most_of_the_question_s_rare_words_pas
 
 def test_beside_the_vector_the_same_coverage_vouches_for_less() -> None:
     assert hybrid.keyword_confidence(0.6) == (0.6 - 0.5) / 0.5 < 0.35
+
+
+def test_a_long_passage_s_cosine_counts_more_as_evidence_per_doubling_of_its_length() -> None:
+    lift, start = hybrid.LENGTH_LIFT["all-MiniLM-L6-v2"]
+    assert hybrid.evidence_cosine("all-MiniLM-L6-v2", 0.4, 2 * start) == 0.4 + lift
+    assert hybrid.evidence_cosine("all-MiniLM-L6-v2", 0.4, 4 * start) == 0.4 + 2 * lift
+
+
+def test_a_passage_up_to_the_lift_s_length_keeps_its_cosine() -> None:
+    _lift, start = hybrid.LENGTH_LIFT["all-MiniLM-L6-v2"]
+    assert hybrid.evidence_cosine("all-MiniLM-L6-v2", 0.4, start) == 0.4
+    assert hybrid.evidence_cosine("all-MiniLM-L6-v2", 0.4, 20) == 0.4
+
+
+def test_a_model_without_a_measured_lift_keeps_a_long_passage_s_cosine() -> None:
+    assert hybrid.evidence_cosine("amazon.titan-embed-text-v2:0", 0.4, 8_000) == 0.4
+    assert hybrid.evidence_cosine("hashing", 0.4, 8_000) == 0.4

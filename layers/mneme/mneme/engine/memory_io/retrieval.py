@@ -61,7 +61,10 @@ def retrieve(
         return fuse(by_vector[: k_for(ranking.top_k)], keyword, method="rrf")
     leg = _vector_leg(ports, store, patterns, query, bm25, named, by_vector, turns, depth, now=now, notes=notes)
     around = store.adjacent(hybrid.anchors(leg.candidates, turns), hybrid.SPAN, now=now)
-    best = max((c.similarity for c in by_vector), default=0.0)
+    best = max(
+        (hybrid.evidence_cosine(ports.model_id, c.similarity, len(c.document.content)) for c in by_vector),
+        default=0.0,
+    )
     confidence = leg.share * hybrid.cosine_confidence(ports.model_id, best)
     return hybrid.fuse(leg.candidates, turns, bm25, around, vector_confidence=confidence, vector_bonus=leg.bonus)
 
