@@ -203,3 +203,15 @@ def test_a_tool_search_with_only_denied_namespaces_still_records_why_nothing_was
     (event,) = _hits_events(world, result.run.run_id)
     assert event["count"] == 0 and event["candidates"] == 0 and event["namespaces"] == []
     assert event["denied"] == [{"namespace": "vector.user.bob.memory", "reason": "security_filter"}]
+
+
+def test_the_auto_inject_event_gives_what_vouched_for_the_question(world) -> None:
+    # Given a memory matching alice's question, the default (hybrid) retrieval
+    add_agent(world)
+    remember(world, "vector.user.alice.memory", "Alice prefers green tea in the morning")
+    # When she asks about it
+    result = run(world, "Which tea does Alice prefer in the morning?")
+    # Then the event gives the question's confidence, its best cosine and the keyword coverage behind it
+    (event,) = _hits_events(world, result.run.run_id)
+    assert set(event["confidence"]) == {"value", "vector_cosine", "vector_evidence", "keyword_coverage"}
+    assert event["hits"][0]["similarity"] <= event["confidence"]["value"]

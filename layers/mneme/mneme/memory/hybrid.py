@@ -170,11 +170,13 @@ def fuse(
     *,
     vector_confidence: float,
     vector_bonus: Mapping[str, float] | None = None,
+    notes: dict[str, object] | None = None,
 ) -> list[MemoryCandidate]:
     """The fused candidates, best first, ``similarity`` the calibrated relevance (see the module doc);
     ``vector_confidence`` is what the vector evidence vouches for (the question's best cosine calibrated,
     :func:`cosine_confidence`, times the share a name lift keeps); ``vector_bonus`` is added to some candidates'
-    cosines before the vector leg is scaled (their reported ``vector_similarity`` stays the cosine)."""
+    cosines before the vector leg is scaled (their reported ``vector_similarity`` stays the cosine). ``notes``
+    (explain) receives the query's ``confidence``: its ``value`` and the ``keyword_coverage`` behind it."""
     vector = list(vector[:DEPTH])
     turns = list(turns[:DEPTH])
     known = {c.document.id: c.document for c in vector} | {doc.id: doc for doc, _ in turns}
@@ -205,6 +207,7 @@ def fuse(
     if best <= 0:
         return []
     confidence = max(vector_confidence, keyword_confidence(windows.coverage), MIN_CONFIDENCE)
+    _note(notes, confidence, windows.coverage)
     found = cosines.keys() | turn_scores.keys()  # a leg's own candidate stays, even its lowest (scaled to 0)
     relevance = {
         doc_id: confidence * share(score / best, known[doc_id].content)
@@ -223,13 +226,25 @@ def fuse(
     ]
 
 
-def keyword_only(turns: Sequence[tuple[MemoryDocument, float]], bm25: Bm25) -> list[MemoryCandidate]:
+def keyword_only(
+    turns: Sequence[tuple[MemoryDocument, float]], bm25: Bm25, notes: dict[str, object] | None = None
+) -> list[MemoryCandidate]:
     """The keyword mode: the calibrated relevance of the fusion with the keyword evidence alone."""
     if not turns:
         return []
     best = turns[0][1]
     coverage = max(bm25.coverage(bm25.counts_of(doc)) for doc, _ in turns[:DEPTH])
     confidence = max(keyword_confidence(coverage, KEYWORD_MODE_COVERAGE_FLOOR), MIN_CONFIDENCE)
+    _note(notes, confidence, coverage)
     scored = [(doc, score, confidence * share(score / best, doc.content)) for doc, score in turns[:DEPTH]]
     scored.sort(key=lambda item: (-item[2], item[0].content_hash, item[0].id))
     return [MemoryCandidate(document=doc, similarity=fused, keyword_score=score) for doc, score, fused in scored]
+
+
+def _note(notes: dict[str, object] | None, confidence: float, coverage: float) -> None:
+    """What explain shows of a query's confidence: the most any hit's similarity can be before its rule bonus and
+    recency, and the keyword evidence's part."""
+    if notes is not None:
+        found = notes.get("confidence")
+        before = found if isinstance(found, dict) else {}
+        notes["confidence"] = {**before, "value": round(confidence, 4), "keyword_coverage": round(coverage, 4)}

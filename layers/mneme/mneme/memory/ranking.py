@@ -123,6 +123,7 @@ class Ranked(Record):
     candidates: int
     rerank: str | None = None  # the reranking model that ordered the hits, or "failed: <reason>" (None: none set)
     name_lift: dict[str, Any] | None = None  # the speakers a question named and the vector share it kept (explain)
+    confidence: dict[str, Any] | None = None  # what vouched for the query: value, cosine, keyword coverage (explain)
 
 
 def rank(

@@ -90,6 +90,7 @@ def explain_search(
         "fusion": ranking.fusion,
         "depth": candidate_depth(ranking),
         **({"name_lift": ranked.name_lift} if ranked.name_lift else {}),
+        **({"confidence": ranked.confidence} if ranked.confidence else {}),
     }
     return Explanation(hits=hits, dropped=dropped, ranked=ranked, thresholds=thresholds)
 

@@ -136,7 +136,9 @@ def _search(
             pending += records(action, [namespace], via=via, hits=count, top_k=ranking.top_k)
         to_write, pending = pending, []
         append_audit(ports.audit, to_write)
-        return replace(ranked, rerank=rerank_status, name_lift=notes.get("name_lift"))
+        return replace(
+            ranked, rerank=rerank_status, name_lift=notes.get("name_lift"), confidence=notes.get("confidence")
+        )
     finally:
         if pending:  # the search failed or found no namespace: the denials are still recorded
             append_audit(ports.audit, pending)
@@ -171,6 +173,7 @@ def hits_event(ranked: Ranked, access: ReadAccess, ranking: Ranking, model_id: s
         "denied": [{"namespace": denial.namespace, "reason": denial.reason} for denial in access.denied],
         **({"rerank": ranked.rerank} if ranked.rerank else {}),
         **({"name_lift": ranked.name_lift} if ranked.name_lift else {}),
+        **({"confidence": ranked.confidence} if ranked.confidence else {}),
     }
 
 

@@ -35,7 +35,8 @@ def retrieve(
 ) -> list[MemoryCandidate]:
     """The candidates of one search: the vector leg, the keyword leg, or both fused (each leg filtered
     inside its own query by the same granted namespaces and liveness; :mod:`mneme.memory.hybrid`).
-    ``notes`` (explain) receives the name lift's ``names`` and ``vector_share`` when it applied."""
+    ``notes`` (explain) receives the name lift's ``names`` and ``vector_share`` when it applied, and the query's
+    ``confidence`` (:func:`mneme.memory.hybrid.fuse`) with its best cosine before and after a long memory's lift."""
     patterns = list(access.allowed)
     depth = candidate_depth(ranking)
     by_vector: list[MemoryCandidate] = []
@@ -55,7 +56,7 @@ def retrieve(
     bm25 = Bm25(words, matches, said_by=named.names if named is not None else ())
     turns = score_documents(bm25, matches)
     if ranking.retrieval == "keyword":
-        return hybrid.keyword_only(turns, bm25)
+        return hybrid.keyword_only(turns, bm25, notes)
     if ranking.fusion == "rrf":
         keyword = [MemoryCandidate(document=d, similarity=s, keyword_score=s) for d, s in turns[: k_for(ranking.top_k)]]
         return fuse(by_vector[: k_for(ranking.top_k)], keyword, method="rrf")
@@ -65,8 +66,13 @@ def retrieve(
         (hybrid.evidence_cosine(ports.model_id, c.similarity, len(c.document.content)) for c in by_vector),
         default=0.0,
     )
+    if notes is not None:
+        cosine = max((c.similarity for c in by_vector), default=0.0)
+        notes["confidence"] = {"vector_cosine": round(cosine, 4), "vector_evidence": round(best, 4)}
     confidence = leg.share * hybrid.cosine_confidence(ports.model_id, best)
-    return hybrid.fuse(leg.candidates, turns, bm25, around, vector_confidence=confidence, vector_bonus=leg.bonus)
+    return hybrid.fuse(
+        leg.candidates, turns, bm25, around, vector_confidence=confidence, vector_bonus=leg.bonus, notes=notes
+    )
 
 
 class VectorLeg(Record):
