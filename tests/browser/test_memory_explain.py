@@ -100,3 +100,27 @@ def test_an_explained_question_about_someone_no_memory_mentions_says_so(console:
     _explain(console, "What did Penelope cook for dinner?")
     note = console.page.get_by_test_id("name-lift")
     expect(note).to_contain_text("The question names Penelope, whom no memory you can read mentions")
+
+
+def test_an_explained_question_nothing_vouches_for_says_why_nothing_was_recalled(
+    console: Console, server: LocalServer
+) -> None:
+    client, user = _user(server, console)
+    write = {"namespace": f"vector.user.{user}.memory", "content": "The Apollo review is due on March 15."}
+    client.call("POST", "/v1/memory/documents", write, expect=201)
+    _explain(console, "What is the best recipe for banana bread?")
+    note = console.page.get_by_test_id("confidence")
+    expect(note).to_contain_text("keyword coverage")
+    expect(note).to_contain_text("under min_score 0.3500: nothing can be recalled")
+
+
+def test_an_explained_question_the_memory_answers_says_how_high_a_hit_can_score(
+    console: Console, server: LocalServer
+) -> None:
+    client, user = _user(server, console)
+    write = {"namespace": f"vector.user.{user}.memory", "content": "The Apollo review is due on March 15."}
+    client.call("POST", "/v1/memory/documents", write, expect=201)
+    _explain(console, "When is the Apollo review due?")
+    note = console.page.get_by_test_id("confidence")
+    expect(note).to_contain_text("best cosine")
+    expect(note).to_contain_text("before its rule bonus and recency")

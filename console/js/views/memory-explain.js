@@ -36,6 +36,17 @@ function nameLiftText(lift) {
     + `${Math.round(100 * lift.vector_share)} % of its vector confidence.`;
 }
 
+/** What vouched for the question at all: a min_score above its confidence recalls nothing. */
+export function confidenceText(c, minScore) {
+  const vector = c.vector_cosine === undefined ? ""
+    : `best cosine ${num(c.vector_cosine)}`
+      + (c.vector_evidence > c.vector_cosine ? ` (${num(c.vector_evidence)} with a long memory's lift)` : "") + ", ";
+  const verdict = c.value < minScore
+    ? `under min_score ${num(minScore)}: nothing can be recalled.`
+    : `a hit can score up to ${num(c.value)} before its rule bonus and recency.`;
+  return `Confidence ${num(c.value)} (${vector}keyword coverage ${num(c.keyword_coverage)}): ${verdict}`;
+}
+
 export function explanationPanel(explanation) {
   const t = explanation.thresholds || {};
   const parts = ["similarity", "vector", "keyword", "rule_bonus", "recency", "relevance"];
@@ -44,6 +55,7 @@ export function explanationPanel(explanation) {
     h("p", { class: "kv muted" },
       h("span", {}, `retrieval ${t.retrieval} · fusion ${t.fusion}`),
       h("span", {}, `min_score ${num(t.min_score)} · relative cutoff ${num(t.relative_cutoff)} · top_k ${t.top_k}`)),
+    t.confidence ? h("p", { class: "muted", dataset: { testid: "confidence" } }, confidenceText(t.confidence, t.min_score)) : null,
     t.name_lift ? h("p", { class: "muted", dataset: { testid: "name-lift" } }, nameLiftText(t.name_lift)) : null,
     explanation.hits.length ? h("table", { dataset: { testid: "explained-hits" } },
       h("thead", {}, h("tr", {}, ["id", ...parts].map((c, i) => h("th", { scope: "col", class: i ? "num" : null }, c)))),
