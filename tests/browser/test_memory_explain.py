@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import uuid
 
+import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import Console
 from tests.browser.conftest import fresh_user as _user
 from tests.functional.local.support import LocalServer
+
+APOLLO = "The Apollo review is due on March 15."
 
 
 def test_a_search_with_explain_shows_the_score_parts_and_why_an_entry_was_not_recalled(
@@ -71,6 +74,14 @@ def _explain(console: Console, query: str) -> None:
     expect(page.get_by_test_id("memory-explanation")).to_be_visible()
 
 
+def _explain_over(console: Console, server: LocalServer, memory: str, query: str) -> None:
+    """A new user's one memory, then ``query`` explained."""
+    client, user = _user(server, console)
+    write = {"namespace": f"vector.user.{user}.memory", "content": memory}
+    client.call("POST", "/v1/memory/documents", write, expect=201)
+    _explain(console, query)
+
+
 def test_an_explained_question_naming_a_speaker_says_what_the_name_alone_explained(
     console: Console, server: LocalServer
 ) -> None:
@@ -86,41 +97,30 @@ def test_an_explained_question_naming_a_speaker_says_what_the_name_alone_explain
 
 
 def test_an_explained_question_naming_no_speaker_says_nothing_of_names(console: Console, server: LocalServer) -> None:
-    client, user = _user(server, console)
-    write = {"namespace": f"vector.user.{user}.memory", "content": "Caroline: I took a pottery class downtown."}
-    client.call("POST", "/v1/memory/documents", write, expect=201)
-    _explain(console, "Where is the nearest pottery class?")
+    _explain_over(console, server, "Caroline: I took a pottery class downtown.", "Where is the nearest pottery class?")
     expect(console.page.get_by_test_id("name-lift")).to_have_count(0)
 
 
 def test_an_explained_question_about_someone_no_memory_mentions_says_so(console: Console, server: LocalServer) -> None:
-    client, user = _user(server, console)
-    write = {"namespace": f"vector.user.{user}.memory", "content": "Melanie: What do you cook these days?"}
-    client.call("POST", "/v1/memory/documents", write, expect=201)
-    _explain(console, "What did Penelope cook for dinner?")
+    _explain_over(console, server, "Melanie: What do you cook these days?", "What did Penelope cook for dinner?")
     note = console.page.get_by_test_id("name-lift")
     expect(note).to_contain_text("The question names Penelope, whom no memory you can read mentions")
 
 
-def test_an_explained_question_nothing_vouches_for_says_why_nothing_was_recalled(
-    console: Console, server: LocalServer
+@pytest.mark.parametrize(
+    ("question", "says"),
+    [  # nothing vouches for the first, so nothing can be recalled; the memory answers the second
+        (
+            "What is the best recipe for banana bread?",
+            ("keyword coverage", "under min_score 0.3500: nothing can be recalled"),
+        ),
+        ("When is the Apollo review due?", ("best cosine", "before its rule bonus and recency")),
+    ],
+)
+def test_an_explained_question_says_what_vouched_for_it(
+    console: Console, server: LocalServer, question: str, says: tuple[str, str]
 ) -> None:
-    client, user = _user(server, console)
-    write = {"namespace": f"vector.user.{user}.memory", "content": "The Apollo review is due on March 15."}
-    client.call("POST", "/v1/memory/documents", write, expect=201)
-    _explain(console, "What is the best recipe for banana bread?")
+    _explain_over(console, server, APOLLO, question)
     note = console.page.get_by_test_id("confidence")
-    expect(note).to_contain_text("keyword coverage")
-    expect(note).to_contain_text("under min_score 0.3500: nothing can be recalled")
-
-
-def test_an_explained_question_the_memory_answers_says_how_high_a_hit_can_score(
-    console: Console, server: LocalServer
-) -> None:
-    client, user = _user(server, console)
-    write = {"namespace": f"vector.user.{user}.memory", "content": "The Apollo review is due on March 15."}
-    client.call("POST", "/v1/memory/documents", write, expect=201)
-    _explain(console, "When is the Apollo review due?")
-    note = console.page.get_by_test_id("confidence")
-    expect(note).to_contain_text("best cosine")
-    expect(note).to_contain_text("before its rule bonus and recency")
+    for text in says:
+        expect(note).to_contain_text(text)
