@@ -1,0 +1,48 @@
+"""The conversation window (issue 30, :mod:`mneme.memory.hybrid`): a chat line takes its neighbours' words, so the
+answer to "what are Kate's hobbies" is found in the line after the one naming them; a long message stands alone."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from mneme.memory import hybrid
+from mneme.memory.keyword_scoring import Bm25
+from mneme.models.memory import KeywordMatches, MemoryDocument
+
+NOW = datetime(2024, 6, 1, tzinfo=UTC)
+ASKED = "Kate: what are your hobbies these days?"
+ANSWER = "Mostly watercolours, and a pottery class on Sundays."
+LONG_ANSWER = ANSWER + " " + "We also spent the spring repainting the house, room by room, slowly. " * 6
+OTHER = "Lunch at noon on Friday?"
+
+
+def _doc(doc_id: str, content: str) -> MemoryDocument:
+    return MemoryDocument(
+        id=doc_id, namespace="vector.user.a.memory", owner_user_id="a", content=content, content_hash=doc_id,
+        created_at=NOW, updated_at=NOW,
+    )  # fmt: skip
+
+
+def _fused(answer: str) -> dict[str, float]:
+    """The question's line, the answer after it and another line after that; only the first holds "hobbies"."""
+    asked, reply, other = _doc("asked", ASKED), _doc("reply", answer), _doc("other", OTHER)
+    chars = sum(len(doc.content) for doc in (asked, reply, other))
+    bm25 = Bm25(
+        ["hobbies"], KeywordMatches(documents=[asked], total_documents=3, total_chars=chars, doc_freq={"hobbies": 1})
+    )
+    turns = [(asked, bm25.score(bm25.counts_of(asked), len(asked.content)))]
+    fused = hybrid.fuse([], turns, bm25, {"asked": ([], [reply, other])}, vector_confidence=0.0)
+    return {candidate.document.id: candidate.similarity for candidate in fused}
+
+
+def test_a_chat_line_after_the_question_s_words_is_found_through_its_window() -> None:
+    assert len(ANSWER) <= hybrid.CHAT_LINE_CHARS
+    fused = _fused(ANSWER)
+    assert fused["reply"] > fused["other"] > 0
+
+
+def test_a_long_message_after_them_stands_alone() -> None:
+    assert len(LONG_ANSWER) > hybrid.CHAT_LINE_CHARS
+    fused = _fused(LONG_ANSWER)
+    assert "reply" not in fused
+    assert fused["other"] > 0  # the chat lines around it still share their window
