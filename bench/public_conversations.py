@@ -194,6 +194,9 @@ def longmemeval(records: list[dict[str, Any]], setting: str = "own") -> list[Con
     return [Conversation(user="lme-pooled", turns=ordered, questions=questions)]
 
 
+OTHER_USER = "off-topic-other-user"
+
+
 def _asked_others(data: list[Conversation]) -> list[Conversation]:
     """Each user also asked the questions of two others (the next and the one half-way round), which their own
     sessions do not answer: off-topic questions over long turns (category ``off-topic-other-user``)."""
@@ -204,7 +207,6 @@ def _asked_others(data: list[Conversation]) -> list[Conversation]:
     return data
 
 
-OTHER_USER = "off-topic-other-user"
 Convert = Callable[[list[dict[str, Any]], str], list[Conversation]]
 DATASETS: dict[str, tuple[Source, Convert, tuple[str, ...]]] = {
     "locomo": (LOCOMO, locomo, ("all",)),

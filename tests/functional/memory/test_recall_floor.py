@@ -175,13 +175,19 @@ def test_auto_inject_defaults_carry_the_evidence_and_leave_unrelated_questions_a
     assert silent("off-topic-speaker") >= SPEAKER_OFF_TOPIC_SILENT
 
 
-def test_auto_inject_carries_the_evidence_a_long_note_holds(notes) -> None:
-    found = _ask(notes, Ranking(top_k=5))
+@pytest.fixture(scope="module")
+def notes_injected(notes: Any) -> dict[str, list[tuple[list[str], list[str]]]]:
+    """The notes' questions asked as auto-inject asks them (once for the tests below)."""
+    return _ask(notes, Ranking(top_k=5))
+
+
+def test_auto_inject_carries_the_evidence_a_long_note_holds(notes_injected) -> None:
+    found = notes_injected
     answerable = [pair for category, pairs in found.items() if not category.startswith("off-topic") for pair in pairs]
     assert _recall(answerable, 5) >= NOTES_INJECT_AT_5
 
 
-def test_long_notes_leave_unrelated_questions_alone(notes) -> None:
-    found = _ask(notes, Ranking(top_k=5))
+def test_long_notes_leave_unrelated_questions_alone(notes_injected) -> None:
+    found = notes_injected
     off_topic = [ids for category, pairs in found.items() if category.startswith("off-topic") for _, ids in pairs]
     assert sum(1 for ids in off_topic if not ids) / len(off_topic) >= GENERAL_OFF_TOPIC_SILENT

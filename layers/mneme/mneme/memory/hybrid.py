@@ -33,7 +33,7 @@ question — its rare words absent, its best cosine low — scores low for every
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mneme.memory.content_prior import content_factor
 from mneme.models.memory import MemoryCandidate, MemoryDocument
@@ -161,8 +161,9 @@ class _Windows:
         self.scores[doc.id] = max(score, self.scores.get(doc.id, 0.0))
         self.coverage = max(self.coverage, self._bm25.coverage(counts))
         held = {turn.id for turn in window}
-        sides = [sequence[i].id for i in (position - 1, position + 1) if 0 <= i < len(sequence)]
-        sides = [side for side in sides if side in held]
+        sides = [
+            sequence[i].id for i in (position - 1, position + 1) if 0 <= i < len(sequence) and sequence[i].id in held
+        ]
         self.neighbours.setdefault(doc.id, sides)
 
 
@@ -184,7 +185,7 @@ def fuse(
     *,
     vector_confidence: float,
     vector_bonus: Mapping[str, float] | None = None,
-    notes: dict[str, object] | None = None,
+    notes: dict[str, Any] | None = None,
 ) -> list[MemoryCandidate]:
     """The fused candidates, best first, ``similarity`` the calibrated relevance (see the module doc);
     ``vector_confidence`` is what the vector evidence vouches for (the question's best cosine calibrated,
@@ -241,7 +242,7 @@ def fuse(
 
 
 def keyword_only(
-    turns: Sequence[tuple[MemoryDocument, float]], bm25: Bm25, notes: dict[str, object] | None = None
+    turns: Sequence[tuple[MemoryDocument, float]], bm25: Bm25, notes: dict[str, Any] | None = None
 ) -> list[MemoryCandidate]:
     """The keyword mode: the calibrated relevance of the fusion with the keyword evidence alone."""
     if not turns:
@@ -255,10 +256,8 @@ def keyword_only(
     return [MemoryCandidate(document=doc, similarity=fused, keyword_score=score) for doc, score, fused in scored]
 
 
-def _note(notes: dict[str, object] | None, confidence: float, coverage: float) -> None:
+def _note(notes: dict[str, Any] | None, confidence: float, coverage: float) -> None:
     """What explain shows of a query's confidence: the most any hit's similarity can be before its rule bonus and
-    recency, and the keyword evidence's part."""
+    recency, and the keyword evidence's part (beside the vector's, which the caller noted)."""
     if notes is not None:
-        found = notes.get("confidence")
-        before = found if isinstance(found, dict) else {}
-        notes["confidence"] = {**before, "value": round(confidence, 4), "keyword_coverage": round(coverage, 4)}
+        notes.setdefault("confidence", {}).update(value=round(confidence, 4), keyword_coverage=round(coverage, 4))
