@@ -14,15 +14,15 @@ import sqlite3
 from collections.abc import Sequence
 
 from mneme.records import Record, field
-from mneme_local.vector_rows import LIVE
+from mneme_local.vector_rows import LIVE, LIVE_MEMBER
 
-_LIVE_MEMBER = (
-    LIVE.replace("deleted", "m.deleted").replace("superseded", "m.superseded").replace("expires_at", "m.expires_at")
-)
 _WORD_COUNT = (
     "SELECT COUNT(*) FROM memory_fts CROSS JOIN memory m ON m.rowid = memory_fts.rowid"
-    f" WHERE memory_fts MATCH ? AND m.namespace = ? AND {_LIVE_MEMBER}"
+    f" WHERE memory_fts MATCH ? AND m.namespace = ? AND {LIVE_MEMBER}"
 )
+#: one seek per namespace (SQLite's min/max optimization on ``(namespace, seq)``); the same over ``namespace IN
+#: (…) GROUP BY namespace`` read every log row of the namespaces: 2,000 rows of a user, 22,000 VM instructions
+_LAST_CHANGE = "SELECT MAX(seq) FROM memory_log WHERE namespace = ?"
 MAX_WORDS_KEPT = 20_000  # per namespace: a namespace asked more distinct words than this starts afresh
 
 
@@ -49,11 +49,8 @@ class KeywordStatistics:
         doc_freq = dict.fromkeys(words, 0)
         if not namespaces:
             return rows, chars, doc_freq
-        marks = ", ".join("?" * len(namespaces))
-        sql = f"SELECT namespace, MAX(seq) FROM memory_log WHERE namespace IN ({marks}) GROUP BY namespace"
-        positions = {name: int(seq) for name, seq in db.execute(sql, tuple(namespaces))}
         for name in namespaces:
-            counts = self._current(db, name, positions.get(name, 0), at)
+            counts = self._current(db, name, int(db.execute(_LAST_CHANGE, (name,)).fetchone()[0] or 0), at)
             for word in words:
                 if word not in counts.words:
                     counts.words[word] = int(db.execute(_WORD_COUNT, (f'"{word}"', name, at)).fetchone()[0])

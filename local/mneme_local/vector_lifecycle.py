@@ -24,9 +24,23 @@ from mneme.memory.keyword_scoring import KeywordSearch, rarest_first
 from mneme.memory.lifecycle import decode_cursor, encode_cursor, refreshed_fields
 from mneme.models.memory import KeywordMatches, MemoryDocument
 from mneme_local.keyword_stats import KeywordStatistics
-from mneme_local.vector_rows import COLUMNS, LIVE, micros, namespace_sql, row_document
+from mneme_local.vector_rows import COLUMNS, LIVE, LIVE_MEMBER, micros, namespace_sql, row_document
 
 _MEMBER_COLUMNS = ", ".join(f"m.{name.strip()}" for name in COLUMNS.split(","))
+
+
+def keyword_rows_sql(patterns: Sequence[str]) -> tuple[str, list[str]]:
+    """The newest live rows of ``patterns``' namespaces that contain a word (parameters: the ``MATCH``, the
+    namespaces', the time, the limit). FTS5 drives the join and walks its posting list from the newest rowid
+    down, stopping at the limit: ordered by ``m.rowid`` (the same number) SQLite read every row containing the
+    word, every user's, and sorted them first (2.2x the time per common word at 10k rows per user, 2 users)."""
+    where, params = namespace_sql(patterns)
+    member = where.replace("namespace", "m.namespace")
+    sql = (
+        f"SELECT {_MEMBER_COLUMNS} FROM memory_fts CROSS JOIN memory m ON m.rowid = memory_fts.rowid"
+        f" WHERE memory_fts MATCH ? AND {member} AND {LIVE_MEMBER} ORDER BY memory_fts.rowid DESC LIMIT ?"
+    )
+    return sql, params
 
 
 class LifecycleQueries(KeywordSearch):
@@ -51,13 +65,7 @@ class LifecycleQueries(KeywordSearch):
         if not patterns or not words:
             return KeywordMatches(documents=[], total_documents=0, total_chars=0, doc_freq={})
         where, params = namespace_sql(patterns)
-        member = where.replace("namespace", "m.namespace")
-        live = LIVE.replace("deleted", "m.deleted").replace("superseded", "m.superseded")
-        live = live.replace("expires_at", "m.expires_at")
-        found = (
-            "FROM memory_fts CROSS JOIN memory m ON m.rowid = memory_fts.rowid"  # FTS drives: never a probe per row
-            f" WHERE memory_fts MATCH ? AND {member} AND {live}"
-        )
+        sql_rows, _ = keyword_rows_sql(patterns)
         at = micros(now)
         with self._lock:
             self._db.execute("BEGIN")  # one snapshot: the counts and the documents agree
@@ -69,8 +77,7 @@ class LifecycleQueries(KeywordSearch):
                 for word in rarest_first(words, doc_freq):
                     if len(rows) >= limit:
                         break
-                    sql = f"SELECT {_MEMBER_COLUMNS} {found} ORDER BY m.rowid DESC LIMIT ?"
-                    for row in self._db.execute(sql, (f'"{word}"', *params, at, limit)):
+                    for row in self._db.execute(sql_rows, (f'"{word}"', *params, at, limit)):
                         if len(rows) < limit:
                             rows.setdefault(row[0], row)
             finally:

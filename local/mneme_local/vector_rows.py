@@ -53,6 +53,8 @@ CREATE TABLE IF NOT EXISTS memory_snapshots (
 # SQLite's own file, so every process sees a commit at once (no in-memory cache to bring up to date).
 FTS_SCHEMA = "CREATE VIRTUAL TABLE memory_fts USING fts5(content, tokenize = 'porter unicode61')"
 LIVE = "deleted = 0 AND superseded = 0 AND (expires_at IS NULL OR expires_at > ?)"
+#: :data:`LIVE` of the rows ``m`` joined to the keyword index (``memory_fts CROSS JOIN memory m``)
+LIVE_MEMBER = "m.deleted = 0 AND m.superseded = 0 AND (m.expires_at IS NULL OR m.expires_at > ?)"
 
 
 def micros(moment: datetime | None) -> int | None:
