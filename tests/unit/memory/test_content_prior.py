@@ -44,3 +44,17 @@ def test_fewer_words_keep_less() -> None:
     one, two = content_factor("Kate: Pottery?"), content_factor("Kate: Pottery, really?")
     assert FLOOR < one < two < 1.0
     assert one == pytest.approx(FLOOR + (1 - FLOOR) / CONTENT_WORDS)
+
+
+def test_a_memorys_factor_is_read_once_across_searches(monkeypatch) -> None:
+    from mneme.memory import content_prior
+
+    reads: list[str] = []
+    real = content_prior.distinct_content_words
+    monkeypatch.setattr(content_prior, "distinct_content_words", lambda body: reads.append(body) or real(body))
+    content_prior.content_factor.cache_clear()
+    first = content_prior.content_factor("Kate: I paint landscapes on Sundays.")
+    assert content_prior.content_factor("Kate: I paint landscapes on Sundays.") == first
+    assert len(reads) == 1
+    content_prior.content_factor("Kate: Hey!")
+    assert len(reads) == 2

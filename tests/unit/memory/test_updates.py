@@ -173,3 +173,21 @@ def test_the_users_extracted_entry_is_not_kates() -> None:
     found = [cand(doc("old", OLD, said=JAN), 0.8)]
     found.append(cand(doc("new", NEW.replace("Kate:", "The user says:"), said=JUN), 0.5))
     assert later_first(found) == (found, {})
+
+
+def test_a_memorys_words_are_read_once_across_searches(monkeypatch) -> None:
+    # its words are read for each search it is a candidate of: once per content, then from the cache
+    from mneme.memory import updates
+
+    reads: list[str] = []
+    real = updates.distinct_content_words
+    monkeypatch.setattr(updates, "distinct_content_words", lambda body: reads.append(body) or real(body))
+    updates._words.cache_clear()
+    old = doc("a", "Kate: My sister works at the bakery downtown.", said=JAN)
+    new = doc("b", "Kate: My sister works at the hospital downtown now.", said=JUN)
+    later_first([cand(old, 0.9), cand(new, 0.8)])
+    later_first([cand(old, 0.7), cand(new, 0.6)])
+    assert len(reads) == 2
+    edited = doc("b", "Kate: My sister now works at the hospital.", said=JUN + timedelta(days=1))
+    later_first([cand(old, 0.9), cand(edited, 0.8)])
+    assert len(reads) == 3  # other content: read

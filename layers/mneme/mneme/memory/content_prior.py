@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 from mneme.memory.keyword_scoring import speaker_prefix
 from mneme.memory.keywords import STOPWORDS
@@ -45,6 +46,7 @@ def content_words(text: str) -> int:
     return sum(_weight(word) for word in distinct_content_words(text[speaker_prefix(text) :]))
 
 
+@lru_cache(maxsize=4096)  # the same memories are candidates of search after search (a tenth of a search's time)
 def content_factor(text: str) -> float:
     """The share of its relevance a memory keeps: 1.0 from :data:`CONTENT_WORDS` content words, :data:`FLOOR`
     with none."""

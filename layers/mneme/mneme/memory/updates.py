@@ -36,6 +36,7 @@ from __future__ import annotations
 import math
 import re
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
 from mneme.memory.content_prior import distinct_content_words
@@ -72,7 +73,12 @@ def _speaker(doc: MemoryDocument) -> str:
 
 def content_words(doc: MemoryDocument) -> frozenset[str]:
     """The distinct words of a memory after its ``Speaker:``, lower-cased, function words and letters aside."""
-    return frozenset(w for w in distinct_content_words(doc.content[_prefix(doc.content) :]) if len(w) > 1)
+    return _words(doc.content)
+
+
+@lru_cache(maxsize=4096)  # read again for each search the memory is a candidate of
+def _words(content: str) -> frozenset[str]:
+    return frozenset(w for w in distinct_content_words(content[_prefix(content) :]) if len(w) > 1)
 
 
 class Said(NamedTuple):
