@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from mneme.memory.content_prior import distinct_content_words
 from mneme.memory.ranking import Outcome, rank
 from mneme.memory.updates import later_first, note, said, same_thing
 from mneme.models.memory import MemoryCandidate, MemoryDocument
@@ -180,8 +181,12 @@ def test_a_memorys_words_are_read_once_across_searches(monkeypatch) -> None:
     from mneme.memory import updates
 
     reads: list[str] = []
-    real = updates.distinct_content_words
-    monkeypatch.setattr(updates, "distinct_content_words", lambda body: reads.append(body) or real(body))
+
+    def counted(body: str) -> set[str]:
+        reads.append(body)
+        return distinct_content_words(body)
+
+    monkeypatch.setattr(updates, "distinct_content_words", counted)
     updates._words.cache_clear()
     old = doc("a", "Kate: My sister works at the bakery downtown.", said=JAN)
     new = doc("b", "Kate: My sister works at the hospital downtown now.", said=JUN)
