@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mneme.memory.content_prior import CONTENT_WORDS, FLOOR, content_factor, content_words, distinct_content_words
+from mneme.memory.content_prior import CONTENT_WORDS, FLOOR, content_factor, content_words
 
 
 def test_a_greeting_counts_only_its_non_function_words() -> None:
@@ -46,17 +46,10 @@ def test_fewer_words_keep_less() -> None:
     assert one == pytest.approx(FLOOR + (1 - FLOOR) / CONTENT_WORDS)
 
 
-def test_a_memorys_factor_is_read_once_across_searches(monkeypatch) -> None:
+def test_a_memorys_factor_is_read_once_across_searches(content_reads) -> None:
     from mneme.memory import content_prior
 
-    reads: list[str] = []
-
-    def counted(body: str) -> set[str]:
-        reads.append(body)
-        return distinct_content_words(body)
-
-    monkeypatch.setattr(content_prior, "distinct_content_words", counted)
-    content_prior.content_factor.cache_clear()
+    reads = content_reads(content_prior)
     first = content_prior.content_factor("Kate: I paint landscapes on Sundays.")
     assert content_prior.content_factor("Kate: I paint landscapes on Sundays.") == first
     assert len(reads) == 1

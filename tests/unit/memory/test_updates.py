@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from mneme.memory.content_prior import distinct_content_words
 from mneme.memory.ranking import Outcome, rank
 from mneme.memory.updates import later_first, note, said, same_thing
 from mneme.models.memory import MemoryCandidate, MemoryDocument
@@ -176,18 +175,11 @@ def test_the_users_extracted_entry_is_not_kates() -> None:
     assert later_first(found) == (found, {})
 
 
-def test_a_memorys_words_are_read_once_across_searches(monkeypatch) -> None:
+def test_a_memorys_words_are_read_once_across_searches(content_reads) -> None:
     # its words are read for each search it is a candidate of: once per content, then from the cache
     from mneme.memory import updates
 
-    reads: list[str] = []
-
-    def counted(body: str) -> set[str]:
-        reads.append(body)
-        return distinct_content_words(body)
-
-    monkeypatch.setattr(updates, "distinct_content_words", counted)
-    updates._words.cache_clear()
+    reads = content_reads(updates)
     old = doc("a", "Kate: My sister works at the bakery downtown.", said=JAN)
     new = doc("b", "Kate: My sister works at the hospital downtown now.", said=JUN)
     later_first([cand(old, 0.9), cand(new, 0.8)])
