@@ -162,12 +162,35 @@ def ingest_rounds(servers: dict[str, Server], rounds: int) -> None:
     print(f"  → goal batch ≥ 500 documents/s: {'MET' if goal else 'NOT MET'} (load {os.getloadavg()[0]:.1f})")
 
 
+def load_users(server: Server, users: int, per_user: int) -> http.client.HTTPConnection:
+    """``users`` users (``bench0``, ``bench1`` …) of ``per_user`` turns each, stored by batches of 100; the
+    keep-alive connection it used."""
+    from mneme_local.token import issue
+
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=120)
+    for user in range(users):
+        token = issue(server.data, f"bench{user}")
+        texts = turns(per_user, 10_000 + user)
+        for at in range(0, len(texts), 100):
+            items = [{"namespace": f"vector.user.bench{user}.memory", "content": t} for t in texts[at : at + 100]]
+            timed_call(connection, token, "POST", "/v1/memory/documents:batch", {"items": items})
+    return connection
+
+
+def search_latencies(server: Server, connection: http.client.HTTPConnection, questions: list[str]) -> list[float]:
+    """Seconds of ``POST /v1/memory/search`` (``top_k`` 5) for each question by ``bench0``, shortest first."""
+    from mneme_local.token import issue
+
+    token = issue(server.data, "bench0")
+    return sorted(
+        timed_call(connection, token, "POST", "/v1/memory/search", {"query": q, "top_k": 5})[0] for q in questions
+    )
+
+
 def measure(rounds: int, user_count: int, per_user: int, *, previous: bool = False) -> None:
     port = int(os.environ.get("MNEME_BENCH_PORT") or 0) or free_port()
     server = Server("ingest", ["-m", "mneme_local.server"], port)
     servers = {"": server}
-    from mneme_local.token import issue
-
     try:
         if previous:
             servers["previous embedder "] = Server("ingest-previous", ["-c", PREVIOUS_EMBEDDER], port + 1)
@@ -175,29 +198,17 @@ def measure(rounds: int, user_count: int, per_user: int, *, previous: bool = Fal
         for name in [name for name in servers if name]:  # idle servers still poll: only one is left running
             servers.pop(name).stop()
 
-        users = [f"bench{u}" for u in range(user_count)]
-        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
         started = time.perf_counter()
-        for u, user in enumerate(users):
-            user_token = issue(server.data, user)
-            texts = turns(per_user, 10_000 + u)
-            for at in range(0, len(texts), 100):
-                items = [{"namespace": f"vector.user.{user}.memory", "content": t} for t in texts[at : at + 100]]
-                timed_call(connection, user_token, "POST", "/v1/memory/documents:batch", {"items": items})
+        connection = load_users(server, user_count, per_user)
         load = time.perf_counter() - started
         questions = [q.question for conv in dataset(3) for q in conv.questions][:200]
-        user_token = issue(server.data, users[0])
-        for question in questions[:20]:  # warm
-            timed_call(connection, user_token, "POST", "/v1/memory/search", {"query": question, "top_k": 5})
-        latencies = sorted(
-            timed_call(connection, user_token, "POST", "/v1/memory/search", {"query": q, "top_k": 5})[0]
-            for q in questions
-        )
+        search_latencies(server, connection, questions[:20])  # warm
+        latencies = search_latencies(server, connection, questions)
         p50, p95 = latencies[len(latencies) // 2] * 1000, latencies[int(len(latencies) * 0.95)] * 1000
-        rows = per_user * len(users)
+        rows = per_user * user_count
         print(
             f"search over HTTP: {len(latencies)} questions by one user with {per_user:,} memories"
-            f" ({rows:,} rows of {len(users)} users loaded in {load:.0f} s): p50 {p50:.1f} ms, p95 {p95:.1f} ms"
+            f" ({rows:,} rows of {user_count} users loaded in {load:.0f} s): p50 {p50:.1f} ms, p95 {p95:.1f} ms"
         )
         print(f"  → goal p50 ≤ 30 ms at {per_user:,} per user: {'MET' if p50 <= 30 else 'NOT MET'}")
     finally:

@@ -29,8 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import ROOT, header, use_repo_paths
 from conversations import dataset
-from local_server import Server, free_port, timed_call
-from memory_ingest import turns
+from local_server import Server, free_port
+from memory_ingest import load_users, search_latencies
 
 use_repo_paths()
 
@@ -45,28 +45,8 @@ def checkout(ref: str, folder: Path) -> list[str]:
     return ["-c", f"import sys\nsys.path[:0] = {front!r}\nfrom mneme_local import server\nsys.exit(server.main())"]
 
 
-def load(server: Server, users: int, per_user: int) -> http.client.HTTPConnection:
-    """``users`` users of ``per_user`` turns each, by batches of 100; the connection the search rounds use."""
-    from mneme_local.token import issue
-
-    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=120)
-    for user in range(users):
-        token = issue(server.data, f"bench{user}")
-        texts = turns(per_user, 10_000 + user)
-        for at in range(0, len(texts), 100):
-            items = [{"namespace": f"vector.user.bench{user}.memory", "content": t} for t in texts[at : at + 100]]
-            timed_call(connection, token, "POST", "/v1/memory/documents:batch", {"items": items})
-    return connection
-
-
 def one_round(server: Server, connection: http.client.HTTPConnection, questions: list[str]) -> dict[str, float]:
-    from mneme_local.token import issue
-
-    token = issue(server.data, "bench0")
-    body = {"top_k": 5}
-    latencies = sorted(
-        timed_call(connection, token, "POST", "/v1/memory/search", {**body, "query": q})[0] for q in questions
-    )
+    latencies = search_latencies(server, connection, questions)
     return {
         "p50": latencies[len(latencies) // 2] * 1000,
         "p95": latencies[int(len(latencies) * 0.95)] * 1000,
@@ -90,7 +70,7 @@ def main() -> int:
             names[1]: Server("search-now", ["-m", "mneme_local.server"], free_port()),
         }
         try:
-            connections = {name: load(server, args.users, args.per_user) for name, server in servers.items()}
+            connections = {name: load_users(server, args.users, args.per_user) for name, server in servers.items()}
             for name, server in servers.items():  # warm: the model, the indexes, the keyword statistics
                 one_round(server, connections[name], questions[:20])
             rounds: dict[str, list[dict[str, float]]] = {name: [] for name in names}

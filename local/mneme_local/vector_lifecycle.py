@@ -29,18 +29,17 @@ from mneme_local.vector_rows import COLUMNS, LIVE, LIVE_MEMBER, micros, namespac
 _MEMBER_COLUMNS = ", ".join(f"m.{name.strip()}" for name in COLUMNS.split(","))
 
 
-def keyword_rows_sql(patterns: Sequence[str]) -> tuple[str, list[str]]:
-    """The newest live rows of ``patterns``' namespaces that contain a word (parameters: the ``MATCH``, the
-    namespaces', the time, the limit). FTS5 drives the join and walks its posting list from the newest rowid
-    down, stopping at the limit: ordered by ``m.rowid`` (the same number) SQLite read every row containing the
-    word, every user's, and sorted them first (2.2x the time per common word at 10k rows per user, 2 users)."""
-    where, params = namespace_sql(patterns)
+def keyword_rows_sql(where: str) -> str:
+    """The newest live rows of the namespaces ``where`` selects (:func:`namespace_sql`) that contain a word
+    (parameters: the ``MATCH``, the namespaces', the time, the limit). FTS5 drives the join and walks its posting
+    list from the newest rowid down, stopping at the limit: ordered by ``m.rowid`` (the same number) SQLite read
+    every row containing the word, every user's, and sorted them first (2.2x the time per common word at 10k rows
+    per user, 2 users)."""
     member = where.replace("namespace", "m.namespace")
-    sql = (
+    return (
         f"SELECT {_MEMBER_COLUMNS} FROM memory_fts CROSS JOIN memory m ON m.rowid = memory_fts.rowid"
         f" WHERE memory_fts MATCH ? AND {member} AND {LIVE_MEMBER} ORDER BY memory_fts.rowid DESC LIMIT ?"
     )
-    return sql, params
 
 
 class LifecycleQueries(KeywordSearch):
@@ -65,7 +64,7 @@ class LifecycleQueries(KeywordSearch):
         if not patterns or not words:
             return KeywordMatches(documents=[], total_documents=0, total_chars=0, doc_freq={})
         where, params = namespace_sql(patterns)
-        sql_rows, _ = keyword_rows_sql(patterns)
+        sql_rows = keyword_rows_sql(where)
         at = micros(now)
         with self._lock:
             self._db.execute("BEGIN")  # one snapshot: the counts and the documents agree

@@ -54,7 +54,9 @@ CREATE TABLE IF NOT EXISTS memory_snapshots (
 FTS_SCHEMA = "CREATE VIRTUAL TABLE memory_fts USING fts5(content, tokenize = 'porter unicode61')"
 LIVE = "deleted = 0 AND superseded = 0 AND (expires_at IS NULL OR expires_at > ?)"
 #: :data:`LIVE` of the rows ``m`` joined to the keyword index (``memory_fts CROSS JOIN memory m``)
-LIVE_MEMBER = "m.deleted = 0 AND m.superseded = 0 AND (m.expires_at IS NULL OR m.expires_at > ?)"
+LIVE_MEMBER = (
+    LIVE.replace("deleted", "m.deleted").replace("superseded", "m.superseded").replace("expires_at", "m.expires_at")
+)
 
 
 def micros(moment: datetime | None) -> int | None:
