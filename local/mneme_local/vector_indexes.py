@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
@@ -67,6 +67,26 @@ class NamespaceIndexes:
         """Inside the caller's read transaction: every named index at the log's head; returns those to save."""
         head, horizon = self.head(), self.pruned_through()
         return [name for name in names if self.refresh(name, head, horizon)]
+
+    def catch_up(self, names: Iterable[str]) -> None:
+        """Right after a write committed: the loaded indexes of the namespaces it changed brought to the log's head
+        (in a read transaction), so that the next search replays nothing — the writer pays for its own change,
+        not the next reader. A namespace never searched stays unloaded. If bringing one up to date fails, it is
+        dropped, to be loaded again by the next search: the write itself has committed."""
+        loaded = [name for name in names if name in self.indexes]
+        if not loaded:
+            return
+        self.db.execute("BEGIN")
+        try:
+            stale = self.bring_up_to_date(loaded)
+        except Exception:  # a cache: the rows and the log still hold every change
+            stale = []
+            for name in loaded:
+                self.indexes.pop(name, None)
+        finally:
+            self.db.execute("COMMIT")
+        for name in stale:
+            self.save(name, self.indexes[name])
 
     def save_changed(self) -> None:
         for name, index in self.indexes.items():

@@ -55,8 +55,7 @@ class LifecycleQueries(KeywordSearch):
 
         def _find(self, db: sqlite3.Connection, doc_id: str, namespace: str) -> MemoryDocument: ...
 
-        @staticmethod
-        def _log(db: sqlite3.Connection, namespace: str, row: int) -> None: ...
+        def _log(self, db: sqlite3.Connection, namespace: str, row: int) -> None: ...
 
     def keyword_matches(
         self, words: Sequence[str], patterns: Sequence[str], limit: int, *, now: datetime

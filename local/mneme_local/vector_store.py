@@ -9,8 +9,10 @@
   ``vector.user.al.*`` never matches ``vector.user.alice.memory``).
 * Each searched namespace is held in memory as a :class:`~mneme_local.vector_index.NamespaceIndex` (int8
   codes scanned by faiss, then an exact re-rank from the rows that proves the top-k). A write appends one
-  line per changed row to ``memory_log`` in its own transaction; a search brings only the namespaces it
-  reads up to date, row by row (another process's commits included), so a write never reloads anything.
+  line per changed row to ``memory_log`` in its own transaction, then brings the loaded indexes of the
+  namespaces it changed up to date from those lines; a search brings the namespaces it reads up to date
+  likewise (another process's commits included), so a write never reloads anything and the next search
+  after this process's writes replays nothing.
 * A namespace's index is saved beside the database (``<file>.vectors/``) when it is built and when its log
   tail grows; a restarted process loads that snapshot and replays the tail instead of reading every vector.
 * The first vector stored fixes the dimension; another one raises ``MemoryUnavailable`` (as OpenSearch
@@ -47,6 +49,7 @@ class EmbeddedVectorStore(LifecycleQueries):
 
     def __init__(self, path: str | Path, *, threads: int = 1) -> None:
         self._lock = threading.RLock()
+        self._written: set[str] = set()  # the namespaces the open write transaction has logged changes to
         snapshots: Path | None = None
         if str(path) != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
@@ -86,7 +89,9 @@ class EmbeddedVectorStore(LifecycleQueries):
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction; once committed, the loaded indexes of the namespaces it changed catch up."""
         with self._lock:
+            self._written.clear()
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 yield self._db
@@ -94,10 +99,12 @@ class EmbeddedVectorStore(LifecycleQueries):
                 self._db.execute("ROLLBACK")
                 raise
             self._db.execute("COMMIT")
+            if self._written:
+                self._cache.catch_up(self._written)
 
-    @staticmethod
-    def _log(db: sqlite3.Connection, namespace: str, row: int) -> None:
+    def _log(self, db: sqlite3.Connection, namespace: str, row: int) -> None:
         db.execute("INSERT INTO memory_log (namespace, row) VALUES (?, ?)", (namespace, row))
+        self._written.add(namespace)
 
     def _blob(self, vector: Sequence[float]) -> bytes:
         array = np.asarray(vector, dtype=np.float32)

@@ -49,13 +49,63 @@ def test_a_write_updates_only_the_row_it_changed(path) -> None:
     assert (store.work.indexes_built, store.work.rows_read) == (1, 500)
     # When one entry is written to it
     store.put([(doc("new", ALICE, doc_id="new"), x[0])])
-    # Then the next search reads that one row, rebuilds nothing, and finds it
+    # Then that one row is read (by the write, which brings the loaded index up to date), nothing is
+    # rebuilt, and the next search finds it
     assert "new" in ids_of(store.search(x[0], [ALICE], 5, now=NOW))
     assert (store.work.indexes_built, store.work.rows_read) == (1, 501)
     # And a write to another namespace costs alice's searches nothing
     fill(store, BOB, vectors(10, 3), "b2-")
     store.search(x[1], [ALICE], 5, now=NOW)
     assert (store.work.indexes_built, store.work.rows_read) == (1, 501)
+
+
+def test_a_write_brings_the_loaded_index_up_to_date_so_the_next_search_replays_nothing(path) -> None:
+    # Given a searched namespace of 300 rows
+    store = EmbeddedVectorStore(path)
+    x = vectors(300)
+    fill(store, ALICE, x, "a")
+    store.search(x[0], [ALICE], 5, now=NOW)
+    # When 20 entries are written to it
+    fill(store, ALICE, vectors(20, 4), "n")
+    # Then the write itself read those 20 rows into the index
+    assert (store.work.indexes_built, store.work.rows_read) == (1, 320)
+    # And the next search reads no row to catch up, and finds them
+    assert ids_of(store.search(vectors(20, 4)[3], [ALICE], 1, now=NOW)) == ["n3"]
+    assert (store.work.indexes_built, store.work.rows_read) == (1, 320)
+
+
+def test_a_write_to_a_namespace_never_searched_loads_nothing(path) -> None:
+    store = EmbeddedVectorStore(path)
+    fill(store, ALICE, vectors(100), "a")
+    store.search(vectors(100)[0], [ALICE], 5, now=NOW)
+    fill(store, BOB, vectors(30, 2), "b")
+    assert (store.work.indexes_built, store.work.rows_read) == (1, 100)
+
+
+def test_a_failed_catch_up_keeps_the_write_and_the_next_search_loads_the_index_again(path, monkeypatch) -> None:
+    # Given a searched namespace, and an index that fails to take new rows once
+    store = EmbeddedVectorStore(path)
+    x = vectors(100)
+    fill(store, ALICE, x, "a")
+    store.search(x[0], [ALICE], 5, now=NOW)
+    index_type = type(store._cache.indexes[ALICE])
+    real_append = index_type.append
+    failures = iter([MemoryError("no room")])
+
+    def failing_append(self: Any, *args: Any) -> None:
+        error = next(failures, None)
+        if error is not None:
+            raise error
+        real_append(self, *args)
+
+    monkeypatch.setattr(index_type, "append", failing_append)
+    # When an entry is written
+    assert store.put([(doc("new", ALICE, doc_id="new"), x[0])]) == ["new"]
+    # Then it is stored, and the next search loads the dropped index again (its snapshot, then the log) and finds it
+    assert store.find("new") is not None
+    assert store.work.snapshots_loaded == 0
+    assert "new" in ids_of(store.search(x[0], [ALICE], 2, now=NOW))
+    assert (store.work.snapshots_loaded, store.work.indexes_built) == (1, 1)
 
 
 def test_a_deleted_entry_leaves_the_index_without_a_rebuild(path) -> None:
