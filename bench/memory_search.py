@@ -81,8 +81,22 @@ def store_path(n: int) -> Path:
     return WORK / f"memory-{n}-s{SEED}.sqlite"
 
 
-def build(n: int, vectors: np.ndarray) -> None:
+def entry(doc_id: str, content: str, content_hash: str) -> Any:
+    """A memory of alice's searched namespace (a ``MemoryDocument``)."""
     from mneme.models.memory import MemoryDocument
+
+    return MemoryDocument(
+        id=doc_id,
+        namespace=NAMESPACE,
+        owner_user_id="alice",
+        content=content,
+        content_hash=content_hash,
+        created_at=CREATED,
+        updated_at=CREATED,
+    )
+
+
+def build(n: int, vectors: np.ndarray) -> None:
     from mneme_local.vector_store import EmbeddedVectorStore
 
     path = store_path(n)
@@ -102,21 +116,7 @@ def build(n: int, vectors: np.ndarray) -> None:
     store = EmbeddedVectorStore(path)
     start = time.perf_counter()
     for first in range(0, n, 10_000):
-        items = [
-            (
-                MemoryDocument(
-                    id=f"d{i:07d}",
-                    namespace=NAMESPACE,
-                    owner_user_id="alice",
-                    content=f"memory {i}",
-                    content_hash=f"h{i}",
-                    created_at=CREATED,
-                    updated_at=CREATED,
-                ),
-                vectors[i],
-            )
-            for i in range(first, min(n, first + 10_000))
-        ]
+        items = [(entry(f"d{i:07d}", f"memory {i}", f"h{i}"), vectors[i]) for i in range(first, min(n, first + 10_000))]
         store.put(items)
     store.search(vectors[0], [NAMESPACE], TOP, now=NOW)  # the first search ever builds and saves the index
     store.close()
@@ -182,7 +182,6 @@ def paired(
     only difference between them is the write. (Comparing with the query's first search in the warm loop
     instead made a search after writes look faster than without them: 0.48x at 1M, the query's rows read from
     disk the first time.) The rows are deleted afterwards and a search absorbs the deletes, untimed."""
-    from mneme.models.memory import MemoryDocument
 
     rng = np.random.default_rng(seed)
     query = qs[1 + (SETTLED + index) % (len(qs) - 1)]
@@ -192,18 +191,8 @@ def paired(
     before = time.perf_counter() - t
     vectors = rng.standard_normal((count, DIM)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    docs = [
-        MemoryDocument(
-            id=f"bench-{tag}-{os.getpid()}-{index}-{i}",
-            namespace=NAMESPACE,
-            owner_user_id="alice",
-            content=f"bench {tag} row {i}",
-            content_hash=f"bench-{tag}-{os.getpid()}-{index}-{i}",
-            created_at=CREATED,
-            updated_at=CREATED,
-        )
-        for i in range(count)
-    ]
+    key = f"bench-{tag}-{os.getpid()}-{index}"
+    docs = [entry(f"{key}-{i}", f"bench {tag} row {i}", f"{key}-{i}") for i in range(count)]
     t = time.perf_counter()
     store.put(list(zip(docs, vectors.tolist(), strict=True)))
     put = time.perf_counter() - t
