@@ -14,6 +14,7 @@ lock; heavy imports (numpy, onnxruntime, tokenizers) happen only then.
 
 from __future__ import annotations
 
+import itertools
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from importlib.resources import files
@@ -133,19 +134,22 @@ class LocalEmbedder:
         return quantized_model(packaged, self._cache_dir or default_cache_dir()), list(DISABLED_FUSIONS)
 
     def _shared(self, texts: list[str]) -> list[list[float]]:
-        """Each text embedded alone, the pool's threads taking every n-th text: one task per thread, not per
-        text (5-8 % less CPU than a task per text on this machine)."""
+        """Each text embedded alone by the pool's threads, each taking the next text not yet taken until none is
+        left: one task per thread, not per text (5-8 % less CPU than a task per text on this machine), and no
+        thread idles while the other still has texts queued behind a long one (the texts dealt out in advance,
+        every n-th to each thread, embedded 4.1 % fewer a second: the median of 16 alternating rounds of 1,000
+        texts in batches of 100, docs/performance.md)."""
         if len(texts) == 1:
             return [self._embed_one(texts[0])]
-        n = min(self._threads, len(texts))
-
-        def every_nth(start: int) -> list[list[float]]:
-            return [self._embed_one(text) for text in texts[start::n]]
-
-        parts = [self._pool.submit(every_nth, start) for start in range(n)]
+        taken = itertools.count()  # next() on a count is one C call: no two threads get the same index
         vectors: list[list[float]] = [[] for _ in texts]
-        for start, part in enumerate(parts):
-            vectors[start::n] = part.result()
+
+        def take_next() -> None:
+            while (index := next(taken)) < len(texts):
+                vectors[index] = self._embed_one(texts[index])
+
+        for part in [self._pool.submit(take_next) for _ in range(min(self._threads, len(texts)))]:
+            part.result()
         return vectors
 
     def _embed_one(self, text: str) -> list[float]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import math
 import socket
+import threading
 from typing import Any
 
 import pytest
@@ -83,6 +84,34 @@ def test_texts_of_mixed_lengths_keep_their_own_vectors_in_order(embedder: LocalE
     together = embedder.embed(texts)
     alone = [embedder.embed([text])[0] for text in texts]
     assert all(cosine(a, b) > 0.999 for a, b in zip(together, alone, strict=True))
+
+
+def test_a_thread_held_by_a_long_text_leaves_the_queued_texts_to_the_others(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Given two threads, and a first text whose embedding lasts until the five after it are done (2 s at most)
+    embedder = LocalEmbedder(threads=2)
+    done_by: dict[str, str] = {}
+    short_done: list[str] = []
+    all_short_done = threading.Event()
+
+    def embed_one(text: str) -> list[float]:
+        if text == "long":
+            all_short_done.wait(2)
+        else:
+            short_done.append(text)
+            if len(short_done) == 5:
+                all_short_done.set()
+        done_by[text] = threading.current_thread().name
+        return [float(len(text))]
+
+    monkeypatch.setattr(embedder, "_embed_one", embed_one)
+    monkeypatch.setattr(embedder, "_load", lambda: None)
+    # When they are embedded together
+    vectors = embedder.embed(["long", "a", "b", "c", "d", "e"])
+    # Then the other thread took all five while the long one was embedded (none waited behind it)
+    assert all_short_done.is_set()
+    assert len({done_by[t] for t in "abcde"}) == 1 and done_by["a"] != done_by["long"]
+    # And every text has its own vector, in order
+    assert vectors == [[4.0], [1.0], [1.0], [1.0], [1.0], [1.0]]
 
 
 def _op_types(path: Any) -> set[str]:
