@@ -8,8 +8,10 @@ The texts are the memory benchmark's conversation turns (bench/memory_ingest.py'
 wall-second (the embedder's own two threads) and per CPU-second (process time: what a loaded machine cannot
 steal). Prints medians and spread, the ratios to float32, how close each integer build's vectors are to the
 float32 ones (cosine), and whether a text's vector depends on the texts embedded with it (the largest absolute
-difference between a text embedded alone and in the batch). Exits non-zero if an embedding fails, an integer
-build disagrees with float32 (mean cosine < 0.98) or a vector depends on its companions (difference > 1e-6).
+difference between a text embedded alone and in the batch); then, in batches of 100 (turns, and turns with a
+tenth of them 1,000-character chunks), the default build against itself with the texts dealt out to its threads
+in advance (``DealtOut``, before ``2436283``). Exits non-zero if an embedding fails, an integer build disagrees
+with float32 (mean cosine < 0.98) or a vector depends on its companions (difference > 1e-6).
 
 The previous derivation is written beside the current one in the cache (``minilm-int8-dynamic-per-channel-…``,
 the file the previous code wrote, reused if it is there).
@@ -63,6 +65,55 @@ class PreviousBuild(LocalEmbedder):
                 )
                 partial.replace(target)
         return target, []
+
+
+class DealtOut(LocalEmbedder):
+    """This build with the texts dealt out in advance, every n-th to each thread (before ``2436283``)."""
+
+    def _shared(self, texts: list[str]) -> list[list[float]]:
+        n = min(self._threads, len(texts))
+
+        def every_nth(start: int) -> list[list[float]]:
+            return [self._embed_one(text) for text in texts[start::n]]
+
+        parts = [self._pool.submit(every_nth, start) for start in range(n)]
+        vectors: list[list[float]] = [[] for _ in texts]
+        for start, part in enumerate(parts):
+            vectors[start::n] = part.result()
+        return vectors
+
+
+def with_chunks(texts: list[str]) -> list[str]:
+    """``texts`` with a tenth of them, at seeded random places, replaced by a 1,000-character chunk (a long
+    document's, as chunking cuts it). Random places: at every 10th place all would go to one thread when dealt
+    out to two, which is the worst case, not the usual one."""
+    import random
+
+    places = set(random.Random(7).sample(range(len(texts)), len(texts) // 10))
+    return [" ".join(texts[i : i + 12])[:1000] if i in places else text for i, text in enumerate(texts)]
+
+
+def scheduling(rounds: int, texts: list[str], what: str) -> float:
+    """Documents per wall-second in batches of 100 (as ``POST /v1/memory/documents:batch`` embeds): the threads
+    taking the next text not yet taken (this) against the texts dealt out in advance, alternating; returns the
+    median of the rounds' ratios."""
+    builds: dict[str, LocalEmbedder] = {"next text not taken": LocalEmbedder(), "dealt out": DealtOut()}
+    rates: dict[str, list[float]] = {name: [] for name in builds}
+    for round_ in range(rounds):
+        for name in list(builds)[:: 1 if round_ % 2 == 0 else -1]:
+            start = time.perf_counter()
+            for at in range(0, len(texts), 100):
+                builds[name].embed(texts[at : at + 100])
+            rates[name].append(len(texts) / (time.perf_counter() - start))
+    ratios = [a / b for a, b in zip(*rates.values(), strict=True)]
+    print(f"  batches of 100 {what}, the threads' scheduling ({rounds} alternating rounds):")
+    for name, values in rates.items():
+        print(f"    {name:<20} docs/wall-s {_spread(values)}")
+    print(
+        f"    next text not taken / dealt out: median {statistics.median(ratios):.3f}"
+        f" ({min(ratios):.3f}-{max(ratios):.3f}, the rounds' ratios)"
+    )
+    return statistics.median(ratios)
 
 
 def _rate(embed: Any, texts: list[str]) -> tuple[float, float, list[list[float]]]:
@@ -124,6 +175,8 @@ def measure(rounds: int, count: int) -> dict[str, float]:
     this_vs_prev = statistics.median(c / p for c, p in zip(cpu["int8 (this)"], cpu["int8 (prev)"], strict=True))
     print(f"  this / previous derivation: {this_vs_prev:.2f}x per CPU-second (median of rounds)")
     figures["this_vs_prev_cpu"] = this_vs_prev
+    figures["scheduling_ratio"] = scheduling(max(rounds, 2) * 2, texts, "of turns")
+    figures["scheduling_ratio_chunks"] = scheduling(max(rounds, 2) * 2, with_chunks(texts), "with 10 chunks each")
     return figures
 
 
