@@ -136,9 +136,9 @@ class LocalEmbedder:
     def _shared(self, texts: list[str]) -> list[list[float]]:
         """Each text embedded alone by the pool's threads, each taking the next text not yet taken until none is
         left: one task per thread, not per text (5-8 % less CPU than a task per text on this machine), and no
-        thread idles while the other still has texts queued behind a long one (the texts dealt out in advance,
-        every n-th to each thread, embedded 4.1 % fewer a second: the median of 16 alternating rounds of 1,000
-        texts in batches of 100, docs/performance.md)."""
+        thread idles while the other still has texts queued behind a long one. Dealt out in advance, every n-th
+        to each thread, batches of 100 turns with a tenth of them 1,000-character chunks embedded 1.12x slower;
+        turns alone, within the rounds' spread (bench/embedder_speed.py, docs/performance.md)."""
         if len(texts) == 1:
             return [self._embed_one(texts[0])]
         taken = itertools.count()  # next() on a count is one C call: no two threads get the same index
