@@ -29,7 +29,7 @@ import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -38,6 +38,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import header, median, pct, use_repo_paths, verdict
 
 use_repo_paths()
+
+if TYPE_CHECKING:
+    from mneme.models.memory import MemoryDocument
 
 DIM, TOP, SEED = 384, 10, 8
 SETTLED = 5  # warm searches left out of the figures: the first ones touch the index's pages once more
@@ -81,8 +84,8 @@ def store_path(n: int) -> Path:
     return WORK / f"memory-{n}-s{SEED}.sqlite"
 
 
-def entry(doc_id: str, content: str, content_hash: str) -> Any:
-    """A memory of alice's searched namespace (a ``MemoryDocument``)."""
+def entry(doc_id: str, content: str, content_hash: str) -> MemoryDocument:
+    """A memory of alice's searched namespace."""
     from mneme.models.memory import MemoryDocument
 
     return MemoryDocument(
@@ -182,7 +185,6 @@ def paired(
     only difference between them is the write. (Comparing with the query's first search in the warm loop
     instead made a search after writes look faster than without them: 0.48x at 1M, the query's rows read from
     disk the first time.) The rows are deleted afterwards and a search absorbs the deletes, untimed."""
-
     rng = np.random.default_rng(seed)
     query = qs[1 + (SETTLED + index) % (len(qs) - 1)]
     store.search(query, patterns, TOP, now=NOW)
