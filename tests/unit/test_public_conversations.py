@@ -207,6 +207,7 @@ def _figures(adversarial: float) -> dict[str, Any]:
         "by_category": {c: (v / 2, v, 1.0) for c, v in at10.items()},
         "floored10_by_category": {c: v - 0.1 for c, v in at10.items()},
         "inject_by_category": {c: v / 4 for c, v in at10.items()},
+        "inject_hits_by_category": {c: v / 5 for c, v in at10.items()},
     }
 
 
@@ -214,9 +215,9 @@ OVER = importlib.import_module("recall_eval").over
 
 
 def test_the_scored_categories_weigh_each_question_the_same() -> None:
-    r5, r10, r20, floored, inject = OVER(_figures(0.0), ["single-hop", "temporal"])
+    r5, r10, r20, floored, inject, inject_hits = OVER(_figures(0.0), ["single-hop", "temporal"])
     assert r10 == pytest.approx((3 * 0.8 + 0.4) / 4)
-    assert (r5, r20, floored, inject) == pytest.approx((r10 / 2, 1.0, r10 - 0.1, r10 / 4))
+    assert (r5, r20, floored, inject, inject_hits) == pytest.approx((r10 / 2, 1.0, r10 - 0.1, r10 / 4, r10 / 5))
 
 
 def test_the_categories_1_to_4_row_leaves_the_adversarial_questions_out(capsys) -> None:

@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 
 from mneme.context.suffix import MEMORY_CLOSING, MEMORY_HEADER, memory_block, volatile_suffix
 from mneme.models import MemoryHit
+from mneme.models.memory import ContextLine
 from tests.unit.context.fixtures import HITS, build, master_input
 
 
@@ -106,3 +107,25 @@ def test_hits_of_different_days_keep_one_entry_line_each() -> None:
     ns = "vector.user.alice.memory"
     block = memory_block([_turn("a", "one", ns, 8), _turn("b", "two", ns, 9)], timezone="UTC")
     assert block.count("--- MEMORY ENTRY") == 2
+
+
+def test_a_hit_s_lines_of_conversation_stand_around_it_in_its_entry() -> None:
+    # Given a chat-line hit shown with the lines said just before and after it (mneme.memory.conversation)
+    ns = "vector.user.alice.memory"
+    hit = _turn("a", "Nate: What genre is it?", ns, 8).model_copy(
+        update={
+            "context": [
+                ContextLine(id="p", content="Joanna: I finished my first screenplay!", offset=-1),
+                ContextLine(id="n", content="Joanna: It's a mix of drama and romance!", offset=1),
+            ]
+        }
+    )
+    # When rendered
+    block = memory_block([hit, _turn("b", "Kate: The kiln broke.", ns, 8)], timezone="UTC")
+    # Then they read in the order they were said, under the hit's one entry line, before the next hit
+    assert block.startswith(
+        "RELEVANT CONTEXT FROM LONG-TERM MEMORY:\n"
+        f"--- MEMORY ENTRY (Stored on 2026-05-08, Namespace: {ns}) ---\n"
+        "Joanna: I finished my first screenplay!\nNate: What genre is it?\nJoanna: It's a mix of drama and romance!\n"
+        "Kate: The kiln broke.\n\n"
+    )

@@ -37,7 +37,9 @@ def search(body: SearchBody) -> dict[str, Any]:
         body.query,
         body.namespaces,
         body.top_k,
-        options=body.model_dump(include={"retrieval", "fusion", "min_score", "relative_cutoff"}, exclude_none=True),
+        options=body.model_dump(
+            include={"retrieval", "fusion", "min_score", "relative_cutoff", "lines"}, exclude_none=True
+        ),
         explain=body.explain,
         as_of=body.as_of,
     )

@@ -87,6 +87,11 @@ class MemoryHitView(View):
     parent_id: str | None
     chunk_index: int | None
     chunk_count: int | None
+    context: list[dict[str, Any]] | None = Field(
+        None,
+        description="with lines: the lines of conversation said around a chat-line hit, each {id, content, offset}"
+        " (-1 just before it, 1 just after it, …), in the order they were said; absent when none is shown",
+    )
 
 
 class SearchView(View):

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from mneme.context.dates import iso_day
+from mneme.memory.conversation import conversation
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -31,14 +32,16 @@ def _stored_on(hit: MemoryHit, timezone: str) -> str:
 def memory_entries(hits: Sequence[MemoryHit], timezone: str) -> list[str]:
     """The entries in ranking order; consecutive hits of the same day and namespace (turns of one
     conversation, as a conversation window recalls them) share one ``--- MEMORY ENTRY`` line, each content on
-    its own line, so the headers stay a small share of the block (issue 30.2)."""
+    its own line, so the headers stay a small share of the block (issue 30.2). A hit's lines of conversation
+    (:mod:`mneme.memory.conversation`) stand around it in the order they were said."""
     groups: list[tuple[tuple[str, str], list[str]]] = []
     for hit in hits:
         key = (_stored_on(hit, timezone), hit.namespace)
+        said = conversation(hit)  # a chat line with the lines said around it, in their order
         if groups and groups[-1][0] == key:
-            groups[-1][1].append(hit.content)
+            groups[-1][1].extend(said)
         else:
-            groups.append((key, [hit.content]))
+            groups.append((key, said))
     return [
         f"--- MEMORY ENTRY (Stored on {day}, Namespace: {namespace}) ---\n" + "\n".join(contents)
         for (day, namespace), contents in groups

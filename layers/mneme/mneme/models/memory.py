@@ -108,6 +108,17 @@ class MemoryCandidate(BaseModel, defer_build=True):
     keyword_score: float | None = None  # hybrid: the BM25 score of the keyword leg (None: not in it)
 
 
+class ContextLine(BaseModel, defer_build=True):
+    """A memory said just before or after a recalled chat line, shown with it where the run's model reads memory
+    (auto-inject, the memory-search tool; :mod:`mneme.memory.conversation`)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    content: str
+    offset: int  # where it was said: -1 just before the hit, 1 just after it, 2 after that line, …
+
+
 class MemoryHit(BaseModel, defer_build=True):
     """A ranked hit as injected, returned by tools and by the HTTP API."""
 
@@ -127,6 +138,9 @@ class MemoryHit(BaseModel, defer_build=True):
     parent_id: str | None = None  # set on a chunk of long content: its first chunk's id
     chunk_index: int | None = None
     chunk_count: int | None = None
+    #: the lines of its conversation said around it, when the search was asked for them (never in the HTTP
+    #: search's hits, which are the ranked memories alone)
+    context: list[ContextLine] = Field(default_factory=list)
 
 
 class KeywordMatches(Record):

@@ -148,6 +148,7 @@ class SearchBody(_Body):
     relative_cutoff: Annotated[float, Field(ge=0, le=1)] | None = None
     explain: bool = False  # also the dropped candidates and why, and each hit's score parts (issue 35.1)
     as_of: datetime | None = None  # what would have been recalled at that moment (issue 35.3)
+    lines: bool = False  # each chat-line hit with the lines said around it, as a run's model sees them (issue 30)
 
 
 class ExplainBody(_Body):

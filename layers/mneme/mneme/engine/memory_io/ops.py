@@ -8,22 +8,27 @@ are returned — if that write fails, the hits are never used (AuditWriteFailed 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mneme import telemetry
 from mneme.engine.audit import denial_records
 from mneme.engine.memory_io.entries import chunked, new_document
 from mneme.engine.memory_io.retrieval import candidate_depth, retrieve
 from mneme.engine.memory_io.search_ports import MemoryPorts, Ranking
-from mneme.errors import AuditWriteFailed
-from mneme.memory import rerank, updates
+from mneme.errors import AuditWriteFailed, MemoryUnavailable
+from mneme.memory import conversation, rerank, updates
 from mneme.memory.access import Denial, ReadAccess
 from mneme.memory.ranking import Dropped, Outcome, Ranked, rank_explained
 from mneme.models.audit import AuditAction, AuditRecord
-from mneme.models.memory import MemoryHit
+from mneme.models.memory import MemoryCandidate, MemoryHit
 from mneme.namespace_grammar import matches
 from mneme.ports.audit import AuditLog
 from mneme.records import replace
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from mneme.ports.memory import MemoryView
 
 RecordFactory = Callable[..., list[AuditRecord]]
 
@@ -131,6 +136,8 @@ def _search(
         )
         if out is not None:
             updates.note(out, restated)
+        if ranking.lines:
+            ranked = replace(ranked, hits=_with_lines(ports, store, ranked.hits, candidates, notes, now=now))
         for namespace in access.allowed:
             count = sum(1 for hit in ranked.hits if matches(namespace, hit.namespace))
             pending += records(action, [namespace], via=via, hits=count, top_k=ranking.top_k)
@@ -142,6 +149,29 @@ def _search(
     finally:
         if pending:  # the search failed or found no namespace: the denials are still recorded
             append_audit(ports.audit, pending)
+
+
+def _with_lines(
+    ports: MemoryPorts,
+    store: MemoryView,
+    hits: list[MemoryHit],
+    candidates: Sequence[MemoryCandidate],
+    notes: dict[str, Any],
+    *,
+    now: datetime,
+) -> list[MemoryHit]:
+    """The hits with the lines of their conversations (:mod:`mneme.memory.conversation`), read from what the
+    fusion already read or, for the hits it did not read around, in one more store call. A store that fails
+    then leaves the hits without lines: they are what the search owes."""
+    around: dict[str, Any] = dict(notes.get("around") or {})
+    documents = {c.document.id: c.document for c in candidates}
+    missing = [documents[i] for i in conversation.wanted(hits) if i not in around and i in documents]
+    if missing:
+        try:
+            around |= store.adjacent(missing, conversation.SPAN, now=now)
+        except MemoryUnavailable:
+            return hits
+    return conversation.with_lines(hits, around, hidden=ports.hidden_ids)
 
 
 def hits_event(ranked: Ranked, access: ReadAccess, ranking: Ranking, model_id: str = "unknown") -> dict[str, Any]:
@@ -158,6 +188,7 @@ def hits_event(ranked: Ranked, access: ReadAccess, ranking: Ranking, model_id: s
                 "namespace": hit.namespace,
                 "similarity": round(hit.similarity, 4),
                 "relevance": round(hit.relevance, 4),
+                **({"lines": [line.id for line in hit.context]} if hit.context else {}),
             }
             for hit in ranked.hits
         ],

@@ -62,6 +62,8 @@ def retrieve(
         return fuse(by_vector[: k_for(ranking.top_k)], keyword, method="rrf")
     leg = _vector_leg(ports, store, patterns, query, bm25, named, by_vector, turns, depth, now=now, notes=notes)
     around = store.adjacent(hybrid.anchors(leg.candidates, turns), hybrid.SPAN, now=now)
+    if notes is not None:  # the conversations already read: the lines shown with the hits come from them
+        notes["around"] = around
     best = max(
         (hybrid.evidence_cosine(ports.model_id, c.similarity, len(c.document.content)) for c in by_vector),
         default=0.0,

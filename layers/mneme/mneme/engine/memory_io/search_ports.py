@@ -26,6 +26,7 @@ class Ranking(Record):
     relative_cutoff: float | None = None
     retrieval: Retrieval = DEFAULT_RETRIEVAL
     fusion: Fusion = "score"
+    lines: bool = False  # each chat-line hit with the lines said around it (mneme.memory.conversation)
 
     @classmethod
     def of(cls, policy: ResolvedPolicy, top_k: int | None = None) -> Ranking:

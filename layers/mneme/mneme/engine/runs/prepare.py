@@ -20,6 +20,7 @@ from mneme.models.policy import ResolvedPolicy
 from mneme.models.run_request import MemoryOverride
 from mneme.ports.models import Summarizer, Summary
 from mneme.ports.stores import RunConfig
+from mneme.records import replace
 
 
 def run_policy(config: RunConfig, memory: MemoryOverride | None) -> ResolvedPolicy:
@@ -127,7 +128,7 @@ def _auto_inject(session: RunSession) -> None:
             session.records,
             access,
             state.user_text,
-            session.ranking,
+            replace(session.ranking, lines=True),  # what the model reads: chat lines with their conversation
             via=via,
             vector=vector,
             action="preview" if session.context.preview else "read",

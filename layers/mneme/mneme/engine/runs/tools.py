@@ -21,6 +21,8 @@ from mneme.errors import AuditWriteFailed, InvalidInput, MnemeError, PayloadTooL
 from mneme.memory.access import Denial, MemoryToolDenied, denials_of, tool_search_access, tool_write_access
 from mneme.memory.lifecycle import check_user_metadata
 from mneme.models.chat import ToolCallMessage, ToolResultMessage
+from mneme.models.memory import MemoryHit
+from mneme.records import replace
 from mneme.skills import activate_skill, skill_name_argument
 from mneme.spec_limits import MAX_NAMESPACE_CHARS
 
@@ -135,7 +137,7 @@ def _memory_search(session: RunSession, args: dict[str, Any]) -> str:
         memory_ops.audit_denials(session.memory, session.records, denials_of(exc), via="tool")
         raise
     top_k = int(args.get("top_k") or session.state.policy.top_k)
-    ranking = memory_ops.Ranking.of(session.state.policy, top_k)
+    ranking = replace(memory_ops.Ranking.of(session.state.policy, top_k), lines=True)
     query = "" if access.empty else args["query"]
     ranked = memory_ops.search_explained(session.memory, session.records, access, query, ranking, via="tool")
     session.recorder.event(
@@ -154,11 +156,21 @@ def _memory_search(session: RunSession, args: dict[str, Any]) -> str:
                 "content": h.content,
                 "stored_on": h.created_at.date().isoformat(),
                 "relevance": round(h.relevance, 4),
+                **_lines(h),
             }
             for h in hits
         ],
         ensure_ascii=False,
     )
+
+
+def _lines(hit: MemoryHit) -> dict[str, list[str]]:
+    """The lines said just before and after a chat-line hit (:mod:`mneme.memory.conversation`), when shown, each
+    side in the order they were said."""
+    said: dict[str, list[str]] = {}
+    for line in hit.context:  # in the order they were said
+        said.setdefault("said_before" if line.offset < 0 else "said_after", []).append(line.content)
+    return said
 
 
 def _memory_write(session: RunSession, args: dict[str, Any]) -> str:
