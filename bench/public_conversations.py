@@ -252,10 +252,10 @@ def print_scored(figures: dict[str, Any]) -> None:
     asked = sum(next(iter(figures.values()))["asked"][c] for c in LOCOMO_SCORED)
     print(f"categories 1-4 ({', '.join(LOCOMO_SCORED)}; {asked} questions):")
     for mode, r in figures.items():
-        r5, r10, r20, floored, inject = over(r, LOCOMO_SCORED)
+        r5, r10, r20, floored, inject, inject_hits = over(r, LOCOMO_SCORED)
         print(
             f"  {mode:<8} @5 / @10 / @20 {r5:.3f} / {r10:.3f} / {r20:.3f}, @10 with the floors {floored:.3f},"
-            f" auto-inject {inject:.3f}"
+            f" auto-inject {inject:.3f} (its hits alone {inject_hits:.3f})"
         )
 
 

@@ -10,8 +10,10 @@ Embeddings are cached on disk (``/tmp/mneme-recall-cache``, keyed by model and t
 seconds. For each mode it prints recall@5/@10/@20 (share of each question's evidence turns in the top K, no
 floors), recall@10 as ``POST /v1/memory/search {query, top_k: 10}`` answers it (the default floors: a hit under
 them is not returned), per category @10, characters @10, stale-first (knowledge updates whose old value ranks above the
-new), and, with the defaults (floors on, ``top_k`` 5): the evidence auto-inject carries, its characters, and
-the share of off-topic questions that inject nothing. Exits non-zero on any error.
+new), and, with the defaults (floors on, ``top_k`` 5): the evidence auto-inject carries (``inject@5``: the hits
+and the lines of conversation shown with them, ``mneme.memory.conversation``; ``injHits``: the hits alone), the
+block's characters of memory, and the share of off-topic questions that inject nothing. Exits non-zero on any
+error.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from datetime import UTC, datetime  # noqa: E402
 from mneme.engine.memory_io.entries import chunked  # noqa: E402
 from mneme.engine.memory_io.ops import MemoryPorts, Ranking, search_explained  # noqa: E402
 from mneme.memory.access import ReadAccess  # noqa: E402
+from mneme.memory.conversation import conversation  # noqa: E402
 from mneme.memory.embedding_limits import limit_for  # noqa: E402
 from mneme.models.memory import KeywordMatches, MemoryDocument  # noqa: E402
 from mneme.models.policy import Fusion, Retrieval  # noqa: E402
@@ -118,6 +121,11 @@ def turn_ids(hits: list[Any]) -> list[str]:
     return list(dict.fromkeys(hit.parent_id or hit.id for hit in hits))
 
 
+def shown_ids(hits: list[Any]) -> list[str]:
+    """The turns auto-inject shows: each hit's (:func:`turn_ids`) and the lines shown with it."""
+    return list(dict.fromkeys([*turn_ids(hits), *(line.id for hit in hits for line in hit.context)]))
+
+
 def _records(*_: Any, **__: Any) -> list[Any]:
     return []
 
@@ -131,11 +139,13 @@ def evaluate(
 ) -> dict[str, Any]:
     retrieval, fusion = MODES[mode]
     open_ranking = Ranking(top_k=20, min_score=0, relative_cutoff=0, retrieval=retrieval, fusion=fusion)
-    inject_ranking = Ranking(top_k=5, retrieval=retrieval, fusion=fusion)  # the calibrated default floors
+    # the calibrated default floors; each chat-line hit with the lines said around it, as auto-inject shows it
+    inject_ranking = Ranking(top_k=5, retrieval=retrieval, fusion=fusion, lines=True)
     search_ranking = Ranking(top_k=10, retrieval=retrieval, fusion=fusion)  # POST /v1/memory/search {query, top_k}
     scores: dict[str, list[tuple[float, float, float]]] = defaultdict(list)
     chars, stale_first, injected_chars = [], 0, []
-    injected: dict[str, list[float]] = defaultdict(list)
+    injected: dict[str, list[float]] = defaultdict(list)  # the evidence the block carries
+    injected_hits: dict[str, list[float]] = defaultdict(list)  # the evidence its hits are, their lines aside
     searched: dict[str, list[float]] = defaultdict(list)
     silent: dict[str, list[bool]] = defaultdict(list)
     started = time.perf_counter()
@@ -146,8 +156,10 @@ def evaluate(
             if not q.evidence:
                 silent[q.category].append(not hits)
                 continue
-            injected[q.category].append(recall(q.evidence, turn_ids(hits), 5))
-            injected_chars.append(sum(len(h.content) for h in hits))
+            shown = shown_ids(hits)
+            injected[q.category].append(recall(q.evidence, shown, len(shown)))
+            injected_hits[q.category].append(recall(q.evidence, turn_ids(hits), 5))
+            injected_chars.append(sum(len(text) for h in hits for text in conversation(h)))
             searched[q.category].append(recall(q.evidence, turn_ids(ask(ports, conv, q, vector, search_ranking)), 10))
             ids = turn_ids(ask(ports, conv, q, vector, open_ranking))
             scores[q.category].append(
@@ -170,11 +182,13 @@ def evaluate(
         "by_category": {c: tuple(statistics.mean(s[i] for s in g) for i in range(3)) for c, g in scores.items()},
         "asked": {c: len(group) for c, group in scores.items()},
         "inject_by_category": {c: statistics.mean(group) for c, group in injected.items()},
+        "inject_hits_by_category": {c: statistics.mean(group) for c, group in injected_hits.items()},
         "floored10": statistics.mean(x for group in searched.values() for x in group),
         "floored10_by_category": {c: statistics.mean(group) for c, group in searched.items()},
         "chars10": statistics.mean(chars),
         "stale_first": stale_first,
         "inject_recall": statistics.mean(x for group in injected.values() for x in group),
+        "inject_hits_recall": statistics.mean(x for group in injected_hits.values() for x in group),
         "inject_chars": statistics.mean(injected_chars),
         "off_topic_silent": _mean_or_none([x for group in silent.values() for x in group]),
         "silent_by_kind": {kind: statistics.mean(group) for kind, group in sorted(silent.items())},
@@ -184,7 +198,8 @@ def evaluate(
 
 
 def over(figures: dict[str, Any], categories: list[str]) -> tuple[float, ...]:
-    """Recall @5 / @10 / @20, @10 with the default floors and auto-inject over the questions of ``categories``
+    """Recall @5 / @10 / @20, @10 with the default floors and auto-inject (the block, its hits alone) over the
+    questions of ``categories``
     only, each question weighing the same (as the whole run's figures): the categories' means weighted by how
     many were asked."""
     asked: dict[str, int] = {c: figures["asked"][c] for c in categories}
@@ -194,7 +209,8 @@ def over(figures: dict[str, Any], categories: list[str]) -> tuple[float, ...]:
         return sum(by_category[c] * n for c, n in asked.items()) / total
 
     recalls = [mean({c: figures["by_category"][c][i] for c in categories}) for i in range(3)]
-    return (*recalls, mean(figures["floored10_by_category"]), mean(figures["inject_by_category"]))
+    injected = (mean(figures["inject_by_category"]), mean(figures["inject_hits_by_category"]))
+    return (*recalls, mean(figures["floored10_by_category"]), *injected)
 
 
 def _mean_or_none(values: list[bool]) -> float | None:
@@ -241,7 +257,9 @@ def report(
         ports = MemoryPorts(store=searched, embedder=embed.model, audit=_NoAudit(), clock=_Clock())  # type: ignore[arg-type]
         turns = sum(len(c.turns) for c in data)
         print(f"{len(data)} users, {turns} turns loaded together, {len(questions)} questions, {embed.model.model_id}")
-        columns = ("@5", "@10", "@20", "floors@10", "chars@10", "stale1st", "inject@5", "injChars", "offSilent")
+        columns = (
+            "@5", "@10", "@20", "floors@10", "chars@10", "stale1st", "inject@5", "injHits", "injChars", "offSilent"
+        )  # fmt: skip
         print(f"{'mode':<8} " + " ".join(f"{c:>{max(6, len(c))}}" for c in columns) + "  per category @10")
         for mode in modes.split(","):
             r = evaluate(ports, data, vectors, mode)
@@ -253,7 +271,7 @@ def report(
             print(
                 f"{mode:<8} {r['r5']:6.3f} {r['r10']:6.3f} {r['r20']:6.3f} {r['floored10']:9.3f} {r['chars10']:8.0f}"
                 f" {r['stale_first']:8d}"
-                f" {r['inject_recall']:8.3f} {r['inject_chars']:8.0f} {silent}  {cats}"
+                f" {r['inject_recall']:8.3f} {r['inject_hits_recall']:7.3f} {r['inject_chars']:8.0f} {silent}  {cats}"
             )
         print("per category recall @5 / @10 / @20:")
         for category in next(iter(figures.values()))["by_category"]:
