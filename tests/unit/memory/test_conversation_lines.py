@@ -13,6 +13,7 @@ from mneme.memory.hybrid import CHAT_LINE_CHARS
 from mneme.models.memory import MemoryDocument, MemoryHit
 
 NS = "vector.user.alice.memory"
+Around = dict[str, tuple[list[MemoryDocument], list[MemoryDocument]]]
 AT = datetime(2026, 5, 8, 12, 0, tzinfo=UTC)
 
 
@@ -52,7 +53,7 @@ def test_a_chat_line_brings_the_two_lines_said_on_each_side_of_it() -> None:
 
 def test_no_line_is_shown_past_one_that_is_not() -> None:
     long = _doc("after", "Joanna: " + "drama " * (CHAT_LINE_CHARS // 6))
-    around = {"asked": ([], [long, _doc("later", "Nate: Cool.")])}
+    around: Around = {"asked": ([], [long, _doc("later", "Nate: Cool.")])}
     assert _lines([ASKED], around) == {"asked": []}
 
 
@@ -144,7 +145,7 @@ def test_a_line_that_does_not_fit_leaves_room_for_a_shorter_one() -> None:
 def test_the_default_budget_is_the_issue_s_two_thousand_characters() -> None:
     assert BUDGET_CHARS == 2_000
     hits = [_hit(f"h{n}", f"Nate: {n} " + "x" * 380) for n in range(5)]
-    around = {hit.id: ([], [_doc(f"a{n}", "Joanna: " + "y" * 380)]) for n, hit in enumerate(hits)}
+    around: Around = {hit.id: ([], [_doc(f"a{n}", "Joanna: " + "y" * 380)]) for n, hit in enumerate(hits)}
     assert all(len(doc.content) <= CHAT_LINE_CHARS for _, (doc,) in around.values())
     shown = with_lines(hits, around)
     total = sum(len(text) for hit in shown for text in conversation.conversation(hit))
