@@ -520,6 +520,13 @@ class MemoryHitView(BaseModel):
     chunk_index: Annotated[int | None, Field(title="Chunk Index")]
     class_: Annotated[str, Field(alias="class", title="Class")]
     content: Annotated[str, Field(title="Content")]
+    context: Annotated[
+        list[dict[str, Any]] | None,
+        Field(
+            description="with lines: the lines of conversation said around a chat-line hit, each {id, content, offset} (-1 just before it, 1 just after it, …), in the order they were said; absent when none is shown",
+            title="Context",
+        ),
+    ] = None
     created_at: Annotated[str, Field(title="Created At")]
     id: Annotated[str, Field(title="Id")]
     keyword_score: Annotated[
@@ -827,6 +834,7 @@ class SearchBody(BaseModel):
     as_of: Annotated[AwareDatetime | None, Field(title="As Of")] = None
     explain: Annotated[bool | None, Field(title="Explain")] = False
     fusion: Annotated[Literal["rrf", "score"] | None, Field(title="Fusion")] = None
+    lines: Annotated[bool | None, Field(title="Lines")] = False
     min_score: Annotated[MinScore | None, Field(title="Min Score")] = None
     namespaces: Annotated[Namespaces | None, Field(title="Namespaces")] = None
     query: Annotated[str, Field(max_length=20000, min_length=1, title="Query")]
