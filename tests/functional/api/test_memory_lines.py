@@ -111,3 +111,20 @@ def test_an_http_search_asking_for_lines_gets_them_with_each_hit(api: Api, world
         (lines[0], ANSWER, 1),
         (lines[1], LATER, 2),
     ]
+
+
+def test_the_preview_shows_the_lines_its_run_would_inject(api: Api, world: World) -> None:
+    hit, lines = _conversation(world)
+    _agent(world)
+    reply = api.post("/v1/context/preview", {"agent_id": "master", "input": QUESTION})
+    assert reply.status == 200, reply.text
+    (shown,) = reply.body["memory_hits"]
+    assert (shown["id"], [line["id"] for line in shown["context"]]) == (hit, lines)
+
+
+def test_a_preview_hit_without_lines_has_no_context_key(api: Api, world: World) -> None:
+    remember_at(world, ALICE, "Alice prefers green tea in the morning.", query=QUESTION, similarity=0.9)
+    _agent(world)
+    reply = api.post("/v1/context/preview", {"agent_id": "master", "input": QUESTION})
+    assert reply.status == 200, reply.text
+    assert "context" not in reply.body["memory_hits"][0]

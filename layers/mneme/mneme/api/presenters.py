@@ -71,7 +71,7 @@ def audit_view(record: AuditRecord) -> dict[str, Any]:
 def hit_view(hit: MemoryHit) -> dict[str, Any]:
     """A search hit: SPEC §10's fields, the lifecycle's (``class``, ``observed_at``, chunk links) and, in hybrid
     mode, each leg's score (``vector_similarity``, ``keyword_score``)."""
-    body = hit.model_dump(mode="json", exclude=None if hit.context else {"context"})
+    body = hit.as_json()
     body["class"] = body.pop("memory_class")
     return body
 

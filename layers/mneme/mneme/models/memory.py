@@ -142,6 +142,10 @@ class MemoryHit(BaseModel, defer_build=True):
     #: search's hits, which are the ranked memories alone)
     context: list[ContextLine] = Field(default_factory=list)
 
+    def as_json(self) -> dict[str, Any]:
+        """The hit as JSON, with ``context`` only when lines are shown with it."""
+        return self.model_dump(mode="json", exclude=None if self.context else {"context"})
+
 
 class KeywordMatches(Record):
     """What a store found for some words, and the statistics of the set it searched (caller's only).

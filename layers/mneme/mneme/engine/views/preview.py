@@ -73,7 +73,7 @@ def preview(deps: Deps, caller: Caller, request: RunRequest, *, explain: bool = 
     return {
         **explained,
         "request": assembled.request,
-        "memory_hits": [hit.model_dump(mode="json") for hit in state.hits],
+        "memory_hits": [hit.as_json() for hit in state.hits],
         "warnings": list(dict.fromkeys(warnings + assembled.warnings)),
         "cache_points": assembled.cache_points,
         "block_sizes": assembled.block_sizes,
