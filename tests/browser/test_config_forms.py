@@ -188,3 +188,32 @@ def test_a_preview_of_an_oversized_input_shows_the_servers_error(signed_in: Cons
     page.get_by_role("button", name="Preview the context").click()
     expect(page.get_by_role("alert").first).to_contain_text("413")
     expect(page.get_by_test_id("request")).to_have_count(0)
+
+
+def test_the_context_preview_shows_a_chat_line_hit_with_the_lines_said_around_it(
+    signed_in: Console, alice: Client
+) -> None:
+    # Given an agent injecting one hit, and three lines of one conversation in alice's memory
+    agent_id = _slug("liner")
+    alice.call("PUT", f"/v1/agents/{agent_id}", {"label": agent_id, "memory_policy": {"top_k": 1}}, expect=200)
+    for content in (
+        "Joanna: I finished my first screenplay last week!",
+        "Nate: Congratulations! What genre is it?",
+        "Joanna: A mix of drama and romance.",
+    ):
+        alice.call(
+            "POST", "/v1/memory/documents", {"namespace": "vector.user.alice.memory", "content": content}, expect=201
+        )
+    page = signed_in.page
+    page.goto(f"{signed_in.base}/#/preview")
+    # When alice previews a question one of the lines matches
+    page.get_by_label("Agent").select_option(agent_id)
+    page.get_by_label("Input").fill("What genre is Joanna's first screenplay?")
+    page.get_by_role("button", name="Preview the context").click()
+    # Then the one hit is shown with the lines said around it, as the request's memory block carries them
+    hits = page.get_by_test_id("preview-result").get_by_test_id("preview-hits")
+    expect(hits.locator("tbody tr")).to_have_count(1)
+    expect(hits.get_by_test_id("hit-line").first).to_be_visible()
+    expect(hits).to_contain_text("A mix of drama and romance.")
+    memory = page.get_by_test_id("preview-result").get_by_test_id("request").locator("[data-part=memory]")
+    expect(memory).to_contain_text("A mix of drama and romance.")

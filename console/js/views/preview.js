@@ -8,12 +8,19 @@ import { clearErrors, showError } from "../forms.js";
 import { requestView } from "./request-view.js";
 import { agentTaskFields } from "./runs.js";
 
+// a chat-line hit with the lines said around it (mneme.memory.conversation), muted, in the order they were said
+function said(hit) {
+  const line = (l) => h("div", { class: "muted", dataset: { testid: "hit-line", offset: String(l.offset) } }, l.content);
+  const lines = hit.context || [];
+  return [...lines.filter((l) => l.offset < 0).map(line), h("div", {}, hit.content), ...lines.filter((l) => l.offset > 0).map(line)];
+}
+
 function hitsTable(hits) {
   if (!hits.length) return h("p", { class: "muted" }, "No memory would be injected.");
   return h("table", { dataset: { testid: "preview-hits" } },
     h("thead", {}, h("tr", {}, ["#", "namespace", "content", "similarity", "relevance"].map((c, i) => h("th", { scope: "col", class: i >= 3 ? "num" : null }, c)))),
     h("tbody", {}, hits.map((hit, i) => h("tr", {},
-      h("td", {}, String(i + 1)), h("td", { class: "mono" }, hit.namespace), h("td", {}, hit.content),
+      h("td", {}, String(i + 1)), h("td", { class: "mono" }, hit.namespace), h("td", {}, ...said(hit)),
       h("td", { class: "num" }, hit.similarity.toFixed(4)), h("td", { class: "num" }, hit.relevance.toFixed(4))))));
 }
 
