@@ -64,6 +64,16 @@ def test_a_write_then_a_search_finds_the_entry_and_both_are_audited_via_mcp(api:
     assert {(r.action, r.detail.get("via")) for r in records} == {("write", "mcp"), ("read", "mcp")}
 
 
+def test_a_search_asking_for_lines_gets_a_chat_line_with_the_line_said_after_it(api: Api) -> None:
+    for content in ("Joanna: I finished my first screenplay!", "Joanna: A mix of drama and romance."):
+        call(api, "memory-write", {"namespace": "vector.user.${user_id}.memory", "content": content})
+    query = {"query": "Joanna: I finished my first screenplay!", "top_k": 1}
+    (plain,) = call(api, "memory-search", query)["structuredContent"]["hits"]
+    assert "context" not in plain
+    (hit,) = call(api, "memory-search", {**query, "lines": True})["structuredContent"]["hits"]
+    assert [line["content"] for line in hit["context"]] == ["Joanna: A mix of drama and romance."]
+
+
 def test_a_write_into_another_users_namespace_is_refused_and_audited(api: Api, world: World) -> None:
     result = call(api, "memory-write", {"namespace": "vector.user.bob.memory", "content": "planted"})
     assert result["isError"] is True

@@ -52,7 +52,15 @@ def operation(name: str, body: type[BaseModel], description: str) -> Callable[[A
 )
 def memory_search(deps: Deps, caller: Caller, body: SearchBody) -> dict[str, Any]:
     found = explain_requests.search_memory(
-        deps, caller, body.query, body.namespaces, body.top_k, explain=body.explain, as_of=body.as_of, via=VIA
+        deps,
+        caller,
+        body.query,
+        body.namespaces,
+        body.top_k,
+        options={"lines": body.lines},
+        explain=body.explain,
+        as_of=body.as_of,
+        via=VIA,
     )
     return search_view(found.hits, found.access, found.explanation)
 
