@@ -84,8 +84,12 @@ def test_a_long_neighbour_is_not_shown_as_a_line() -> None:
 def test_a_chunk_of_a_long_memory_is_neither_a_chat_line_nor_shown_as_one() -> None:
     chunk = _doc("after", "the last lines of a long note.", parent_id="note", chunk_index=2, chunk_count=3)
     assert _lines([ASKED], {"asked": ([], [chunk])}) == {"asked": []}
-    hit = _hit("piece", "the first lines of a long note.", parent_id="piece", chunk_index=0, chunk_count=3)
+    hit = _hit("piece", "the middle of a long note.", parent_id="note", chunk_index=1, chunk_count=3)
     assert _lines([hit], {"piece": ([], [AFTER])}) == {"piece": []}
+    first = _hit("first", "Nate: the first lines of a long note.", chunk_index=0, chunk_count=3)
+    assert _lines([first], {"first": ([], [AFTER])}) == {"first": []}
+    first_line = _doc("after", "Joanna: the first lines of a long note.", chunk_index=0, chunk_count=2)
+    assert _lines([ASKED], {"asked": ([], [first_line])}) == {"asked": []}
 
 
 def test_a_line_said_within_the_gap_is_one_conversation_and_one_said_later_is_not() -> None:

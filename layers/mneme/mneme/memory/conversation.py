@@ -57,12 +57,12 @@ OFFSETS = tuple(offset for distance in range(1, SPAN + 1) for offset in (distanc
 
 def wanted(hits: Sequence[MemoryHit]) -> list[str]:
     """The ids of the hits that may bring lines: chat lines."""
-    return [hit.id for hit in hits if _chat_line(hit.content, hit.parent_id)]
+    return [hit.id for hit in hits if _chat_line(hit)]
 
 
-def _chat_line(content: str, parent_id: str | None) -> bool:
-    """Short, and a whole memory (a chunk is a piece of a long one)."""
-    return parent_id is None and len(content) <= CHAT_LINE_CHARS
+def _chat_line(entry: MemoryHit | MemoryDocument) -> bool:
+    """Short, and a whole memory (a chunk, the first one too, is a piece of a long one)."""
+    return entry.parent_id is None and (entry.chunk_count or 1) == 1 and len(entry.content) <= CHAT_LINE_CHARS
 
 
 def with_lines(
@@ -86,7 +86,7 @@ def with_lines(
                 or line is None
                 or line.id in shown
                 or line.id in hidden
-                or not _chat_line(line.content, line.parent_id)
+                or not _chat_line(line)
                 or not _one_conversation(hit, line)
                 or total + len(line.content) > budget
                 or (abs(offset) > 1 and not any(kept.offset == offset - _sign(offset) for kept in lines[hit.id]))
