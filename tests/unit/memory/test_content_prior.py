@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from mneme.memory.content_prior import CONTENT_WORDS, FLOOR, content_factor, content_words
+from mneme.memory.content_prior import (
+    CHAT_LINE_CHARS,
+    CONTENT_WORDS,
+    FLOOR,
+    QUESTION_FACTOR,
+    asks_only,
+    content_factor,
+    content_words,
+)
 
 
 def test_a_greeting_counts_only_its_non_function_words() -> None:
@@ -37,11 +45,11 @@ def test_a_sentence_with_enough_content_keeps_all_its_relevance() -> None:
 
 
 def test_a_turn_of_function_words_keeps_the_floor() -> None:
-    assert content_factor("Kate: Was it?") == FLOOR
+    assert content_factor("Kate: So it was!") == FLOOR
 
 
 def test_fewer_words_keep_less() -> None:
-    one, two = content_factor("Kate: Pottery?"), content_factor("Kate: Pottery, really?")
+    one, two = content_factor("Kate: Pottery!"), content_factor("Kate: Pottery, really!")
     assert FLOOR < one < two < 1.0
     assert one == pytest.approx(FLOOR + (1 - FLOOR) / CONTENT_WORDS)
 
@@ -55,3 +63,32 @@ def test_a_memorys_factor_is_read_once_across_searches(content_reads) -> None:
     assert len(reads) == 1
     content_prior.content_factor("Kate: Hey!")
     assert len(reads) == 2
+
+
+def test_a_line_that_only_asks_keeps_the_question_s_share_of_its_factor() -> None:
+    asked = "Maria: Where are you working these days?"
+    assert asks_only(asked)
+    assert content_factor(asked) == pytest.approx(
+        QUESTION_FACTOR * content_factor("Maria: Where are you working these days.")
+    )
+
+
+def test_a_line_that_tells_before_it_asks_keeps_all_its_factor() -> None:
+    told = "Maria: I switched jobs, I'm at the city hospital now. Guess which one?"
+    assert not asks_only(told)
+    assert content_factor(told) == 1.0
+
+
+def test_a_statement_keeps_all_its_factor() -> None:
+    assert not asks_only("Maria: I'm at the city hospital now.")
+
+
+def test_a_long_message_that_ends_with_a_question_keeps_all_its_factor() -> None:
+    long = "I just got a new car, a compact electric one " + "with a long range " * 20 + "any tips for winter"
+    assert len(long) + 1 > CHAT_LINE_CHARS
+    assert not asks_only(long + "?")
+    assert asks_only(long[: CHAT_LINE_CHARS - 1] + "?")
+
+
+def test_a_full_width_question_mark_asks_too() -> None:
+    assert asks_only("你最近在哪里工作？")

@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from mneme.memory import conversation
+from mneme.memory.content_prior import CHAT_LINE_CHARS
 from mneme.memory.conversation import BUDGET_CHARS, GAP, with_lines
-from mneme.memory.hybrid import CHAT_LINE_CHARS
 from mneme.models.memory import MemoryDocument, MemoryHit
 
 NS = "vector.user.alice.memory"

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from mneme.memory import hybrid
+from mneme.memory.content_prior import CHAT_LINE_CHARS
 from mneme.memory.keyword_scoring import Bm25
 from mneme.models.memory import KeywordMatches, MemoryDocument
 
@@ -36,13 +37,13 @@ def _fused(answer: str) -> dict[str, float]:
 
 
 def test_a_chat_line_after_the_question_s_words_is_found_through_its_window() -> None:
-    assert len(ANSWER) <= hybrid.CHAT_LINE_CHARS
+    assert len(ANSWER) <= CHAT_LINE_CHARS
     fused = _fused(ANSWER)
     assert fused["reply"] > fused["other"] > 0
 
 
 def test_a_long_message_after_them_stands_alone() -> None:
-    assert len(LONG_ANSWER) > hybrid.CHAT_LINE_CHARS
+    assert len(LONG_ANSWER) > CHAT_LINE_CHARS
     fused = _fused(LONG_ANSWER)
     assert "reply" not in fused
     assert fused["other"] > 0  # the chat lines around it still share their window

@@ -7,7 +7,7 @@ screenplay?"; "Nate: What's it about?" / "Joanna: It's a mix of drama and romanc
 model reads memory — auto-inject and the memory-search tool — each hit that is a chat line brings the lines said
 around it, up to :data:`SPAN` on each side (the fusion's conversation window, :data:`mneme.memory.hybrid.WINDOW`):
 
-* every line of :data:`~mneme.memory.hybrid.CHAT_LINE_CHARS` characters or fewer and a whole memory (a longer
+* every line of :data:`~mneme.memory.content_prior.CHAT_LINE_CHARS` characters or fewer and a whole memory (a longer
   memory, or a chunk of one, is a message, not a line of a chat: the fusion's window's rule), the hit too;
 * the lines next to it in write order within the hit's own namespace, live (``MemoryStore.adjacent``: the
   store's filter; never another namespace, so nothing the search's security filter did not already grant), not
@@ -35,7 +35,8 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
-from mneme.memory.hybrid import CHAT_LINE_CHARS, WINDOW
+from mneme.memory.content_prior import CHAT_LINE_CHARS
+from mneme.memory.hybrid import WINDOW
 from mneme.memory.keyword_scoring import speaker_name
 from mneme.models.memory import ContextLine
 

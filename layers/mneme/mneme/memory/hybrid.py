@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from mneme.memory.content_prior import content_factor
+from mneme.memory.content_prior import CHAT_LINE_CHARS, content_factor
 from mneme.models.memory import MemoryCandidate, MemoryDocument
 
 if TYPE_CHECKING:
@@ -50,11 +50,6 @@ SPAN = 2 * WINDOW  # turns read on each side of an anchor: every turn within WIN
 WEIGHTS = {"vector": 0.4, "turn": 0.25, "window": 0.35}
 SMOOTHING = 0.2
 NEIGHBOUR_WEIGHT = 0.5  # a window turn's words count this much next to the turn's own (1.0: a plain window)
-#: the longest turn that shares a conversation window (LongMemEval, turns of 1,205 characters on average: own
-#: sessions @5 / @10 / @20 0.730 / 0.873 / 0.901 -> 0.769 / 0.887 / 0.927, auto-inject 0.580 -> 0.627; pooled
-#: 0.426 / 0.547 / 0.589 -> 0.457 / 0.559 / 0.620; LoCoMo's chat lines within 0.001, bench/recall_eval.py unchanged;
-#: 250 and 600 measured within 0.01 of 400)
-CHAT_LINE_CHARS = 400
 #: embedding model → (low, high): cosines at or below ``low`` say nothing, at or above ``high`` a clear match
 COSINE_SCALE: dict[str, tuple[float, float]] = {
     "all-MiniLM-L6-v2": (0.35, 0.75),  # bench/recall_eval.py: answerable best 0.53-0.69, names lift off-topic
