@@ -34,8 +34,8 @@ import pytest
 from bench.conversations import Conversation, Turn, dataset
 
 from mneme import records
-from mneme.memory import content_prior
 from mneme.engine.memory_io.ops import MemoryPorts, Ranking, search_explained
+from mneme.memory import content_prior
 from mneme.memory.access import ReadAccess
 from mneme.models.memory import MemoryDocument
 from mneme_local.embedder import LocalEmbedder
