@@ -89,6 +89,18 @@ def test_memory_write_search_export(env: str, tmp_path: Path) -> None:
     assert [json.loads(line)["id"] for line in target.read_text(encoding="utf-8").splitlines()] == [doc_id]
 
 
+def test_memory_search_with_lines_prints_a_chat_line_between_the_lines_said_around_it(env: str) -> None:
+    namespace = f"vector.user.{env}.memory"
+    said = ("Joanna: I finished my first screenplay!", "Nate: What genre is it?", "Joanna: A mix of drama and romance.")
+    for content in said:
+        assert _mneme("memory", "write", namespace, content)[0] == 0
+    code, plain = _mneme("memory", "search", said[0], "-k", "1")
+    assert code == 0 and "drama" not in plain
+    code, found = _mneme("memory", "search", said[0], "-k", "1", "--lines")
+    assert code == 0
+    assert found.splitlines()[1:] == [f"     > {said[0]}", f"       {said[1]}", f"       {said[2]}"]
+
+
 def test_an_unreachable_server_is_named(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     url = f"http://127.0.0.1:{free_port()}"
     monkeypatch.setenv("MNEME_TOKEN", "x")

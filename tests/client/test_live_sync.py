@@ -69,6 +69,16 @@ def test_memory_written_is_found_and_exported(client: Client, user: str) -> None
     assert [(d.id, d.content) for d in exported] == [(ids[0], "The Apollo review is due on March 15.")]
 
 
+def test_a_search_asking_for_lines_gets_them_with_its_chat_line_hit(client: Client, user: str) -> None:
+    namespace = f"vector.user.{user}.memory"
+    for content in ("Joanna: I finished my first screenplay!", "Joanna: A mix of drama and romance."):
+        client.write_memory(namespace, content)
+    (hit,) = client.search_memory("Joanna: I finished my first screenplay!", top_k=1, lines=True).hits
+    assert [line["content"] for line in hit.context or []] == ["Joanna: A mix of drama and romance."]
+    (plain,) = client.search_memory("Joanna: I finished my first screenplay!", top_k=1).hits
+    assert plain.context is None
+
+
 def test_memory_of_another_user_is_neither_found_nor_exported(server: LocalServer, client: Client) -> None:
     stranger = f"other-{uuid.uuid4().hex[:8]}"
     other = Client(server.base, local_token(stranger, folder=server.data_dir))

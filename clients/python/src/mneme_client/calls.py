@@ -154,9 +154,11 @@ def cancel_run(run_id: str) -> Call[models.CancelView]:
 
 
 def search_memory(
-    query: str, *, namespaces: list[str] | None = None, top_k: int | None = None
+    query: str, *, namespaces: list[str] | None = None, top_k: int | None = None, lines: bool = False
 ) -> Call[models.SearchView]:
-    body = models.SearchBody.model_validate(_compact(query=query, namespaces=namespaces or None, top_k=top_k))
+    """``lines``: each chat-line hit with the lines said around it (its ``context``), as a run's model sees it."""
+    fields = _compact(query=query, namespaces=namespaces or None, top_k=top_k, lines=lines or None)
+    body = models.SearchBody.model_validate(fields)
     return Call("POST", "/v1/memory/search", as_model(models.SearchView), body=_body(body))
 
 

@@ -74,6 +74,7 @@ def _parser() -> argparse.ArgumentParser:
     search.add_argument("query")
     search.add_argument("-n", "--namespace", action="append", dest="namespaces", help="repeatable")
     search.add_argument("-k", "--top-k", type=int, default=None)
+    search.add_argument("--lines", action="store_true", help="each chat line with the lines said around it")
     write = actions.add_parser("write", help="store an entry")
     write.add_argument("namespace")
     write.add_argument("content")
@@ -173,7 +174,7 @@ def _runs(client: Client, args: argparse.Namespace, out: TextIO) -> int:
 
 def _memory(client: Client, args: argparse.Namespace, out: TextIO) -> int:
     if args.action == "search":
-        view = client.search_memory(args.query, namespaces=args.namespaces, top_k=args.top_k)
+        view = client.search_memory(args.query, namespaces=args.namespaces, top_k=args.top_k, lines=args.lines)
         if args.json:
             _print(out, view)
         else:

@@ -163,9 +163,9 @@ class Client:
         raise ClientError(f"the event stream of {run_id} closed {MAX_RECONNECTS} times before the run ended")
 
     def search_memory(
-        self, query: str, *, namespaces: list[str] | None = None, top_k: int | None = None
+        self, query: str, *, namespaces: list[str] | None = None, top_k: int | None = None, lines: bool = False
     ) -> models.SearchView:
-        return self.call(calls.search_memory(query, namespaces=namespaces, top_k=top_k))
+        return self.call(calls.search_memory(query, namespaces=namespaces, top_k=top_k, lines=lines))
 
     def write_memory(
         self, namespace: str, content: str, *, tags: list[str] | None = None, ttl_seconds: int | None = None

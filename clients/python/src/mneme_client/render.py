@@ -69,7 +69,21 @@ class FollowPrinter:
 
 
 def hit_lines(view: models.SearchView) -> list[str]:
-    return [f"{hit.relevance:.3f}  {hit.namespace}  {hit.id}\n       {_short(hit.content)}" for hit in view.hits]
+    """A hit per entry: its relevance, namespace and id, then its content — with the lines said around it, when
+    asked for (``--lines``), in the order they were said, the hit's own marked ``>``."""
+    return [f"{hit.relevance:.3f}  {hit.namespace}  {hit.id}\n{_said(hit)}" for hit in view.hits]
+
+
+def _said(hit: models.MemoryHitView) -> str:
+    context = hit.context or []
+    before = [line for line in context if line.get("offset", 0) < 0]
+    after = [line for line in context if line.get("offset", 0) > 0]
+    if not context:
+        return f"       {_short(hit.content)}"
+    rows = [f"       {_short(str(line['content']))}" for line in before]
+    rows.append(f"     > {_short(hit.content)}")
+    rows += [f"       {_short(str(line['content']))}" for line in after]
+    return "\n".join(rows)
 
 
 def document_json(document: models.DocumentView) -> str:
