@@ -75,15 +75,11 @@ def hit_lines(view: models.SearchView) -> list[str]:
 
 
 def _said(hit: models.MemoryHitView) -> str:
-    context = hit.context or []
-    before = [line for line in context if line.get("offset", 0) < 0]
-    after = [line for line in context if line.get("offset", 0) > 0]
-    if not context:
+    if not hit.context:
         return f"       {_short(hit.content)}"
-    rows = [f"       {_short(str(line['content']))}" for line in before]
-    rows.append(f"     > {_short(hit.content)}")
-    rows += [f"       {_short(str(line['content']))}" for line in after]
-    return "\n".join(rows)
+    rows = {int(line["offset"]): f"       {_short(str(line['content']))}" for line in hit.context}
+    rows[0] = f"     > {_short(hit.content)}"
+    return "\n".join(rows[offset] for offset in sorted(rows))
 
 
 def document_json(document: models.DocumentView) -> str:

@@ -33,16 +33,17 @@ give it 0.746).
 from __future__ import annotations
 
 from datetime import timedelta
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from mneme.memory.content_prior import CHAT_LINE_CHARS
 from mneme.memory.hybrid import WINDOW
 from mneme.memory.keyword_scoring import speaker_name
+from mneme.memory.updates import said_at
 from mneme.models.memory import ContextLine
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
-    from datetime import datetime
 
     from mneme.models.memory import MemoryDocument, MemoryHit
 
@@ -75,37 +76,39 @@ def with_lines(
 ) -> list[MemoryHit]:
     """``hits`` with the lines said around them (module docstring); ``around``: per hit id, the live documents
     of its namespace written before it (oldest first) and after it (``MemoryStore.adjacent``)."""
-    chat_lines = set(wanted(hits))
+    talkers = [hit for hit in hits if _chat_line(hit)]
     shown = {hit.id for hit in hits}
     total = sum(len(hit.content) for hit in hits)
-    lines: dict[str, list[ContextLine]] = {hit.id: [] for hit in hits}
+    lines: dict[str, list[ContextLine]] = {hit.id: [] for hit in talkers}
     for offset in OFFSETS:
-        for hit in hits:
+        nearer = offset - 1 if offset > 0 else offset + 1  # the line between it and the hit (0: the hit itself)
+        for hit in talkers:
             line = _line_at(around.get(hit.id), offset)
             if (
-                hit.id not in chat_lines
-                or line is None
+                line is None
                 or line.id in shown
                 or line.id in hidden
                 or not _chat_line(line)
                 or not _one_conversation(hit, line)
                 or total + len(line.content) > budget
-                or (abs(offset) > 1 and not any(kept.offset == offset - _sign(offset) for kept in lines[hit.id]))
+                or (nearer and not any(kept.offset == nearer for kept in lines[hit.id]))
             ):
                 continue
             shown.add(line.id)
             total += len(line.content)
             lines[hit.id].append(ContextLine(id=line.id, content=line.content, offset=offset))
-    return [
-        hit.model_copy(update={"context": sorted(lines[hit.id], key=_by_offset)}) if lines[hit.id] else hit
-        for hit in hits
-    ]
+    return [_shown_with(hit, lines.get(hit.id)) for hit in hits]
+
+
+def _shown_with(hit: MemoryHit, lines: list[ContextLine] | None) -> MemoryHit:
+    """The hit with its lines in the order they were said (taken nearest first)."""
+    return hit.model_copy(update={"context": sorted(lines, key=attrgetter("offset"))}) if lines else hit
 
 
 def _one_conversation(hit: MemoryHit, line: MemoryDocument) -> bool:
     """Said within :data:`GAP` of each other, and lines of a transcript (both say who speaks, ``Kate: …``) or
     turns of one chat that mneme wrote (the same ``chat_id``)."""
-    if abs(_said(line.observed_at, line.created_at) - _said(hit.observed_at, hit.created_at)) > GAP:
+    if abs(said_at(line) - said_at(hit)) > GAP:
         return False
     chat = hit.metadata.get("chat_id")
     if chat and chat == line.metadata.get("chat_id"):
@@ -121,18 +124,6 @@ def _line_at(
     earlier, later = around
     side, index = (later, offset - 1) if offset > 0 else (earlier, len(earlier) + offset)
     return side[index] if 0 <= index < len(side) else None
-
-
-def _sign(offset: int) -> int:
-    return 1 if offset > 0 else -1
-
-
-def _by_offset(line: ContextLine) -> int:
-    return line.offset
-
-
-def _said(observed_at: datetime | None, created_at: datetime) -> datetime:
-    return observed_at or created_at
 
 
 def conversation(hit: MemoryHit) -> list[str]:

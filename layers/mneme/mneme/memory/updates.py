@@ -47,14 +47,14 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from mneme.memory.ranking import Outcome
-    from mneme.models.memory import MemoryCandidate, MemoryDocument
+    from mneme.models.memory import MemoryCandidate, MemoryDocument, MemoryHit
 
 MIN_SHARED = 2  # one shared word ("Oh man, ..." in two turns) is no restatement: measured, -0.07 @5
 OVERLAP = 0.5
 _SAYS = re.compile(r"^\s*(?:The user|[A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2}) says:\s")  # mneme.memory.extraction
 
 
-def said_at(doc: MemoryDocument) -> datetime:
+def said_at(doc: MemoryDocument | MemoryHit) -> datetime:
     """When a memory's content was said: ``observed_at`` when known, else when it was stored (naive is UTC)."""
     moment = doc.observed_at or doc.created_at
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
