@@ -8,7 +8,6 @@ carries the entry's expiry as the table's TTL attribute.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 
 from mneme.adapters.dynamo.items import PK, SK, ItemTable, query_all
@@ -39,7 +38,7 @@ class ItemMemoryRevisions:
             {
                 PK: _partition(r.owner_user_id),
                 SK: f"{r.doc_id}#{r.key}",
-                "revision": json.dumps(r.model_dump(mode="json"), ensure_ascii=False),
+                "revision": r.model_dump_json(),
                 **_expiry(r),
             }
             for r in revisions
