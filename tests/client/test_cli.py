@@ -197,3 +197,37 @@ def test_runs_refuses_an_unknown_status(env: str, capsys: pytest.CaptureFixture[
         _mneme("runs", "--status", "bogus")
     assert exited.value.code == 2
     assert "invalid choice: 'bogus'" in capsys.readouterr().err
+
+
+def test_memory_import_stores_a_file_and_a_second_import_stores_nothing_twice(env: str, tmp_path: Path) -> None:
+    source = tmp_path / "turns.ndjson"
+    lines = [{"content": "Maria: I moved to Porto.", "observed_at": "2026-03-01T10:00:00Z"}, {"content": "Kim: Nice!"}]
+    source.write_text("\n".join(json.dumps(line) for line in lines) + "\n\n", encoding="utf-8")
+    namespace = f"vector.user.{env}.memory"
+    assert _mneme("memory", "import", str(source), "-n", namespace) == (
+        0,
+        "2 line(s): 2 stored, 0 already stored, 0 refused\n",
+    )
+    assert _mneme("memory", "import", str(source), "-n", namespace) == (
+        0,
+        "2 line(s): 0 stored, 2 already stored, 0 refused\n",
+    )
+
+
+def test_memory_import_names_a_refused_line_and_exits_1(
+    env: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "turns.ndjson"
+    source.write_text(f'{{"content": "fine", "namespace": "vector.user.{env}.memory"}}\n\n{{"content": ""}}\n')
+    assert _mneme("memory", "import", str(source)) == (1, "2 line(s): 1 stored, 0 already stored, 1 refused\n")
+    assert "line 3 refused (400 invalid_input: namespace: Field required)" in capsys.readouterr().err
+
+
+def test_memory_import_of_a_line_that_is_not_json_imports_nothing(
+    env: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "turns.ndjson"
+    source.write_text(f'{{"content": "fine", "namespace": "vector.user.{env}.memory"}}\nnot json\n')
+    assert _mneme("memory", "import", str(source)) == (1, "")
+    assert "line 2 is not JSON: nothing imported" in capsys.readouterr().err
+    assert _mneme("memory", "namespaces")[1] == ""

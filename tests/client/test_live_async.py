@@ -90,3 +90,17 @@ def test_async_list_runs_filters_and_pages(server: LocalServer) -> None:
     assert by_status == started[:1]
     assert paged == started[::-1]
     assert strangers == []
+
+
+def test_async_import_answers_each_item_by_its_index_and_replays_a_second_import(server: LocalServer) -> None:
+    async def scenario() -> tuple[list[tuple[int, int]], list[bool]]:
+        client, user = _client(server)
+        items = [{"content": f"Kate: item {n} of the import"} for n in range(120)]
+        async with client:
+            first = [r async for r in client.import_memory(items, namespace=f"vector.user.{user}.memory")]
+            again = [r async for r in client.import_memory(items, namespace=f"vector.user.{user}.memory")]
+        return [(r.index, r.status) for r in first], [bool(r.replayed) for r in again]
+
+    first, replayed = asyncio.run(scenario())
+    assert first == [(n, 201) for n in range(120)]
+    assert replayed == [True] * 120

@@ -7,7 +7,7 @@ from datetime import datetime
 
 import pytest
 
-from mneme_client import ApiError, Client, local_token
+from mneme_client import ApiError, Client, calls, local_token
 from mneme_client.models import EventView, RunView
 from tests.functional.local.support import LocalServer
 
@@ -150,3 +150,36 @@ def test_another_users_runs_are_never_listed(server: LocalServer, client: Client
     assert [run.run_id for run in other.list_runs().runs] == [theirs]
     assert client.list_runs().runs == []
     assert list(client.iter_runs(status="failed")) == []
+
+
+def _said(n: int) -> dict[str, str]:
+    return {"content": f"Maria: note number {n} about the garden", "observed_at": f"2026-03-{n % 28 + 1:02d}T10:00:00Z"}
+
+
+def test_import_memory_stores_every_item_and_a_second_import_stores_nothing_twice(client: Client, user: str) -> None:
+    namespace = f"vector.user.{user}.memory"
+    items = [_said(n) for n in range(3)]
+    first = list(client.import_memory(items, namespace=namespace))
+    assert [(r.index, r.status, bool(r.replayed)) for r in first] == [(0, 201, False), (1, 201, False), (2, 201, False)]
+    again = list(client.import_memory(items, namespace=namespace))
+    assert [(r.ids, bool(r.replayed)) for r in again] == [(r.ids, True) for r in first]
+    stored = client.call(calls.memory_page(namespace)).documents
+    assert sorted(str(d.observed_at)[:19] for d in stored) == [f"2026-03-0{n}T10:00:00" for n in (1, 2, 3)]
+
+
+def test_import_memory_answers_a_bad_item_by_its_index_across_batches(client: Client, user: str) -> None:
+    items = [_said(n) for n in range(150)]
+    items[120] = {"content": ""}  # refused; the 149 others are stored, in two requests
+    results = list(client.import_memory(items, namespace=f"vector.user.{user}.memory"))
+    assert [r.index for r in results] == list(range(150))
+    assert [r.index for r in results if r.error] == [120]
+    assert results[120].status == 400
+    assert sum(1 for r in results if r.status == 201) == 149
+
+
+def test_a_search_can_explain_and_look_back(client: Client, user: str) -> None:
+    client.write_memory(f"vector.user.{user}.memory", "The Apollo review is due on March 15.")
+    explained = client.search_memory("When is the Apollo review due?", explain=True)
+    assert explained.hits and explained.explanation is not None
+    assert client.search_memory("When is the Apollo review due?").explanation is None
+    assert client.search_memory("When is the Apollo review due?", as_of="2020-01-01T00:00:00Z").hits == []

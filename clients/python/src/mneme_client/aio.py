@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -147,14 +147,51 @@ class AsyncClient:
         raise ClientError(f"the event stream of {run_id} closed {MAX_RECONNECTS} times before the run ended")
 
     async def search_memory(
-        self, query: str, *, namespaces: list[str] | None = None, top_k: int | None = None, lines: bool = False
+        self,
+        query: str,
+        *,
+        namespaces: list[str] | None = None,
+        top_k: int | None = None,
+        lines: bool = False,
+        retrieval: str | None = None,
+        explain: bool = False,
+        as_of: datetime | str | None = None,
     ) -> models.SearchView:
-        return await self.call(calls.search_memory(query, namespaces=namespaces, top_k=top_k, lines=lines))
+        return await self.call(
+            calls.search_memory(
+                query,
+                namespaces=namespaces,
+                top_k=top_k,
+                lines=lines,
+                retrieval=retrieval,
+                explain=explain,
+                as_of=as_of,
+            )
+        )
 
     async def write_memory(
-        self, namespace: str, content: str, *, tags: list[str] | None = None, ttl_seconds: int | None = None
+        self,
+        namespace: str,
+        content: str,
+        *,
+        tags: list[str] | None = None,
+        ttl_seconds: int | None = None,
+        observed_at: datetime | str | None = None,
     ) -> models.DocumentsView:
-        return await self.call(calls.write_memory(namespace, content, tags=tags, ttl_seconds=ttl_seconds))
+        return await self.call(
+            calls.write_memory(namespace, content, tags=tags, ttl_seconds=ttl_seconds, observed_at=observed_at)
+        )
+
+    async def write_memory_batch(self, items: Sequence[Mapping[str, Any]]) -> models.BatchResultsView:
+        return await self.call(calls.write_memory_batch(items))
+
+    async def import_memory(
+        self, items: Iterable[Mapping[str, Any]], *, namespace: str | None = None
+    ) -> AsyncIterator[models.BatchItemResult]:
+        """As :meth:`mneme_client.Client.import_memory`."""
+        for start, batch in calls.import_batches(items, namespace=namespace):
+            for result in (await self.write_memory_batch(batch)).results:
+                yield result.model_copy(update={"index": start + result.index})
 
     async def memory_namespaces(self) -> models.NamespacesView:
         return await self.call(calls.memory_namespaces())

@@ -6,7 +6,9 @@ speak the same API by construction.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import hashlib
+import json
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Generic, TypeVar
@@ -19,6 +21,9 @@ from mneme_client import models
 from mneme_client.errors import ApiError, ClientError
 
 T = TypeVar("T")
+#: what :func:`import_batches` sends of an item (an export's other keys, its id and metadata, are left out)
+IMPORT_FIELDS = ("namespace", "content", "tags", "ttl_seconds", "observed_at", "client_token")
+BATCH_SIZE = 100  # the batch route's limit
 M = TypeVar("M", bound=BaseModel)
 RunStarted = models.RunView | models.RunAcceptedView
 TERMINAL = frozenset({"succeeded", "failed", "cancelled"})
@@ -154,21 +159,71 @@ def cancel_run(run_id: str) -> Call[models.CancelView]:
 
 
 def search_memory(
-    query: str, *, namespaces: list[str] | None = None, top_k: int | None = None, lines: bool = False
+    query: str,
+    *,
+    namespaces: list[str] | None = None,
+    top_k: int | None = None,
+    lines: bool = False,
+    retrieval: str | None = None,
+    explain: bool = False,
+    as_of: datetime | str | None = None,
 ) -> Call[models.SearchView]:
-    """``lines``: each chat-line hit with the lines said around it (its ``context``), as a run's model sees it."""
+    """``lines``: each chat-line hit with the lines said around it (its ``context``), as a run's model sees it;
+    ``retrieval``: ``hybrid`` (the default), ``vector`` or ``keyword``; ``explain``: the view's ``explanation``
+    (each hit's score parts, every dropped candidate and why); ``as_of``: what was recalled at that moment."""
     fields = _compact(query=query, namespaces=namespaces or None, top_k=top_k, lines=lines or None)
+    fields |= _compact(retrieval=retrieval, explain=explain or None, as_of=_iso(as_of))
     body = models.SearchBody.model_validate(fields)
     return Call("POST", "/v1/memory/search", as_model(models.SearchView), body=_body(body))
 
 
 def write_memory(
-    namespace: str, content: str, *, tags: list[str] | None = None, ttl_seconds: int | None = None
+    namespace: str,
+    content: str,
+    *,
+    tags: list[str] | None = None,
+    ttl_seconds: int | None = None,
+    observed_at: datetime | str | None = None,
 ) -> Call[models.DocumentsView]:
-    body = models.DocumentBody.model_validate(
-        _compact(namespace=namespace, content=content, tags=tags or None, ttl_seconds=ttl_seconds)
-    )
+    """``observed_at``: when it was said or true (default: now), for a conversation written after the fact."""
+    fields = _compact(namespace=namespace, content=content, tags=tags or None, ttl_seconds=ttl_seconds)
+    body = models.DocumentBody.model_validate(fields | _compact(observed_at=_iso(observed_at)))
     return Call("POST", "/v1/memory/documents", as_model(models.DocumentsView), body=_body(body))
+
+
+def write_memory_batch(items: Sequence[Mapping[str, Any]]) -> Call[models.BatchResultsView]:
+    """Up to 100 entries in one request, each answered by its index; an item's ``client_token`` makes its retry
+    a no-op (``replayed``)."""
+    body = models.DocumentBatchBody.model_validate({"items": [dict(item) for item in items]})
+    return Call("POST", "/v1/memory/documents:batch", as_model(models.BatchResultsView), body=_body(body))
+
+
+def import_token(entry: Mapping[str, Any]) -> str:
+    """The client token of an imported entry without its own: the same namespace, moment and content, the same
+    token, so that importing a file again (or retrying a batch) stores nothing twice."""
+    said = json.dumps([entry.get("namespace"), entry.get("observed_at"), entry.get("content")], ensure_ascii=False)
+    return "import-" + hashlib.sha256(said.encode()).hexdigest()[:48]
+
+
+def import_batches(
+    items: Iterable[Mapping[str, Any]], *, namespace: str | None = None
+) -> Iterator[tuple[int, list[dict[str, Any]]]]:
+    """``items`` as requests of :func:`write_memory_batch`, each with the index of its first item: an item's
+    :data:`IMPORT_FIELDS` (``namespace`` the given one where it has none) and a client token, its own or
+    :func:`import_token`."""
+    batch: list[dict[str, Any]] = []
+    start = 0
+    for index, item in enumerate(items):
+        entry = {name: item[name] for name in IMPORT_FIELDS if item.get(name) is not None}
+        if namespace and "namespace" not in entry:
+            entry["namespace"] = namespace
+        entry.setdefault("client_token", import_token(entry))
+        batch.append(entry)
+        if len(batch) == BATCH_SIZE:
+            yield start, batch
+            batch, start = [], index + 1
+    if batch:
+        yield start, batch
 
 
 def memory_namespaces() -> Call[models.NamespacesView]:

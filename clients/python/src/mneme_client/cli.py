@@ -68,7 +68,15 @@ def _parser() -> argparse.ArgumentParser:
     cancel.add_argument("run_id")
 
     _runs_parser(commands.add_parser("runs", help="the caller's runs, newest first: id, status, agent, created, cost"))
-    memory = commands.add_parser("memory", help="search, write or export long-term memory")
+    _memory_parser(commands.add_parser("memory", help="search, write, import or export long-term memory"))
+
+    chats = commands.add_parser("chats", help="list chats or show one")
+    chats.add_argument("action", choices=("list", "show", "delete"))
+    chats.add_argument("chat_id", nargs="?")
+    return parser
+
+
+def _memory_parser(memory: argparse.ArgumentParser) -> None:
     actions = memory.add_subparsers(dest="action", required=True, metavar="ACTION")
     search = actions.add_parser("search", help="search the caller's memory")
     search.add_argument("query")
@@ -84,11 +92,13 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("-n", "--namespace", action="append", dest="namespaces", help="repeatable")
     export.add_argument("-o", "--output", default=None, help="a file (default: stdout)")
     actions.add_parser("namespaces", help="the caller's namespaces with their counts")
-
-    chats = commands.add_parser("chats", help="list chats or show one")
-    chats.add_argument("action", choices=("list", "show", "delete"))
-    chats.add_argument("chat_id", nargs="?")
-    return parser
+    load = actions.add_parser(
+        "import", help="store NDJSON entries in batches; importing a file again stores nothing twice"
+    )
+    load.add_argument(
+        "file", help='one JSON object a line: {"content", "namespace"?, "observed_at"?, "tags"?} (- for stdin)'
+    )
+    load.add_argument("-n", "--namespace", default=None, help="the namespace of lines without one")
 
 
 def _runs_parser(runs: argparse.ArgumentParser) -> None:
@@ -182,6 +192,8 @@ def _memory(client: Client, args: argparse.Namespace, out: TextIO) -> int:
     elif args.action == "write":
         written = client.write_memory(args.namespace, args.content, tags=args.tags, ttl_seconds=args.ttl_seconds)
         _print(out, written) if args.json else out.write(" ".join(written.ids) + "\n")
+    elif args.action == "import":
+        return _import(client, args, out)
     elif args.action == "namespaces":
         spaces = client.memory_namespaces()
         if args.json:
@@ -197,6 +209,32 @@ def _memory(client: Client, args: argparse.Namespace, out: TextIO) -> int:
             count = sum(target.write(document_json(document) + "\n") > 0 for document in documents)
         out.write(f"exported {count} document(s) to {args.output}\n")
     return 0
+
+
+def _import(client: Client, args: argparse.Namespace, out: TextIO) -> int:
+    """Every line stored, or said why not (by line number); exit 1 if a line was refused or is not JSON."""
+    text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
+    numbered = [(number, line) for number, line in enumerate(text.splitlines(), 1) if line.strip()]
+    items = []
+    for number, line in numbered:
+        try:
+            items.append(json.loads(line))
+        except ValueError:
+            sys.stderr.write(f"mneme: line {number} is not JSON: nothing imported\n")
+            return 1
+        if not isinstance(items[-1], dict):
+            sys.stderr.write(f"mneme: line {number} is not a JSON object: nothing imported\n")
+            return 1
+    counts = {"stored": 0, "already stored": 0, "refused": 0}
+    for result in client.import_memory(items, namespace=args.namespace):
+        if result.error:
+            counts["refused"] += 1
+            reason = f"{result.error.get('code')}: {result.error.get('message')}"
+            sys.stderr.write(f"mneme: line {numbered[result.index][0]} refused ({result.status} {reason})\n")
+        else:
+            counts["already stored" if result.replayed else "stored"] += 1
+    out.write(f"{len(items)} line(s): " + ", ".join(f"{count} {what}" for what, count in counts.items()) + "\n")
+    return 1 if counts["refused"] else 0
 
 
 def _dispatch(client: Client, args: argparse.Namespace, out: TextIO) -> int:

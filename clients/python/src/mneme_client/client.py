@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -163,14 +163,54 @@ class Client:
         raise ClientError(f"the event stream of {run_id} closed {MAX_RECONNECTS} times before the run ended")
 
     def search_memory(
-        self, query: str, *, namespaces: list[str] | None = None, top_k: int | None = None, lines: bool = False
+        self,
+        query: str,
+        *,
+        namespaces: list[str] | None = None,
+        top_k: int | None = None,
+        lines: bool = False,
+        retrieval: str | None = None,
+        explain: bool = False,
+        as_of: datetime | str | None = None,
     ) -> models.SearchView:
-        return self.call(calls.search_memory(query, namespaces=namespaces, top_k=top_k, lines=lines))
+        return self.call(
+            calls.search_memory(
+                query,
+                namespaces=namespaces,
+                top_k=top_k,
+                lines=lines,
+                retrieval=retrieval,
+                explain=explain,
+                as_of=as_of,
+            )
+        )
 
     def write_memory(
-        self, namespace: str, content: str, *, tags: list[str] | None = None, ttl_seconds: int | None = None
+        self,
+        namespace: str,
+        content: str,
+        *,
+        tags: list[str] | None = None,
+        ttl_seconds: int | None = None,
+        observed_at: datetime | str | None = None,
     ) -> models.DocumentsView:
-        return self.call(calls.write_memory(namespace, content, tags=tags, ttl_seconds=ttl_seconds))
+        return self.call(
+            calls.write_memory(namespace, content, tags=tags, ttl_seconds=ttl_seconds, observed_at=observed_at)
+        )
+
+    def write_memory_batch(self, items: Sequence[Mapping[str, Any]]) -> models.BatchResultsView:
+        """Up to 100 entries, each answered by its index (``calls.write_memory_batch``)."""
+        return self.call(calls.write_memory_batch(items))
+
+    def import_memory(
+        self, items: Iterable[Mapping[str, Any]], *, namespace: str | None = None
+    ) -> Iterator[models.BatchItemResult]:
+        """Every item stored in batches of 100, each result with the item's index in ``items``; an item without
+        its own client token gets one from its namespace, moment and content (``calls.import_batches``), so
+        importing the same items again stores nothing twice (``replayed``)."""
+        for start, batch in calls.import_batches(items, namespace=namespace):
+            for result in self.write_memory_batch(batch).results:
+                yield result.model_copy(update={"index": start + result.index})
 
     def memory_namespaces(self) -> models.NamespacesView:
         return self.call(calls.memory_namespaces())
