@@ -202,3 +202,34 @@ def test_a_token_that_expires_while_following_a_run_ends_the_polling_and_asks_to
     page.on("request", lambda request: calls.append(request.url) if "/v1/" in request.url else None)
     page.wait_for_timeout(2500)
     assert calls == []
+
+
+def test_a_chat_line_hit_shows_the_lines_the_model_read_around_it(signed_in: Console, alice: Client) -> None:
+    # Given three lines of one conversation in alice's memory, and an agent injecting one hit
+    said = (
+        "Priya: I adopted a greyhound named Comet last month!",
+        "Leo: What a lovely name! How old is he?",
+        "Priya: He is four, retired from racing.",
+    )
+    for content in said:
+        alice.call(
+            "POST", "/v1/memory/documents", {"namespace": "vector.user.alice.memory", "content": content}, expect=201
+        )
+    agent_id = _slug("reader")
+    alice.call("PUT", f"/v1/agents/{agent_id}", {"label": agent_id, "memory_policy": {"top_k": 1}}, expect=200)
+    run_id = alice.call(
+        "POST", "/v1/runs", {"agent_id": agent_id, "input": "How old is Priya's greyhound Comet?"}, expect=200
+    )["run_id"]
+    # When its trace is opened
+    page = signed_in.page
+    page.goto(f"{signed_in.base}/#/runs/{run_id}")
+    # Then the one auto-inject hit is shown with the lines said around it, muted, in the order they were said
+    panel = page.locator("[data-section=memory-hits] [data-via=auto_inject]")
+    expect(panel.locator("tbody tr")).to_have_count(1)
+    expect(panel.get_by_test_id("hit-line").first).to_be_visible()
+    cell = panel.locator("tbody tr td").nth(1)
+    expect(cell).not_to_contain_text("loading…")
+    text = cell.inner_text()
+    assert [text.find(line) for line in said] == sorted(text.find(line) for line in said) and -1 not in [
+        text.find(line) for line in said
+    ], text

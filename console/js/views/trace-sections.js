@@ -96,6 +96,15 @@ const DROP_REASONS = [
   ["unusable", () => "deleted, superseded or expired"],
 ];
 
+// a hit's text and, for a chat line, the lines said around it as the run's model read them (the event's ``lines``:
+// ids and offsets), muted, in the order they were said; each text is read by its id (hit-text.js)
+function said(hit) {
+  const text = (id, attrs) => h("div", { ...attrs, dataset: { ...attrs.dataset, hitText: id } }, h("span", { class: "muted" }, "loading…"));
+  const line = (l) => text(l.id, { class: "muted", dataset: { testid: "hit-line", offset: String(l.offset) } });
+  const lines = (hit.lines || []).filter((l) => typeof l === "object");
+  return [...lines.filter((l) => l.offset < 0).map(line), text(hit.id, { dataset: {} }), ...lines.filter((l) => l.offset > 0).map(line)];
+}
+
 export function memoryHits(events) {
   const found = events.filter((e) => e.type === "memory_hits");
   return h("section", { "aria-labelledby": "mh-h", dataset: { section: "memory-hits" } },
@@ -109,7 +118,7 @@ export function memoryHits(events) {
       (e.hits || []).length ? h("table", {},
         h("thead", {}, h("tr", {}, ["#", "text", "id", "namespace", "similarity", "relevance"].map((c, i) => h("th", { scope: "col", class: i >= 4 ? "num" : null }, c)))),
         h("tbody", {}, e.hits.map((hit, i) => h("tr", {},
-          h("td", {}, String(i + 1)), h("td", { dataset: { hitText: hit.id } }, h("span", { class: "muted" }, "loading…")),
+          h("td", {}, String(i + 1)), h("td", {}, ...said(hit)),
           h("td", { class: "mono" }, hit.id), h("td", { class: "mono" }, hit.namespace),
           h("td", { class: "num" }, hit.similarity !== undefined ? hit.similarity.toFixed(4) : "–"),
           h("td", { class: "num" }, hit.relevance.toFixed(4)))))) : null,

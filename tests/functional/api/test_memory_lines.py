@@ -47,7 +47,8 @@ def test_auto_inject_shows_the_lines_said_after_a_recalled_chat_line(world: Worl
     result = run(world, QUESTION)
     assert f"{FINISHED}\n{ANSWER}\n{LATER}\n" in injected(world, result.run)  # the hit, then what was said after
     (event,) = _events(world, result.run.run_id)
-    assert [(h["id"], h.get("lines")) for h in event["hits"]] == [(hit, lines)]
+    said_after = [{"id": line, "offset": offset} for line, offset in zip(lines, (1, 2), strict=True)]
+    assert [(h["id"], h.get("lines")) for h in event["hits"]] == [(hit, said_after)]
 
 
 def test_the_http_search_answers_the_ranked_hits_alone(api: Api, world: World) -> None:
@@ -72,7 +73,7 @@ def test_another_users_memory_written_in_between_is_never_a_line(world: World) -
     block = injected(world, result.run)
     assert "4321" not in block
     assert f"{FINISHED}\n{ANSWER}\n" in block  # alice's own next line, her namespace's write order
-    assert _events(world, result.run.run_id)[0]["hits"][0]["lines"] == lines
+    assert [line["id"] for line in _events(world, result.run.run_id)[0]["hits"][0]["lines"]] == lines
 
 
 def test_a_hit_the_fusion_did_not_read_around_has_its_line_read_once_more(world: World) -> None:

@@ -188,7 +188,7 @@ def hits_event(ranked: Ranked, access: ReadAccess, ranking: Ranking, model_id: s
                 "namespace": hit.namespace,
                 "similarity": round(hit.similarity, 4),
                 "relevance": round(hit.relevance, 4),
-                **({"lines": [line.id for line in hit.context]} if hit.context else {}),
+                **({"lines": [{"id": line.id, "offset": line.offset} for line in hit.context]} if hit.context else {}),
             }
             for hit in ranked.hits
         ],
