@@ -27,3 +27,9 @@ export async function fillHitTexts(root, reads = new Map()) {
       : h("span", { title: found.text }, found.text.length > PREVIEW ? `${found.text.slice(0, PREVIEW)}…` : found.text));
   }
 }
+
+/** A chat-line hit's node between the nodes of the lines said around it (``offset`` < 0 before it, > 0 after
+ * it), in the order they were said: the context preview and the trace show a hit as the run's model reads it. */
+export function inSaidOrder(hit, lines, line) {
+  return [...lines.filter((l) => l.offset < 0).map(line), hit, ...lines.filter((l) => l.offset > 0).map(line)];
+}

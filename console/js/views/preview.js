@@ -5,6 +5,7 @@
 import { get, post } from "../api.js";
 import { clear, field, h } from "../dom.js";
 import { clearErrors, showError } from "../forms.js";
+import { inSaidOrder } from "../hit-text.js";
 import { requestView } from "./request-view.js";
 import { agentTaskFields } from "./runs.js";
 
@@ -12,7 +13,7 @@ import { agentTaskFields } from "./runs.js";
 function said(hit) {
   const line = (l) => h("div", { class: "muted", dataset: { testid: "hit-line", offset: String(l.offset) } }, l.content);
   const lines = hit.context || [];
-  return [...lines.filter((l) => l.offset < 0).map(line), h("div", {}, hit.content), ...lines.filter((l) => l.offset > 0).map(line)];
+  return inSaidOrder(h("div", {}, hit.content), lines, line);
 }
 
 function hitsTable(hits) {

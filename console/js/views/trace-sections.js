@@ -2,6 +2,7 @@
 // tool calls. Every function returns elements; the data comes from ../trace-data.js.
 
 import { h, badge, number, duration, json, usd, when } from "../dom.js";
+import { inSaidOrder } from "../hit-text.js";
 import { callFacts, describe, toolCalls } from "../trace-data.js";
 import { requestView } from "./request-view.js";
 
@@ -102,7 +103,7 @@ function said(hit) {
   const text = (id, attrs) => h("div", { ...attrs, dataset: { ...attrs.dataset, hitText: id } }, h("span", { class: "muted" }, "loading…"));
   const line = (l) => text(l.id, { class: "muted", dataset: { testid: "hit-line", offset: String(l.offset) } });
   const lines = (hit.lines || []).filter((l) => typeof l === "object");
-  return [...lines.filter((l) => l.offset < 0).map(line), text(hit.id, { dataset: {} }), ...lines.filter((l) => l.offset > 0).map(line)];
+  return inSaidOrder(text(hit.id, { dataset: {} }), lines, line);
 }
 
 export function memoryHits(events) {
