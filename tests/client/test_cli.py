@@ -214,11 +214,17 @@ def test_memory_import_stores_a_file_and_a_second_import_stores_nothing_twice(en
     )
 
 
+def _fine_then(user: str, folder: Path, after: str) -> Path:
+    """An NDJSON file: a line the import stores, then ``after``."""
+    source = folder / "turns.ndjson"
+    source.write_text(f'{{"content": "fine", "namespace": "vector.user.{user}.memory"}}\n{after}\n', encoding="utf-8")
+    return source
+
+
 def test_memory_import_names_a_refused_line_and_exits_1(
     env: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    source = tmp_path / "turns.ndjson"
-    source.write_text(f'{{"content": "fine", "namespace": "vector.user.{env}.memory"}}\n\n{{"content": ""}}\n')
+    source = _fine_then(env, tmp_path, '\n{"content": ""}')
     assert _mneme("memory", "import", str(source)) == (1, "2 line(s): 1 stored, 0 already stored, 1 refused\n")
     assert "line 3 refused (400 invalid_input: namespace: Field required)" in capsys.readouterr().err
 
@@ -226,8 +232,7 @@ def test_memory_import_names_a_refused_line_and_exits_1(
 def test_memory_import_of_a_line_that_is_not_json_imports_nothing(
     env: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    source = tmp_path / "turns.ndjson"
-    source.write_text(f'{{"content": "fine", "namespace": "vector.user.{env}.memory"}}\nnot json\n')
+    source = _fine_then(env, tmp_path, "not json")
     assert _mneme("memory", "import", str(source)) == (1, "")
     assert "line 2 is not JSON: nothing imported" in capsys.readouterr().err
     assert _mneme("memory", "namespaces")[1] == ""

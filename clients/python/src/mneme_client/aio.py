@@ -146,41 +146,14 @@ class AsyncClient:
                         yield item
         raise ClientError(f"the event stream of {run_id} closed {MAX_RECONNECTS} times before the run ended")
 
-    async def search_memory(
-        self,
-        query: str,
-        *,
-        namespaces: list[str] | None = None,
-        top_k: int | None = None,
-        lines: bool = False,
-        retrieval: str | None = None,
-        explain: bool = False,
-        as_of: datetime | str | None = None,
-    ) -> models.SearchView:
-        return await self.call(
-            calls.search_memory(
-                query,
-                namespaces=namespaces,
-                top_k=top_k,
-                lines=lines,
-                retrieval=retrieval,
-                explain=explain,
-                as_of=as_of,
-            )
-        )
+    async def search_memory(self, query: str, **options: Any) -> models.SearchView:
+        """``options``: those of :func:`mneme_client.calls.search_memory` (``namespaces``, ``top_k``, ``lines``,
+        ``retrieval``, ``explain``, ``as_of``)."""
+        return await self.call(calls.search_memory(query, **options))
 
-    async def write_memory(
-        self,
-        namespace: str,
-        content: str,
-        *,
-        tags: list[str] | None = None,
-        ttl_seconds: int | None = None,
-        observed_at: datetime | str | None = None,
-    ) -> models.DocumentsView:
-        return await self.call(
-            calls.write_memory(namespace, content, tags=tags, ttl_seconds=ttl_seconds, observed_at=observed_at)
-        )
+    async def write_memory(self, namespace: str, content: str, **options: Any) -> models.DocumentsView:
+        """``options``: ``tags``, ``ttl_seconds``, ``observed_at`` (:func:`mneme_client.calls.write_memory`)."""
+        return await self.call(calls.write_memory(namespace, content, **options))
 
     async def write_memory_batch(self, items: Sequence[Mapping[str, Any]]) -> models.BatchResultsView:
         return await self.call(calls.write_memory_batch(items))

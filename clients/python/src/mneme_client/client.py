@@ -162,41 +162,14 @@ class Client:
                         yield item
         raise ClientError(f"the event stream of {run_id} closed {MAX_RECONNECTS} times before the run ended")
 
-    def search_memory(
-        self,
-        query: str,
-        *,
-        namespaces: list[str] | None = None,
-        top_k: int | None = None,
-        lines: bool = False,
-        retrieval: str | None = None,
-        explain: bool = False,
-        as_of: datetime | str | None = None,
-    ) -> models.SearchView:
-        return self.call(
-            calls.search_memory(
-                query,
-                namespaces=namespaces,
-                top_k=top_k,
-                lines=lines,
-                retrieval=retrieval,
-                explain=explain,
-                as_of=as_of,
-            )
-        )
+    def search_memory(self, query: str, **options: Any) -> models.SearchView:
+        """``options``: those of :func:`mneme_client.calls.search_memory` (``namespaces``, ``top_k``, ``lines``,
+        ``retrieval``, ``explain``, ``as_of``)."""
+        return self.call(calls.search_memory(query, **options))
 
-    def write_memory(
-        self,
-        namespace: str,
-        content: str,
-        *,
-        tags: list[str] | None = None,
-        ttl_seconds: int | None = None,
-        observed_at: datetime | str | None = None,
-    ) -> models.DocumentsView:
-        return self.call(
-            calls.write_memory(namespace, content, tags=tags, ttl_seconds=ttl_seconds, observed_at=observed_at)
-        )
+    def write_memory(self, namespace: str, content: str, **options: Any) -> models.DocumentsView:
+        """``options``: ``tags``, ``ttl_seconds``, ``observed_at`` (:func:`mneme_client.calls.write_memory`)."""
+        return self.call(calls.write_memory(namespace, content, **options))
 
     def write_memory_batch(self, items: Sequence[Mapping[str, Any]]) -> models.BatchResultsView:
         """Up to 100 entries, each answered by its index (``calls.write_memory_batch``)."""
