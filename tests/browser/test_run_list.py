@@ -62,7 +62,7 @@ def _run_with_a_hit(alice: Client) -> tuple[str, str, str]:
 def test_a_memory_hit_in_the_trace_shows_its_text(signed_in: Console, alice: Client) -> None:
     run_id, doc_id, text = _run_with_a_hit(alice)
     page = signed_in.go(f"#/runs/{run_id}")
-    cell = page.locator(f"[data-section=memory-hits] td[data-hit-text='{doc_id}']")
+    cell = page.locator(f"[data-section=memory-hits] [data-hit-text='{doc_id}']")
     expect(cell).to_have_text(text)
 
 
@@ -70,6 +70,6 @@ def test_a_hit_deleted_since_the_run_shows_why_not_its_text(signed_in: Console, 
     run_id, doc_id, text = _run_with_a_hit(alice)
     alice.call("DELETE", f"/v1/memory/documents/{doc_id}?namespace=vector.user.alice.memory", expect=204)
     page = signed_in.go(f"#/runs/{run_id}")
-    cell = page.locator(f"[data-section=memory-hits] td[data-hit-text='{doc_id}']")
+    cell = page.locator(f"[data-section=memory-hits] [data-hit-text='{doc_id}']")
     expect(cell).to_contain_text("no longer readable")
     expect(cell).not_to_contain_text(text)
