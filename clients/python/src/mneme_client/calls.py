@@ -21,12 +21,12 @@ from mneme_client import models
 from mneme_client.errors import ApiError, ClientError
 
 T = TypeVar("T")
-#: what :func:`import_batches` sends of an item (an export's other keys, its id and metadata, are left out)
-IMPORT_FIELDS = ("namespace", "content", "tags", "ttl_seconds", "observed_at", "client_token")
-BATCH_SIZE = 100  # the batch route's limit
 M = TypeVar("M", bound=BaseModel)
 RunStarted = models.RunView | models.RunAcceptedView
 TERMINAL = frozenset({"succeeded", "failed", "cancelled"})
+#: what :func:`import_batches` sends of an item (an export's other keys, its id and metadata, are left out)
+IMPORT_FIELDS = ("namespace", "content", "tags", "ttl_seconds", "observed_at", "client_token")
+BATCH_SIZE = 100  # the batch route's limit
 
 
 @dataclass(frozen=True)
