@@ -236,3 +236,12 @@ def test_memory_import_of_a_line_that_is_not_json_imports_nothing(
     assert _mneme("memory", "import", str(source)) == (1, "")
     assert "line 2 is not JSON: nothing imported" in capsys.readouterr().err
     assert _mneme("memory", "namespaces")[1] == ""
+
+
+def test_memory_import_json_numbers_each_result_by_its_line_in_the_file(env: str, tmp_path: Path) -> None:
+    source = _fine_then(env, tmp_path, '\n{"content": ""}')
+    code, printed = _mneme("--json", "memory", "import", str(source))
+    answer = json.loads(printed)
+    assert code == 1
+    assert answer["counts"] == {"stored": 1, "already stored": 0, "refused": 1}
+    assert [(r["line"], r["status"]) for r in answer["results"]] == [(1, 201), (3, 400)]

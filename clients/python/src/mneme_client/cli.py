@@ -226,14 +226,20 @@ def _import(client: Client, args: argparse.Namespace, out: TextIO) -> int:
             sys.stderr.write(f"mneme: line {number} is not a JSON object: nothing imported\n")
             return 1
     counts = {"stored": 0, "already stored": 0, "refused": 0}
+    results = []  # with --json: each line's result, numbered as in the file
     for result in client.import_memory(items, namespace=args.namespace):
+        line = numbered[result.index][0]
         if result.error:
             counts["refused"] += 1
             reason = f"{result.error.get('code')}: {result.error.get('message')}"
-            sys.stderr.write(f"mneme: line {numbered[result.index][0]} refused ({result.status} {reason})\n")
+            sys.stderr.write(f"mneme: line {line} refused ({result.status} {reason})\n")
         else:
             counts["already stored" if result.replayed else "stored"] += 1
-    out.write(f"{len(items)} line(s): " + ", ".join(f"{count} {what}" for what, count in counts.items()) + "\n")
+        results.append({"line": line} | result.model_dump(mode="json", exclude_none=True, exclude={"index"}))
+    if args.json:
+        _print(out, {"counts": counts, "results": results})
+    else:
+        out.write(f"{len(items)} line(s): " + ", ".join(f"{count} {what}" for what, count in counts.items()) + "\n")
     return 1 if counts["refused"] else 0
 
 
