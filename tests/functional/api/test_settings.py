@@ -46,3 +46,11 @@ def test_an_invalid_timezone_is_400_naming_it(api: Api, world) -> None:
 def test_an_invalid_language_is_400_naming_it(api: Api) -> None:
     reply = api.put("/v1/me/settings", {**SETTINGS, "language": "not a tag"})
     assert (reply.status, reply.body["field"]) == (400, "language")
+
+
+def test_a_timezone_too_long_for_a_file_name_is_400_naming_it(api: Api, world) -> None:
+    # a name over the file system's 255 bytes made ZoneInfo raise OSError: a 500 before (found by the fuzzer)
+    for name in ("Europe/" + "x" * 300, "T\u033a\u033a\u0315o" * 80):
+        reply = api.put("/v1/me/settings", {**SETTINGS, "timezone": name})
+        assert (reply.status, reply.body["field"]) == (400, "timezone"), reply.body
+    assert world.deps.config.get_settings("alice") is None

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 from mneme.context import task_context_warnings
-from mneme.context.dates import babel_locale, clock_time, long_date
+from mneme.context.dates import babel_locale, clock_time, long_date, user_zone
 from mneme.context.variables import resolve_variables, template_values
 from mneme.models import UserSettings
 from tests.unit.context.fixtures import NOW, build, master_input
@@ -129,3 +129,8 @@ def test_time_is_24_hour_in_the_users_timezone() -> None:
     # When the time is formatted for UTC and for Berlin
     # Then it is HH:mm in 24-hour form
     assert (clock_time(moment, "UTC"), clock_time(moment, "Europe/Berlin")) == ("15:07", "16:07")
+
+
+def test_a_zone_name_too_long_for_a_file_name_is_utc_not_an_error() -> None:
+    assert user_zone("Europe/" + "x" * 300) is UTC
+    assert user_zone("Europe/Berlin") is not UTC

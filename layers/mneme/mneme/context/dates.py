@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, tzinfo
 from functools import lru_cache
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from mneme.models.user import ENGLISH_TAGS
+from mneme.models.user import ENGLISH_TAGS, zone_of
 
 DEFAULT_LANGUAGE = "en"
 _DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
@@ -42,11 +41,8 @@ def babel_locale(language: str) -> str:
 
 @lru_cache(maxsize=128)
 def user_zone(timezone: str) -> tzinfo:
-    """The IANA zone, or UTC when the name is empty or unknown."""
-    try:
-        return ZoneInfo(timezone) if timezone else UTC
-    except (ZoneInfoNotFoundError, ValueError):
-        return UTC
+    """The IANA zone, or UTC when the name is empty, unknown or malformed."""
+    return zone_of(timezone) or UTC
 
 
 def local_datetime(now: datetime, timezone: str) -> datetime:

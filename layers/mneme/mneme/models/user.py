@@ -13,6 +13,19 @@ _EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s]+\.[^@\s]+$")
 #: the default language's tags (lower case): known without asking Babel, whose import and locale data cost
 #: a cold start ~20–30 ms (mneme/context/dates.py formats their dates without it too)
 ENGLISH_TAGS = frozenset({"en", "en-us"})
+#: the longest IANA zone name is 32 characters ("America/Argentina/ComodRivadavia"); a longer one is no zone, and
+#: a name over the file system's 255 bytes made ``ZoneInfo`` raise ``OSError`` (a 500 before this bound)
+MAX_ZONE_NAME = 64
+
+
+def zone_of(name: str) -> ZoneInfo | None:
+    """The IANA zone ``name`` names, or None: unknown, malformed or too long (never an exception)."""
+    if not name or len(name) > MAX_ZONE_NAME:
+        return None
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        return None
 
 
 class Caller(BaseModel, defer_build=True):
@@ -70,8 +83,7 @@ class UserSettings(BaseModel, defer_build=True):
     @field_validator("timezone")
     @classmethod
     def _timezone(cls, value: str) -> str:
-        try:
-            ZoneInfo(value)
-        except (ZoneInfoNotFoundError, ValueError) as exc:
-            raise ValueError(f"timezone must be an IANA name such as 'Europe/Berlin', got {value!r}") from exc
+        if zone_of(value) is None:
+            shown = value if len(value) <= MAX_ZONE_NAME else f"{value[:MAX_ZONE_NAME]}…"
+            raise ValueError(f"timezone must be an IANA name such as 'Europe/Berlin', got {shown!r}")
         return value
