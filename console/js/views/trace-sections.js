@@ -100,10 +100,10 @@ const DROP_REASONS = [
 // a hit's text and, for a chat line, the lines said around it as the run's model read them (the event's ``lines``:
 // ids and offsets), muted, in the order they were said; each text is read by its id (hit-text.js)
 function said(hit) {
-  const text = (id, attrs) => h("div", { ...attrs, dataset: { ...attrs.dataset, hitText: id } }, h("span", { class: "muted" }, "loading…"));
-  const line = (l) => text(l.id, { class: "muted", dataset: { testid: "hit-line", offset: String(l.offset) } });
+  const text = (id, attrs = {}, dataset = {}) => h("div", { ...attrs, dataset: { ...dataset, hitText: id } }, h("span", { class: "muted" }, "loading…"));
+  const line = (l) => text(l.id, { class: "muted" }, { testid: "hit-line", offset: String(l.offset) });
   const lines = (hit.lines || []).filter((l) => typeof l === "object");
-  return inSaidOrder(text(hit.id, { dataset: {} }), lines, line);
+  return inSaidOrder(text(hit.id), lines, line);
 }
 
 export function memoryHits(events) {

@@ -225,17 +225,15 @@ def _import(client: Client, args: argparse.Namespace, out: TextIO) -> int:
         if not isinstance(items[-1], dict):
             sys.stderr.write(f"mneme: line {number} is not a JSON object: nothing imported\n")
             return 1
-    counts = {"stored": 0, "already stored": 0, "refused": 0}
-    results = []  # with --json: each line's result, numbered as in the file
+    results = []  # each line's result, numbered as in the file
     for result in client.import_memory(items, namespace=args.namespace):
         line = numbered[result.index][0]
         if result.error:
-            counts["refused"] += 1
             reason = f"{result.error.get('code')}: {result.error.get('message')}"
             sys.stderr.write(f"mneme: line {line} refused ({result.status} {reason})\n")
-        else:
-            counts["already stored" if result.replayed else "stored"] += 1
         results.append({"line": line} | result.model_dump(mode="json", exclude_none=True, exclude={"index"}))
+    kinds = ["refused" if r.get("error") else "already stored" if r.get("replayed") else "stored" for r in results]
+    counts = {what: kinds.count(what) for what in ("stored", "already stored", "refused")}
     if args.json:
         _print(out, {"counts": counts, "results": results})
     else:
