@@ -245,3 +245,24 @@ def test_memory_import_json_numbers_each_result_by_its_line_in_the_file(env: str
     assert code == 1
     assert answer["counts"] == {"stored": 1, "already stored": 0, "refused": 1}
     assert [(r["line"], r["status"]) for r in answer["results"]] == [(1, 201), (3, 400)]
+
+
+def test_memory_import_of_an_export_with_a_missing_chunk_names_each_of_its_lines_in_file_order(
+    env: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    long = " ".join(f"Sentence {n} of the quarterly plan." for n in range(60))
+    assert _mneme("memory", "write", f"vector.user.{env}.memory", long)[0] == 0
+    exported = tmp_path / "export.ndjson"
+    assert _mneme("memory", "export", "-o", str(exported))[0] == 0
+    lines = exported.read_text(encoding="utf-8").splitlines()
+    kept = [line for line in lines if json.loads(line)["chunk_index"] != 1]  # one chunk lost
+    whole = json.dumps({"content": "whole", "namespace": f"vector.user.{env}.memory"})
+    exported.write_text("\n".join([*kept, whole]), encoding="utf-8")
+    code, printed = _mneme("--json", "memory", "import", str(exported))
+    answer = json.loads(printed)
+    assert code == 1
+    assert [(r["line"], r["status"]) for r in answer["results"]] == [
+        *((n, 400) for n in range(1, len(kept) + 1)),
+        (len(kept) + 1, 201),
+    ]
+    assert f"line 1 refused (400 incomplete_entry: entry {json.loads(kept[0])['id']}" in capsys.readouterr().err

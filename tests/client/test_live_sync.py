@@ -177,6 +177,27 @@ def test_import_memory_answers_a_bad_item_by_its_index_across_batches(client: Cl
     assert sum(1 for r in results if r.status == 201) == 149
 
 
+def test_an_exported_long_entry_imports_as_one_entry_with_the_same_chunks(
+    server: LocalServer, client: Client, user: str
+) -> None:
+    long = " ".join(f"Sentence {n} of the Lisbon office's quarterly plan and its budget." for n in range(40))
+    client.write_memory(f"vector.user.{user}.memory", long, observed_at="2026-11-01T10:00:00Z")
+    exported = [d.model_dump(mode="json", by_alias=True) for d in client.export_memory()]
+    assert len(exported) > 1  # the entry's chunks, one document each
+    other = f"sync-{uuid.uuid4().hex[:8]}"
+    moved = [d | {"namespace": f"vector.user.{other}.memory"} for d in exported]
+    with Client(server.base, local_token(other, folder=server.data_dir)) as target:
+        first = list(target.import_memory(moved))
+        again = list(target.import_memory(moved))
+        imported = list(target.export_memory())
+    assert {(r.status, bool(r.replayed)) for r in first} == {(201, False)}
+    assert len({tuple(r.ids or ()) for r in first}) == 1  # every line answered by the one entry
+    assert {(r.status, bool(r.replayed)) for r in again} == {(201, True)}
+    assert sorted((d.chunk_index, d.content) for d in imported) == sorted(
+        (d["chunk_index"], d["content"]) for d in exported
+    )
+
+
 def test_a_search_can_explain_and_look_back(client: Client, user: str) -> None:
     client.write_memory(f"vector.user.{user}.memory", "The Apollo review is due on March 15.")
     explained = client.search_memory("When is the Apollo review due?", explain=True)

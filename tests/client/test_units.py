@@ -9,7 +9,7 @@ import httpx
 import jwt
 import pytest
 
-from mneme_client import ApiError, Client, ClientError, TextDelta, calls, local_token
+from mneme_client import ApiError, Client, ClientError, TextDelta, imports, local_token
 from mneme_client.models import EventView
 from mneme_client.sse import SSEDecoder
 from mneme_local import token as server_token
@@ -129,10 +129,11 @@ def test_async_follow_resumes_after_the_last_event_id_too() -> None:
     assert requests == [None, "1"]
 
 
-def test_import_batches_are_of_one_hundred_with_each_batchs_first_index() -> None:
-    batches = list(calls.import_batches(({"content": f"turn {n}"} for n in range(250)), namespace="vector.user.a.m"))
-    assert [(start, len(batch)) for start, batch in batches] == [(0, 100), (100, 100), (200, 50)]
-    assert batches[2][1][0]["content"] == "turn 200"
+def test_import_batches_are_of_one_hundred_each_entry_with_its_index() -> None:
+    batches = list(imports.import_batches(({"content": f"turn {n}"} for n in range(250)), namespace="vector.user.a.m"))
+    assert [len(batch) for batch in batches] == [100, 100, 50]
+    assert batches[2][0].lines == (200,)
+    assert imports.sent(batches[2])[0]["content"] == "turn 200"
 
 
 def test_an_imported_items_token_is_its_own_else_one_of_its_namespace_moment_and_content() -> None:
@@ -142,15 +143,16 @@ def test_an_imported_items_token_is_its_own_else_one_of_its_namespace_moment_and
         {"content": "hi", "namespace": "vector.user.a.m", "observed_at": "2026-03-01T10:00:00Z"},
         {"content": "hi", "namespace": "vector.user.a.other"},
     ]
-    ((_, sent),) = calls.import_batches(items)
-    tokens = [item["client_token"] for item in sent]
+    (batch,) = imports.import_batches(items)
+    tokens = [item["client_token"] for item in imports.sent(batch)]
     assert tokens[0] == "mine" and len(set(tokens)) == 4
-    ((_, again),) = calls.import_batches(items)
-    assert [item["client_token"] for item in again] == tokens
+    (again,) = imports.import_batches(items)
+    assert [item["client_token"] for item in imports.sent(again)] == tokens
 
 
 def test_an_imported_item_keeps_its_namespace_and_drops_what_the_route_does_not_take() -> None:
     exported = {"id": "d1", "content": "hi", "namespace": "vector.user.a.own", "metadata": {"x": 1}, "tags": ["t"]}
-    ((_, (with_own, without)),) = calls.import_batches([exported, {"content": "yo"}], namespace="vector.user.a.m")
+    (batch,) = imports.import_batches([exported, {"content": "yo"}], namespace="vector.user.a.m")
+    with_own, without = imports.sent(batch)
     assert set(with_own) == {"content", "namespace", "tags", "client_token"}
     assert (with_own["namespace"], without["namespace"]) == ("vector.user.a.own", "vector.user.a.m")

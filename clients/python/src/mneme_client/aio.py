@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 import httpx
 
-from mneme_client import calls, models
+from mneme_client import calls, imports, models
 from mneme_client.calls import Call, RunStarted
 from mneme_client.client import MAX_RECONNECTS, auth_headers, default_url
 from mneme_client.errors import ClientError
@@ -162,9 +162,11 @@ class AsyncClient:
         self, items: Iterable[Mapping[str, Any]], *, namespace: str | None = None
     ) -> AsyncIterator[models.BatchItemResult]:
         """As :meth:`mneme_client.Client.import_memory`."""
-        for start, batch in calls.import_batches(items, namespace=namespace):
-            for result in (await self.write_memory_batch(batch)).results:
-                yield result.model_copy(update={"index": start + result.index})
+        for batch in imports.import_batches(items, namespace=namespace):
+            items_sent = imports.sent(batch)
+            answered = (await self.write_memory_batch(items_sent)).results if items_sent else []
+            for result in imports.import_results(batch, answered):
+                yield result
 
     async def memory_namespaces(self) -> models.NamespacesView:
         return await self.call(calls.memory_namespaces())

@@ -6,9 +6,7 @@ speak the same API by construction.
 
 from __future__ import annotations
 
-import hashlib
-import json
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Generic, TypeVar
@@ -24,9 +22,6 @@ T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
 RunStarted = models.RunView | models.RunAcceptedView
 TERMINAL = frozenset({"succeeded", "failed", "cancelled"})
-#: what :func:`import_batches` sends of an item (an export's other keys, its id and metadata, are left out)
-IMPORT_FIELDS = ("namespace", "content", "tags", "ttl_seconds", "observed_at", "client_token")
-BATCH_SIZE = 100  # the batch route's limit
 
 
 @dataclass(frozen=True)
@@ -196,34 +191,6 @@ def write_memory_batch(items: Sequence[Mapping[str, Any]]) -> Call[models.BatchR
     a no-op (``replayed``)."""
     body = models.DocumentBatchBody.model_validate({"items": [dict(item) for item in items]})
     return Call("POST", "/v1/memory/documents:batch", as_model(models.BatchResultsView), body=_body(body))
-
-
-def import_token(entry: Mapping[str, Any]) -> str:
-    """The client token of an imported entry without its own: the same namespace, moment and content, the same
-    token, so that importing a file again (or retrying a batch) stores nothing twice."""
-    said = json.dumps([entry.get("namespace"), entry.get("observed_at"), entry.get("content")], ensure_ascii=False)
-    return "import-" + hashlib.sha256(said.encode()).hexdigest()[:48]
-
-
-def import_batches(
-    items: Iterable[Mapping[str, Any]], *, namespace: str | None = None
-) -> Iterator[tuple[int, list[dict[str, Any]]]]:
-    """``items`` as requests of :func:`write_memory_batch`, each with the index of its first item: an item's
-    :data:`IMPORT_FIELDS` (``namespace`` the given one where it has none) and a client token, its own or
-    :func:`import_token`."""
-    batch: list[dict[str, Any]] = []
-    start = 0
-    for index, item in enumerate(items):
-        entry = {name: item[name] for name in IMPORT_FIELDS if item.get(name) is not None}
-        if namespace and "namespace" not in entry:
-            entry["namespace"] = namespace
-        entry.setdefault("client_token", import_token(entry))
-        batch.append(entry)
-        if len(batch) == BATCH_SIZE:
-            yield start, batch
-            batch, start = [], index + 1
-    if batch:
-        yield start, batch
 
 
 def memory_namespaces() -> Call[models.NamespacesView]:

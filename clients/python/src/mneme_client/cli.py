@@ -93,7 +93,9 @@ def _memory_parser(memory: argparse.ArgumentParser) -> None:
     export.add_argument("-o", "--output", default=None, help="a file (default: stdout)")
     actions.add_parser("namespaces", help="the caller's namespaces with their counts")
     load = actions.add_parser(
-        "import", help="store NDJSON entries in batches; importing a file again stores nothing twice"
+        "import",
+        help="store NDJSON entries in batches; importing a file again stores nothing twice; "
+        "an export's chunks are stored as the one entry they were",
     )
     load.add_argument(
         "file", help='one JSON object a line: {"content", "namespace"?, "observed_at"?, "tags"?} (- for stdin)'
@@ -226,7 +228,7 @@ def _import(client: Client, args: argparse.Namespace, out: TextIO) -> int:
             sys.stderr.write(f"mneme: line {number} is not a JSON object: nothing imported\n")
             return 1
     results = []  # each line's result, numbered as in the file
-    for result in client.import_memory(items, namespace=args.namespace):
+    for result in sorted(client.import_memory(items, namespace=args.namespace), key=lambda result: result.index):
         line = numbered[result.index][0]
         if result.error:
             reason = f"{result.error.get('code')}: {result.error.get('message')}"

@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 import httpx
 
-from mneme_client import calls, models
+from mneme_client import calls, imports, models
 from mneme_client.calls import Call, RunStarted
 from mneme_client.errors import ClientError
 from mneme_client.sse import FollowItem, SSEDecoder, item_of
@@ -178,12 +178,14 @@ class Client:
     def import_memory(
         self, items: Iterable[Mapping[str, Any]], *, namespace: str | None = None
     ) -> Iterator[models.BatchItemResult]:
-        """Every item stored in batches of 100, each result with the item's index in ``items``; an item without
-        its own client token gets one from its namespace, moment and content (``calls.import_batches``), so
-        importing the same items again stores nothing twice (``replayed``)."""
-        for start, batch in calls.import_batches(items, namespace=namespace):
-            for result in self.write_memory_batch(batch).results:
-                yield result.model_copy(update={"index": start + result.index})
+        """Every item stored in batches of 100, each result with the item's index in ``items`` (in the order
+        entries are complete); an item without its own client token gets one from its namespace, moment and
+        content, so importing the same items again stores nothing twice (``replayed``); an export's chunks are
+        stored as the one entry they were (:mod:`mneme_client.imports`)."""
+        for batch in imports.import_batches(items, namespace=namespace):
+            items_sent = imports.sent(batch)
+            answered = self.write_memory_batch(items_sent).results if items_sent else []
+            yield from imports.import_results(batch, answered)
 
     def memory_namespaces(self) -> models.NamespacesView:
         return self.call(calls.memory_namespaces())
