@@ -101,6 +101,17 @@ def test_an_entry_already_expired_is_refused_not_stored_without_expiry() -> None
     assert entry.entry is None and entry.error is not None and entry.error["code"] == "expired"
 
 
+def test_an_expiry_that_is_not_a_moment_refuses_its_line_not_the_import() -> None:
+    items = [{"content": "a", "namespace": NAMESPACE, "expires_at": value} for value in ("tomorrow", 17, ["x"])]
+    refused = _entries([*items, {"content": "b", "namespace": NAMESPACE}])
+    assert [(e.lines, (e.error or {}).get("code")) for e in refused] == [
+        ((0,), "invalid_input"),
+        ((1,), "invalid_input"),
+        ((2,), "invalid_input"),
+        ((3,), None),
+    ]
+
+
 def test_each_line_gets_its_entrys_answer_or_the_reason_it_was_refused_here() -> None:
     (batch,) = imports.import_batches(
         [_chunk(0, 2), {"content": "x", "namespace": NAMESPACE}, _chunk(1, 2), _chunk(0, 2, "lost")], now=NOW

@@ -139,7 +139,12 @@ def _entry(lines: tuple[int, ...], item: Mapping[str, Any], namespace: str | Non
         entry["namespace"] = namespace
     expires = item.get("expires_at")
     if expires and "ttl_seconds" not in entry:
-        left = (_moment(expires) - now).total_seconds()
+        try:
+            left = (_moment(expires) - now).total_seconds()
+        except (TypeError, ValueError):
+            return ImportEntry(
+                lines, None, {"code": "invalid_input", "message": f"expires_at: not a moment: {expires!r}"}
+            )
         if left <= 0:
             return ImportEntry(lines, None, {"code": "expired", "message": f"the entry expired at {expires}"})
         entry["ttl_seconds"] = max(MIN_TTL_SECONDS, math.ceil(left))
