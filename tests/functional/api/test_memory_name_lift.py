@@ -73,6 +73,39 @@ def test_another_users_speakers_are_not_names_to_alice(api: Api, world: World) -
     assert len(world.embedder.calls) == 1
 
 
+LIVE = "Where does Maria live?"  # answered in other words than asked: its name-free half finds nothing
+SUBMARINE = "Which submarine did Maria serve on?"  # never discussed
+
+
+def _maria(world: World, porto: float, others: float) -> str:
+    """Four turns of Maria's close to her name alone at these cosines (as a small model scores them: the Porto
+    turn's cosine to "Where does Maria live?" is 0.65, the others' 0.41-0.54, and nothing of them is close to the
+    question without the name); the Porto turn's id."""
+    for text in ("Maria: I work as a nurse.", "Maria: My cat is called Luna.", "Maria: Lisbon next month!"):
+        remember_at(world, ALICE, text, query="Maria", similarity=others)
+    return remember_at(world, ALICE, "Maria: I moved to Porto.", query="Maria", similarity=porto)
+
+
+def test_a_speakers_turn_standing_out_from_their_others_is_recalled_though_asked_in_other_words(
+    api: Api, world: World
+) -> None:
+    porto = _maria(world, porto=0.95, others=0.3)
+    assert porto in _hits(api, LIVE)  # ranked among Maria's turns by the name-free leg
+
+
+def test_without_the_standout_the_name_lift_left_it_under_the_floor(
+    api: Api, world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _maria(world, porto=0.95, others=0.3)
+    monkeypatch.setattr(name_lift, "standout", lambda *_args: 0.0)
+    assert _hits(api, LIVE) == []
+
+
+def test_a_speakers_turns_all_alike_through_the_name_still_return_nothing(api: Api, world: World) -> None:
+    _maria(world, porto=0.9, others=0.9)
+    assert _hits(api, SUBMARINE) == []
+
+
 REHEARSING = "Which piece is Caroline rehearsing?"
 WITHOUT_THE_NAME = "Which piece is rehearsing?"
 

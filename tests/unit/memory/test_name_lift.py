@@ -13,10 +13,13 @@ from mneme.memory.name_lift import (
     COVERAGE_SCALE,
     NAME_FREE_RAMP,
     SPEAKER_BONUS,
+    STANDOUT_SCALE,
+    STANDOUT_TURNS,
     name_free_coverage,
     named,
     speaker_bonus,
     speakers,
+    standout,
     unknown,
     vector_share,
 )
@@ -108,6 +111,40 @@ def test_the_ramp_follows_each_models_calibration() -> None:
     cosine = hybrid.COSINE_SCALE[titan][0] + NAME_FREE_RAMP
     assert vector_share(titan, cosine, 0.0) == 1.0
     assert vector_share(MODEL, cosine, 0.0) == 0.0  # MiniLM's cosines run higher: the same is nothing there
+
+
+def _turns(*said: tuple[str, float]) -> list[MemoryCandidate]:
+    return [
+        MemoryCandidate(document=_doc(text, f"d{n}"), similarity=similarity)
+        for n, (text, similarity) in enumerate(said)
+    ]
+
+
+MARIA = (("Maria: I moved to Porto.", 0.65), ("Maria: I work as a nurse.", 0.54), ("Maria: My cat is Luna.", 0.41))
+
+
+def test_a_named_speakers_best_turn_stands_out_by_its_distance_to_the_median_of_the_others() -> None:
+    others = ("Maria: Lisbon next month.", 0.51), ("Kim: Where do you live now?", 0.9)  # Kim's is not Maria's
+    assert standout(_turns(*MARIA, *others), ["Maria"]) == pytest.approx(0.65 - 0.51)
+
+
+def test_turns_all_alike_through_the_name_stand_out_by_little() -> None:
+    alike = [(f"Melanie: turn {n}.", 0.5 + n / 100) for n in range(8)]
+    assert standout(_turns(*alike), ["Melanie"]) == pytest.approx(0.57 - 0.53)  # the median of 0.50-0.56
+
+
+def test_fewer_turns_of_the_named_speaker_than_needed_stand_out_by_nothing() -> None:
+    assert len(MARIA[:2]) < STANDOUT_TURNS
+    assert standout(_turns(*MARIA[:2]), ["Maria"]) == 0.0
+    assert standout(_turns(*MARIA, ("Kim: Take care, Maria!", 0.6)), ["Kim"]) == 0.0
+
+
+def test_a_turn_standing_out_keeps_the_vector_confidence_on_the_models_scale() -> None:
+    nothing, clear = hybrid.COSINE_SCALE[MODEL]
+    low, high = (share * (clear - nothing) for share in STANDOUT_SCALE)
+    assert vector_share(MODEL, 0.0, 0.0, high) == 1.0
+    assert vector_share(MODEL, 0.0, 0.0, low) == 0.0
+    assert 0.0 < vector_share(MODEL, 0.0, 0.0, (low + high) / 2) < 1.0
 
 
 def _known(question: str, found: dict[str, int]) -> Bm25:

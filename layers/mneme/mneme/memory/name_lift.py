@@ -12,7 +12,13 @@ names) keeps only the share the question earns without those names, :func:`vecto
   ``low``) says nothing is similar to :data:`NAME_FREE_RAMP` above it, and
 * the share of the question's idf mass, names left out, that one memory contains (:func:`name_free_coverage`),
   ramped over :data:`COVERAGE_SCALE`: a word of the subject found ("What diet has Hana followed since spring?"
-  → "since spring") is evidence a paraphrase's cosine alone is not.
+  → "since spring") is evidence a paraphrase's cosine alone is not, and
+* how far the whole question's best cosine to a turn the named speaker said **stands out** above the median of
+  that speaker's other turns among the candidates (:func:`standout`, at least :data:`STANDOUT_TURNS` of them),
+  ramped over :data:`STANDOUT_SCALE` of the model's cosine scale: what the name alone explains is the speaker's
+  typical cosine, not the best one. "Where does Maria live?" is 0.65 from "Maria: I moved to Porto." and 0.41-0.54
+  from Maria's other turns, while its name-free "Where does live?" is 0.28 from it and shares no word with it (it
+  found nothing before); "Which submarine did Melanie serve on?" is 0.50-0.57 from every turn of Melanie's alike.
 
 Measured on ``bench/recall_eval.py`` (all-MiniLM-L6-v2, 12 users): the name-free best cosine of questions about a
 speaker on a subject never discussed has a median of 0.22 (90 % under 0.36), that of answerable questions 0.47
@@ -22,6 +28,10 @@ questions about a speaker silent 0.38 → 0.88, recall@5/@10/@20 unchanged, auto
 from 0.05 under ``low`` to 0.05 over it: 0.83; from ``low`` to 0.15 over it: 0.88 at 0.571); the name-free
 cosine alone (no coverage) reached 0.90 but cost 0.031 of auto-inject. LoCoMo and LongMemEval
 (``bench/public_conversations.py``) unchanged. The scale is the model's own calibration: not measured on Titan.
+The standout (2026-12-06, the same benches, before → after): ours @10 with the floors 0.876 → 0.880, auto-inject
+0.783 → 0.786 (its hits 0.777 → 0.780), off-topic questions about a speaker still 0.88 silent (a scale of 0.05-0.12:
+0.85; 0.03-0.08: 0.65); LoCoMo categories 1-4 auto-inject 0.740 → 0.741, @10 with the floors 0.729 (unchanged);
+LongMemEval unchanged.
 
 A question about a person **no memory the caller can read mentions** (:func:`unknown`: a capitalised possessor
 or subject, "What did Penelope cook for dinner?", whose words no readable document contains) keeps none of its
@@ -48,6 +58,7 @@ keyword leg a named speaker's name then counts in a turn's ``Speaker:`` only, no
 from __future__ import annotations
 
 import re
+from statistics import median
 from typing import TYPE_CHECKING
 
 from mneme.memory.hybrid import cosine_scale, ramp
@@ -63,6 +74,10 @@ if TYPE_CHECKING:
 
 NAME_FREE_RAMP = 0.1  # the name-free best cosine counts from the model's "nothing is similar" cosine to this above
 COVERAGE_SCALE = (0.05, 0.15)
+#: the best turn of a named speaker standing out above the median of their others, as shares of the model's cosine
+#: scale (MiniLM's 0.35-0.75: 0.08-0.16 of cosine), counts from the first to the second
+STANDOUT_SCALE = (0.2, 0.4)
+STANDOUT_TURNS = 3  # turns of the named speakers among the candidates: fewer, and their median says little
 SPEAKER_BONUS = 0.1  # added to the name-free cosine of a turn a named speaker said: who, beside what
 _NAME_WORD = re.compile(r"\b[A-Z][\w'-]*\b(?!\.)")  # a capitalised word, not a title ("Dr.")
 #: a capitalised word where a question names a person: its possessor ("Penelope's dog") or the subject after an
@@ -150,7 +165,21 @@ def name_free_coverage(bm25: Bm25, documents: Iterable[MemoryDocument], names: I
     )
 
 
-def vector_share(model_id: str, cosine: float, coverage: float) -> float:
+def standout(candidates: Iterable[MemoryCandidate], names: Iterable[str]) -> float:
+    """How far the best cosine of a turn a named speaker said is above the median of that speaker's other turns
+    among ``candidates`` (the whole question's vector leg); 0 with fewer than :data:`STANDOUT_TURNS` turns."""
+    wanted = set(names)
+    said = sorted(
+        (c.similarity for c in candidates if wanted.intersection(_NAME_WORD.findall(speaker_name(c.document.content)))),
+        reverse=True,
+    )
+    return said[0] - median(said[1:]) if len(said) >= STANDOUT_TURNS else 0.0
+
+
+def vector_share(model_id: str, cosine: float, coverage: float, stands_out: float = 0.0) -> float:
     """The share of its vector confidence a question naming a speaker keeps (see the module doc)."""
-    nothing = cosine_scale(model_id)[0]
-    return max(ramp(cosine, nothing, nothing + NAME_FREE_RAMP), ramp(coverage, *COVERAGE_SCALE))
+    nothing, clear = cosine_scale(model_id)
+    low, high = (share * (clear - nothing) for share in STANDOUT_SCALE)
+    return max(
+        ramp(cosine, nothing, nothing + NAME_FREE_RAMP), ramp(coverage, *COVERAGE_SCALE), ramp(stands_out, low, high)
+    )

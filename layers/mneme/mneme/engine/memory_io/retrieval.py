@@ -104,15 +104,16 @@ def _vector_leg(
     caller's memories is embedded again without the names and searched once more: those candidates are the
     leg, a turn one of the named speakers said ranked :data:`~mneme.memory.name_lift.SPEAKER_BONUS` higher
     (one more embedding and vector search, only for such a question), and the question keeps the share of its
-    vector confidence the name-free search earns. A question about a person no readable memory mentions keeps
-    none of it."""
+    vector confidence the name-free search earns or the speaker's best turn standing out earns. A question about a
+    person no readable memory mentions keeps none of it."""
     strangers = name_lift.unknown(query, bm25)
     leg = VectorLeg(by_vector)
     if named is not None:
         found = store.search(ports.embed_one(named.rest), patterns, depth, now=now)
         cosine = max((c.similarity for c in found), default=0.0)
         coverage = name_lift.name_free_coverage(bm25, [doc for doc, _ in turns], named.names)
-        share = name_lift.vector_share(ports.model_id, cosine, coverage)
+        stands_out = name_lift.standout(by_vector, named.names)
+        share = name_lift.vector_share(ports.model_id, cosine, coverage, stands_out)
         leg = VectorLeg(found, name_lift.speaker_bonus(found, named.names), share)
     if strangers:  # about someone no memory mentions: what the vector found is about someone else
         leg = replace(leg, share=0.0)
