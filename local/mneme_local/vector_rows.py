@@ -67,7 +67,14 @@ def micros(moment: datetime | None) -> int | None:
 
 
 def moment(micros: int | None) -> datetime | None:
-    return None if micros is None else EPOCH + timedelta(microseconds=micros)
+    """The moment of :func:`micros`; one outside Python's dates (a row written before the API bounded the moments
+    it takes, ``mneme.models.common.Moment``) reads as the nearest one it can hold, so the row stays readable."""
+    if micros is None:
+        return None
+    try:
+        return EPOCH + timedelta(microseconds=micros)
+    except OverflowError:
+        return (datetime.min if micros < 0 else datetime.max).replace(tzinfo=UTC)
 
 
 def migrate(db: Any) -> None:

@@ -25,7 +25,7 @@ def handle_http(app: Any, deps: Any, event: dict[str, Any], context: Any) -> dic
         )  # 401 before anything else, even before body validation
         event = _text_body(event)
         if path != MCP_PATH:  # the MCP endpoint answers its own transport's errors
-            require_json_body(event)
+            event = require_json_body(event)
     except MnemeError as exc:
         headers = {"Content-Type": "application/json"}
         if exc.status == 401:  # no verified claims: the authorizer let no token through

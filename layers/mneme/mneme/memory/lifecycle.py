@@ -66,6 +66,9 @@ def from_micros(value: int) -> datetime:
     return _EPOCH + timedelta(microseconds=value)
 
 
+_MAX_CURSOR_MICROS = 2**63 - 1
+
+
 def encode_cursor(doc: MemoryDocument) -> str:
     return base64.urlsafe_b64encode(f"{micros(doc.created_at)}|{doc.id}".encode()).decode()
 
@@ -76,7 +79,7 @@ def decode_cursor(cursor: str | None) -> tuple[int, str] | None:
         return None
     try:
         stamp, sep, doc_id = base64.urlsafe_b64decode(cursor.encode()).decode().partition("|")
-        if not sep:
+        if not sep or not -_MAX_CURSOR_MICROS <= int(stamp) <= _MAX_CURSOR_MICROS:  # a store's integer (SQLite's)
             raise ValueError(cursor)
         return int(stamp), doc_id
     except (ValueError, binascii.Error, UnicodeDecodeError) as exc:

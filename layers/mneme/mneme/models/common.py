@@ -1,9 +1,11 @@
 """Constrained field types shared by the models."""
 
+import json
 import re
-from typing import Annotated
+from datetime import UTC, datetime
+from typing import Annotated, Any
 
-from pydantic import Field, StringConstraints
+from pydantic import AfterValidator, Field, StringConstraints
 
 #: agent ids, task ids, skill names: lowercase letters, digits and hyphens, at most 64 characters.
 SLUG_PATTERN = r"^[a-z0-9][a-z0-9-]{0,63}$"
@@ -27,6 +29,40 @@ Label = Annotated[str, StringConstraints(min_length=1, max_length=128, strip_whi
 ShortText = Annotated[str, StringConstraints(max_length=1024)]
 LongText = Annotated[str, StringConstraints(max_length=100_000)]
 TopK = Annotated[int, Field(ge=1, le=20)]
+
+#: the moments a client may give (``observed_at``, ``as_of``, a run list's ``since`` / ``until``): in UTC between
+#: these, so that storing one (microseconds since the epoch), reading it back and a day's arithmetic around it never
+#: leave the dates Python can hold ("0001-01-01T00:00:00+14:00" is in year 0 in UTC)
+EARLIEST_MOMENT = datetime(2, 1, 1, tzinfo=UTC)
+LATEST_MOMENT = datetime(9998, 1, 1, tzinfo=UTC)
+
+
+def _in_range(value: datetime) -> datetime:
+    at = value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+    try:
+        inside = EARLIEST_MOMENT <= at.astimezone(UTC) < LATEST_MOMENT
+    except OverflowError:
+        inside = False
+    if not inside:
+        raise ValueError(f"must be between {EARLIEST_MOMENT:%Y-%m-%d} and {LATEST_MOMENT:%Y-%m-%d} in UTC")
+    return value
+
+
+Moment = Annotated[datetime, AfterValidator(_in_range)]
+
+
+def storable_json(value: dict[str, Any]) -> dict[str, Any]:
+    """A client's free-form object (a memory's ``metadata``): stored and sent back as JSON, so valid Unicode (a
+    lone surrogate cannot be stored: it was a 500 after the write) and without NaN or Infinity (read back as
+    null)."""
+    try:
+        json.dumps(value, ensure_ascii=False, allow_nan=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("must be valid Unicode text (it holds a lone surrogate)") from None
+    except ValueError:
+        raise ValueError("must be JSON without NaN or Infinity") from None
+    return value
+
 
 #: the owner value of global (admin-created) agents and skills in the models. It is never a key: the
 #: configuration store keeps global resources in their own partition (``GLOBAL``), which no user id maps to,

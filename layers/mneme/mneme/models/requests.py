@@ -5,10 +5,10 @@ trigger) is :class:`mneme.models.run_request.RunRequest`.
 Extra fields are ignored: a ``user_id`` or ``owner`` in a body never counts (the user comes from the token).
 """
 
-from datetime import datetime
 from typing import Annotated, Any, Literal, Self
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Discriminator,
@@ -28,7 +28,7 @@ from mneme.models.agent import (
     delegate_kind,
 )
 from mneme.models.budget import Budget
-from mneme.models.common import Label, LongText, ShortText, Slug, TopK
+from mneme.models.common import Label, LongText, Moment, ShortText, Slug, TopK, storable_json
 from mneme.models.mcp import McpServer, check_servers
 from mneme.models.memory import MemoryClass
 from mneme.models.policy import Fusion, MemoryPolicy, Retrieval
@@ -147,7 +147,7 @@ class SearchBody(_Body):
     min_score: Annotated[float, Field(ge=0, le=10)] | None = None  # default: calibrated per model and mode
     relative_cutoff: Annotated[float, Field(ge=0, le=1)] | None = None
     explain: bool = False  # also the dropped candidates and why, and each hit's score parts (issue 35.1)
-    as_of: datetime | None = None  # what would have been recalled at that moment (issue 35.3)
+    as_of: Moment | None = None  # what would have been recalled at that moment (issue 35.3)
     lines: bool = False  # each chat-line hit with the lines said around it, as a run's model sees them (issue 30)
 
 
@@ -168,9 +168,9 @@ class DocumentBody(_Body):
     content: Annotated[str, StringConstraints(min_length=1, max_length=DOCUMENT_BODY_CHARS)]
     tags: Tags = []
     ttl_seconds: Annotated[int, Field(ge=MIN_TTL_SECONDS, le=MAX_TTL_SECONDS)] | None = None
-    observed_at: datetime | None = None  # when it was true or said (default: now)
+    observed_at: Moment | None = None  # when it was true or said (default: now)
     memory_class: MemoryClass | None = Field(None, alias="class")
-    metadata: Annotated[dict[str, Any], Field(max_length=32)] = {}  # reserved keys are refused (400)
+    metadata: Annotated[dict[str, Any], Field(max_length=32), AfterValidator(storable_json)] = {}  # reserved: 400
 
 
 MAX_BATCH_ITEMS = 100

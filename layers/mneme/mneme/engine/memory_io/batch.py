@@ -6,7 +6,8 @@
 * All items' texts are embedded in one call (the embedder batches) and stored in one ``put``.
 * ``client_token``: the entry's id is derived from the caller, the namespace and the token, so a retried
   batch finds what the first try stored and answers the same ids (``replayed: true``) without storing,
-  embedding or auditing it again. The same token with other content is a 409 for that item.
+  embedding or auditing it again. The same token with other content is a 409 for that item — in a later
+  request and in the same one (two items with one token stored only the second before: both answered 201).
 """
 
 from __future__ import annotations
@@ -65,6 +66,7 @@ def write_batch(
     error}``. Raises only for what fails the whole batch (memory unavailable, the audit failing)."""
     results: list[dict[str, Any] | None] = [None] * len(items)
     planned: list[_Planned] = []
+    tokens: dict[str, list[MemoryDocument]] = {}  # what this batch's earlier items store under a client token
     limit = audited_writes.chunk_limit(ports)
     store, _ = ports.require()
     for index, raw in enumerate(items):
@@ -88,9 +90,12 @@ def write_batch(
                 retention=ports.retention,
             )
             documents = memory_ops.chunked(document, limit)
-            if item.client_token and (done := _replayed(store.entries([doc_id]), documents)) is not None:
-                results[index] = {"index": index, "status": 201, "ids": done, "namespace": target, "replayed": True}
-                continue
+            if item.client_token:
+                found = tokens.get(doc_id) or store.entries([doc_id])
+                if (done := _replayed(found, documents)) is not None:
+                    results[index] = {"index": index, "status": 201, "ids": done, "namespace": target, "replayed": True}
+                    continue
+                tokens[doc_id] = documents
             planned.append(_Planned(index, target, documents))
         except MnemeError as exc:
             results[index] = _error(index, exc)
