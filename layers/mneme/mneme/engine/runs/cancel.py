@@ -16,6 +16,7 @@ already final in another state is a 409.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from mneme.engine.audit import AuditScope, AuditTrail
@@ -133,13 +134,21 @@ def yield_to_cancel(deps: Deps, run: Run, state: LoopState) -> Run | None:
     stored = deps.runs.get_run(run.run_id)
     if stored is None or not stored.status.finished:
         return None
-    for child_id in state.waiting_children:
-        if child_id not in stored.children:
-            reason = f"cancelled with run {run.run_id}"
-            child = _cancel_one(deps, child_id, by=stored.user_id, reason=reason, origin=run.run_id)
-            if child is not None:
-                _release(deps, child)
+    created = [child_id for child_id in state.waiting_children if child_id not in stored.children]
+    end_unstarted(deps, stored, created, reason=f"cancelled with run {run.run_id}")
     return stored
+
+
+def end_unstarted(deps: Deps, run: Run, child_ids: Iterable[str], *, reason: str) -> list[str]:
+    """Cancel the children a step of ``run`` created that nothing will start (the step yielded to a cancel, or
+    ended the run), each leaving the tree's unfinished count; the ids of those it cancelled."""
+    ended = []
+    for child_id in child_ids:
+        child = _cancel_one(deps, child_id, by=run.user_id, reason=reason, origin=run.run_id)
+        if child is not None:
+            _release(deps, child)
+            ended.append(child_id)
+    return ended
 
 
 def _release(deps: Deps, run: Run) -> None:

@@ -131,6 +131,18 @@ def yield_to_cancel(session: RunSession, *, create: bool) -> Run | None:
     return stored
 
 
+def end_unstarted_children(session: RunSession) -> list[str]:
+    """A step that ends its run (``done``) starts none of the children it created and still waits for — a run
+    aborted by its tool-call limit after starting delegations left them ``queued`` until the sweeper, holding
+    the tree's active-children count: they are cancelled now; the ids cancelled."""
+    waiting = dict.fromkeys([*session.state.waiting_children, *(c["run_id"] for c in session.writes.children)])
+    if not waiting:
+        return []
+    run = session.run
+    reason = f"not started: run {run.run_id} ended {run.status.value}"
+    return cancel.end_unstarted(session.deps, run, waiting, reason=reason)
+
+
 # ---------------------------------------------------------------------------------------------- 3. the queue
 def queue_jobs(session: RunSession) -> list[Future[list[str]]]:
     """The auto-write jobs, queued in parallel (each answers its warnings)."""

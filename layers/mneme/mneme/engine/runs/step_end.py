@@ -149,6 +149,8 @@ def _conclude(session: RunSession, outcome: Outcome, *, hand_off: bool) -> StepR
     if not hand_off:
         queued = commit.queue_jobs(session)
     commit.publish(session, events, queued, create=create)
+    if outcome == "done":
+        commit.end_unstarted_children(session)
     if hand_off and outcome != "done":
         return _hand_off(session, outcome)
     return StepResult(session.run, outcome, session.writes.children)
