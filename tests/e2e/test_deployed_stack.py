@@ -149,7 +149,8 @@ def test_an_eventbridge_event_on_the_stacks_bus_starts_one_run(
     )
     assert sent["FailedEntryCount"] == 0, sent["Entries"]
     event_id = sent["Entries"][0]["EventId"]
-    run_id = "run-evt-" + hashlib.sha256(event_id.encode()).hexdigest()[:32]  # engine/runs/requested_events.py
+    said = f"{detail['user_id']}\x00{event_id}"
+    run_id = "run-evt-" + hashlib.sha256(said.encode()).hexdigest()[:32]  # engine/runs/requested_events.py
     run = eventually(
         lambda: api.call("GET", f"/v1/runs/{run_id}", expect=(200, 404)),
         lambda r: bool(r) and r.get("status") in ("succeeded", "failed"),

@@ -43,7 +43,8 @@ def _chats(world: World) -> list[Any]:
 def test_an_event_starts_one_run_whose_id_derives_from_the_event_id() -> None:
     world = _world()
     answer = Runtime(world.deps).handle(_event("evt-1"))
-    assert answer == {"run_id": event_run_id("evt-1"), "status": "succeeded", "event_id": "evt-1", "duplicate": False}
+    expected = {"run_id": event_run_id("evt-1", "alice"), "status": "succeeded", "event_id": "evt-1"}
+    assert answer == {**expected, "duplicate": False}
     run = world.deps.runs.get_run(answer["run_id"])
     assert run is not None and (run.user_id, run.output) == ("alice", "the digest")
 
@@ -148,3 +149,18 @@ def test_a_transient_failure_is_not_a_rejection_so_lambda_retries_it() -> None:
     # Then the error propagates unchanged (the async retry may succeed), never as EventRejected
     with pytest.raises(StoreUnavailable):
         Runtime(replace(world.deps, runs=Down())).handle(_event("evt-1"))
+
+
+def test_two_users_events_with_one_id_start_two_runs_each_the_users_own() -> None:
+    # Given an event for alice that ran, and bob's agent of the same name
+    world = _world()
+    world.deps.config.put_agent(Agent(agent_id="researcher", owner="bob", label="Researcher"))
+    runtime = Runtime(world.deps)
+    alice = runtime.handle(_event("shared-evt"))
+    # When an event with the same id names bob
+    bob = runtime.handle(_event("shared-evt", user_id="bob"))
+    # Then bob's run is started and is his: not a duplicate answered with alice's run
+    assert (bob["duplicate"], bob["run_id"]) == (False, event_run_id("shared-evt", "bob"))
+    assert bob["run_id"] != alice["run_id"]
+    run = world.deps.runs.get_run(bob["run_id"])
+    assert run is not None and run.user_id == "bob"

@@ -1,7 +1,8 @@
 """Runs requested by EventBridge events (``mneme.RunRequested``, SPEC §10): once per event, or a clear refusal.
 
 EventBridge and Lambda's asynchronous invocation deliver an event *at least* once: a redelivery, a retry
-after a timeout, or two deliveries racing carry the same event ``id``. The run id is derived from that id, so
+after a timeout, or two deliveries racing carry the same event ``id``. The run id is derived from that id (and
+the user it names), so
 the run item's conditional create lets exactly one delivery start the run; every other one answers the
 existing run (``duplicate: true``) and calls no model.
 
@@ -30,9 +31,11 @@ from mneme.models.user import Caller
 _PERMANENT = (NotFound, PayloadTooLarge, InvalidInput, Forbidden)
 
 
-def event_run_id(event_id: str) -> str:
-    """The run id of the event with this EventBridge ``id`` (the same for every delivery of the event)."""
-    return "run-evt-" + hashlib.sha256(event_id.encode("utf-8")).hexdigest()[:32]
+def event_run_id(event_id: str, user_id: str) -> str:
+    """The run id of the event with this EventBridge ``id`` for this user (the same for every delivery of the
+    event). The user is part of it: two users' events that carry one id (a publisher that sets ids, the local
+    stand-in) start two runs, and neither is answered with the other's run."""
+    return "run-evt-" + hashlib.sha256(f"{user_id}\x00{event_id}".encode()).hexdigest()[:32]
 
 
 def start_requested_run(deps: Deps, event: Mapping[str, Any]) -> dict[str, Any]:
@@ -41,7 +44,7 @@ def start_requested_run(deps: Deps, event: Mapping[str, Any]) -> dict[str, Any]:
     if not event_id:
         raise EventRejected("the mneme.RunRequested event has no id (EventBridge gives every event one)", field="id")
     caller, request = _parse(event_id, event.get("detail"))
-    run_id = event_run_id(event_id)
+    run_id = event_run_id(event_id, caller.user_id)
     existing = deps.runs.get_run(run_id)
     if existing is not None:
         return _answer(existing, event_id, duplicate=True)
