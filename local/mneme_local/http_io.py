@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import json
+from http import HTTPStatus
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -16,6 +17,7 @@ if TYPE_CHECKING:
 MAX_REQUEST_BYTES = 10 * 1024 * 1024  # API Gateway's payload limit
 MAX_CHUNK_LINE = 1024  # a chunk-size line (size and extensions) or trailer line longer than this is malformed
 MAX_TRAILERS = 32
+ALLOWED_METHODS = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS"
 
 
 def chunk_size(line: bytes) -> int:
@@ -59,6 +61,8 @@ class HandlerIO:
 
         def end_headers(self) -> None: ...
 
+        close_connection: bool
+
     def _read_body(self) -> bytes | None:
         """The body, or None when it is over the cap; ValueError when it is malformed (a 400)."""
         if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
@@ -96,6 +100,22 @@ class HandlerIO:
         if len(line) > MAX_CHUNK_LINE or not line.endswith(b"\n"):
             raise ValueError("a chunk line is too long or the body ended early")
         return line
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """The server's own refusals (an unknown method, a malformed request line or header) as JSON like every
+        other answer, not ``http.server``'s HTML page; an unknown method is a 405 naming the methods there are."""
+        del explain
+        self.close_connection = True
+        command = getattr(self, "command", None) or ""
+        if code == HTTPStatus.NOT_IMPLEMENTED:
+            result = error_result(405, "method_not_allowed", f"{command[:20]!r} is not a method of this API")
+            result["headers"]["Allow"] = ALLOWED_METHODS
+        else:
+            phrase = HTTPStatus(code).phrase if code in HTTPStatus._value2member_map_ else "Error"
+            result = error_result(
+                code, "bad_request" if code == 400 else phrase.lower().replace(" ", "_"), message or phrase
+            )
+        self._write(result)
 
     def _write(self, result: Any) -> int:
         if not isinstance(result, dict) or "statusCode" not in result:  # payload 2.0: a bare value is JSON 200
