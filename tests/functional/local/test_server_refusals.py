@@ -6,34 +6,17 @@ from __future__ import annotations
 import http.client
 import json
 import socket
-import threading
-from collections.abc import Iterator
-from typing import Any
 
 import pytest
 
 from mneme_local.server import LocalHTTPServer
 
 
-@pytest.fixture
-def port() -> Iterator[int]:
-    def handle_event(event: dict[str, Any]) -> dict[str, Any]:
-        return {"statusCode": 200, "headers": {"Content-Type": "application/json"}, "body": json.dumps({"ok": 1})}
-
-    httpd = LocalHTTPServer(0, b"k" * 32, handle_event, quiet=True)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield httpd.server_address[1]
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(5)
-
-
 @pytest.mark.parametrize("method", ["TRACE", "QUERY", "FOO"])
-def test_an_unknown_method_is_a_json_405_naming_the_methods_there_are(port: int, method: str) -> None:
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+def test_an_unknown_method_is_a_json_405_naming_the_methods_there_are(
+    stub_server: LocalHTTPServer, method: str
+) -> None:
+    connection = http.client.HTTPConnection("127.0.0.1", stub_server.server_address[1], timeout=10)
     try:
         connection.request(method, "/v1/health")
         response = connection.getresponse()
@@ -45,8 +28,8 @@ def test_an_unknown_method_is_a_json_405_naming_the_methods_there_are(port: int,
     assert "GET" in (response.getheader("Allow") or "")
 
 
-def test_a_header_line_too_long_to_read_is_a_json_431(port: int) -> None:
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+def test_a_header_line_too_long_to_read_is_a_json_431(stub_server: LocalHTTPServer) -> None:
+    with socket.create_connection(("127.0.0.1", stub_server.server_address[1]), timeout=10) as sock:
         sock.sendall(b"GET /v1/health HTTP/1.1\r\nX-Big: " + b"a" * 70_000 + b"\r\n\r\n")
         answer = sock.makefile("rb").read()
     head, _, body = answer.partition(b"\r\n\r\n")
@@ -55,8 +38,8 @@ def test_a_header_line_too_long_to_read_is_a_json_431(port: int) -> None:
     assert json.loads(body)["error"] == "request_header_fields_too_large"
 
 
-def test_a_known_method_still_reaches_the_api(port: int) -> None:
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+def test_a_known_method_still_reaches_the_api(stub_server: LocalHTTPServer) -> None:
+    connection = http.client.HTTPConnection("127.0.0.1", stub_server.server_address[1], timeout=10)
     try:
         connection.request("GET", "/v1/health")
         assert connection.getresponse().status == 200

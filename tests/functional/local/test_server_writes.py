@@ -11,8 +11,6 @@ from typing import Any
 
 import pytest
 
-from mneme_local.server import LocalHTTPServer
-
 
 @pytest.fixture
 def sends(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[int, int]]]:
@@ -38,25 +36,9 @@ def sends(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[int, int]]]:
     yield recorded
 
 
-@pytest.fixture
-def server() -> Iterator[LocalHTTPServer]:
-    def handle_event(event: dict[str, Any]) -> dict[str, Any]:
-        return {"statusCode": 200, "headers": {"Content-Type": "application/json"}, "body": json.dumps({"ok": 1})}
-
-    httpd = LocalHTTPServer(0, b"k" * 32, handle_event, quiet=True)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield httpd
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(5)
-
-
-def test_each_keep_alive_response_leaves_in_one_write_with_nodelay(server, sends) -> None:
+def test_each_keep_alive_response_leaves_in_one_write_with_nodelay(stub_server, sends) -> None:
     # Given one keep-alive connection
-    connection = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=10)
+    connection = http.client.HTTPConnection("127.0.0.1", stub_server.server_address[1], timeout=10)
     try:
         for _ in range(3):
             # When a request is answered on it
@@ -74,9 +56,9 @@ def test_each_keep_alive_response_leaves_in_one_write_with_nodelay(server, sends
     assert all(size > len(b'{"ok": 1}') for size, _nodelay in sends)
 
 
-def test_an_expect_100_request_gets_its_interim_answer_before_sending_the_body(server, sends) -> None:
+def test_an_expect_100_request_gets_its_interim_answer_before_sending_the_body(stub_server, sends) -> None:
     # Given a client that announces its body and waits for 100 Continue before sending it
-    with socket.create_connection(("127.0.0.1", server.server_address[1]), timeout=10) as client:
+    with socket.create_connection(("127.0.0.1", stub_server.server_address[1]), timeout=10) as client:
         body = b'{"input": "x"}'
         client.sendall(
             b"POST /v1/health HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
