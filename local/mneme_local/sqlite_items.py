@@ -21,6 +21,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+from mneme.adapters.dynamo.item_size import check_item_size
 from mneme.adapters.dynamo.items import (
     AUDIT_SCHEMA,
     MAIN_SCHEMA,
@@ -146,6 +147,7 @@ class SqliteItemTable:
         return json.loads(row[0]) if row else None
 
     def _store(self, db: sqlite3.Connection, item: Item) -> None:
+        check_item_size(item)  # DynamoDB's 400 KB, refused as DynamoDB does (inside the write: rolled back)
         columns, values = ["pk", "sk", "body"], [item[PK], item[SK], json.dumps(item)]
         for name, i in self._indexes.items():
             ipk, isk = self._schema.indexes[name]

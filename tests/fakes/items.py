@@ -6,6 +6,7 @@ import copy
 import threading
 from collections.abc import Mapping, Sequence
 
+from mneme.adapters.dynamo.item_size import check_item_size
 from mneme.adapters.dynamo.items import (
     MAIN_SCHEMA,
     PK,
@@ -77,6 +78,8 @@ class MemoryItemTable:
     def put_many(self, items: Sequence[Item]) -> None:
         with self._lock:
             for item in items:
+                check_item_size(item)
+            for item in items:
                 self._items[(item[PK], item[SK])] = copy.deepcopy(dict(item))
 
     def delete_many(self, keys: Sequence[Key]) -> None:
@@ -90,6 +93,10 @@ class MemoryItemTable:
             for op, key in zip(ops, keys, strict=True):
                 if not condition_holds(self._items.get(key), op.condition):
                     raise Conflict("the item changed or exists already (conditional write failed)")
+                if isinstance(op, Put):
+                    check_item_size(op.item)
+                elif not isinstance(op, Delete):
+                    check_item_size({**(self._items.get(key) or {PK: op.pk, SK: op.sk}), **op.values})
             for op, key in zip(ops, keys, strict=True):
                 if isinstance(op, Put):
                     self._items[key] = copy.deepcopy(dict(op.item))

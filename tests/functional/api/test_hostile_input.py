@@ -123,3 +123,20 @@ def test_one_client_token_on_two_items_with_the_same_content_stores_it_once(api:
 
 def test_the_fixed_bodies_are_still_json_objects_on_the_wire(api: Api) -> None:
     assert json.loads(api.post(WRITE, {"namespace": ALICE, "content": "ok"}).text)["ids"]
+
+
+def test_an_agent_larger_than_a_dynamodb_item_is_a_413_and_is_not_saved(api: Api) -> None:
+    schema = {
+        "type": "object",
+        "properties": {f"p{i}": {"type": "string", "description": "x" * 1000} for i in range(450)},
+    }
+    tool = {
+        "name": "big",
+        "description": "d",
+        "input_schema": schema,
+        "function_arn": "arn:aws:lambda:us-east-1:123456789012:function:b",
+    }
+    reply = api.put("/v1/agents/big", {"label": "Big", "external_tools": [tool]})
+    assert reply.status == 413, reply.text
+    assert "item too large" in reply.body["message"]
+    assert api.get("/v1/agents/big").status == 404
