@@ -111,10 +111,11 @@ class HandlerIO:
             result = error_result(405, "method_not_allowed", f"{command[:20]!r} is not a method of this API")
             result["headers"]["Allow"] = ALLOWED_METHODS
         else:
-            phrase = HTTPStatus(code).phrase if code in HTTPStatus._value2member_map_ else "Error"
-            result = error_result(
-                code, "bad_request" if code == 400 else phrase.lower().replace(" ", "_"), message or phrase
-            )
+            try:
+                phrase = HTTPStatus(code).phrase
+            except ValueError:
+                phrase = "Error"
+            result = error_result(code, phrase.lower().replace(" ", "_"), message or phrase)
         self._write(result)
 
     def _write(self, result: Any) -> int:

@@ -90,21 +90,22 @@ class MemoryItemTable:
     def transact(self, ops: Sequence[WriteOp]) -> None:
         with self._lock:
             keys = [op_key(op) for op in ops]
+            written: list[Item | None] = []  # each op's item after it (None: deleted)
             for op, key in zip(ops, keys, strict=True):
-                if not condition_holds(self._items.get(key), op.condition):
+                current = self._items.get(key)
+                if not condition_holds(current, op.condition):
                     raise Conflict("the item changed or exists already (conditional write failed)")
-                if isinstance(op, Put):
-                    check_item_size(op.item)
-                elif not isinstance(op, Delete):
-                    check_item_size({**(self._items.get(key) or {PK: op.pk, SK: op.sk}), **op.values})
-            for op, key in zip(ops, keys, strict=True):
-                if isinstance(op, Put):
-                    self._items[key] = copy.deepcopy(dict(op.item))
-                elif isinstance(op, Delete):
+                if isinstance(op, Delete):
+                    written.append(None)
+                    continue
+                item = dict(op.item) if isinstance(op, Put) else {**(current or {PK: op.pk, SK: op.sk}), **op.values}
+                check_item_size(item)
+                written.append(item)
+            for key, after in zip(keys, written, strict=True):
+                if after is None:
                     self._items.pop(key, None)
                 else:
-                    base = self._items.get(key) or {PK: op.pk, SK: op.sk}
-                    self._items[key] = {**base, **copy.deepcopy(op.values)}
+                    self._items[key] = copy.deepcopy(after)
 
     def query(
         self,

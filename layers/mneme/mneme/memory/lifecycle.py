@@ -79,9 +79,10 @@ def decode_cursor(cursor: str | None) -> tuple[int, str] | None:
         return None
     try:
         stamp, sep, doc_id = base64.urlsafe_b64decode(cursor.encode()).decode().partition("|")
-        if not sep or not -_MAX_CURSOR_MICROS <= int(stamp) <= _MAX_CURSOR_MICROS:  # a store's integer (SQLite's)
+        created = int(stamp)
+        if not sep or abs(created) > _MAX_CURSOR_MICROS:  # beyond a store's integer (SQLite's)
             raise ValueError(cursor)
-        return int(stamp), doc_id
+        return created, doc_id
     except (ValueError, binascii.Error, UnicodeDecodeError) as exc:
         raise InvalidInput("cursor is not one this API returned", field="cursor") from exc
 

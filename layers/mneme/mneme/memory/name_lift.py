@@ -146,11 +146,12 @@ def unknown(question: str, bm25: Bm25) -> tuple[str, ...]:
 def speaker_bonus(candidates: Iterable[MemoryCandidate], names: Iterable[str]) -> dict[str, float]:
     """:data:`SPEAKER_BONUS` for each candidate a named speaker said (its leading ``Speaker:`` names one)."""
     wanted = set(names)
-    return {
-        c.document.id: SPEAKER_BONUS
-        for c in candidates
-        if wanted.intersection(_NAME_WORD.findall(speaker_name(c.document.content)))
-    }
+    return {c.document.id: SPEAKER_BONUS for c in candidates if _said_by(c, wanted)}
+
+
+def _said_by(candidate: MemoryCandidate, names: set[str]) -> bool:
+    """Whether the candidate's leading ``Speaker:`` names one of ``names``."""
+    return bool(names.intersection(_NAME_WORD.findall(speaker_name(candidate.document.content))))
 
 
 def name_free_coverage(bm25: Bm25, documents: Iterable[MemoryDocument], names: Iterable[str]) -> float:
@@ -169,10 +170,7 @@ def standout(candidates: Iterable[MemoryCandidate], names: Iterable[str]) -> flo
     """How far the best cosine of a turn a named speaker said is above the median of that speaker's other turns
     among ``candidates`` (the whole question's vector leg); 0 with fewer than :data:`STANDOUT_TURNS` turns."""
     wanted = set(names)
-    said = sorted(
-        (c.similarity for c in candidates if wanted.intersection(_NAME_WORD.findall(speaker_name(c.document.content)))),
-        reverse=True,
-    )
+    said = sorted((c.similarity for c in candidates if _said_by(c, wanted)), reverse=True)
     return said[0] - median(said[1:]) if len(said) >= STANDOUT_TURNS else 0.0
 
 

@@ -139,16 +139,13 @@ def yield_to_cancel(deps: Deps, run: Run, state: LoopState) -> Run | None:
     return stored
 
 
-def end_unstarted(deps: Deps, run: Run, child_ids: Iterable[str], *, reason: str) -> list[str]:
+def end_unstarted(deps: Deps, run: Run, child_ids: Iterable[str], *, reason: str) -> None:
     """Cancel the children a step of ``run`` created that nothing will start (the step yielded to a cancel, or
-    ended the run), each leaving the tree's unfinished count; the ids of those it cancelled."""
-    ended = []
+    ended the run), each leaving the tree's unfinished count."""
     for child_id in child_ids:
         child = _cancel_one(deps, child_id, by=run.user_id, reason=reason, origin=run.run_id)
         if child is not None:
             _release(deps, child)
-            ended.append(child_id)
-    return ended
 
 
 def _release(deps: Deps, run: Run) -> None:

@@ -131,16 +131,13 @@ def yield_to_cancel(session: RunSession, *, create: bool) -> Run | None:
     return stored
 
 
-def end_unstarted_children(session: RunSession) -> list[str]:
+def end_unstarted_children(session: RunSession) -> None:
     """A step that ends its run (``done``) starts none of the children it created and still waits for — a run
     aborted by its tool-call limit after starting delegations left them ``queued`` until the sweeper, holding
-    the tree's active-children count: they are cancelled now; the ids cancelled."""
-    waiting = dict.fromkeys([*session.state.waiting_children, *(c["run_id"] for c in session.writes.children)])
-    if not waiting:
-        return []
+    the tree's active-children count: they are cancelled now."""
     run = session.run
     reason = f"not started: run {run.run_id} ended {run.status.value}"
-    return cancel.end_unstarted(session.deps, run, waiting, reason=reason)
+    cancel.end_unstarted(session.deps, run, session.state.waiting_children, reason=reason)
 
 
 # ---------------------------------------------------------------------------------------------- 3. the queue
