@@ -53,6 +53,18 @@ export const put = (path, body) => api("PUT", path, body);
 export const post = (path, body, options) => api("POST", path, body, options);
 export const del = (path) => api("DELETE", path);
 
+/** Every item of a paged list (GET /v1/agents, …/tasks, /v1/skills, /v1/chats), page after page: `{ [key]: items }`. */
+export async function getAll(path, key) {
+  const items = [];
+  let cursor = null;
+  do {
+    const page = await get(path + query({ cursor }));
+    items.push(...(page[key] || []));
+    cursor = page.cursor;
+  } while (cursor);
+  return { [key]: items };
+}
+
 /** A path segment, escaped. */
 export const seg = (value) => encodeURIComponent(String(value));
 

@@ -7,8 +7,8 @@ import uuid
 
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import Console
-from tests.functional.local.support import Client
+from tests.browser.conftest import Console, fresh_user
+from tests.functional.local.support import Client, LocalServer
 
 
 def _slug(prefix: str) -> str:
@@ -217,3 +217,21 @@ def test_the_context_preview_shows_a_chat_line_hit_with_the_lines_said_around_it
     expect(hits).to_contain_text("A mix of drama and romance.")
     memory = page.get_by_test_id("preview-result").get_by_test_id("request").locator("[data-part=memory]")
     expect(memory).to_contain_text("A mix of drama and romance.")
+
+
+def test_the_skills_list_shows_every_skill_when_they_take_more_than_one_response(
+    server: LocalServer, console: Console
+) -> None:
+    # Given a user's 55 skills of 99,000 characters: 5.4 MB, more than one page (a single answer was a 500)
+    user, _ = fresh_user(server, console, "#/agents")
+    names = [f"skill-{n:02d}" for n in range(55)]
+    for name in names:
+        user.call("PUT", f"/v1/skills/{name}", {"description": f"about {name}", "content": "x" * 99_000}, expect=200)
+    first = user.call("GET", "/v1/skills", expect=200)
+    assert 0 < len(first["skills"]) < len(names) and first["cursor"]
+    # When the console shows the skills
+    page = console.go("#/skills")
+    # Then every one of them is listed, once
+    rows = page.locator("[data-view=skills] tbody tr")
+    expect(rows).to_have_count(len(names))
+    expect(rows.last).to_contain_text("about skill-54")

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
+from typing import Any
 
 import httpx
 import jwt
 import pytest
 
-from mneme_client import ApiError, Client, ClientError, TextDelta, imports, local_token
+from mneme_client import ApiError, AsyncClient, Client, ClientError, TextDelta, imports, local_token
 from mneme_client.models import EventView
 from mneme_client.sse import SSEDecoder
 from mneme_local import token as server_token
@@ -76,6 +78,39 @@ def test_requests_carry_the_bearer_token() -> None:
     with _client(httpx.MockTransport(answer)) as client:
         assert client.list_agents() == [{"agent_id": "a"}]
     assert seen == ["Bearer t0ken"]
+
+
+def _pages(key: str, seen: list[str | None]) -> httpx.MockTransport:
+    """A list of five items over three pages of two, recording the cursor each request sent."""
+    pages = {None: (["a", "b"], "b"), "b": (["c", "d"], "d"), "d": (["e"], None)}
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        cursor = request.url.params.get("cursor")
+        seen.append(cursor)
+        names, after = pages[cursor]
+        return httpx.Response(200, json={key: [{"id": n} for n in names], "cursor": after})
+
+    return httpx.MockTransport(answer)
+
+
+def test_list_agents_and_chats_follow_the_cursors_to_the_last_page() -> None:
+    seen: list[str | None] = []
+    with _client(_pages("agents", seen)) as client:
+        assert [a["id"] for a in client.list_agents()] == ["a", "b", "c", "d", "e"]
+    with _client(_pages("chats", seen)) as client:
+        assert [c["id"] for c in client.list_chats()] == ["a", "b", "c", "d", "e"]
+    assert seen == [None, "b", "d"] * 2
+
+
+def test_the_async_client_follows_the_cursors_too() -> None:
+    seen: list[str | None] = []
+
+    async def listed() -> list[dict[str, Any]]:
+        async with AsyncClient("http://mneme.test", "t0ken", transport=_pages("chats", seen)) as client:
+            return await client.list_chats()
+
+    assert [c["id"] for c in asyncio.run(listed())] == ["a", "b", "c", "d", "e"]
+    assert seen == [None, "b", "d"]
 
 
 def _event(seq: int, kind: str) -> str:

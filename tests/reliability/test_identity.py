@@ -96,7 +96,7 @@ def test_a_token_whose_sub_could_collide_with_a_reserved_value_is_401(server: Lo
         assert set(statuses.values()) == {401}, (name, statuses)
         figures.add("identity reserved subs refused")
     # And no global agent was planted: bob sees none
-    assert server.request("GET", "/v1/agents", token=bob).json() == {"agents": []}
+    assert server.request("GET", "/v1/agents", token=bob).json() == {"agents": [], "cursor": None}
 
 
 def test_no_odd_group_name_grants_admin(server: LocalServer, figures: Figures) -> None:

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mneme.adapters.dynamo.audit_log import encode_cursor
+from mneme.adapters.dynamo.cursors import encode_cursor
 from mneme.memory.policy import resolve_patterns
 from mneme.models.agent import Agent
 from mneme.models.run import RunStatus

@@ -2,7 +2,7 @@
 // — external tools, inference settings — are kept from the stored agent), delete. Errors and warnings of
 // the server appear inline (../forms.js).
 
-import { del, get, put, seg, ApiError } from "../api.js";
+import { del, get, getAll, put, seg, ApiError } from "../api.js";
 import { field, h } from "../dom.js";
 import { clearErrors, showError, showWarnings } from "../forms.js";
 import { delegateText, delegatesFieldset, readDelegates } from "./agent-delegates.js";
@@ -12,7 +12,7 @@ const TOOLS = ["memory-search", "memory-write", "memory-update", "memory-delete"
 const agentHref = (id) => `#/agents/${encodeURIComponent(id)}`;
 
 async function listView() {
-  const { agents } = await get("/v1/agents");
+  const { agents } = await getAll("/v1/agents", "agents");
   return h("div", { dataset: { view: "agents" } },
     h("h1", {}, "Agents"),
     h("p", {}, h("a", { href: "#/agents/new", class: "button" }, "New agent")),
@@ -33,9 +33,9 @@ async function agentForm(agentId) {
   const isNew = !agentId;
   const [agent, { agents }, { skills }, tasks] = await Promise.all([
     isNew ? Promise.resolve(null) : get(`/v1/agents/${seg(agentId)}`),
-    get("/v1/agents"),
-    get("/v1/skills"),
-    isNew ? Promise.resolve({ tasks: [] }) : get(`/v1/agents/${seg(agentId)}/tasks`),
+    getAll("/v1/agents", "agents"),
+    getAll("/v1/skills", "skills"),
+    isNew ? Promise.resolve({ tasks: [] }) : getAll(`/v1/agents/${seg(agentId)}/tasks`, "tasks"),
   ]);
   const a = agent || { label: "", description: "", model: { provider: "offline", model_id: "offline" }, tools: [], skills: [], delegates: [], memory_policy: {}, tool_approval_default: "granted", default_task_id: null };
   const others = agents.filter((o) => o.agent_id !== agentId).map((o) => o.agent_id);

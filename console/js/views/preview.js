@@ -2,7 +2,7 @@
 // laid out by part, with the memory hits it would inject and the warnings (e.g. ${current_time}).
 // Nothing is called or written except the read audit.
 
-import { get, post } from "../api.js";
+import { getAll, post } from "../api.js";
 import { clear, field, h } from "../dom.js";
 import { clearErrors, showError } from "../forms.js";
 import { inSaidOrder } from "../hit-text.js";
@@ -26,7 +26,7 @@ function hitsTable(hits) {
 }
 
 export async function previewView() {
-  const { agents } = await get("/v1/agents");
+  const { agents } = await getAll("/v1/agents", "agents");
   const node = h("div", { dataset: { view: "preview" } }, h("h1", {}, "Context preview"));
   if (!agents.length) {
     node.append(h("p", { class: "note" }, "No agent yet: ", h("a", { href: "#/agents/new" }, "create one"), " first."));

@@ -1,7 +1,7 @@
 // Runs: every run of the caller (GET /v1/runs, views/run-list.js), start a run, open one by id, and find
 // runs through the caller's chats (GET /v1/chats): a chat's messages carry the ids of the runs that wrote them.
 
-import { get, post, seg } from "../api.js";
+import { get, getAll, post, seg } from "../api.js";
 import { clear, field, h, when } from "../dom.js";
 import { showError, clearErrors } from "../forms.js";
 import { runList } from "./run-list.js";
@@ -16,7 +16,7 @@ function remember(run) {
 
 async function taskOptions(agentId) {
   if (!agentId) return [["", "(the agent's default)"]];
-  const { tasks } = await get(`/v1/agents/${seg(agentId)}/tasks`);
+  const { tasks } = await getAll(`/v1/agents/${seg(agentId)}/tasks`, "tasks");
   return [["", "(the agent's default)"], ...tasks.map((t) => [t.task_id, `${t.task_id}${t.name ? ` — ${t.name}` : ""}`])];
 }
 
@@ -96,7 +96,7 @@ function chatRow(chat) {
 }
 
 export async function runsView() {
-  const [{ agents }, { chats }] = await Promise.all([get("/v1/agents"), get("/v1/chats")]);
+  const [{ agents }, { chats }] = await Promise.all([getAll("/v1/agents", "agents"), getAll("/v1/chats", "chats")]);
   const started = JSON.parse(sessionStorage.getItem(STARTED) || "[]");
   const node = h("div", { dataset: { view: "runs" } }, h("h1", {}, "Runs"));
   const listed = runList(agents);

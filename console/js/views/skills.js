@@ -1,6 +1,6 @@
 // Skills: list, create, edit, delete (SPEC §2, §4), with the server's errors inline.
 
-import { ApiError, del, get, put, seg } from "../api.js";
+import { ApiError, del, get, getAll, put, seg } from "../api.js";
 import { field, h } from "../dom.js";
 import { clearErrors, showError, showWarnings } from "../forms.js";
 
@@ -43,7 +43,7 @@ export async function skillsView(name) {
   if (name) {
     return { node: h("div", { dataset: { view: "skill" } }, h("h1", {}, name === "new" ? "New skill" : `Skill ${name}`), h("p", {}, h("a", { href: "#/skills" }, "← all skills")), await skillForm(name)) };
   }
-  const { skills } = await get("/v1/skills");
+  const { skills } = await getAll("/v1/skills", "skills");
   return { node: h("div", { dataset: { view: "skills" } },
     h("h1", {}, "Skills"),
     h("p", {}, h("a", { href: "#/skills/new", class: "button" }, "New skill")),

@@ -13,7 +13,8 @@ from unittest import mock
 import pytest
 from botocore.exceptions import ClientError
 
-from mneme.adapters.dynamo.audit_log import ItemAuditLog, audit_item, encode_cursor
+from mneme.adapters.dynamo.audit_log import ItemAuditLog, audit_item
+from mneme.adapters.dynamo.cursors import encode_cursor
 from mneme.adapters.dynamo.items import query_all
 from mneme.errors import AuditWriteFailed, InvalidInput
 from mneme.models import AuditRecord

@@ -63,7 +63,7 @@ def test_another_users_agent_is_404(api: Api) -> None:
     listing = api.get("/v1/agents", user="bob")
     # Then he cannot see it
     assert (reply.status, reply.body["error"]) == (404, "not_found")
-    assert listing.body == {"agents": []}
+    assert listing.body == {"agents": [], "cursor": None}
 
 
 def test_a_label_used_by_another_agent_of_the_owner_is_409(api: Api, world) -> None:

@@ -4,21 +4,17 @@ as the Lambda response document API Gateway receives), on each ItemTable backend
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from mneme.adapters.dynamo.chat_store import ItemChatStore
-from mneme.adapters.dynamo.run_store import ItemRunStore
 from mneme.models import Chat, Run, RunEvent, TextMessage
-from mneme.records import replace
 from mneme.spec_limits import LAMBDA_RESPONSE_BYTES
-from tests.fakes.clock import FixedClock
-from tests.functional.adapters.item_backends import BACKENDS, make_backend
+from tests.functional.adapters.item_backends import BACKENDS
 from tests.functional.api.conftest import Api
+from tests.functional.api.paging_support import all_pages, lambda_bytes, paged_api
 from tests.support.deps import make_world
 
 # quotes and non-ASCII text: each is escaped twice on its way into the Lambda response (\" -> \\\")
@@ -27,14 +23,7 @@ PROSE = 'He said "the tea is ready" — über grün, 5\\6. '
 
 @pytest.fixture(params=BACKENDS)
 def paged(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[Api]:
-    """The API over the run and chat stores of one backend (dynamo = moto, from template.yaml's tables)."""
-    for backend in make_backend(request.param, tmp_path):
-        world = make_world(None)  # type: ignore[arg-type]  # no model is called here
-        clock = FixedClock()
-        deps = replace(
-            world.deps, runs=ItemRunStore(backend.main, clock=clock), chats=ItemChatStore(backend.main, clock)
-        )
-        yield Api(dataclasses.replace(world, deps=deps, clock=clock))
+    yield from paged_api(request.param, tmp_path)
 
 
 def _run(api: Api, run_id: str = "run-big", user: str = "alice") -> str:
@@ -50,28 +39,6 @@ def _request(seq: int, chars: int) -> dict[str, Any]:
     return {"modelId": "us.amazon.nova-lite-v1:0", "messages": [{"role": "user", "content": [{"text": text}]}]}
 
 
-def _lambda_bytes(api: Api, path: str, **query: str) -> tuple[int, int, Any]:
-    """(status, size of the Lambda response document, parsed body) of one GET."""
-    from tests.functional.api.conftest import http_event
-
-    response = api.runtime.handle(http_event("GET", path, query=query or None))
-    return response["statusCode"], len(json.dumps(response).encode()), json.loads(response["body"])
-
-
-def _all_pages(api: Api, path: str, key: str, **query: str) -> tuple[list[Any], list[int]]:
-    items: list[Any] = []
-    sizes: list[int] = []
-    cursor: str | None = None
-    while True:
-        status, size, body = _lambda_bytes(api, path, **query, **({"cursor": cursor} if cursor else {}))
-        assert status == 200, body
-        items += body[key]
-        sizes.append(size)
-        cursor = body["cursor"]
-        if cursor is None:
-            return items, sizes
-
-
 def test_a_run_whose_requests_total_more_than_6_mb_reads_back_completely(paged: Api) -> None:
     # Given a run with 16 recorded model requests of 450,000 characters each (each spills over chunks)
     run_id = _run(paged)
@@ -83,7 +50,7 @@ def test_a_run_whose_requests_total_more_than_6_mb_reads_back_completely(paged: 
     unpaged = len(json.dumps(json.dumps({"requests": stored})))
     assert unpaged > LAMBDA_RESPONSE_BYTES, "one response with every request would be refused by Lambda"
     # When the client follows the cursor from the first page to the last
-    requests, sizes = _all_pages(paged, f"/v1/runs/{run_id}/context", "requests")
+    requests, sizes = all_pages(paged, f"/v1/runs/{run_id}/context", "requests")
     # Then it got every request, in order, exactly once, and no page came near Lambda's limit
     assert requests == stored
     assert len(sizes) >= 3
@@ -93,7 +60,7 @@ def test_a_run_whose_requests_total_more_than_6_mb_reads_back_completely(paged: 
 def test_a_single_request_larger_than_a_response_is_a_413_that_says_so(paged: Api) -> None:
     run_id = _run(paged)
     paged.world.deps.runs.put_request(run_id, 1, {"modelId": "m", "text": '"' * 1_400_000})
-    status, _size, body = _lambda_bytes(paged, f"/v1/runs/{run_id}/context")
+    status, _size, body = lambda_bytes(paged, f"/v1/runs/{run_id}/context")
     assert status == 413
     assert body["error"] == "payload_too_large" and "model request 1" in body["message"]
 
@@ -105,16 +72,16 @@ def test_events_page_by_limit_and_the_cursor_is_the_last_seq(paged: Api) -> None
         run_id, [RunEvent(seq=s, type="warning", at=at, data={"message": f"w{s}"}) for s in range(1, 251)]
     )
     path = f"/v1/runs/{run_id}/events"
-    _, _, first = _lambda_bytes(paged, path, limit="100")
+    _, _, first = lambda_bytes(paged, path, limit="100")
     assert [e["seq"] for e in first["events"]] == list(range(1, 101))
     assert first["cursor"] == "100"
-    _, _, by_after = _lambda_bytes(paged, path, limit="100", after="100")  # the long-poll form of the cursor
-    _, _, by_cursor = _lambda_bytes(paged, path, limit="100", cursor="100")
+    _, _, by_after = lambda_bytes(paged, path, limit="100", after="100")  # the long-poll form of the cursor
+    _, _, by_cursor = lambda_bytes(paged, path, limit="100", cursor="100")
     assert by_after == by_cursor
     assert [e["seq"] for e in by_after["events"]] == list(range(101, 201))
-    events, _ = _all_pages(paged, path, "events", limit="100")
+    events, _ = all_pages(paged, path, "events", limit="100")
     assert [e["seq"] for e in events] == list(range(1, 251))
-    _, _, past = _lambda_bytes(paged, path, after="250")
+    _, _, past = lambda_bytes(paged, path, after="250")
     assert past == {"events": [], "cursor": None}
 
 
@@ -126,11 +93,11 @@ def test_a_chat_larger_than_a_response_reads_back_completely(paged: Api) -> None
         Chat(chat_id="c-big", user_id="alice", title="long", created_at=at, updated_at=at, messages=stored)
     )
     # When every page is read
-    messages, sizes = _all_pages(paged, "/v1/chats/c-big", "messages")
+    messages, sizes = all_pages(paged, "/v1/chats/c-big", "messages")
     # Then the messages are all there, in order, and each page fit
     assert [m["text"] for m in messages] == [m.text for m in stored]
     assert len(sizes) >= 3 and max(sizes) < LAMBDA_RESPONSE_BYTES
-    _, _, page = _lambda_bytes(paged, "/v1/chats/c-big", limit="5")
+    _, _, page = lambda_bytes(paged, "/v1/chats/c-big", limit="5")
     assert (page["chat_id"], page["title"], len(page["messages"]), page["cursor"]) == ("c-big", "long", 5, "4")
 
 
@@ -149,7 +116,7 @@ def test_a_bad_page_argument_is_a_400_naming_it(paged: Api, path: str, query: di
     _run(paged)
     at = paged.world.clock.now()
     paged.world.deps.chats.create_chat(Chat(chat_id="c1", user_id="alice", title="t", created_at=at, updated_at=at))
-    status, _size, body = _lambda_bytes(paged, path, **query)
+    status, _size, body = lambda_bytes(paged, path, **query)
     assert (status, body["field"]) == (400, field), body
 
 
@@ -157,7 +124,7 @@ def test_another_users_pages_are_not_found(paged: Api) -> None:
     run_id = _run(paged, user="bob")
     paged.world.deps.runs.put_request(run_id, 1, _request(1, 10))
     for path in (f"/v1/runs/{run_id}/context", f"/v1/runs/{run_id}/events"):
-        status, _size, body = _lambda_bytes(paged, path)
+        status, _size, body = lambda_bytes(paged, path)
         assert (status, body["error"]) == (404, "not_found")
 
 

@@ -102,11 +102,11 @@ def test_every_read_path_finds_nothing_of_the_erased_user(pw: PrivacyWorld) -> N
     _erase(pw, "alice")
     get = pw.api.get
     assert get("/v1/me/settings", user="alice").body["name"] == ""  # the defaults: nothing is stored
-    assert get("/v1/agents", user="alice").body == {"agents": []}
+    assert get("/v1/agents", user="alice").body == {"agents": [], "cursor": None}
     assert get("/v1/agents/helper", user="alice").status == 404
     assert get("/v1/agents/helper/tasks/daily", user="alice").status == 404
-    assert get("/v1/skills", user="alice").body == {"skills": []}
-    assert get("/v1/chats", user="alice").body == {"chats": []}
+    assert get("/v1/skills", user="alice").body == {"skills": [], "cursor": None}
+    assert get("/v1/chats", user="alice").body == {"chats": [], "cursor": None}
     assert get(f"/v1/chats/{ids['chat_id']}", user="alice").status == 404
     for run_id in (ids["run_id"], ids["idempotent_run_id"]):
         for path in ("", "/events", "/context", "/audit"):

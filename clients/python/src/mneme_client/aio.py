@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -50,8 +50,16 @@ class AsyncClient:
     async def health(self) -> dict[str, Any]:
         return await self.call(calls.health())
 
+    async def every(self, page: Callable[[str | None], Call[calls.ListPage]]) -> list[dict[str, Any]]:
+        """Every item of a paged list (``calls.list_agents``, ``calls.list_chats``), page after page."""
+        items, cursor = await self.call(page(None))
+        while cursor:
+            more, cursor = await self.call(page(cursor))
+            items += more
+        return items
+
     async def list_agents(self) -> list[dict[str, Any]]:
-        return await self.call(calls.list_agents())
+        return await self.every(calls.list_agents)
 
     async def get_agent(self, agent_id: str) -> dict[str, Any]:
         return await self.call(calls.get_agent(agent_id))
@@ -184,7 +192,7 @@ class AsyncClient:
                     break
 
     async def list_chats(self) -> list[dict[str, Any]]:
-        return await self.call(calls.list_chats())
+        return await self.every(calls.list_chats)
 
     async def get_chat(self, chat_id: str, *, cursor: str | None = None) -> models.ChatView:
         return await self.call(calls.get_chat(chat_id, cursor=cursor))

@@ -62,8 +62,17 @@ def as_dict(response: httpx.Response) -> dict[str, Any]:
     return body
 
 
-def as_list(key: str) -> Callable[[httpx.Response], list[dict[str, Any]]]:
-    return lambda response: list(as_dict(response).get(key) or [])
+#: a page of a list: its items and the cursor of the next page (None on the last one)
+ListPage = tuple[list[dict[str, Any]], str | None]
+
+
+def as_page(key: str) -> Callable[[httpx.Response], ListPage]:
+    def parse(response: httpx.Response) -> ListPage:
+        body = as_dict(response)
+        cursor = body.get("cursor")
+        return list(body.get(key) or []), cursor if isinstance(cursor, str) and cursor else None
+
+    return parse
 
 
 def as_nothing(response: httpx.Response) -> None:
@@ -89,8 +98,9 @@ def health() -> Call[dict[str, Any]]:
     return Call("GET", "/v1/health", as_dict)
 
 
-def list_agents() -> Call[list[dict[str, Any]]]:
-    return Call("GET", "/v1/agents", as_list("agents"))
+def list_agents(cursor: str | None = None) -> Call[ListPage]:
+    """A page of the caller's agents (the clients' ``list_agents`` follows the cursors to the last)."""
+    return Call("GET", "/v1/agents", as_page("agents"), params=_compact(cursor=cursor))
 
 
 def get_agent(agent_id: str) -> Call[dict[str, Any]]:
@@ -202,8 +212,9 @@ def memory_page(namespace: str, cursor: str | None = None, *, limit: int = 200) 
     return Call("GET", "/v1/memory/documents", as_model(models.DocumentPageView), params=params)
 
 
-def list_chats() -> Call[list[dict[str, Any]]]:
-    return Call("GET", "/v1/chats", as_list("chats"))
+def list_chats(cursor: str | None = None) -> Call[ListPage]:
+    """A page of the caller's chats, newest first (the clients' ``list_chats`` follows the cursors)."""
+    return Call("GET", "/v1/chats", as_page("chats"), params=_compact(cursor=cursor))
 
 
 def get_chat(chat_id: str, *, cursor: str | None = None) -> Call[models.ChatView]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -65,8 +65,16 @@ class Client:
     def health(self) -> dict[str, Any]:
         return self.call(calls.health())
 
+    def every(self, page: Callable[[str | None], Call[calls.ListPage]]) -> list[dict[str, Any]]:
+        """Every item of a paged list (``calls.list_agents``, ``calls.list_chats``), page after page."""
+        items, cursor = self.call(page(None))
+        while cursor:
+            more, cursor = self.call(page(cursor))
+            items += more
+        return items
+
     def list_agents(self) -> list[dict[str, Any]]:
-        return self.call(calls.list_agents())
+        return self.every(calls.list_agents)
 
     def get_agent(self, agent_id: str) -> dict[str, Any]:
         return self.call(calls.get_agent(agent_id))
@@ -203,7 +211,7 @@ class Client:
                     break
 
     def list_chats(self) -> list[dict[str, Any]]:
-        return self.call(calls.list_chats())
+        return self.every(calls.list_chats)
 
     def get_chat(self, chat_id: str, *, cursor: str | None = None) -> models.ChatView:
         return self.call(calls.get_chat(chat_id, cursor=cursor))

@@ -7,7 +7,8 @@ from typing import Annotated, Any
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from mneme.api.context import caller_of, deps_of, new_router
-from mneme.api.presenters import chat_view
+from mneme.api.listing import PageCursor, PageLimit
+from mneme.api.presenters import chat_list_view
 from mneme.api.responses import no_content
 from mneme.api.run_views import answers
 from mneme.api.views import ChatView
@@ -18,8 +19,12 @@ router = new_router()
 
 
 @router.get("/v1/chats")
-def list_chats() -> dict[str, Any]:
-    return {"chats": [chat_view(c, messages=False) for c in chats.list_chats(deps_of(router), caller_of(router))]}
+def list_chats(limit: PageLimit = None, cursor: PageCursor = None) -> dict[str, Any]:
+    """The caller's chats without their messages, newest first, a page at a time (``cursor`` is null on the
+    last page; without ``limit`` a page holds as many as one response carries)."""
+    caller = caller_of(router)
+    listed, next_cursor = chats.list_chats(deps_of(router), caller, chat_list_view, limit=limit, cursor=cursor)
+    return {"chats": listed, "cursor": next_cursor}
 
 
 @router.get("/v1/chats/<chat_id>", responses=answers(200, ChatView))

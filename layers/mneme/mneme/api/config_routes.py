@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from mneme.api.context import caller_of, deps_of, new_router
+from mneme.api.listing import PageCursor, PageLimit
 from mneme.api.presenters import agent_view, settings_view, skill_view, task_view
 from mneme.api.responses import no_content
 from mneme.engine import configuration
@@ -29,8 +30,12 @@ def put_settings(body: UserSettings) -> dict[str, Any]:
 
 # ------------------------------------------------------------------------------------------ agents
 @router.get("/v1/agents")
-def list_agents() -> dict[str, Any]:
-    return {"agents": [agent_view(a) for a in configuration.list_agents(deps_of(router), caller_of(router))]}
+def list_agents(limit: PageLimit = None, cursor: PageCursor = None) -> dict[str, Any]:
+    """The caller's agents and the global ones, by id, a page at a time."""
+    listed, next_cursor = configuration.list_agents(
+        deps_of(router), caller_of(router), agent_view, limit=limit, cursor=cursor
+    )
+    return {"agents": listed, "cursor": next_cursor}
 
 
 @router.get("/v1/agents/<agent_id>")
@@ -52,8 +57,12 @@ def delete_agent(agent_id: str) -> Any:
 
 # ------------------------------------------------------------------------------------------ tasks
 @router.get("/v1/agents/<agent_id>/tasks")
-def list_tasks(agent_id: str) -> dict[str, Any]:
-    return {"tasks": [task_view(t) for t in configuration.list_tasks(deps_of(router), caller_of(router), agent_id)]}
+def list_tasks(agent_id: str, limit: PageLimit = None, cursor: PageCursor = None) -> dict[str, Any]:
+    """The agent's tasks, by id, a page at a time."""
+    listed, next_cursor = configuration.list_tasks(
+        deps_of(router), caller_of(router), agent_id, task_view, limit=limit, cursor=cursor
+    )
+    return {"tasks": listed, "cursor": next_cursor}
 
 
 @router.get("/v1/agents/<agent_id>/tasks/<task_id>")
@@ -76,8 +85,12 @@ def delete_task(agent_id: str, task_id: str) -> Any:
 
 # ------------------------------------------------------------------------------------------ skills
 @router.get("/v1/skills")
-def list_skills() -> dict[str, Any]:
-    return {"skills": [skill_view(s) for s in configuration.list_skills(deps_of(router), caller_of(router))]}
+def list_skills(limit: PageLimit = None, cursor: PageCursor = None) -> dict[str, Any]:
+    """The caller's skills and the global ones, by name, a page at a time."""
+    listed, next_cursor = configuration.list_skills(
+        deps_of(router), caller_of(router), skill_view, limit=limit, cursor=cursor
+    )
+    return {"skills": listed, "cursor": next_cursor}
 
 
 @router.get("/v1/skills/<name>")

@@ -50,6 +50,10 @@ def chat_view(chat: Chat, *, messages: bool) -> dict[str, Any]:
     return body
 
 
+def chat_list_view(chat: Chat) -> dict[str, Any]:
+    return chat_view(chat, messages=False)
+
+
 def run_answer(run: Run) -> Any:
     """``POST /v1/runs``: 200 with the finished run, else 202 with ``{run_id, status}``."""
     if run.status.finished:

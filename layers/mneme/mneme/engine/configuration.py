@@ -3,13 +3,16 @@ global ones (admin-made) to read. Another user's resource is a 404, never a 403.
 
 from __future__ import annotations
 
-from typing import Generic, TypeVar
+from collections.abc import Callable
+from operator import attrgetter
+from typing import Any, Generic, TypeVar
 
 from mneme.context.caching import supports_reasoning
 from mneme.context.variables import task_context_warnings
 from mneme.egress import public_https_problem
 from mneme.engine.deps import Deps
 from mneme.engine.runs.time_budget import step_model_window
+from mneme.engine.views.pages import sorted_page
 from mneme.errors import Conflict, Forbidden, InvalidInput, NotFound
 from mneme.models.agent import Agent, ModelSpec, Skill, Task
 from mneme.models.common import GLOBAL_OWNER, is_slug
@@ -20,6 +23,9 @@ from mneme.records import Record, field
 from mneme.spec_limits import OUTPUT_TOKENS_PER_SECOND_FAST, OUTPUT_TOKENS_PER_SECOND_SLOW
 
 T = TypeVar("T")
+#: a listed item as the API shows it, and the page of them a list route answers (with its cursor)
+View = Callable[[T], dict[str, Any]]
+Listed = tuple[list[Any], str | None]
 
 
 class Saved(Record, Generic[T]):
@@ -35,6 +41,13 @@ def _slug(value: str, field_name: str, *, for_write: bool) -> str:
             raise InvalidInput(f"{field_name} must be lowercase letters, digits and hyphens (≤ 64)", field=field_name)
         raise NotFound(f"no {'skill' if field_name == 'name' else field_name.removesuffix('_id')} {value!r}")
     return value
+
+
+def _after(cursor: str | None) -> str | None:
+    """A list's cursor: the id the previous page ended with."""
+    if cursor is not None and not is_slug(cursor):
+        raise InvalidInput("cursor is not valid: pass the cursor of the previous page", field="cursor")
+    return cursor
 
 
 def _owner(caller: Caller, is_global: bool) -> str:
@@ -62,8 +75,11 @@ def visible_agent(deps: Deps, caller: Caller, agent_id: str) -> Agent:
     return agent
 
 
-def list_agents(deps: Deps, caller: Caller) -> list[Agent]:
-    return deps.config.visible_agents(caller.user_id)
+def list_agents(deps: Deps, caller: Caller, view: View[Agent], *, limit: int | None, cursor: str | None) -> Listed:
+    """A page of the caller's agents and the global ones, by id (as many as a response holds without
+    ``limit``), and the cursor of the next page."""
+    agents = deps.config.visible_agents(caller.user_id)
+    return sorted_page(agents, key=attrgetter("agent_id"), view=view, limit=limit, cursor=_after(cursor), what="agent")
 
 
 def put_agent(deps: Deps, caller: Caller, agent_id: str, body: AgentBody) -> Saved[Agent]:
@@ -173,9 +189,12 @@ def delete_agent(deps: Deps, caller: Caller, agent_id: str) -> None:
 
 
 # ------------------------------------------------------------------------------------------ tasks
-def list_tasks(deps: Deps, caller: Caller, agent_id: str) -> list[Task]:
+def list_tasks(
+    deps: Deps, caller: Caller, agent_id: str, view: View[Task], *, limit: int | None, cursor: str | None
+) -> Listed:
     agent = visible_agent(deps, caller, agent_id)
-    return deps.config.list_tasks(agent.owner, agent.agent_id)
+    tasks = deps.config.list_tasks(agent.owner, agent.agent_id)
+    return sorted_page(tasks, key=attrgetter("task_id"), view=view, limit=limit, cursor=_after(cursor), what="task")
 
 
 def get_task(deps: Deps, caller: Caller, agent_id: str, task_id: str) -> Saved[Task]:
@@ -208,8 +227,9 @@ def delete_task(deps: Deps, caller: Caller, agent_id: str, task_id: str) -> None
 
 
 # ------------------------------------------------------------------------------------------ skills
-def list_skills(deps: Deps, caller: Caller) -> list[Skill]:
-    return deps.config.visible_skills(caller.user_id)
+def list_skills(deps: Deps, caller: Caller, view: View[Skill], *, limit: int | None, cursor: str | None) -> Listed:
+    skills = deps.config.visible_skills(caller.user_id)
+    return sorted_page(skills, key=attrgetter("name"), view=view, limit=limit, cursor=_after(cursor), what="skill")
 
 
 def get_skill(deps: Deps, caller: Caller, name: str) -> Skill:

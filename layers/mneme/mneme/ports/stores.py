@@ -104,6 +104,11 @@ class ChatStore(Protocol):
         """The user's chats without their messages, newest first."""
         ...
 
+    def iter_chats(self, user_id: str, *, after: str | None = None) -> Iterator[tuple[str, Chat]]:
+        """``(cursor, chat)`` of the user's chats without their messages, newest first, read lazily, from
+        the one after ``after`` (a cursor it gave; InvalidInput for any other, another user's included)."""
+        ...
+
     def create_chat(self, chat: Chat) -> None:
         """Raise Conflict when the chat exists."""
         ...

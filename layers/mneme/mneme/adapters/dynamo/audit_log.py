@@ -18,8 +18,6 @@
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 import random
 import re
@@ -32,6 +30,7 @@ from typing import Any
 
 from mneme.adapters.dynamo import audit_chain
 from mneme.adapters.dynamo.audit_chain import HEAD_SK, Head, head_item, head_of, head_pk
+from mneme.adapters.dynamo.cursors import decode_cursor, encode_cursor
 from mneme.adapters.dynamo.items import PK, SK, AttrEquals, Item, ItemTable, Put, query_all
 from mneme.errors import AuditWriteFailed, Conflict, InvalidInput, MnemeError
 from mneme.models import AuditRecord
@@ -91,24 +90,9 @@ def audit_record(item: Item) -> AuditRecord:
     )
 
 
-def encode_cursor(key: dict[str, str]) -> str:
-    raw = json.dumps({PK: key[PK], SK: key[SK]}, separators=(",", ":")).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def decode_cursor(cursor: str, user_id: str) -> dict[str, str]:
+def _cursor_start(cursor: str, user_id: str) -> dict[str, str]:
     """The start key of a cursor; InvalidInput when it is malformed, tampered or another user's."""
-    invalid = InvalidInput("cursor is not valid for this query", field="cursor")
-    try:
-        data = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
-    except (binascii.Error, ValueError, UnicodeDecodeError):
-        raise invalid from None
-    if not isinstance(data, dict) or set(data) != {PK, SK}:
-        raise invalid
-    pk, sk = data[PK], data[SK]
-    if pk != user_pk(user_id) or not isinstance(sk, str) or not _SK.match(sk):
-        raise invalid
-    return {PK: pk, SK: sk}
+    return decode_cursor(cursor, (PK, SK), lambda key: key[PK] == user_pk(user_id) and bool(_SK.match(key[SK])))
 
 
 class ItemAuditLog:
@@ -219,7 +203,7 @@ class ItemAuditLog:
         or the partition ends, so a page is only short when nothing more matches."""
         if not 1 <= limit <= MAX_LIMIT:
             raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}", field="limit")
-        start = decode_cursor(cursor, user_id) if cursor else None
+        start = _cursor_start(cursor, user_id) if cursor else None
         wanted = {"run_id": run_id, "namespace": namespace, "action": action}
         filters = {name: value for name, value in wanted.items() if value is not None}
         found: list[Item] = []

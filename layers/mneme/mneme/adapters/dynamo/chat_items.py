@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from mneme.adapters.dynamo.items import SK, Item
+from mneme.adapters.dynamo.items import PK, SK, Item
 from mneme.models import Chat, ChatMessage
 from mneme.spec_limits import SUMMARY_TRIGGER_MESSAGES
 
@@ -29,6 +29,16 @@ def chat_pk(user_id: str, chat_id: str) -> str:
 
 def chats_gsi_pk(user_id: str) -> str:
     return f"CHATS#{user_id}"
+
+
+#: the attributes of a chat list's cursor (GSI1's start key: the header's keys and its listing keys)
+LISTING_KEY = (PK, SK, "GSI1PK", "GSI1SK")
+
+
+def listed_key(key: dict[str, str], user_id: str) -> bool:
+    """Whether a cursor's key is a header on ``user_id``'s chat list (any other is refused, never read)."""
+    own_header = key[PK].startswith(chat_pk(user_id, "")) and key[SK] == HEADER_SK
+    return own_header and key["GSI1PK"] == chats_gsi_pk(user_id)
 
 
 def message_sk(seq: int) -> str:

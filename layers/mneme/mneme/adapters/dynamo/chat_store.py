@@ -32,6 +32,7 @@ from collections.abc import Iterator, Sequence
 from mneme.adapters.dynamo.chat_items import (
     HEADER_FIELDS,
     HEADER_SK,
+    LISTING_KEY,
     MAX_MESSAGES_PER_TRANSACTION,
     MESSAGE_JSON,
     MSG_PREFIX,
@@ -40,11 +41,25 @@ from mneme.adapters.dynamo.chat_items import (
     chat_of,
     chat_pk,
     chats_gsi_pk,
+    listed_key,
     listing_item,
     message_sk,
     seq_of,
 )
-from mneme.adapters.dynamo.items import PK, SK, AttrEquals, Delete, Item, ItemTable, Put, Update, WriteOp, query_all
+from mneme.adapters.dynamo.cursors import decode_cursor, encode_cursor
+from mneme.adapters.dynamo.items import (
+    PK,
+    SK,
+    AttrEquals,
+    Delete,
+    Item,
+    ItemTable,
+    Put,
+    Update,
+    WriteOp,
+    key_of,
+    query_all,
+)
 from mneme.adapters.dynamo.ttl import Retention, expired, expiry, stamp
 from mneme.clock import SystemClock
 from mneme.errors import Conflict, NotFound
@@ -122,8 +137,20 @@ class ItemChatStore:
 
     def list_chats(self, user_id: str) -> list[Chat]:
         """The user's chats without messages, most recently updated first (GSI1)."""
-        items = query_all(self._table, chats_gsi_pk(user_id), index="GSI1", forward=False)
-        return [chat_of(item, []) for item in items if not self._expired(item)]
+        return [chat for _, chat in self.iter_chats(user_id)]
+
+    def iter_chats(self, user_id: str, *, after: str | None = None) -> Iterator[tuple[str, Chat]]:
+        """``(cursor, chat)`` of the user's chats after ``after`` (a cursor), newest first, read lazily."""
+        pk = chats_gsi_pk(user_id)
+        start = decode_cursor(after, LISTING_KEY, lambda key: listed_key(key, user_id)) if after else None
+        while True:
+            page = self._table.query(pk, index="GSI1", forward=False, limit=READ_PAGE, start_key=start)
+            for item in page.items:
+                if not self._expired(item):
+                    yield encode_cursor(key_of(item, self._table.schema, "GSI1")), chat_of(item, [])
+            if page.last_key is None:
+                return
+            start = page.last_key
 
     def _expired(self, item: Item) -> bool:
         return expired(item, self._clock.now())

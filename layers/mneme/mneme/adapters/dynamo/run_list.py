@@ -18,14 +18,11 @@ most :data:`MAX_ROUNDS` queries per request; a page cut short there still carrie
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 from datetime import UTC, datetime
 
+from mneme.adapters.dynamo.cursors import decode_cursor, encode_cursor
 from mneme.adapters.dynamo.items import PK, SK, Item, ItemTable, key_of
 from mneme.adapters.dynamo.ttl import expired
-from mneme.errors import InvalidInput
 from mneme.models import Run
 from mneme.ports.runs import RunFilter, RunPage
 
@@ -67,25 +64,13 @@ def stored_listing(item: Item) -> Item:
     return root_listing(Run.model_validate_json(item["data"]))
 
 
-def encode_cursor(key: dict[str, str]) -> str:
-    raw = json.dumps(key, separators=(",", ":"), sort_keys=True).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def decode_cursor(cursor: str, user_id: str) -> dict[str, str]:
+def _cursor_start(cursor: str, user_id: str) -> dict[str, str]:
     """The start key of a cursor; InvalidInput when it is malformed, tampered or another user's."""
-    invalid = InvalidInput("cursor is not valid for this query", field="cursor")
-    try:
-        data = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
-    except (binascii.Error, ValueError, UnicodeDecodeError):
-        raise invalid from None
-    if not isinstance(data, dict) or set(data) != {PK, SK, RUNS_INDEX_PK, RUNS_INDEX_SK}:
-        raise invalid
-    if not all(isinstance(value, str) for value in data.values()):
-        raise invalid
-    if data[RUNS_INDEX_PK] != runs_pk(user_id) or not data[PK].startswith("RUN#") or data[SK] != "RUN":
-        raise invalid
-    return {str(name): str(value) for name, value in data.items()}
+    return decode_cursor(
+        cursor,
+        (PK, SK, RUNS_INDEX_PK, RUNS_INDEX_SK),
+        lambda key: key[RUNS_INDEX_PK] == runs_pk(user_id) and key[PK].startswith("RUN#") and key[SK] == "RUN",
+    )
 
 
 def _window(wanted: RunFilter) -> tuple[str, str] | None:
@@ -98,7 +83,7 @@ def _window(wanted: RunFilter) -> tuple[str, str] | None:
 
 def list_roots(table: ItemTable, user_id: str, wanted: RunFilter, *, now: datetime) -> RunPage:
     """One page of the user's root runs matching ``wanted``, newest first."""
-    start = decode_cursor(wanted.cursor, user_id) if wanted.cursor else None
+    start = _cursor_start(wanted.cursor, user_id) if wanted.cursor else None
     equal = {"status": wanted.status, "agent_id": wanted.agent_id, "chat_id": wanted.chat_id}
     filters: dict[str, str | int] = {name: value for name, value in equal.items() if value is not None}
     window = _window(wanted)

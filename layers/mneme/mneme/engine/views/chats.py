@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from mneme.engine.deps import Deps
@@ -11,8 +12,13 @@ from mneme.models.chat import Chat
 from mneme.models.user import Caller
 
 
-def list_chats(deps: Deps, caller: Caller) -> list[Chat]:
-    return deps.chats.list_chats(caller.user_id)
+def list_chats(
+    deps: Deps, caller: Caller, view: Callable[[Chat], dict[str, Any]], *, limit: int | None, cursor: str | None
+) -> tuple[list[Any], str | None]:
+    """A page of the caller's chats, newest first (as many as a response holds without ``limit``: only what
+    the page shows is read), and the cursor of the next page."""
+    stored = deps.chats.iter_chats(caller.user_id, after=cursor)
+    return take_page(((at, view(chat)) for at, chat in stored), limit=limit, reserve=ENVELOPE_BYTES, what="chat")
 
 
 def chat_messages(deps: Deps, caller: Caller, chat_id: str, *, limit: int, cursor: str | None = None) -> dict[str, Any]:
