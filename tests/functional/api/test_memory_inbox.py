@@ -128,6 +128,19 @@ def test_a_correction_over_the_models_input_limit_is_a_413_and_changes_nothing(a
     assert world.memory.documents[doc_id].content == "short note"
 
 
+def test_a_too_long_correction_says_how_to_store_the_longer_text(api: Api, world: World) -> None:
+    # A POST stores the same text in chunks; a PATCH changes one stored text and says so
+    from mneme.memory.embedding_limits import LOCAL_MINILM
+    from tests.fakes.embedder import HashingEmbedder
+
+    doc_id = remember(world, ALICE, "short note")
+    world.deps.embedder = world.embedder = HashingEmbedder(model_id=LOCAL_MINILM.model_id)  # 2,000 characters
+    reply = api.call("PATCH", f"/v1/memory/documents/{doc_id}", {"content": "word " * 900})
+    assert (reply.status, reply.body["error"], reply.body["field"]) == (413, "embedding_input_too_long", "content")
+    assert "POST /v1/memory/documents" in reply.body["message"] and "chunks" in reply.body["message"]
+    assert api.post("/v1/memory/documents", {"namespace": ALICE, "content": "word " * 900}).status == 201
+
+
 def test_a_global_entry_is_readable_but_only_an_admin_corrects_it(api: Api, world: World) -> None:
     doc_id = remember(world, "vector.global.howto", "Restart the router first", owner="")
     assert api.get(f"/v1/memory/documents/{doc_id}").status == 200

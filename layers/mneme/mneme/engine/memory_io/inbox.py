@@ -15,7 +15,7 @@ from mneme.engine.audit import request_trail
 from mneme.engine.deps import Deps
 from mneme.engine.memory_io import ops as memory_ops
 from mneme.engine.memory_io.revisions import acting
-from mneme.errors import InvalidInput, MemoryUnavailable, NotFound
+from mneme.errors import EmbeddingInputTooLong, InvalidInput, MemoryUnavailable, NotFound
 from mneme.memory.access import MemoryWriteForbidden, http_write_access
 from mneme.memory.namespaces import can_write, is_readable, own_namespaces
 from mneme.models.audit import AuditAction
@@ -113,7 +113,14 @@ def patch_document(
             raise
     store, now = _store(deps), deps.clock.now()
     ports = memory_ops.MemoryPorts(deps.memory, deps.embedder, deps.audit, deps.clock)
-    vector = ports.embed_content(content) if content is not None else None
+    try:
+        vector = ports.embed_content(content) if content is not None else None
+    except EmbeddingInputTooLong as exc:  # a PATCH changes one stored text: it is never cut into chunks
+        raise EmbeddingInputTooLong(
+            f"{exc.message}: an entry's content is changed in place, as one text; store a longer text with "
+            "POST /v1/memory/documents, which stores it in chunks, and delete this entry",
+            field="content",
+        ) from None
     with acting("user", caller.user_id):
         if content is not None or tags is not None:
             store.update(doc_id, document.namespace, content=content, tags=tags, vector=vector, now=now)
