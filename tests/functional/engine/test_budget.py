@@ -221,3 +221,36 @@ def test_a_run_within_its_budget_runs_to_its_answer() -> None:
     world = make_world(model)
     add_agent(world, "master")
     assert run(world, "hi", budget=Budget(max_tokens=11, max_model_calls=1)).run.status is RunStatus.SUCCEEDED
+
+
+def test_a_finished_trees_seconds_stay_what_it_took(world) -> None:
+    from tests.functional.api.conftest import Api
+
+    # Given a tree that ran to its end in 7 seconds
+    text = _fan_out(world, 1)
+    result = run(world, text, budget=Budget(max_runs=5))
+    child_id = result.run.children[0]
+    world.clock.advance(seconds=7)
+    service.step(world.deps, child_id)
+    root_id = result.run.run_id
+    service.step(world.deps, root_id)
+    api = Api(world)
+    assert api.get(f"/v1/runs/{root_id}").body["status"] == "succeeded"
+    took = api.get(f"/v1/runs/{root_id}").body["budget"]["used"]["seconds"]
+    # When its runs are read again a minute later
+    world.clock.advance(seconds=60)
+    # Then root and child show the same seconds as before, not the time since the start
+    assert took == 7
+    assert api.get(f"/v1/runs/{root_id}").body["budget"]["used"]["seconds"] == took
+    assert api.get(f"/v1/runs/{child_id}").body["budget"]["used"]["seconds"] == took
+
+
+def test_a_running_trees_seconds_count_on(world) -> None:
+    from tests.functional.api.conftest import Api
+
+    text = _fan_out(world, 1)
+    result = run(world, text, budget=Budget(max_runs=5))  # waiting for its child
+    world.clock.advance(seconds=9)
+    api = Api(world)
+    view = api.get(f"/v1/runs/{result.run.run_id}").body
+    assert view["status"] != "succeeded" and view["budget"]["used"]["seconds"] == 9

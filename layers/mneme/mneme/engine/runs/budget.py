@@ -17,6 +17,8 @@ tool error the model sees.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from mneme.engine.deps import Deps
 from mneme.engine.runs.session import RunSession
 from mneme.errors import BudgetExceeded
@@ -115,4 +117,11 @@ def budget_view(deps: Deps, run: Run) -> dict[str, object] | None:
     if run.budget is None:
         return None
     usage = tree_usage(deps, run)
-    return {**run.budget.model_dump(), "used": usage.to_api(deps.clock.now()) if usage else None}
+    return {**run.budget.model_dump(), "used": usage.to_api(_tree_clock(deps, run)) if usage else None}
+
+
+def _tree_clock(deps: Deps, run: Run) -> datetime:
+    """The moment the tree's seconds are counted to: now while it runs, its root's end once that ended (the root
+    ends after every run below it), so a finished tree's ``seconds`` stay what it took."""
+    root = run if run.run_id == run.root_run_id else deps.runs.get_run(run.root_run_id)
+    return root.updated_at if root is not None and root.status.finished else deps.clock.now()
