@@ -8,12 +8,13 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 import uuid
 from pathlib import Path
 
 import pytest
 
-from mneme_client import Client, cli, local_token
+from mneme_client import Client, cli, local_token, render
 from mneme_local.aws_stand_ins import free_port
 from tests.functional.local.support import REPO, LocalServer
 
@@ -267,3 +268,43 @@ def test_memory_import_of_an_export_with_a_missing_chunk_names_each_of_its_lines
     ]
     entry = next(line["id"] for line in map(json.loads, kept) if line["chunk_index"] == 0)  # listed in any order
     assert f"line 1 refused (400 incomplete_entry: entry {entry} is exported in" in capsys.readouterr().err
+
+
+def _waiting_run(tmp_path: Path) -> tuple[Client, str, str]:
+    """A run of an agent that asks before each tool call, waiting for the approval of its memory search."""
+    body = tmp_path / "careful.json"
+    body.write_text(json.dumps({"label": "Careful", "tools": ["memory-search"], "tool_approval_default": "prompt"}))
+    assert _mneme("agents", "put", "careful", str(body))[0] == 0
+    client = Client()
+    run_id = client.start_run("careful", "/search apollo").run_id
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        asked = [e for e in client.run_events(run_id).events if e.type == "approval_requested"]
+        if asked:
+            return client, run_id, str((asked[0].model_extra or {})["calls"][0]["call_id"])
+        time.sleep(0.1)
+    raise AssertionError("no approval_requested")
+
+
+def test_events_show_the_call_an_approval_waits_for_and_approve_answers_it(env: str, tmp_path: Path) -> None:
+    client, run_id, call_id = _waiting_run(tmp_path)
+    # The pending call is named with its id and how to answer it (before: "[n] approval_requested" alone)
+    asked = next(render.event_line(e) for e in client.run_events(run_id).events if e.type == "approval_requested")
+    assert "memory-search" in asked and call_id in asked and "mneme approve" in asked
+    # When it is approved from the command line
+    assert _mneme("approve", run_id, call_id)[0] == 0
+    # Then the run goes on and succeeds
+    deadline = time.monotonic() + 30
+    while client.get_run(run_id).status != "succeeded" and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert client.get_run(run_id).status == "succeeded"
+
+
+def test_approve_deny_refuses_the_call(env: str, tmp_path: Path) -> None:
+    client, run_id, call_id = _waiting_run(tmp_path)
+    assert _mneme("approve", run_id, call_id, "--deny")[0] == 0
+    deadline = time.monotonic() + 30
+    while client.get_run(run_id).status not in ("succeeded", "failed") and time.monotonic() < deadline:
+        time.sleep(0.1)
+    denied = [e for e in client.run_events(run_id).events if e.type == "tool_call"]
+    assert any((e.model_extra or {}).get("status") == "error" for e in denied)

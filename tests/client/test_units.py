@@ -11,7 +11,7 @@ import httpx
 import jwt
 import pytest
 
-from mneme_client import ApiError, AsyncClient, Client, ClientError, TextDelta, imports, local_token
+from mneme_client import ApiError, AsyncClient, Client, ClientError, TextDelta, imports, local_token, render
 from mneme_client.models import EventView
 from mneme_client.sse import SSEDecoder
 from mneme_local import token as server_token
@@ -191,3 +191,13 @@ def test_an_imported_item_keeps_its_namespace_and_drops_what_the_route_does_not_
     with_own, without = imports.sent(batch)
     assert set(with_own) == {"content", "namespace", "tags", "client_token"}
     assert (with_own["namespace"], without["namespace"]) == ("vector.user.a.own", "vector.user.a.m")
+
+
+def test_a_tree_events_delegation_shows_its_childs_depth_indented_by_its_runs() -> None:
+    started = EventView.model_validate(
+        {"seq": 4, "type": "delegation_started", "at": "now", "agent_id": "researcher", "child_run_id": "c1",
+         "depth": 1, "run_id": "r1", "run_depth": 0}
+    )  # fmt: skip
+    inner = EventView.model_validate({"seq": 1, "type": "run_started", "at": "now", "depth": 1, "run_depth": 1})
+    assert render.event_line(started) == "[4] delegation_started researcher → c1 (depth 1)"
+    assert render.event_line(inner) == "  [1] run_started"

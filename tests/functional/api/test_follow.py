@@ -145,7 +145,13 @@ def test_tree_events_are_tagged_with_their_run_and_depth(api: Api, world: World)
     world.clock.advance(seconds=1)
     step_event(api, child, depth=1)
     events = api.get(f"/v1/runs/{root}/events", query={"tree": "true"}).body["events"]
-    assert {(e["run_id"], e["depth"]) for e in events} == {(root, 0), (child, 1)}
+    assert {(e["run_id"], e["run_depth"]) for e in events} == {(root, 0), (child, 1)}
+    # a delegation event keeps its own depth, its child's (SPEC §10), as without tree=true
+    started = next(e for e in events if e["type"] == "delegation_started")
+    alone = api.get(f"/v1/runs/{root}/events").body["events"]
+    assert (started["run_id"], started["run_depth"], started["depth"]) == (root, 0, 1)
+    assert started["depth"] == next(e for e in alone if e["type"] == "delegation_started")["depth"]
+    assert all(e["depth"] == e["run_depth"] for e in events if not e["type"].startswith("delegation_"))
     # ordered by time: the root's events of the first step come before the child's, each run in seq order
     assert [e["run_id"] for e in events].index(child) > max(i for i, e in enumerate(events) if e["run_id"] == root)
     for run_id in (root, child):

@@ -84,6 +84,10 @@ class AsyncClient:
     async def cancel_run(self, run_id: str) -> models.CancelView:
         return await self.call(calls.cancel_run(run_id))
 
+    async def answer_approval(self, run_id: str, call_id: str, decision: str = "once") -> dict[str, Any]:
+        """``decision``: ``once``, ``always`` (remembered for the agent and tool) or ``deny``."""
+        return await self.call(calls.answer_approval(run_id, call_id, decision))
+
     async def list_runs(
         self,
         *,

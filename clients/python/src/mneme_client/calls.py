@@ -163,6 +163,12 @@ def cancel_run(run_id: str) -> Call[models.CancelView]:
     return Call("POST", f"/v1/runs/{seg(run_id)}/cancel", as_model(models.CancelView))
 
 
+def answer_approval(run_id: str, call_id: str, decision: str) -> Call[dict[str, Any]]:
+    """Answer a pending tool approval: ``decision`` ``once``, ``always`` (remembered) or ``deny``."""
+    body = {"call_id": call_id, "decision": decision}
+    return Call("POST", f"/v1/runs/{seg(run_id)}/approvals", as_dict, body=body)
+
+
 def search_memory(
     query: str,
     *,

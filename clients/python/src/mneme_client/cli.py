@@ -66,6 +66,12 @@ def _parser() -> argparse.ArgumentParser:
     status.add_argument("run_id")
     cancel = commands.add_parser("cancel", help="cancel a run and its unfinished sub-agents")
     cancel.add_argument("run_id")
+    approve = commands.add_parser("approve", help="answer a run's pending tool approval (its approval_requested)")
+    approve.add_argument("run_id")
+    approve.add_argument("call_id", help="the call's id, as approval_requested lists it")
+    answer = approve.add_mutually_exclusive_group()
+    answer.add_argument("--always", action="store_true", help="and remember it for this agent and tool")
+    answer.add_argument("--deny", action="store_true", help="refuse the call")
 
     _runs_parser(commands.add_parser("runs", help="the caller's runs, newest first: id, status, agent, created, cost"))
     _memory_parser(commands.add_parser("memory", help="search, write, import or export long-term memory"))
@@ -259,11 +265,20 @@ def _dispatch(client: Client, args: argparse.Namespace, out: TextIO) -> int:
         out.write((run.model_dump_json(indent=2) if args.json else run_summary(run)) + "\n")
     elif args.command == "cancel":
         _print(out, client.cancel_run(args.run_id))
+    elif args.command == "approve":
+        decision = "always" if args.always else "deny" if args.deny else "once"
+        _print(out, client.answer_approval(args.run_id, args.call_id, decision))
     elif args.command == "memory":
         return _memory(client, args, out)
     elif args.command == "runs":
         return _runs(client, args, out)
-    elif args.action == "list":
+    else:
+        _chats(client, args, out)
+    return 0
+
+
+def _chats(client: Client, args: argparse.Namespace, out: TextIO) -> None:
+    if args.action == "list":
         chats = client.list_chats()
         _print(out, chats) if args.json else out.writelines(
             f"{c.get('chat_id')}\t{c.get('title', '')}\n" for c in chats
@@ -272,7 +287,6 @@ def _dispatch(client: Client, args: argparse.Namespace, out: TextIO) -> int:
         _print(out, client.get_chat(_need(args, "chat_id")))
     else:
         client.delete_chat(_need(args, "chat_id"))
-    return 0
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:

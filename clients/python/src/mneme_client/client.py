@@ -99,6 +99,10 @@ class Client:
     def cancel_run(self, run_id: str) -> models.CancelView:
         return self.call(calls.cancel_run(run_id))
 
+    def answer_approval(self, run_id: str, call_id: str, decision: str = "once") -> dict[str, Any]:
+        """``decision``: ``once``, ``always`` (remembered for the agent and tool) or ``deny``."""
+        return self.call(calls.answer_approval(run_id, call_id, decision))
+
     def list_runs(
         self,
         *,

@@ -33,13 +33,17 @@ def event_line(event: models.EventView) -> str:
         detail = f"{fields.get('model_id') or ''} in={usage.get('input_tokens')} out={usage.get('output_tokens')}"
     elif kind in ("delegation_started", "delegation_finished"):
         detail = f"{fields.get('agent_id')} → {fields.get('child_run_id')} (depth {fields.get('depth')})"
+    elif kind == "approval_requested":
+        calls = [f"{c.get('tool')} {json.dumps(c.get('arguments') or {}, ensure_ascii=False)} ({c.get('call_id')})"
+                 for c in fields.get("calls") or [] if isinstance(c, dict)]  # fmt: skip
+        detail = _short("; ".join(calls)) + " — answer with: mneme approve RUN CALL_ID [--deny] [--always]"
     elif kind == "completed":
         detail = f"{fields.get('status', '')} {_short(fields.get('output') or '')}".strip()
     elif kind in ("error", "warning"):
         detail = _short(fields.get("message") or fields.get("error") or fields)
     else:
         detail = ""
-    indent = "  " * int(fields.get("depth") or 0)
+    indent = "  " * int(fields.get("run_depth") or 0)  # a tree's events: their run's depth
     return f"{indent}[{event.seq}] {kind}" + (f" {detail.strip()}" if detail.strip() else "")
 
 

@@ -5,8 +5,9 @@ seconds (at most 20, well inside API Gateway's 29 s). While it waits it sleeps b
 with a growing pause (0.2 s, 0.3, 0.5, 0.75, then 1 s: 24 reads in a 20 s wait that finds nothing), never
 spinning; a run already final answers at once.
 
-With ``tree=true`` it follows the run and every run below it. Each event is tagged with its ``run_id`` and
-``depth``; events are ordered by time, then run and ``seq`` (each run's own events stay in ``seq`` order).
+With ``tree=true`` it follows the run and every run below it. Each event is tagged with its ``run_id`` and its
+run's depth, ``run_depth`` (and ``depth``, but for the delegation events, whose ``depth`` is their child's);
+events are ordered by time, then run and ``seq`` (each run's own events stay in ``seq`` order).
 The **tree cursor** is opaque (base64url of ``{run_id: last seq}``); the answer always carries the one to
 continue from. The subtree is read from the runs' ``children`` once per request (a new child is announced
 by its parent's ``delegation_started`` event, which ends the wait); while waiting, each unfinished run is
@@ -163,4 +164,6 @@ def _order(event: RunEvent, member: _Member) -> tuple[datetime, str, int]:
 
 
 def _tagged(event: RunEvent, member: _Member) -> dict[str, Any]:
-    return {**event.to_api(), "run_id": member.run_id, "depth": member.depth}
+    """The event with its run's id and depth (``run_depth``; ``depth`` too, unless the event has its own:
+    a delegation's is its child's, SPEC §10)."""
+    return {"depth": member.depth, **event.to_api(), "run_id": member.run_id, "run_depth": member.depth}

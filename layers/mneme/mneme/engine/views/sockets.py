@@ -79,7 +79,7 @@ def received(deps: Deps, connection_id: str, message: SocketMessage) -> None:
         hub.send(connection_id, {"type": "error", "run_id": run_id, **exc.to_body()})
         return
     for event in page["events"]:
-        frame = {"type": "event", "run_id": event.pop("run_id", run_id), "depth": event.pop("depth", run.depth)}
+        frame = {"type": "event", "run_id": event.pop("run_id", run_id), "depth": event.pop("run_depth", run.depth)}
         if not hub.send(connection_id, {**frame, "event": event}):
             return
     answer: dict[str, Any] = {"type": "subscribed", "run_id": run_id, "tree": message.tree}
