@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.functional.api.conftest import Api, add_agent, stored_runs
 from tests.support.shapes import ERROR_KEYS
 
@@ -47,6 +49,14 @@ def test_an_out_of_range_field_is_400_naming_it(api: Api) -> None:
 def test_a_nested_field_is_named_with_its_path(api: Api) -> None:
     reply = api.post("/v1/runs", {"agent_id": "master", "input": "hi", "memory": {"top_k": 0}})
     assert (reply.status, reply.body["field"]) == (400, "memory.top_k")
+
+
+@pytest.mark.parametrize("body", [{"query": ""}, {}, {"query": 5}])
+def test_a_body_field_named_like_a_location_is_named(api: Api, body: dict[str, object]) -> None:
+    # a search's "query" is a body field, not the query string: the 400 names it (before: "body")
+    reply = api.post("/v1/memory/search", body)
+    assert (reply.status, reply.body["field"]) == (400, "query")
+    assert reply.body["message"].startswith("query: ")
 
 
 def test_a_missing_required_field_is_400(api: Api) -> None:

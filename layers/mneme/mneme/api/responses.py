@@ -28,7 +28,13 @@ def from_error(error: MnemeError) -> Response[str]:
 
 
 def _field(loc: Any) -> str:
-    parts = [str(part) for part in loc if part not in ("body", "query", "path", "header")]
+    """The failing field of a validation error's location: without where it was (``body``, ``query``, …) — only
+    the location's head, so a body field named like a location (``query`` of a search) is still named."""
+    parts = [str(part) for part in loc]
+    if parts and parts[0] in ("body", "query", "path", "header"):
+        parts = parts[1:]
+    if len(parts) > 1 and parts[0] == "body":  # the route's body parameter
+        parts = parts[1:]
     return ".".join(parts) or "body"
 
 
