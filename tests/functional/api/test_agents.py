@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from mneme.adapters.models.offline import OfflineModel
+from mneme.models.common import GLOBAL_OWNER
 from tests.functional.api.conftest import Api, add_agent
 from tests.support.deps import make_world
 
@@ -228,6 +229,22 @@ def test_an_agent_naming_a_missing_skill_is_saved_with_a_warning(api: Api) -> No
     reply = api.put("/v1/agents/researcher", {**AGENT, "skills": ["ghost"]})
     assert reply.status == 200
     assert reply.body["warnings"] == ["skill 'ghost' does not exist yet"]
+
+
+def test_an_agent_naming_a_missing_delegate_or_itself_is_saved_with_a_warning(api: Api) -> None:
+    reply = api.put("/v1/agents/researcher", {**AGENT, "delegates": ["ghost", "Researcher"]})
+    assert reply.status == 200
+    assert reply.body["warnings"] == [
+        "delegate 'Researcher' is this agent itself: a run refuses to delegate to it",
+        "delegate 'ghost' does not exist yet",
+    ]
+
+
+def test_delegates_that_exist_own_or_global_by_id_or_label_warn_nothing(api: Api, world) -> None:
+    add_agent(world, "writer", label="Writer")
+    add_agent(world, "shared", owner=GLOBAL_OWNER, label="Shared helper")
+    reply = api.put("/v1/agents/researcher", {**AGENT, "delegates": ["writer", "shared helper"]})
+    assert (reply.status, reply.body["warnings"]) == (200, [])
 
 
 def test_seeded_agents_are_listed(api: Api, world) -> None:

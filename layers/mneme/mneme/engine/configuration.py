@@ -9,6 +9,7 @@ from typing import Any, Generic, TypeVar
 
 from mneme.context.caching import supports_reasoning
 from mneme.context.variables import task_context_warnings
+from mneme.delegation_rules import is_self, refers_to
 from mneme.egress import public_https_problem
 from mneme.engine.deps import Deps
 from mneme.engine.runs.time_budget import step_model_window
@@ -125,8 +126,24 @@ def put_agent(deps: Deps, caller: Caller, agent_id: str, body: AgentBody) -> Sav
     if agent.owner != GLOBAL_OWNER:
         missing -= {s.name for s in config.get_skills(GLOBAL_OWNER, sorted(missing))}
     warnings += [f"skill {name!r} does not exist yet" for name in sorted(missing)]
+    warnings += _delegate_warnings(deps, agent)
     config.put_agent(agent)
     return Saved(agent, warnings)
+
+
+def _delegate_warnings(deps: Deps, agent: Agent) -> list[str]:
+    """What a run would refuse of the agent's delegates: itself, and (for a user's agent) an agent that does not
+    exist yet — the agent is saved either way, as with a missing skill. A global agent's delegates are the
+    running user's agents: none is missing at its save."""
+    names = agent.delegate_names
+    warnings = [
+        f"delegate {n!r} is this agent itself: a run refuses to delegate to it" for n in names if is_self(n, agent)
+    ]
+    others = [name for name in names if not is_self(name, agent)]
+    if others and agent.owner != GLOBAL_OWNER:
+        known = deps.config.visible_agents(agent.owner)
+        warnings += [f"delegate {n!r} does not exist yet" for n in others if not any(refers_to(n, a) for a in known)]
+    return warnings
 
 
 def _check_model_destination(deps: Deps, *, agent_model: ModelSpec) -> None:
