@@ -58,6 +58,10 @@ PUBLIC_PATHS = frozenset({"/v1/health", "/v1/openapi.json"})
 SWEEP_SECONDS = 60.0  # how often the local sweeper looks for runs nothing runs any more
 
 
+#: what writing to a client that closed its connection raises
+GONE = (BrokenPipeError, ConnectionResetError)
+
+
 class LocalHandler(HandlerIO, BaseHTTPRequestHandler):
     server: LocalHTTPServer
     protocol_version = "HTTP/1.1"
@@ -68,6 +72,14 @@ class LocalHandler(HandlerIO, BaseHTTPRequestHandler):
     # by BaseHTTPRequestHandler.handle_one_request), and TCP_NODELAY sends them at once.
     disable_nagle_algorithm = True
     wbufsize = 64 * 1024
+
+    def handle(self) -> None:
+        with contextlib.suppress(*GONE):  # a client that left (a stream read with `| head`) is no server error
+            super().handle()
+
+    def finish(self) -> None:
+        with contextlib.suppress(*GONE):  # the buffered rest cannot reach a client that left
+            super().finish()
 
     def handle_expect_100(self) -> bool:
         answered = super().handle_expect_100()
@@ -170,7 +182,7 @@ class LocalHandler(HandlerIO, BaseHTTPRequestHandler):
         self.end_headers()
         assert self.server.feed is not None
         stream = EventStream(run_id, self.path, self.headers.get("Last-Event-ID"), call, write, self.server.feed)
-        with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # gone: it resumes with Last-Event-ID
+        with contextlib.suppress(*GONE):  # gone: it resumes with Last-Event-ID
             stream.run()
         if not self.server.quiet:
             sys.stderr.write(f"GET {self.path} (event stream) {(time.monotonic() - started) * 1000:.0f}ms\n")
@@ -237,6 +249,7 @@ class LocalHTTPServer(ThreadingHTTPServer):
 
 def main() -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    logging.getLogger("faiss").setLevel(logging.WARNING)  # which CPU build it tried: six lines, one a ModuleNotFound
     from mneme_local.compose import build_local
     from mneme_local.recovery import recover, report_recovery
     from mneme_local.stack import LocalSetupError

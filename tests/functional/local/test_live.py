@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import http.client
 import json
+import socket
+import struct
 import threading
 import time
 from typing import Any
@@ -176,3 +178,24 @@ def test_an_event_stream_resumes_after_the_last_event_id(server: LocalServer, al
 def test_an_event_stream_needs_a_token(server: LocalServer) -> None:
     reply = server.request("GET", "/v1/runs/anything/events", headers={"Accept": "text/event-stream"})
     assert reply.status == 401
+
+
+def test_a_client_that_leaves_an_event_stream_leaves_no_traceback_in_the_log(server: LocalServer, alice: str) -> None:
+    # Given a stream of a waiting run, whose client reads the first event and goes away (reset, like `| head`)
+    run_id, call_id, _ = _waiting(server, alice)
+    logged = len(server.output())
+    client = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+    request = f"GET /v1/runs/{run_id}/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {alice}\r\n"
+    client.sendall((request + "Accept: text/event-stream\r\n\r\n").encode())
+    assert b"event: run_event" in client.recv(65536)
+    client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    client.close()
+    # When the run goes on, so the stream has more to write to nobody
+    server.request("POST", f"/v1/runs/{run_id}/approvals", {"call_id": call_id, "decision": "once"}, token=alice)
+    deadline = time.monotonic() + 20
+    while server.request("GET", f"/v1/runs/{run_id}", token=alice).json()["status"] != "succeeded":
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+    time.sleep(2.0)  # the stream's next read finds the end and writes it to nobody
+    # Then the server logged no traceback of it
+    assert "Traceback" not in server.output()[logged:] and "BrokenPipeError" not in server.output()[logged:]

@@ -18,3 +18,5 @@ def test_the_server_prints_its_providers_embedder_and_data_folder(tmp_path: Path
     assert "    openai-compatible agents: http://127.0.0.1:9/v1" in lines
     assert any(line.startswith("    bedrock agents: the offline model") for line in lines)
     assert any(line.startswith("  embedder: local (") for line in lines)
+    # and nothing else first: no library's log of which CPU build it loaded (faiss printed six lines)
+    assert lines[0].startswith("mneme local server listening on"), lines[:8]
