@@ -215,6 +215,18 @@ def test_memory_import_stores_a_file_and_a_second_import_stores_nothing_twice(en
     )
 
 
+def test_memory_import_of_an_export_into_the_same_memory_says_already_stored(env: str, tmp_path: Path) -> None:
+    # Given two entries written one by one, exported (before: each import said "2 stored" and refreshed them)
+    namespace = f"vector.user.{env}.memory"
+    for text in ("The Apollo review is due on March 15.", "Kate: the kickoff moved to Monday."):
+        assert _mneme("memory", "write", namespace, text)[0] == 0
+    exported = tmp_path / "export.ndjson"
+    assert _mneme("memory", "export", "-o", str(exported))[0] == 0
+    # When the export is imported back, twice
+    for _ in range(2):
+        assert _mneme("memory", "import", str(exported)) == (0, "2 line(s): 0 stored, 2 already stored, 0 refused\n")
+
+
 def _fine_then(user: str, folder: Path, after: str) -> Path:
     """An NDJSON file: a line the import stores, then ``after``."""
     source = folder / "turns.ndjson"

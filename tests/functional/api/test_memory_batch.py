@@ -38,6 +38,19 @@ def test_a_retried_batch_with_client_tokens_stores_nothing_twice(api: Api, world
     assert len(world.deps.audit.query("alice", action="write").records) == 3  # the retry wrote nothing
 
 
+def test_an_item_whose_content_is_already_stored_says_it_was_refreshed(api: Api, world: World) -> None:
+    # Given an entry stored on its own (an export of it carries other ids than an import's tokens make)
+    kept = api.post("/v1/memory/documents", {"namespace": ALICE, "content": "Kate: turn number 0 of our chat."})
+    # When a batch holds the same content, with a token, and a new one
+    items = [dict(item, client_token=f"import:{i}") for i, item in enumerate(_items(2))]
+    results = api.post(PATH, {"items": items}).body["results"]
+    # Then the first answers the entry already there as refreshed, the second as stored
+    assert (results[0]["ids"], results[0].get("refreshed")) == (kept.body["ids"], True)
+    assert "refreshed" not in results[1] and "replayed" not in results[1]
+    # and so again on a second import (its token never named the refreshed entry)
+    assert api.post(PATH, {"items": items[:1]}).body["results"][0].get("refreshed") is True
+
+
 def test_items_without_a_token_are_stored_again_on_a_retry(api: Api, world: World) -> None:
     # The other direction: no token, no idempotency (two requests, two entries each... refreshed by content)
     api.post(PATH, {"items": [{"namespace": ALICE, "content": "one"}]})

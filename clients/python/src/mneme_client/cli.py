@@ -240,7 +240,10 @@ def _import(client: Client, args: argparse.Namespace, out: TextIO) -> int:
             reason = f"{result.error.get('code')}: {result.error.get('message')}"
             sys.stderr.write(f"mneme: line {line} refused ({result.status} {reason})\n")
         results.append({"line": line} | result.model_dump(mode="json", exclude_none=True, exclude={"index"}))
-    kinds = ["refused" if r.get("error") else "already stored" if r.get("replayed") else "stored" for r in results]
+    kinds = [
+        "refused" if r.get("error") else "already stored" if r.get("replayed") or r.get("refreshed") else "stored"
+        for r in results
+    ]
     counts = {what: kinds.count(what) for what in ("stored", "already stored", "refused")}
     if args.json:
         _print(out, {"counts": counts, "results": results})

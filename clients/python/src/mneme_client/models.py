@@ -78,6 +78,13 @@ class BatchItemResult(BaseModel):
     ids: Annotated[list[str] | None, Field(title="Ids")] = None
     index: Annotated[int, Field(description="the item's position in the request", title="Index")]
     namespace: Annotated[str | None, Field(title="Namespace")] = None
+    refreshed: Annotated[
+        bool | None,
+        Field(
+            description="true: an entry of identical content was already stored; it was refreshed (its ids)",
+            title="Refreshed",
+        ),
+    ] = None
     replayed: Annotated[
         bool | None,
         Field(

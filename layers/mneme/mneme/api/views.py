@@ -125,6 +125,9 @@ class BatchItemResult(View):
     ids: list[str] | None = None
     namespace: str | None = None
     replayed: bool | None = Field(None, description="true: a retry of a client_token already stored")
+    refreshed: bool | None = Field(
+        None, description="true: an entry of identical content was already stored; it was refreshed (its ids)"
+    )
     error: dict[str, Any] | None = Field(None, description="{code, message, field?} of a refused item")
 
 

@@ -62,8 +62,8 @@ def _invalid(exc: ValidationError) -> InvalidInput:
 def write_batch(
     deps: Deps, caller: Caller, items: Sequence[dict[str, Any]], *, ports: memory_ops.MemoryPorts, trail: AuditTrail
 ) -> list[dict[str, Any]]:
-    """One result per item, in order: ``{index, status: 201, ids, namespace[, replayed]}`` or ``{index, status,
-    error}``. Raises only for what fails the whole batch (memory unavailable, the audit failing)."""
+    """One result per item, in order: ``{index, status: 201, ids, namespace[, replayed | refreshed]}`` or
+    ``{index, status, error}``. Raises only for what fails the whole batch (memory unavailable, the audit failing)."""
     results: list[dict[str, Any] | None] = [None] * len(items)
     planned: list[_Planned] = []
     tokens: dict[str, list[MemoryDocument]] = {}  # what this batch's earlier items store under a client token
@@ -147,6 +147,8 @@ def _store(
         stored = ids[at : at + len(plan.documents)]
         at += len(plan.documents)
         results[plan.index] = {"index": plan.index, "status": 201, "ids": stored, "namespace": plan.namespace}
+        if stored != [doc.id for doc in plan.documents]:  # identical content was there: it was refreshed (§5.5)
+            results[plan.index] = {**results[plan.index], "refreshed": True}
         extra = {"chunks": len(plan.documents)} if len(plan.documents) > 1 else {}
         records += trail.records("write", [plan.namespace], via="http", batch=True, **extra)
     ports.audit.append(records)
