@@ -46,6 +46,9 @@ def authenticate(key: bytes, authorization: str | None) -> dict[str, Any]:
     except jwt.ExpiredSignatureError as exc:
         raise AuthError("the token has expired") from exc
     except jwt.InvalidSignatureError as exc:
-        raise AuthError("the token's signature is not valid for this server's key") from exc
+        raise AuthError(
+            "the token's signature is not valid for this server's key (each data folder has its own key: make the "
+            "token with the server's MNEME_DATA_DIR, e.g. MNEME_DATA_DIR=<its folder> make token USER=<you>)"
+        ) from exc
     except jwt.InvalidTokenError as exc:
         raise AuthError(f"the token is not valid: {exc}") from exc

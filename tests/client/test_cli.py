@@ -320,3 +320,22 @@ def test_approve_deny_refuses_the_call(env: str, tmp_path: Path) -> None:
         time.sleep(0.1)
     denied = [e for e in client.run_events(run_id).events if e.type == "tool_call"]
     assert any((e.model_extra or {}).get("status") == "error" for e in denied)
+
+
+def test_json_is_taken_after_the_command_too(env: str) -> None:
+    assert _mneme("memory", "search", "apollo", "--json")[0] == 0
+    code, listed = _mneme("agents", "list", "--json")
+    assert (code, json.loads(listed)) == (0, [])
+
+
+def test_events_print_one_line_an_event_and_json_with_json(env: str, tmp_path: Path) -> None:
+    _agent(tmp_path)
+    run_id = Client().start_run("helper", "hello").run_id
+    code, printed = _mneme("events", run_id)
+    assert code == 0 and printed.splitlines()[0] == "[1] run_started"
+    assert json.loads(_mneme("--json", "events", run_id)[1])["events"][0]["type"] == "run_started"
+
+
+def test_runs_that_match_nothing_say_so(env: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _mneme("runs", "--status", "failed") == (0, "")
+    assert "no runs match" in capsys.readouterr().err

@@ -82,7 +82,9 @@ def test_a_token_signed_with_another_key_is_401(server: LocalServer) -> None:
         "a" * 64,
         algorithm="HS256",
     )
-    _assert_401(server.request("GET", "/v1/agents", token=forged))
+    refused = server.request("GET", "/v1/agents", token=forged)
+    _assert_401(refused)
+    assert "MNEME_DATA_DIR" in refused.json()["message"]  # the usual cause: a token of another data folder
     unsigned = jwt.encode({"sub": "alice", "exp": int(time.time()) + 60}, None, algorithm="none")  # type: ignore[arg-type]
     _assert_401(server.request("GET", "/v1/agents", token=unsigned))
     _assert_401(server.request("GET", "/v1/agents", token="not.a.jwt"))

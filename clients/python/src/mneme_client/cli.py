@@ -21,7 +21,7 @@ from pydantic import BaseModel
 from mneme_client import models
 from mneme_client.client import Client, default_url
 from mneme_client.errors import ClientError
-from mneme_client.render import FollowPrinter, document_json, hit_lines, run_line, run_summary
+from mneme_client.render import FollowPrinter, document_json, event_line, hit_lines, run_line, run_summary
 from mneme_client.token import local_token
 
 
@@ -79,7 +79,18 @@ def _parser() -> argparse.ArgumentParser:
     chats = commands.add_parser("chats", help="list chats or show one")
     chats.add_argument("action", choices=("list", "show", "delete"))
     chats.add_argument("chat_id", nargs="?")
+    _json_everywhere(parser)
     return parser
+
+
+def _json_everywhere(parser: argparse.ArgumentParser) -> None:
+    """``--json`` after a command too (``mneme memory search apollo --json``), not only before it."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for command in action.choices.values():
+                if "--json" not in command._option_string_actions:
+                    command.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")
+                _json_everywhere(command)
 
 
 def _memory_parser(memory: argparse.ArgumentParser) -> None:
@@ -185,6 +196,8 @@ def _runs(client: Client, args: argparse.Namespace, out: TextIO) -> int:
         _print(out, page)
         return 0
     out.writelines(run_line(run) + "\n" for run in page.runs)
+    if not page.runs:
+        sys.stderr.write("mneme: no runs match\n")
     if page.cursor:
         sys.stderr.write("mneme: more runs than this page: add --all\n")
     return 0
@@ -262,7 +275,8 @@ def _dispatch(client: Client, args: argparse.Namespace, out: TextIO) -> int:
     elif args.command == "events" and args.follow:
         return _follow(client, args.run_id, args, out)
     elif args.command == "events":
-        _print(out, client.run_events(args.run_id, tree=args.tree))
+        page = client.run_events(args.run_id, tree=args.tree)
+        _print(out, page) if args.json else out.writelines(event_line(event) + "\n" for event in page.events)
     elif args.command == "status":
         run = client.get_run(args.run_id)
         out.write((run.model_dump_json(indent=2) if args.json else run_summary(run)) + "\n")
