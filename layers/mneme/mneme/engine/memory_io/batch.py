@@ -146,9 +146,10 @@ def _store(
     for plan in planned:
         stored = ids[at : at + len(plan.documents)]
         at += len(plan.documents)
-        results[plan.index] = {"index": plan.index, "status": 201, "ids": stored, "namespace": plan.namespace}
+        result: dict[str, Any] = {"index": plan.index, "status": 201, "ids": stored, "namespace": plan.namespace}
         if stored != [doc.id for doc in plan.documents]:  # identical content was there: it was refreshed (§5.5)
-            results[plan.index] = {**results[plan.index], "refreshed": True}
+            result["refreshed"] = True
+        results[plan.index] = result
         extra = {"chunks": len(plan.documents)} if len(plan.documents) > 1 else {}
         records += trail.records("write", [plan.namespace], via="http", batch=True, **extra)
     ports.audit.append(records)
