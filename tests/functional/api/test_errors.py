@@ -103,6 +103,15 @@ def test_an_unknown_route_is_a_json_404(api: Api) -> None:
     assert reply.headers["content-type"] == "application/json"
 
 
+def test_a_route_with_another_method_is_a_json_405_naming_its_methods(api: Api) -> None:
+    reply = api.call("PATCH", "/v1/agents/planner", {"label": "x"})
+    assert (reply.status, reply.body["error"]) == (405, "method_not_allowed")
+    assert reply.headers["allow"] == "DELETE, GET, PUT" and "PATCH" in reply.body["message"]
+    listing = api.call("POST", "/v1/skills", {})
+    assert (listing.status, listing.headers["allow"]) == (405, "GET")
+    assert api.call("PATCH", "/v1/nothing-here", {}).status == 404  # no route: still a 404
+
+
 def test_a_body_over_the_limit_in_bytes_is_413_even_with_fewer_characters(api: Api) -> None:
     # 400,000 four-byte characters: 1.6 MB on the wire
     reply = api.post("/v1/memory/search", json.dumps({"query": "😀" * 400_000}, ensure_ascii=False))

@@ -46,6 +46,11 @@ class MnemeApp(ConcurrentHttpResolver):
                     self.include_router(importlib.import_module(f"mneme.api.{name}").router)
                     self.included.append(name)
 
+    def methods_for(self, path: str) -> list[str]:
+        """The methods the included routes answer on ``path`` (none: no route has it)."""
+        routes = self._static_routes + self._dynamic_routes
+        return sorted({route.method for route in routes if route.rule.match(self._remove_prefix(path))})
+
     def include_for(self, path: str, method: str = "") -> None:
         """Include the routers that serve ``method path`` (all of them for a path no router claims)."""
         self.include(routers_for(path, method))
@@ -72,6 +77,12 @@ def create_app(*, lazy: bool = False) -> MnemeApp:
 
     @app.not_found
     def not_found(_: Exception) -> Response[str]:
+        allowed = app.methods_for(app.current_event.path)
+        if allowed:  # the route exists, not with this method
+            method = app.current_event.http_method.upper()
+            message = f"{method} is not a method of this route: {', '.join(allowed)}"
+            body = {"error": "method_not_allowed", "message": message}
+            return json_response(405, body, {"Allow": ", ".join(allowed)})
         return json_response(404, {"error": "not_found", "message": "no such route"})
 
     return app
