@@ -339,3 +339,12 @@ def test_events_print_one_line_an_event_and_json_with_json(env: str, tmp_path: P
 def test_runs_that_match_nothing_say_so(env: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert _mneme("runs", "--status", "failed") == (0, "")
     assert "no runs match" in capsys.readouterr().err
+
+
+def test_status_prints_the_status_output_and_usage(env: str, tmp_path: Path) -> None:
+    _agent(tmp_path)
+    run_id = Client().start_run("helper", "hello").run_id
+    code, printed = _mneme("status", run_id)
+    lines = printed.splitlines()
+    assert code == 0 and lines[0] == f"run {run_id}: succeeded" and lines[1] == "offline: hello"
+    assert lines[2].startswith("usage: input ") and lines[2].endswith(" tokens")

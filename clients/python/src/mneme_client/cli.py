@@ -21,7 +21,15 @@ from pydantic import BaseModel
 from mneme_client import models
 from mneme_client.client import Client, default_url
 from mneme_client.errors import ClientError
-from mneme_client.render import FollowPrinter, document_json, event_line, hit_lines, run_line, run_summary
+from mneme_client.render import (
+    FollowPrinter,
+    document_json,
+    event_line,
+    hit_lines,
+    run_line,
+    run_summary,
+    usage_line,
+)
 from mneme_client.token import local_token
 
 
@@ -279,7 +287,7 @@ def _dispatch(client: Client, args: argparse.Namespace, out: TextIO) -> int:
         _print(out, page) if args.json else out.writelines(event_line(event) + "\n" for event in page.events)
     elif args.command == "status":
         run = client.get_run(args.run_id)
-        out.write((run.model_dump_json(indent=2) if args.json else run_summary(run)) + "\n")
+        out.write((run.model_dump_json(indent=2) if args.json else f"{run_summary(run)}\n{usage_line(run)}") + "\n")
     elif args.command == "cancel":
         _print(out, client.cancel_run(args.run_id))
     elif args.command == "approve":

@@ -99,6 +99,15 @@ def run_summary(run: models.RunView) -> str:
     return "\n".join(lines)
 
 
+def usage_line(run: models.RunView) -> str:
+    """The run's own tokens: ``usage: input 32, output 7, cache read 0, cache write 0 tokens``."""
+    used = run.usage
+    return (
+        f"usage: input {used.input_tokens}, output {used.output_tokens}, cache read {used.cache_read_tokens}, "
+        f"cache write {used.cache_write_tokens} tokens"
+    )
+
+
 def run_line(run: models.RunSummaryView) -> str:
     """``run_id  status  agent  created_at  $cost`` (the whole delegation tree's cost), tab-separated."""
     return f"{run.run_id}\t{run.status}\t{run.agent_id}\t{run.created_at}\t${run.cost_usd:.4f}"
