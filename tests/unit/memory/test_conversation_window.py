@@ -1,5 +1,7 @@
 """The conversation window (issue 30, :mod:`mneme.memory.hybrid`): a chat line takes its neighbours' words, so the
-answer to "what are Kate's hobbies" is found in the line after the one naming them; a long message stands alone."""
+answer to "what are Kate's hobbies" is found in the line after the one naming them; a long message stands alone.
+Lines of a transcript (each says who speaks): notes stored one after the other are no conversation
+(``tests/functional/memory/test_notes_ranking.py``)."""
 
 from __future__ import annotations
 
@@ -12,9 +14,9 @@ from mneme.models.memory import KeywordMatches, MemoryDocument
 
 NOW = datetime(2024, 6, 1, tzinfo=UTC)
 ASKED = "Kate: what are your hobbies these days?"
-ANSWER = "Mostly watercolours, and a pottery class on Sundays."
+ANSWER = "Ana: Mostly watercolours, and a pottery class on Sundays."
 LONG_ANSWER = ANSWER + " " + "We also spent the spring repainting the house, room by room, slowly. " * 6
-OTHER = "Lunch at noon on Friday?"
+OTHER = "Kate: Lunch at noon on Friday?"
 
 
 def _doc(doc_id: str, content: str) -> MemoryDocument:

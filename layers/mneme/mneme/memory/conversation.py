@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 
 from mneme.memory.content_prior import CHAT_LINE_CHARS
 from mneme.memory.hybrid import WINDOW
-from mneme.memory.keyword_scoring import speaker_name
+from mneme.memory.talk import one_talk
 from mneme.memory.updates import said_at
 from mneme.models.memory import ContextLine
 
@@ -108,12 +108,7 @@ def _shown_with(hit: MemoryHit, lines: list[ContextLine] | None) -> MemoryHit:
 def _one_conversation(hit: MemoryHit, line: MemoryDocument) -> bool:
     """Said within :data:`GAP` of each other, and lines of a transcript (both say who speaks, ``Kate: …``) or
     turns of one chat that mneme wrote (the same ``chat_id``)."""
-    if abs(said_at(line) - said_at(hit)) > GAP:
-        return False
-    chat = hit.metadata.get("chat_id")
-    if chat and chat == line.metadata.get("chat_id"):
-        return True
-    return bool(speaker_name(hit.content)) and bool(speaker_name(line.content))
+    return abs(said_at(line) - said_at(hit)) <= GAP and one_talk(hit, line)
 
 
 def _line_at(

@@ -36,6 +36,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from mneme.memory.content_prior import CHAT_LINE_CHARS, content_factor
+from mneme.memory.talk import one_talk
 from mneme.models.memory import MemoryCandidate, MemoryDocument
 
 if TYPE_CHECKING:
@@ -48,6 +49,8 @@ ANCHORS = 10
 WINDOW = 2
 SPAN = 2 * WINDOW  # turns read on each side of an anchor: every turn within WINDOW of it gets its whole window
 WEIGHTS = {"vector": 0.4, "turn": 0.25, "window": 0.35}
+#: the weights when the keyword legs found nothing but the people a question names (their scores: length alone)
+VECTOR_ONLY = {"vector": 1.0, "turn": 0.0, "window": 0.0}
 SMOOTHING = 0.2
 NEIGHBOUR_WEIGHT = 0.5  # a window turn's words count this much next to the turn's own (1.0: a plain window)
 #: embedding model → (low, high): cosines at or below ``low`` say nothing, at or above ``high`` a clear match
@@ -143,7 +146,7 @@ class _Windows:
         window = [
             turn
             for turn in sequence[max(0, position - WINDOW) : position + WINDOW + 1]
-            if turn is doc or max(len(turn.content), len(doc.content)) <= CHAT_LINE_CHARS
+            if turn is doc or (max(len(turn.content), len(doc.content)) <= CHAT_LINE_CHARS and one_talk(doc, turn))
         ]
         counts: dict[str, float] = {}
         for turn in window:
@@ -180,12 +183,14 @@ def fuse(
     *,
     vector_confidence: float,
     vector_bonus: Mapping[str, float] | None = None,
+    keyword_ranks: bool = True,
     notes: dict[str, Any] | None = None,
 ) -> list[MemoryCandidate]:
     """The fused candidates, best first, ``similarity`` the calibrated relevance (see the module doc);
     ``vector_confidence`` is what the vector evidence vouches for (the question's best cosine calibrated,
     :func:`cosine_confidence`, times the share a name lift keeps); ``vector_bonus`` is added to some candidates'
-    cosines before the vector leg is scaled (their reported ``vector_similarity`` stays the cosine). ``notes``
+    cosines before the vector leg is scaled (their reported ``vector_similarity`` stays the cosine); without
+    ``keyword_ranks`` the keyword legs (:func:`mneme.memory.name_lift.names_only`) do not rank. ``notes``
     (explain) receives the query's ``confidence``: its ``value`` and the ``keyword_coverage`` behind it."""
     vector = list(vector[:DEPTH])
     turns = list(turns[:DEPTH])
@@ -203,10 +208,11 @@ def fuse(
     bonus = vector_bonus or {}
     ranked = {doc_id: cosine + bonus.get(doc_id, 0.0) for doc_id, cosine in cosines.items()}
     lowest = min(ranked.values()) if len(ranked) > 1 else 0.0
+    weights = WEIGHTS if keyword_ranks else VECTOR_ONLY
     legs = (
-        (WEIGHTS["vector"], _scaled(ranked, low=lowest)),
-        (WEIGHTS["turn"], _scaled(turn_scores)),
-        (WEIGHTS["window"], _scaled(windows.scores)),
+        (weights["vector"], _scaled(ranked, low=lowest)),
+        (weights["turn"], _scaled(turn_scores)),
+        (weights["window"], _scaled(windows.scores)),
     )
     fused = {doc_id: sum(weight * leg.get(doc_id, 0.0) for weight, leg in legs) for doc_id in known}
     smoothed = {

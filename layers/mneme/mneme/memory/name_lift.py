@@ -129,18 +129,30 @@ def unknown(question: str, bm25: Bm25) -> tuple[str, ...]:
     """The people ``question`` names (:data:`_PERSON`) that no memory the caller can read mentions
     (``bm25.absent``): "What did Penelope cook for dinner?" asked of memories where no Penelope appears.
     Calendar words and function words are left out."""
+    return tuple(word for word in people(question) if (keys := stems(word.lower())) and set(keys) <= bm25.absent)
+
+
+def people(question: str) -> tuple[str, ...]:
+    """The people ``question`` names (:data:`_PERSON`: a possessor, or the subject after an auxiliary), in order;
+    calendar and function words left out."""
     found: list[str] = []
     for before, possessor, subject in _PERSON.findall(question):
         if possessor and before.lower() in _DETERMINERS:
             continue
         word = possessor or subject
         lower = word.lower()
-        if len(word) < 2 or lower in STOPWORDS or lower in CALENDAR or word in found:
-            continue
-        keys = stems(lower)
-        if keys and all(key in bm25.absent for key in keys):
+        if len(word) >= 2 and lower not in STOPWORDS and lower not in CALENDAR and word not in found:
             found.append(word)
     return tuple(found)
+
+
+def names_only(question: str, bm25: Bm25, turns: Iterable[tuple[MemoryDocument, float]]) -> bool:
+    """Whether the keyword leg found nothing but the people ``question`` names: "What pets does Maria have?"
+    over notes where only "Maria" occurs. Their BM25 then differs by length alone — the shortest note about
+    Maria first — so the keyword leg says nothing of which one answers, and does not rank (the fusion)."""
+    named = {key for person in people(question) for key in stems(person.lower())}
+    matched = {key for doc, _ in turns for key in bm25.counts_of(doc)}
+    return bool(named) and bool(matched) and matched <= named
 
 
 def speaker_bonus(candidates: Iterable[MemoryCandidate], names: Iterable[str]) -> dict[str, float]:

@@ -68,12 +68,21 @@ def retrieve(
         (hybrid.evidence_cosine(ports.model_id, c.similarity, len(c.document.content)) for c in by_vector),
         default=0.0,
     )
+    keyword_ranks = not name_lift.names_only(query, bm25, turns)
     if notes is not None:
         cosine = max((c.similarity for c in by_vector), default=0.0)
-        notes["confidence"] = {"vector_cosine": round(cosine, 4), "vector_evidence": round(best, 4)}
+        noted: dict[str, object] = {"vector_cosine": round(cosine, 4), "vector_evidence": round(best, 4)}
+        notes["confidence"] = noted if keyword_ranks else {**noted, "keyword_ranks": False}  # names alone matched
     confidence = leg.share * hybrid.cosine_confidence(ports.model_id, best)
     return hybrid.fuse(
-        leg.candidates, turns, bm25, around, vector_confidence=confidence, vector_bonus=leg.bonus, notes=notes
+        leg.candidates,
+        turns,
+        bm25,
+        around,
+        vector_confidence=confidence,
+        vector_bonus=leg.bonus,
+        keyword_ranks=keyword_ranks,
+        notes=notes,
     )
 
 
