@@ -349,7 +349,8 @@ class Turn:
 
     @property
     def content(self) -> str:
-        return f"{self.speaker}: {self.text}"
+        """``"<Speaker>: <text>"``; a note (``bench/notes.py``: no speaker) is its text."""
+        return f"{self.speaker}: {self.text}" if self.speaker else self.text
 
 
 @dataclass

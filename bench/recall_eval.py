@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import use_repo_paths
 from conversations import Conversation, Question, dataset
+from notes import dataset as notes_dataset
 
 use_repo_paths()
 
@@ -146,6 +147,7 @@ def evaluate(
     chars, stale_first, injected_chars = [], 0, []
     injected: dict[str, list[float]] = defaultdict(list)  # the evidence the block carries
     injected_hits: dict[str, list[float]] = defaultdict(list)  # the evidence its hits are, their lines aside
+    injected_other: list[int] = []  # its hits that are not evidence
     searched: dict[str, list[float]] = defaultdict(list)
     silent: dict[str, list[bool]] = defaultdict(list)
     started = time.perf_counter()
@@ -160,6 +162,7 @@ def evaluate(
             injected[q.category].append(recall(q.evidence, shown, len(shown)))
             injected_hits[q.category].append(recall(q.evidence, turn_ids(hits), 5))
             injected_chars.append(sum(len(text) for h in hits for text in conversation(h)))
+            injected_other.append(len([turn for turn in turn_ids(hits) if turn not in q.evidence]))
             searched[q.category].append(recall(q.evidence, turn_ids(ask(ports, conv, q, vector, search_ranking)), 10))
             ids = turn_ids(ask(ports, conv, q, vector, open_ranking))
             scores[q.category].append(
@@ -190,6 +193,7 @@ def evaluate(
         "inject_recall": statistics.mean(x for group in injected.values() for x in group),
         "inject_hits_recall": statistics.mean(x for group in injected_hits.values() for x in group),
         "inject_chars": statistics.mean(injected_chars),
+        "inject_other": statistics.mean(injected_other),
         "off_topic_silent": _mean_or_none([x for group in silent.values() for x in group]),
         "silent_by_kind": {kind: statistics.mean(group) for kind, group in sorted(silent.items())},
         "seconds": time.perf_counter() - started,
@@ -235,9 +239,12 @@ class WithoutKeywordLeg:
         return {}
 
 
-def measure(users: int = 12, modes: str = "default,keyword,vector,rrf", *, keyword_leg: bool = True) -> dict[str, Any]:
-    """Load ``users`` conversations, ask every question in every mode, print the table; the figures."""
-    return report(dataset(users), modes, keyword_leg=keyword_leg)
+def measure(
+    users: int = 12, modes: str = "default,keyword,vector,rrf", *, keyword_leg: bool = True, notes: bool = False
+) -> dict[str, Any]:
+    """Load ``users`` conversations (or memories of notes, ``bench/notes.py``), ask every question in every mode,
+    print the table; the figures."""
+    return report((notes_dataset if notes else dataset)(users), modes, keyword_leg=keyword_leg)
 
 
 def report(
@@ -258,7 +265,8 @@ def report(
         turns = sum(len(c.turns) for c in data)
         print(f"{len(data)} users, {turns} turns loaded together, {len(questions)} questions, {embed.model.model_id}")
         columns = (
-            "@5", "@10", "@20", "floors@10", "chars@10", "stale1st", "inject@5", "injHits", "injChars", "offSilent"
+            "@5", "@10", "@20", "floors@10", "chars@10", "stale1st", "inject@5", "injHits", "injChars", "injOther",
+            "offSilent",
         )  # fmt: skip
         print(f"{'mode':<8} " + " ".join(f"{c:>{max(6, len(c))}}" for c in columns) + "  per category @10")
         for mode in modes.split(","):
@@ -271,7 +279,8 @@ def report(
             print(
                 f"{mode:<8} {r['r5']:6.3f} {r['r10']:6.3f} {r['r20']:6.3f} {r['floored10']:9.3f} {r['chars10']:8.0f}"
                 f" {r['stale_first']:8d}"
-                f" {r['inject_recall']:8.3f} {r['inject_hits_recall']:7.3f} {r['inject_chars']:8.0f} {silent}  {cats}"
+                f" {r['inject_recall']:8.3f} {r['inject_hits_recall']:7.3f} {r['inject_chars']:8.0f}"
+                f" {r['inject_other']:8.2f} {silent}  {cats}"
             )
         print("per category recall @5 / @10 / @20:")
         for category in next(iter(figures.values()))["by_category"]:
@@ -284,8 +293,9 @@ def report(
 
 
 def bench(full: bool) -> dict[str, Any]:
-    """``make bench``: every user and mode (a minute, the embeddings cached after the first run)."""
-    return measure(12)
+    """``make bench``: every user and mode over the conversations, then the notes (a minute, the embeddings
+    cached after the first run)."""
+    return {"conversations": measure(12), "notes": measure(12, notes=True)}
 
 
 def main() -> int:
@@ -297,8 +307,9 @@ def main() -> int:
         action="store_true",
         help="search the store as the S3 Vectors adapter answers: no keyword matches, no windows",
     )
+    parser.add_argument("--notes", action="store_true", help="memories of notes (bench/notes.py), not transcripts")
     args = parser.parse_args()
-    measure(args.users, args.modes, keyword_leg=not args.without_keyword_leg)
+    measure(args.users, args.modes, keyword_leg=not args.without_keyword_leg, notes=args.notes)
     return 0
 
 

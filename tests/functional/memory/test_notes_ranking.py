@@ -1,8 +1,10 @@
 """Notes are not a conversation, and a keyword leg that found only a person's name does not rank (issue 30: what
 a user with a few notes meets first). Ten notes about Maria and Tom: "What pets does Maria have?" ranked
 "Maria's birthday is on June 3." first — every note of hers matched "Maria" alone, the shortest best — and
-"What is Tom's job?" put "Tom lives in Oslo and is a software engineer." fourth of five. Over the fake, the
-embedded store and the OpenSearch adapter (the core code is the same)."""
+"What is Tom's job?" put "Tom lives in Oslo and is a software engineer." fourth of five. A note that says nothing
+of a question (no word of it but the names it asks about, a cosine under the model's ``low``) no longer rides on
+the best hit's confidence: "Where is the offsite?" over ten notes injected four about Maria and Tom. Over the fake,
+the embedded store and the OpenSearch adapter (the core code is the same)."""
 
 from __future__ import annotations
 
@@ -13,8 +15,9 @@ import pytest
 
 from mneme.engine.memory_io.retrieval import retrieve
 from mneme.engine.memory_io.search_ports import MemoryPorts, Ranking
-from mneme.memory import name_lift
+from mneme.memory import hybrid, name_lift
 from mneme.memory.access import ReadAccess
+from mneme.memory.embedding_limits import LOCAL_MINILM
 from mneme.memory.talk import one_talk
 from tests.fakes.clock import FixedClock
 from tests.functional.memory.conftest import NOW, doc, unit
@@ -127,3 +130,51 @@ def test_notes_taken_for_a_conversation_lend_each_other_their_words(
     monkeypatch.setattr(hybrid, "one_talk", lambda *_args: True)
     relevance = _adopted(store)
     assert relevance[ALICE] == pytest.approx(relevance[NOTES], abs=0.001)
+
+
+def _offsite(store: Any, namespace: str, prefix: str, volvo: str = "Tom drives an old Volvo.") -> dict[str, float]:
+    """The relevance of each memory to a question about the offsite: its note (the question's vector) and one
+    about Tom that shares neither its words nor its likeness (cosine 0), stored as notes or as transcript lines."""
+    said = [("offsite", "The team offsite is planned for March in Lisbon.", ASKED), ("volvo", volvo, unit(0, 0, 1))]
+    at = NOW - timedelta(minutes=10)
+    store.put(
+        [
+            (doc(prefix + text, namespace, doc_id=doc_id, at=at + timedelta(seconds=i)), vector)
+            for i, (doc_id, text, vector) in enumerate(said)
+        ]
+    )
+    return _relevance(store, namespace, "Where is Tom's team offsite?")
+
+
+def _relevance(store: Any, namespace: str, question: str) -> dict[str, float]:
+    ports = MemoryPorts(store=store, embedder=_Embedder(), audit=None, clock=FixedClock(NOW))  # type: ignore[arg-type]
+    access = ReadAccess(allowed=(namespace,))
+    found = retrieve(ports, store, access, question, Ranking(top_k=5), vector=ASKED, now=NOW)
+    return {c.document.id: c.similarity for c in found}
+
+
+FLOOR = LOCAL_MINILM.floors["hybrid"][0]  # the default floor of the hybrid search the service runs locally
+
+
+@pytest.mark.keyword_leg
+def test_a_note_that_says_nothing_of_the_question_falls_under_the_floor(store: Any) -> None:
+    relevance = _offsite(store, NOTES, "")
+    assert relevance["offsite"] > FLOOR > relevance["volvo"] > 0  # ranked last, not recalled by the floor
+
+
+@pytest.mark.keyword_leg
+def test_a_transcript_line_that_says_nothing_of_the_question_keeps_its_share(store: Any) -> None:
+    relevance = _offsite(store, ALICE, "Maria: ")  # the line after may be the answer: its window vouches for it
+    assert relevance["volvo"] > FLOOR
+
+
+@pytest.mark.keyword_leg
+def test_a_note_sharing_a_word_of_the_subject_keeps_its_share(store: Any) -> None:
+    relevance = _offsite(store, NOTES, "", volvo="Tom drives the team an old Volvo.")
+    assert relevance["volvo"] > FLOOR
+
+
+@pytest.mark.keyword_leg
+def test_the_name_of_the_person_asked_about_is_not_a_word_shared(store: Any) -> None:
+    relevance = _offsite(store, NOTES, "")  # "Tom" is in the question and in the note
+    assert relevance["volvo"] < hybrid.SAYS_NOTHING

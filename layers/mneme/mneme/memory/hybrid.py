@@ -28,6 +28,14 @@ off-topic questions silent as before (the confidence is unchanged). The confiden
 by :data:`LENGTH_LIFT`, :func:`evidence_cosine`), ``c_k`` the share of the
 query's idf mass the best window contains (``Bm25.coverage``) above :data:`COVERAGE_FLOOR`. An off-topic
 question — its rare words absent, its best cosine low — scores low for every hit, so the floor empties it.
+
+**A note that says nothing of the question** (:func:`says_nothing`): the share lets a confident query's tail
+through, which in a conversation is its point (the answer line often shares no word with the question: its
+window vouches for it). A note stands alone (:func:`mneme.memory.talk.is_note`): when it shares no word with the
+question (a name alone does not count, :func:`mneme.memory.name_lift.names_only`) and its cosine is at or under
+the model's ``low`` (nothing similar), it keeps :data:`SAYS_NOTHING` of its relevance: its place in the order,
+under every floor. Ten notes about Maria and Tom and an offsite: "Where is the offsite?" injected four notes about
+Maria and Tom (cosines 0.05-0.12) beside the offsite's at 0.73-0.75 each; now the offsite's alone.
 """
 
 from __future__ import annotations
@@ -36,7 +44,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from mneme.memory.content_prior import CHAT_LINE_CHARS, content_factor
-from mneme.memory.talk import one_talk
+from mneme.memory.talk import is_note, one_talk
 from mneme.models.memory import MemoryCandidate, MemoryDocument
 
 if TYPE_CHECKING:
@@ -73,6 +81,7 @@ COVERAGE_FLOOR = 0.5
 #: categories 1-4 0.277 -> 0.350, LongMemEval own 0.186 -> 0.273, pooled 0.314 -> 0.422; off-topic silent 1.00)
 KEYWORD_MODE_COVERAGE_FLOOR = 0.35
 MIN_CONFIDENCE = 1e-6  # a query without evidence still ranks its candidates (no floor: all of them, in order)
+SAYS_NOTHING = 1e-3  # the share of its relevance a note keeps that says nothing of the question (the module doc)
 
 Adjacent = dict[str, tuple[list[MemoryDocument], list[MemoryDocument]]]
 
@@ -107,6 +116,16 @@ def keyword_confidence(coverage: float, floor: float = COVERAGE_FLOOR) -> float:
     it counts above :data:`COVERAGE_FLOOR`; alone (the keyword mode) above :data:`KEYWORD_MODE_COVERAGE_FLOOR`,
     where a question that says a thing in other words than the memory has nothing else to vouch for it."""
     return ramp(coverage, floor, 1.0)
+
+
+def says_nothing(model_id: str, doc: MemoryDocument, cosine: float | None, *, words_shared: bool) -> bool:
+    """Whether ``doc`` is a note that says nothing of the question (the module doc): it shares no word with it and
+    its cosine (``None``: not a vector candidate), as evidence (:func:`evidence_cosine`), is at or under the
+    model's ``low``."""
+    if words_shared or not is_note(doc):
+        return False
+    low, _high = cosine_scale(model_id)
+    return cosine is None or evidence_cosine(model_id, cosine, len(doc.content)) <= low
 
 
 def share(relative: float, content: str) -> float:
@@ -184,14 +203,18 @@ def fuse(
     vector_confidence: float,
     vector_bonus: Mapping[str, float] | None = None,
     keyword_ranks: bool = True,
+    model_id: str | None = None,
+    names: frozenset[str] = frozenset(),
     notes: dict[str, Any] | None = None,
 ) -> list[MemoryCandidate]:
     """The fused candidates, best first, ``similarity`` the calibrated relevance (see the module doc);
     ``vector_confidence`` is what the vector evidence vouches for (the question's best cosine calibrated,
     :func:`cosine_confidence`, times the share a name lift keeps); ``vector_bonus`` is added to some candidates'
     cosines before the vector leg is scaled (their reported ``vector_similarity`` stays the cosine); without
-    ``keyword_ranks`` the keyword legs (:func:`mneme.memory.name_lift.names_only`) do not rank. ``notes``
-    (explain) receives the query's ``confidence``: its ``value`` and the ``keyword_coverage`` behind it."""
+    ``keyword_ranks`` the keyword legs (:func:`mneme.memory.name_lift.names_only`) do not rank. With the
+    embedding ``model_id`` a note that says nothing of the question (:func:`says_nothing`; a match on one of the
+    question's ``names``, keyword stems, is not a word shared) keeps :data:`SAYS_NOTHING` of its relevance.
+    ``notes`` (explain) receives the query's ``confidence``: its ``value`` and the ``keyword_coverage`` behind it."""
     vector = list(vector[:DEPTH])
     turns = list(turns[:DEPTH])
     known = {c.document.id: c.document for c in vector} | {doc.id: doc for doc, _ in turns}
@@ -225,8 +248,17 @@ def fuse(
     confidence = max(vector_confidence, keyword_confidence(windows.coverage), MIN_CONFIDENCE)
     _note(notes, confidence, windows.coverage)
     found = cosines.keys() | turn_scores.keys()  # a leg's own candidate stays, even its lowest (scaled to 0)
+
+    def kept(doc_id: str) -> float:
+        # words of its own beyond the names asked about, or a window of neighbours lending it theirs
+        shared = bool(windows.neighbours.get(doc_id)) or not bm25.counts_of(known[doc_id]).keys() <= names
+        silent = model_id is not None and says_nothing(
+            model_id, known[doc_id], cosines.get(doc_id), words_shared=shared
+        )
+        return SAYS_NOTHING if silent else 1.0
+
     relevance = {
-        doc_id: confidence * share(score / best, known[doc_id].content)
+        doc_id: confidence * share(score / best, known[doc_id].content) * kept(doc_id)
         for doc_id, score in smoothed.items()
         if score > 0 or doc_id in found
     }

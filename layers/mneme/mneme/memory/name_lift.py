@@ -146,11 +146,16 @@ def people(question: str) -> tuple[str, ...]:
     return tuple(found)
 
 
+def name_stems(question: str) -> frozenset[str]:
+    """The keyword stems of the people ``question`` names (:func:`people`)."""
+    return frozenset(key for person in people(question) for key in stems(person.lower()))
+
+
 def names_only(question: str, bm25: Bm25, turns: Iterable[tuple[MemoryDocument, float]]) -> bool:
     """Whether the keyword leg found nothing but the people ``question`` names: "What pets does Maria have?"
     over notes where only "Maria" occurs. Their BM25 then differs by length alone — the shortest note about
     Maria first — so the keyword leg says nothing of which one answers, and does not rank (the fusion)."""
-    named = {key for person in people(question) for key in stems(person.lower())}
+    named = name_stems(question)
     matched = {key for doc, _ in turns for key in bm25.counts_of(doc)}
     return bool(named) and bool(matched) and matched <= named
 

@@ -28,3 +28,9 @@ def one_talk(first: _Said, second: _Said) -> bool:
     if chat and chat == second.metadata.get("chat_id"):
         return True
     return bool(speaker_name(first.content)) and bool(speaker_name(second.content))
+
+
+def is_note(memory: _Said) -> bool:
+    """Whether ``memory`` stands alone: neither a line of a transcript nor a turn of a chat mneme wrote. What it
+    says is all there is to recall it by: no line around it lends it words."""
+    return not memory.metadata.get("chat_id") and not speaker_name(memory.content)

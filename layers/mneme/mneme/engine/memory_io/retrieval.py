@@ -82,6 +82,8 @@ def retrieve(
         vector_confidence=confidence,
         vector_bonus=leg.bonus,
         keyword_ranks=keyword_ranks,
+        model_id=ports.model_id,
+        names=name_lift.name_stems(query),
         notes=notes,
     )
 
