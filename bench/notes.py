@@ -20,7 +20,11 @@ shape of :class:`conversations.Conversation` (a note is a :class:`conversations.
 from __future__ import annotations
 
 import random
+import sys
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from conversations import Conversation, Question, Turn
 

@@ -32,10 +32,11 @@ from typing import Any
 
 import pytest
 from bench.conversations import Conversation, Turn, dataset
+from bench.notes import dataset as notes_dataset
 
 from mneme import records
 from mneme.engine.memory_io.ops import MemoryPorts, Ranking, search_explained
-from mneme.memory import content_prior
+from mneme.memory import content_prior, hybrid
 from mneme.memory.access import ReadAccess
 from mneme.models.memory import MemoryDocument
 from mneme_local.embedder import LocalEmbedder
@@ -53,6 +54,9 @@ FULL_AT_10 = 0.95
 NOTE_CHARS = 900
 NOTES_INJECT_AT_5 = 0.55
 LINES_GAIN = 0.005  # the slice measured 0.761 -> 0.782, and 0.813 -> 0.825 with the question factor
+SHORT_NOTES_INJECT_AT_5 = 0.93  # bench/notes.py, 3 memories: 0.971
+OTHER_NOTES_INJECTED = 3.5  # the slice: 3.31 a block, 3.89 when a note that says nothing keeps its share
+SAYS_NOTHING_GAIN = 0.4
 
 
 class _Clock:
@@ -220,6 +224,41 @@ def test_the_lines_of_conversation_shown_with_auto_inject_s_hits_carry_more_of_t
 def notes_injected(notes: Any) -> dict[str, list[tuple[list[str], list[str]]]]:
     """The notes' questions asked as auto-inject asks them (once for the tests below)."""
     return _ask(notes, Ranking(top_k=5))
+
+
+@pytest.fixture(scope="module")
+def short_notes(world: Any, tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """Memories of short notes (``bench/notes.py``, 3 users: 105 notes, 123 questions), each user's own."""
+    ports, _data, _asked = world
+    data = notes_dataset(USERS)
+    store = EmbeddedVectorStore(tmp_path_factory.mktemp("short-notes") / "memory.sqlite3")
+    for conv in data:
+        _put(store, ports.embedder, conv.user, [(turn.turn_id, turn.content, turn.at) for turn in conv.turns])
+    questions = [q.question for conv in data for q in conv.questions]
+    asked = dict(zip(questions, ports.embedder.embed(questions), strict=True))
+    return records.replace(ports, store=store), data, asked
+
+
+def _other_notes(found: dict[str, list[tuple[list[str], list[str]]]]) -> float:
+    """Notes injected beside the one that answers, a block on average."""
+    answerable = [pair for category, pairs in found.items() if not category.startswith("off-topic") for pair in pairs]
+    return sum(len([i for i in ids if i not in e]) for e, ids in answerable) / len(answerable)
+
+
+def test_auto_inject_carries_the_note_that_answers(short_notes) -> None:
+    found = _ask(short_notes, Ranking(top_k=5))
+    answerable = [pair for category, pairs in found.items() if not category.startswith("off-topic") for pair in pairs]
+    assert _recall(answerable, 5) >= SHORT_NOTES_INJECT_AT_5
+
+
+def test_notes_that_say_nothing_of_the_question_stay_out_of_auto_inject(
+    short_notes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    measured = _other_notes(_ask(short_notes, Ranking(top_k=5)))
+    monkeypatch.setattr(hybrid, "SAYS_NOTHING", 1.0)
+    riding = _other_notes(_ask(short_notes, Ranking(top_k=5)))
+    assert measured <= OTHER_NOTES_INJECTED
+    assert riding >= measured + SAYS_NOTHING_GAIN
 
 
 def test_auto_inject_carries_the_evidence_a_long_note_holds(notes_injected) -> None:
