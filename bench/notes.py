@@ -24,9 +24,9 @@ import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script, from bench/
 
-from conversations import Conversation, Question, Turn
+from bench.conversations import Conversation, Question, Turn
 
 NAMES = [
     "Maria", "Tom", "Aisha", "Bruno", "Chen", "Dana", "Elif", "Felix", "Greta", "Hugo", "Ines", "Jonas",
