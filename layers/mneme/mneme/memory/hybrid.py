@@ -29,13 +29,11 @@ by :data:`LENGTH_LIFT`, :func:`evidence_cosine`), ``c_k`` the share of the
 query's idf mass the best window contains (``Bm25.coverage``) above :data:`COVERAGE_FLOOR`. An off-topic
 question — its rare words absent, its best cosine low — scores low for every hit, so the floor empties it.
 
-**A note that says nothing of the question** (:func:`says_nothing`): the share lets a confident query's tail
-through, which in a conversation is its point (the answer line often shares no word with the question: its
-window vouches for it). A note stands alone (:func:`mneme.memory.talk.is_note`): when it shares no word with the
-question (a name alone does not count, :func:`mneme.memory.name_lift.names_only`) and its cosine is at or under
-the model's ``low`` (nothing similar), it keeps :data:`SAYS_NOTHING` of its relevance: its place in the order,
-under every floor. Ten notes about Maria and Tom and an offsite: "Where is the offsite?" injected four notes about
-Maria and Tom (cosines 0.05-0.12) beside the offsite's at 0.73-0.75 each; now the offsite's alone.
+**A note that says nothing of the question** (:func:`says_nothing`): the share lets a confident query's tail through,
+as a conversation needs (an answer line's window vouches for it). A note stands alone (``talk.is_note``):
+sharing no word with the question but the names it asks about, its cosine at or under the model's ``low``, it keeps
+:data:`SAYS_NOTHING` of its relevance (its place, under every floor). "Where is the offsite?" over ten notes injected
+four about Maria and Tom (cosines 0.05-0.12) at 0.73-0.75 beside the offsite's; now the offsite's alone.
 """
 
 from __future__ import annotations
@@ -214,7 +212,8 @@ def fuse(
     ``keyword_ranks`` the keyword legs (:func:`mneme.memory.name_lift.names_only`) do not rank. With the
     embedding ``model_id`` a note that says nothing of the question (:func:`says_nothing`; a match on one of the
     question's ``names``, keyword stems, is not a word shared) keeps :data:`SAYS_NOTHING` of its relevance.
-    ``notes`` (explain) receives the query's ``confidence``: its ``value`` and the ``keyword_coverage`` behind it."""
+    ``notes`` (explain) receives the query's ``confidence``: its ``value`` and the ``keyword_coverage`` behind it,
+    and the ids of the notes that say nothing (``says_nothing``)."""
     vector = list(vector[:DEPTH])
     turns = list(turns[:DEPTH])
     known = {c.document.id: c.document for c in vector} | {doc.id: doc for doc, _ in turns}
@@ -249,20 +248,24 @@ def fuse(
     _note(notes, confidence, windows.coverage)
     found = cosines.keys() | turn_scores.keys()  # a leg's own candidate stays, even its lowest (scaled to 0)
 
-    def kept(doc_id: str) -> float:
-        # words of its own beyond the names asked about, or a window of neighbours lending it theirs
-        shared = bool(windows.neighbours.get(doc_id)) or not bm25.counts_of(known[doc_id]).keys() <= names
-        silent = model_id is not None and says_nothing(
-            model_id, known[doc_id], cosines.get(doc_id), words_shared=shared
+    kept = {doc_id for doc_id in smoothed if smoothed[doc_id] > 0 or doc_id in found}
+    # a note sharing no word of its own beyond the names asked about, nor lent its neighbours' (a window)
+    silenced = sorted(
+        doc_id
+        for doc_id in kept
+        if model_id is not None
+        and says_nothing(
+            model_id,
+            known[doc_id],
+            cosines.get(doc_id),
+            words_shared=bool(windows.neighbours.get(doc_id)) or not bm25.counts_of(known[doc_id]).keys() <= names,
         )
-        return SAYS_NOTHING if silent else 1.0
-
-    relevance = {
-        doc_id: confidence * share(score / best, known[doc_id].content) * kept(doc_id)
-        for doc_id, score in smoothed.items()
-        if score > 0 or doc_id in found
-    }
+    )
+    relevance = {doc_id: confidence * share(smoothed[doc_id] / best, known[doc_id].content) for doc_id in kept}
+    relevance |= {doc_id: relevance[doc_id] * SAYS_NOTHING for doc_id in silenced}
     ordered = sorted(relevance.items(), key=lambda item: (-item[1], known[item[0]].content_hash, item[0]))
+    if notes is not None and silenced:
+        notes["says_nothing"] = silenced
     return [
         MemoryCandidate(
             document=known[doc_id],

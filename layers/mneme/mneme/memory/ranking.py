@@ -99,6 +99,7 @@ class Outcome(Record):
     of: str | None = None  # duplicate: the id of the hit with the same content
     content: float | None = None  # the content factor of the memory's text (mneme.memory.content_prior)
     restates: str | None = None  # the candidate it was lifted above as a later statement (mneme.memory.updates)
+    says_nothing: bool = False  # a note that says nothing of the question (mneme.memory.hybrid.says_nothing)
 
     @classmethod
     def of_hit(cls, reason: str, hit: MemoryHit, of: str | None = None) -> Outcome:

@@ -102,6 +102,8 @@ def _scored(ports: MemoryPorts, doc_id: str, outcome: Outcome, ranking: Ranking,
         entry["duplicate_of"] = outcome.of
     if outcome.restates is not None:
         entry["restates"] = outcome.restates  # its similarity lifted just above that one's (mneme.memory.updates)
+    if outcome.says_nothing:
+        entry["says_nothing"] = True  # its relevance a thousandth of its share: under every floor
     if outcome.similarity is None:
         return entry
     recency = ports.recency_decay / (1.0 + age_days(outcome.aged_from, now)) if outcome.aged_from else 0.0

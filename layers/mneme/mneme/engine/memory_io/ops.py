@@ -136,6 +136,8 @@ def _search(
         )
         if out is not None:
             updates.note(out, restated)
+            for doc_id in set(notes.get("says_nothing", ())) & out.keys():
+                out[doc_id] = replace(out[doc_id], says_nothing=True)
         if ranking.lines:
             ranked = replace(ranked, hits=_with_lines(ports, store, ranked.hits, candidates, notes, now=now))
         for namespace in access.allowed:
