@@ -124,3 +124,15 @@ def test_an_explained_question_says_what_vouched_for_it(
     note = console.page.get_by_test_id("confidence")
     for text in says:
         expect(note).to_contain_text(text)
+
+
+def test_an_explained_note_that_says_nothing_of_the_question_says_so(console: Console, server: LocalServer) -> None:
+    client, user = _user(server, console)
+    namespace = f"vector.user.{user}.memory"
+    client.call("POST", "/v1/memory/documents", {"namespace": namespace, "content": APOLLO}, expect=201)
+    volvo = {"namespace": namespace, "content": "Tom drives an old Volvo."}
+    quiet = client.call("POST", "/v1/memory/documents", volvo, expect=201)["ids"][0]
+    _explain(console, "When is the Apollo review due?")
+    dropped = console.page.get_by_test_id("explained-dropped").locator(f"tr[data-memory='{quiet}']")
+    expect(dropped).to_have_attribute("data-reason", "below_floor")
+    expect(dropped).to_contain_text("a note that shares no word with the question and is not like it")

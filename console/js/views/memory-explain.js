@@ -23,6 +23,7 @@ export function reasonText(entry) {
   if (entry.rule) return `${base} (${entry.rule})`;
   if (entry.superseded_by) return `${base} by ${entry.superseded_by}`;
   if (entry.duplicate_of) return `${base} of ${entry.duplicate_of}`;
+  if (entry.says_nothing) return `${base}: a note that shares no word with the question and is not like it`;
   return base;
 }
 
