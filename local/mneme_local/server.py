@@ -1,22 +1,19 @@
 """The local HTTP server of the embedded mode: ``make run`` (``python -m mneme_local.server``).
 
-It plays API Gateway (HTTP API with a JWT authorizer) in front of the run function: it verifies
-``Authorization: Bearer <JWT>`` against the local development key (:mod:`mneme_local.auth`), builds the
-same HTTP API **v2.0** event the Lambda receives (:mod:`mneme_local.gateway_event`; claims in
-``requestContext.authorizer.jwt.claims``, rendered as strings the way API Gateway does), hands it to
-:meth:`Runtime.handle` and writes the answer.
-``/v1/health`` and ``/v1/openapi.json`` need no token, nor do the web console's static files at ``/`` and
-``/console/…`` (:mod:`mneme_local.console_assets`; the console's API calls carry the token), nor the API's
-documentation page at ``/docs`` (:mod:`mneme_local.api_docs`, Swagger UI from a PyPI package).
-``GET /v1/runs/{id}/events`` with ``Accept: text/event-stream`` streams the run live as server-sent events
-(:mod:`mneme_local.sse`, the local stand-in of the WebSocket API); requests are served concurrently, a
-long-poll never holds up another request. ``POST /_local/events`` is the local stand-in of the event bus
-(:mod:`mneme_local.local_events`, ``make event``), and ``GET /_local/exports/<key>`` the stand-in of an
-export's presigned S3 URL (:mod:`mneme_local.file_exports`; the owner's token only); neither is a route of
-the Lambda.
-It listens on ``127.0.0.1:$MNEME_PORT`` (8000) only.
-Like Lambda, it refuses a response document over 6 MB (API Gateway then answers 500).
-SIGINT / SIGTERM stop it gracefully: no new requests, the memory queue drained, the stores closed.
+It plays API Gateway (HTTP API with a JWT authorizer) in front of the run function: it verifies ``Authorization:
+Bearer <JWT>`` against the local development key (:mod:`mneme_local.auth`), builds the same HTTP API **v2.0** event
+the Lambda receives (:mod:`mneme_local.gateway_event`; claims in ``requestContext.authorizer.jwt.claims``, rendered
+as strings the way API Gateway does), hands it to :meth:`Runtime.handle` and writes the answer. ``/v1/health`` and
+``/v1/openapi.json`` need no token, nor do the web console's static files at ``/`` and ``/console/…``
+(:mod:`mneme_local.console_assets`; the console's API calls carry the token), nor the API's documentation page at
+``/docs`` (:mod:`mneme_local.api_docs`, Swagger UI from a PyPI package). ``GET /v1/runs/{id}/events`` with
+``Accept: text/event-stream`` streams the run live as server-sent events (:mod:`mneme_local.sse`, the local
+stand-in of the WebSocket API); requests are served concurrently, a long-poll never holds up another request.
+``POST /_local/events`` is the local stand-in of the event bus (:mod:`mneme_local.local_events`, ``make event``),
+and ``GET /_local/exports/<key>`` the stand-in of an export's presigned S3 URL (:mod:`mneme_local.file_exports`;
+the owner's token only); neither is a route of the Lambda. It listens on ``127.0.0.1:$MNEME_PORT`` (8000) only.
+Like Lambda, it refuses a response document over 6 MB (API Gateway then answers 500). SIGINT / SIGTERM stop it
+gracefully: no new requests, the memory queue drained, the stores closed.
 """
 
 from __future__ import annotations
@@ -56,10 +53,7 @@ log = logging.getLogger("local_mode.server")  # see compose.log
 DEFAULT_PORT = 8000
 PUBLIC_PATHS = frozenset({"/v1/health", "/v1/openapi.json"})
 SWEEP_SECONDS = 60.0  # how often the local sweeper looks for runs nothing runs any more
-
-
-#: what writing to a client that closed its connection raises
-GONE = (BrokenPipeError, ConnectionResetError)
+GONE = (BrokenPipeError, ConnectionResetError)  # what writing to a client that closed its connection raises
 
 
 class LocalHandler(HandlerIO, BaseHTTPRequestHandler):
