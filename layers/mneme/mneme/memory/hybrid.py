@@ -247,7 +247,6 @@ def fuse(
     confidence = max(vector_confidence, keyword_confidence(windows.coverage), MIN_CONFIDENCE)
     _note(notes, confidence, windows.coverage)
     found = cosines.keys() | turn_scores.keys()  # a leg's own candidate stays, even its lowest (scaled to 0)
-
     kept = {doc_id for doc_id in smoothed if smoothed[doc_id] > 0 or doc_id in found}
     # a note sharing no word of its own beyond the names asked about, nor lent its neighbours' (a window)
     silenced = sorted(
