@@ -39,6 +39,7 @@ four about Maria and Tom (cosines 0.05-0.12) at 0.73-0.75 beside the offsite's; 
 from __future__ import annotations
 
 import math
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from mneme.memory.content_prior import CHAT_LINE_CHARS, content_factor
@@ -46,7 +47,7 @@ from mneme.memory.talk import is_note, one_talk
 from mneme.models.memory import MemoryCandidate, MemoryDocument
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
     from mneme.memory.keyword_scoring import Bm25
 
@@ -116,14 +117,16 @@ def keyword_confidence(coverage: float, floor: float = COVERAGE_FLOOR) -> float:
     return ramp(coverage, floor, 1.0)
 
 
-def says_nothing(model_id: str, doc: MemoryDocument, cosine: float | None, *, words_shared: bool) -> bool:
-    """Whether ``doc`` is a note that says nothing of the question (the module doc): it shares no word with it and
-    its cosine (``None``: not a vector candidate), as evidence (:func:`evidence_cosine`), is at or under the
-    model's ``low``."""
-    if words_shared or not is_note(doc):
+def says_nothing(model_id: str, doc: MemoryDocument, cosine: float | None, *, words_shared: Callable[[], bool]) -> bool:
+    """Whether ``doc`` is a note that says nothing of the question (the module doc): its cosine (``None``: not a
+    vector candidate), as evidence (:func:`evidence_cosine`), is at or under the model's ``low`` and it shares no
+    word with it (``words_shared``, asked last: it reads the note's words)."""
+    if not is_note(doc):
         return False
     low, _high = cosine_scale(model_id)
-    return cosine is None or evidence_cosine(model_id, cosine, len(doc.content)) <= low
+    if cosine is not None and evidence_cosine(model_id, cosine, len(doc.content)) > low:
+        return False
+    return not words_shared()
 
 
 def share(relative: float, content: str) -> float:
@@ -248,17 +251,15 @@ def fuse(
     _note(notes, confidence, windows.coverage)
     found = cosines.keys() | turn_scores.keys()  # a leg's own candidate stays, even its lowest (scaled to 0)
     kept = {doc_id for doc_id in smoothed if smoothed[doc_id] > 0 or doc_id in found}
-    # a note sharing no word of its own beyond the names asked about, nor lent its neighbours' (a window)
+
+    def words_shared(doc_id: str) -> bool:  # its own beyond the names asked about, or lent by neighbours (a window)
+        return bool(windows.neighbours.get(doc_id)) or not bm25.counts_of(known[doc_id]).keys() <= names
+
     silenced = sorted(
         doc_id
         for doc_id in kept
         if model_id is not None
-        and says_nothing(
-            model_id,
-            known[doc_id],
-            cosines.get(doc_id),
-            words_shared=bool(windows.neighbours.get(doc_id)) or not bm25.counts_of(known[doc_id]).keys() <= names,
-        )
+        and says_nothing(model_id, known[doc_id], cosines.get(doc_id), words_shared=partial(words_shared, doc_id))
     )
     relevance = {doc_id: confidence * share(smoothed[doc_id] / best, known[doc_id].content) for doc_id in kept}
     relevance |= {doc_id: relevance[doc_id] * SAYS_NOTHING for doc_id in silenced}
