@@ -100,15 +100,20 @@ def _put(store: EmbeddedVectorStore, embedder: LocalEmbedder, user: str, entries
     )
 
 
+def _load(store: EmbeddedVectorStore, embedder: Any, data: list[Conversation]) -> dict[str, list[float]]:
+    """Every user's turns stored as their memories; each question's vector."""
+    for conv in data:
+        _put(store, embedder, conv.user, [(turn.turn_id, turn.content, turn.at) for turn in conv.turns])
+    questions = [q.question for conv in data for q in conv.questions]
+    return dict(zip(questions, embedder.embed(questions), strict=True))
+
+
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> tuple[MemoryPorts, list[Conversation], dict[str, list[float]]]:
     data = dataset(USERS)
     embedder = LocalEmbedder()
     store = EmbeddedVectorStore(tmp_path_factory.mktemp("recall") / "memory.sqlite3")
-    for conv in data:
-        _put(store, embedder, conv.user, [(turn.turn_id, turn.content, turn.at) for turn in conv.turns])
-    questions = [q.question for conv in data for q in conv.questions]
-    asked = dict(zip(questions, embedder.embed(questions), strict=True))
+    asked = _load(store, embedder, data)
     ports = MemoryPorts(store=store, embedder=embedder, audit=_NoAudit(), clock=_Clock())  # type: ignore[arg-type]
     return ports, data, asked
 
@@ -163,13 +168,18 @@ def _ask(world: Any, ranking: Ranking) -> dict[str, list[tuple[list[str], list[s
     return found
 
 
+def _answerable(found: dict[str, list[tuple[list[str], list[str]]]]) -> list[tuple[list[str], list[str]]]:
+    """The pairs of the questions that have evidence (the off-topic kinds left out)."""
+    return [pair for category, pairs in found.items() if not category.startswith("off-topic") for pair in pairs]
+
+
 def _recall(pairs: list[tuple[list[str], list[str]]], k: int) -> float:
     return sum(len(set(e) & set(ids[:k])) / len(e) for e, ids in pairs) / len(pairs)
 
 
 def test_recall_at_10_stays_above_its_floor(world) -> None:
     found = _ask(world, Ranking(top_k=10, min_score=0, relative_cutoff=0))
-    answerable = [pair for category, pairs in found.items() if not category.startswith("off-topic") for pair in pairs]
+    answerable = _answerable(found)
     assert len(answerable) > 150
     assert _recall(answerable, 10) >= RECALL_AT_10
 
@@ -178,7 +188,7 @@ def test_a_line_that_only_asks_gives_its_place_to_the_answer(world, monkeypatch:
     def at_5() -> float:
         content_prior.content_factor.cache_clear()
         found = _ask(world, Ranking(top_k=5, min_score=0, relative_cutoff=0))
-        pairs = [pair for category, pairs in found.items() if not category.startswith("off-topic") for pair in pairs]
+        pairs = _answerable(found)
         return _recall(pairs, 5)
 
     measured = at_5()
@@ -191,14 +201,14 @@ def test_a_line_that_only_asks_gives_its_place_to_the_answer(world, monkeypatch:
 
 def test_a_search_with_the_default_floors_answers_top_k_hits_to_a_confident_question(world) -> None:
     found = _ask(world, Ranking(top_k=10))  # the calibrated default floors, as POST /v1/memory/search runs
-    answerable = [pair for category, pairs in found.items() if not category.startswith("off-topic") for pair in pairs]
+    answerable = _answerable(found)
     assert sum(1 for _, ids in answerable if len(ids) == 10) / len(answerable) >= FULL_AT_10
     assert _recall(answerable, 10) >= RECALL_AT_10
 
 
 def test_auto_inject_defaults_carry_the_evidence_and_leave_unrelated_questions_alone(world) -> None:
     found = _ask(world, Ranking(top_k=5))  # the calibrated default floors, as auto-inject runs
-    answerable = [pair for category, pairs in found.items() if not category.startswith("off-topic") for pair in pairs]
+    answerable = _answerable(found)
     assert _recall(answerable, 5) >= INJECT_AT_5
 
     def silent(kind: str) -> float:
@@ -212,7 +222,7 @@ def test_auto_inject_defaults_carry_the_evidence_and_leave_unrelated_questions_a
 def test_the_lines_of_conversation_shown_with_auto_inject_s_hits_carry_more_of_the_evidence(world) -> None:
     def carried(ranking: Ranking) -> float:  # the share of the evidence among every id shown
         found = _ask(world, ranking)
-        pairs = [pair for category, pairs in found.items() if not category.startswith("off-topic") for pair in pairs]
+        pairs = _answerable(found)
         return sum(len(set(e) & set(ids)) / len(e) for e, ids in pairs) / len(pairs)
 
     shown = carried(Ranking(top_k=5, lines=True))  # as auto-inject runs: the default floors and the lines
@@ -232,22 +242,18 @@ def short_notes(world: Any, tmp_path_factory: pytest.TempPathFactory) -> Any:
     ports, _data, _asked = world
     data = notes_dataset(USERS)
     store = EmbeddedVectorStore(tmp_path_factory.mktemp("short-notes") / "memory.sqlite3")
-    for conv in data:
-        _put(store, ports.embedder, conv.user, [(turn.turn_id, turn.content, turn.at) for turn in conv.turns])
-    questions = [q.question for conv in data for q in conv.questions]
-    asked = dict(zip(questions, ports.embedder.embed(questions), strict=True))
-    return records.replace(ports, store=store), data, asked
+    return records.replace(ports, store=store), data, _load(store, ports.embedder, data)
 
 
 def _other_notes(found: dict[str, list[tuple[list[str], list[str]]]]) -> float:
     """Notes injected beside the one that answers, a block on average."""
-    answerable = [pair for category, pairs in found.items() if not category.startswith("off-topic") for pair in pairs]
+    answerable = _answerable(found)
     return sum(len([i for i in ids if i not in e]) for e, ids in answerable) / len(answerable)
 
 
 def test_auto_inject_carries_the_note_that_answers(short_notes) -> None:
     found = _ask(short_notes, Ranking(top_k=5))
-    answerable = [pair for category, pairs in found.items() if not category.startswith("off-topic") for pair in pairs]
+    answerable = _answerable(found)
     assert _recall(answerable, 5) >= SHORT_NOTES_INJECT_AT_5
 
 
@@ -263,7 +269,7 @@ def test_notes_that_say_nothing_of_the_question_stay_out_of_auto_inject(
 
 def test_auto_inject_carries_the_evidence_a_long_note_holds(notes_injected) -> None:
     found = notes_injected
-    answerable = [pair for category, pairs in found.items() if not category.startswith("off-topic") for pair in pairs]
+    answerable = _answerable(found)
     assert _recall(answerable, 5) >= NOTES_INJECT_AT_5
 
 
