@@ -122,8 +122,9 @@ def _facts(rng: random.Random, person: str) -> list[tuple[str, str, str]]:
     chosen = []
     for values, note, words, paraphrased in rng.sample(KINDS, 5):
         value = rng.choice(values)
-        chosen.append(tuple(text.format(*value, p=person) for text in (note, words, paraphrased)))
-    return chosen  # type: ignore[return-value]
+        said, asked, asked_otherwise = (text.format(*value, p=person) for text in (note, words, paraphrased))
+        chosen.append((said, asked, asked_otherwise))
+    return chosen
 
 
 def dataset(users: int = 12) -> list[Conversation]:

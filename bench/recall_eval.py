@@ -160,9 +160,10 @@ def evaluate(
                 continue
             shown = shown_ids(hits)
             injected[q.category].append(recall(q.evidence, shown, len(shown)))
-            injected_hits[q.category].append(recall(q.evidence, turn_ids(hits), 5))
+            hit_turns = turn_ids(hits)
+            injected_hits[q.category].append(recall(q.evidence, hit_turns, 5))
             injected_chars.append(sum(len(text) for h in hits for text in conversation(h)))
-            injected_other.append(len([turn for turn in turn_ids(hits) if turn not in q.evidence]))
+            injected_other.append(len([turn for turn in hit_turns if turn not in q.evidence]))
             searched[q.category].append(recall(q.evidence, turn_ids(ask(ports, conv, q, vector, search_ranking)), 10))
             ids = turn_ids(ask(ports, conv, q, vector, open_ranking))
             scores[q.category].append(
