@@ -26,9 +26,10 @@ def _doc(doc_id: str, content: str) -> MemoryDocument:
     )  # fmt: skip
 
 
-def _fused(answer: str) -> dict[str, float]:
-    """The question's line, the answer after it and another line after that; only the first holds "hobbies"."""
-    asked, reply, other = _doc("asked", ASKED), _doc("reply", answer), _doc("other", OTHER)
+def _fused(answer: str, stamp: str = "") -> dict[str, float]:
+    """The question's line, the answer after it and another line after that; only the first holds "hobbies"
+    (each written after ``stamp``)."""
+    asked, reply, other = _doc("asked", stamp + ASKED), _doc("reply", stamp + answer), _doc("other", stamp + OTHER)
     chars = sum(len(doc.content) for doc in (asked, reply, other))
     bm25 = Bm25(
         ["hobbies"], KeywordMatches(documents=[asked], total_documents=3, total_chars=chars, doc_freq={"hobbies": 1})
@@ -49,3 +50,13 @@ def test_a_long_message_after_them_stands_alone() -> None:
     fused = _fused(LONG_ANSWER)
     assert "reply" not in fused
     assert fused["other"] > 0  # the chat lines around it still share their window
+
+
+def test_lines_stamped_with_their_date_are_one_conversation() -> None:
+    fused = _fused(ANSWER, stamp="[8 May 2023] ")
+    assert fused["reply"] > fused["other"] > 0
+
+
+def test_a_stamped_line_without_a_speaker_is_no_line_of_it() -> None:
+    fused = _fused(ANSWER.removeprefix("Ana: "), stamp="[8 May 2023] ")
+    assert "reply" not in fused

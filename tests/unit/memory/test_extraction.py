@@ -68,3 +68,11 @@ def test_a_turn_with_a_speaker_is_read_after_it_and_keeps_who_said_it() -> None:
 
 def test_two_speakers_facts_do_not_supersede_each_other() -> None:
     assert _facts("Kate: I live in Oslo.")[0][1] != _facts("Tom: I live in Rome.")[0][1]
+
+
+def test_a_stamped_line_s_items_say_who_said_them() -> None:
+    assert _facts("[8 May 2023] Kate: I live in Oslo.") == [("Kate says: I live in Oslo.", "kate: i live in")]
+
+
+def test_a_date_before_no_speaker_is_the_user_s() -> None:
+    assert _facts("8 May: I live in Oslo.") == [("The user says: I live in Oslo.", "i live in")]

@@ -215,6 +215,18 @@ def test_a_named_speakers_name_still_counts_where_they_speak() -> None:
     assert counts == {"carolin": SPEAKER_WEIGHT, "librari": 1.0}
 
 
+def test_a_stamped_line_s_speaker_counts_as_its_speaker() -> None:
+    counts = _counts("[8 May 2023] Caroline: I'm at the library now.", ("Caroline",))
+    assert counts == {"carolin": SPEAKER_WEIGHT, "librari": 1.0}
+
+
+def test_a_stamp_s_words_count_as_what_the_line_says() -> None:
+    matches = KeywordMatches(documents=[], total_documents=10, total_chars=300, doc_freq={"may": 2})
+    bm25 = Bm25(["may", "library"], matches)
+    assert bm25.counts("[8 May 2023] Caroline: I'm at the library now.") == {"mai": 1.0, "librari": 1.0}
+    assert bm25.counts("Caroline: I'm at the library now.") == {"librari": 1.0}
+
+
 def test_a_store_that_counted_no_document_knows_no_one_as_unknown() -> None:
     # S3 Vectors has no keyword statistics: every word has a frequency of 0 there, and says nothing
     question = "What did Penelope cook for dinner?"

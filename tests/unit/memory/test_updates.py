@@ -188,3 +188,15 @@ def test_a_memorys_words_are_read_once_across_searches(content_reads) -> None:
     edited = doc("b", "Kate: My sister now works at the hospital.", said=JUN + timedelta(days=1))
     later_first([cand(old, 0.9), cand(edited, 0.8)])
     assert len(reads) == 3  # other content: read
+
+
+def test_a_stamped_restatement_is_the_same_speaker_s() -> None:
+    found = [cand(doc("old", f"[10 Jan 2024] {OLD}", said=JAN), 0.8)]
+    found.append(cand(doc("new", f"[10 Jun 2024] {NEW}", said=JUN), 0.5))
+    assert order(found) == ["new", "old"]
+
+
+def test_a_stamped_line_of_another_speaker_does_not_move() -> None:
+    found = [cand(doc("old", f"[10 Jan 2024] {OLD}", said=JAN), 0.8)]
+    found.append(cand(doc("tom", f"[10 Jun 2024] {NEW.replace('Kate:', 'Tom:')}", said=JUN), 0.5))
+    assert later_first(found) == (found, {})

@@ -30,8 +30,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from mneme.memory.keyword_scoring import speaker_prefix
 from mneme.memory.keywords import STOPWORDS
+from mneme.memory.speakers import speaker_prefix
 
 CONTENT_WORDS = 3
 FLOOR = 0.3

@@ -17,6 +17,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from mneme.memory.speakers import said
+
 EXTRACTION_MARKER = "MNEME MEMORY EXTRACTION"
 Strategy = Literal["facts", "preferences", "summary"]
 STRATEGIES_LINE = "STRATEGIES: "
@@ -84,16 +86,13 @@ _CLAUSE = re.compile(r"(?<=[.!?;:])\s+|,\s+(?=i\s)", re.I)
 _ADVERB = re.compile(r"\s+(?:now|also|still)\b", re.I)
 
 
-_SPEAKER = re.compile(r"^\s*([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2}):\s+")
-
-
 def offline_extract(user_input: str, strategies: list[str]) -> Extracted:
     """The offline model's deterministic extractor (see the module docstring). A turn written as ``Speaker:
     text`` is read after its speaker, and its items say who said it ("Kate says: I live in Oslo.")."""
     items: list[ExtractedItem] = []
-    speaker = _SPEAKER.match(user_input)
-    who = f"{speaker.group(1)} says" if speaker else "The user says"
-    text = user_input[speaker.end() :] if speaker else user_input
+    speaker = said(user_input)
+    who = f"{speaker.name[0].upper()}{speaker.name[1:]} says" if speaker else "The user says"
+    text = user_input[speaker.body :] if speaker else user_input
     for sentence in _CLAUSE.split(text.strip()):
         clean = sentence.strip().rstrip(".!?;:").strip()
         if not clean:
@@ -103,7 +102,7 @@ def offline_extract(user_input: str, strategies: list[str]) -> Extracted:
         elif "facts" in strategies and (found := _FACT.match(clean)):
             subject = " ".join(_ADVERB.sub("", found["subject"].lower()).split())
             if speaker:  # Kate's "I live in" is not Tom's: the subject names the speaker
-                subject = f"{speaker.group(1).lower()}: {subject}"
+                subject = f"{speaker.name.lower()}: {subject}"
             items.append(ExtractedItem(kind="fact", text=f"{who}: {clean}.", subject=subject))
     if "summary" in strategies and user_input.strip():
         items.append(ExtractedItem(kind="summary", text=f"Session summary: {user_input.strip()[:500]}"))

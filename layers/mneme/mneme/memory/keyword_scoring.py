@@ -24,6 +24,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from mneme.memory.keywords import query_words
+from mneme.memory.speakers import said
 from mneme.models.memory import KeywordMatches, MemoryCandidate, MemoryDocument
 
 if TYPE_CHECKING:
@@ -35,7 +36,6 @@ K1 = 1.2
 B = 0.75
 MATCH_LIMIT = 100  # documents a store returns for one keyword query (the rarest words' first; 200 measured no better)
 _WORD = re.compile(r"\w+")
-_SPEAKER = re.compile(r"^\s*([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2}):\s")  # "Kate: ..." / "Dr. Ana Lima: ..."
 SPEAKER_WEIGHT = 0.3  # a turn's speaker says who, not what: "Kate: Talk soon!" must not win "Kate's hobbies"
 _STEMS: dict[str, str] = {}
 _STEM_CACHE_MAX = 200_000
@@ -61,18 +61,6 @@ def stem(word: str) -> str:
 def stems(text: str) -> tuple[str, ...]:
     """Every word of ``text`` as its stem, in order (cached: the turns around a search's anchors recur)."""
     return tuple(stem(word) for word in _WORD.findall(text.lower()))
-
-
-def speaker_prefix(text: str) -> int:
-    """Where a turn's content starts after its leading ``Speaker:`` (0: it has none)."""
-    found = _SPEAKER.match(text)
-    return found.end() if found else 0
-
-
-def speaker_name(text: str) -> str:
-    """A turn's leading speaker (``"Kate"`` of ``"Kate: ..."``), or ``""``."""
-    found = _SPEAKER.match(text)
-    return found.group(1) if found else ""
 
 
 class Bm25:
@@ -105,14 +93,15 @@ class Bm25:
         return found
 
     def counts(self, text: str) -> dict[str, float]:
-        """How often each query stem occurs in ``text``; a leading ``Speaker:`` counts :data:`SPEAKER_WEIGHT`."""
+        """How often each query stem occurs in ``text``; a leading ``Speaker:`` counts :data:`SPEAKER_WEIGHT` (a
+        stamp before it, ``[8 May 2023] Kate:``, is content: :mod:`mneme.memory.speakers`)."""
         counts: dict[str, float] = {}
-        speaker = _SPEAKER.match(text)
-        if speaker:
-            for token in stems(speaker.group(1)):
+        line = said(text)
+        if line:
+            for token in stems(line.name):
                 if token in self.idf:
                     counts[token] = counts.get(token, 0.0) + SPEAKER_WEIGHT
-            text = text[speaker.end() :]
+            text = f"{text[: line.stamp_end]} {text[line.body :]}"
         for token in stems(text):
             if token in self.idf and token not in self._said_by:
                 counts[token] = counts.get(token, 0.0) + 1.0

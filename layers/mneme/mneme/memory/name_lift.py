@@ -62,8 +62,9 @@ from statistics import median
 from typing import TYPE_CHECKING
 
 from mneme.memory.hybrid import cosine_scale, ramp
-from mneme.memory.keyword_scoring import speaker_name, stems
+from mneme.memory.keyword_scoring import stems
 from mneme.memory.keywords import STOPWORDS, query_words
+from mneme.memory.speakers import speaker_name
 from mneme.records import Record
 
 if TYPE_CHECKING:

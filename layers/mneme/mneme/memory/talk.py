@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from mneme.memory.keyword_scoring import speaker_name
+from mneme.memory.speakers import speaker_name
 
 
 class _Said(Protocol):

@@ -40,7 +40,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
 from mneme.memory.content_prior import distinct_content_words
-from mneme.memory.keyword_scoring import speaker_prefix
+from mneme.memory.speakers import speaker_name, speaker_prefix
 from mneme.records import replace
 
 if TYPE_CHECKING:
@@ -67,8 +67,9 @@ def _prefix(text: str) -> int:
 
 
 def _speaker(doc: MemoryDocument) -> str:
-    said = doc.content[: _prefix(doc.content)].strip().rstrip(":").casefold()
-    return said.removesuffix(" says")  # an extracted entry's "Kate says: ..." is Kate's
+    says = _SAYS.match(doc.content)  # an extracted entry's "Kate says: ..." is Kate's
+    said = doc.content[: says.end()].strip().removesuffix(":").removesuffix(" says") if says else ""
+    return (said or speaker_name(doc.content)).casefold()
 
 
 def content_words(doc: MemoryDocument) -> frozenset[str]:
