@@ -44,6 +44,7 @@ from mneme.engine.memory_io.ops import MemoryPorts, Ranking, search_explained  #
 from mneme.memory.access import ReadAccess  # noqa: E402
 from mneme.memory.conversation import conversation  # noqa: E402
 from mneme.memory.embedding_limits import limit_for  # noqa: E402
+from mneme.memory.speakers import spoken  # noqa: E402
 from mneme.models.memory import KeywordMatches, MemoryDocument  # noqa: E402
 from mneme.models.policy import Fusion, Retrieval  # noqa: E402
 from mneme_local.embedder import LocalEmbedder  # noqa: E402
@@ -106,7 +107,7 @@ def load(store: EmbeddedVectorStore, data: list[Conversation], embed: Embeddings
                 observed_at=turn.at,
             )
             documents += chunked(document, limit_for(embed.model.model_id))
-    vectors = embed([document.content for document in documents])  # one cache write for the whole dataset
+    vectors = embed([spoken(document.content) for document in documents])  # as the service embeds; one cache write
     items = list(zip(documents, vectors, strict=True))
     for start in range(0, len(items), 1000):
         store.put(items[start : start + 1000])

@@ -44,3 +44,10 @@ def test_deleting_one_long_entry_keeps_the_identical_chunk_of_another(world: Wor
     world.memory.soft_delete("job-a", ALICE, now=world.clock.now())
     # Then every chunk of the second is still live
     assert all(not world.memory.documents[d.id].deleted for d in b_chunks)
+
+
+def test_the_writer_embeds_a_stamped_line_without_its_stamp(world: World) -> None:
+    jobs = [_job("job-1", "[8 May 2023] Kate: the ferry leaves pier 4 at dawn."), _job("job-2", "Pier 4 is closed.")]
+    assert write_batch(_ports(world), _records(jobs)) == {"batchItemFailures": []}
+    assert world.embedder.calls == [["Kate: the ferry leaves pier 4 at dawn.", "Pier 4 is closed."]]
+    assert world.memory.documents["job-1"].content == "[8 May 2023] Kate: the ferry leaves pier 4 at dawn."

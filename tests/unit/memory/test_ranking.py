@@ -285,3 +285,20 @@ def test_rank_answers_the_same_hits_as_rank_explained() -> None:
     cands = [candidate(f"d{i}", 0.3 + i / 20) for i in range(10)]
     explained_ids, _, _ = explained(cands, top_k=3, min_score=0.4, relative_cutoff=0.8)
     assert [h.id for h in ranked(cands, top_k=3, min_score=0.4, relative_cutoff=0.8)] == explained_ids
+
+
+def test_the_same_words_said_on_two_dates_are_one_hit() -> None:
+    cands = [
+        candidate("a", 0.9, content="[8 May 2023] Kate: Work's fine."),
+        candidate("b", 0.8, content="[9 June 2023] Kate: Work's fine."),
+    ]
+    ids, dropped, _ = explained(cands)
+    assert ids == ["a"] and dropped["duplicate"] == 1
+
+
+def test_other_words_on_the_same_date_are_two_hits() -> None:
+    cands = [
+        candidate("a", 0.9, content="[8 May 2023] Kate: Work's fine."),
+        candidate("b", 0.8, content="[8 May 2023] Kate: Work's slow."),
+    ]
+    assert explained(cands)[0] == ["a", "b"]

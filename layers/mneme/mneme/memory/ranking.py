@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from mneme.memory.content_prior import content_factor
+from mneme.memory.speakers import spoken
 from mneme.models.memory import MemoryHit
 from mneme.namespace_grammar import matches
 from mneme.records import Record
@@ -195,7 +196,7 @@ def rank_explained(
     unique: list[MemoryHit] = []
     seen: dict[str, str] = {}
     for hit in scored:
-        key = hit.content.strip()
+        key = spoken(hit.content).strip()  # the same words, whenever said: one hit
         if key not in seen:
             seen[key] = hit.id
             unique.append(hit)

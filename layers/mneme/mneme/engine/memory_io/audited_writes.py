@@ -13,6 +13,7 @@ from mneme.engine.memory_io.revisions import acting
 from mneme.errors import MemoryUnavailable, NotFound
 from mneme.memory.embedding_limits import EmbeddingLimit, limit_for
 from mneme.memory.entry_retention import is_expired
+from mneme.memory.speakers import spoken
 from mneme.models.audit import AuditAction
 from mneme.models.memory import MemoryDocument
 
@@ -73,7 +74,7 @@ def chunk_limit(ports: MemoryPorts) -> EmbeddingLimit:
 def write_documents(ports: MemoryPorts, documents: Sequence[MemoryDocument]) -> list[str]:
     """Embed and store ``documents`` (already chunked); the stored ids in order."""
     store, embedder = ports.require()
-    vectors = embedder.embed([doc.content for doc in documents])
+    vectors = embedder.embed([spoken(doc.content) for doc in documents])
     return store.put(list(zip(documents, vectors, strict=True)))
 
 

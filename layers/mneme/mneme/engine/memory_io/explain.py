@@ -22,6 +22,7 @@ from mneme.engine.memory_io.ops import MemoryPorts, Ranking, RecordFactory, sear
 from mneme.engine.memory_io.retrieval import candidate_depth
 from mneme.memory.access import ReadAccess
 from mneme.memory.ranking import Outcome, Ranked, age_days, namespace_bonus, unusable_reason
+from mneme.memory.speakers import spoken
 from mneme.models.memory import MemoryDocument
 from mneme.namespace_grammar import matches
 from mneme.records import Record, field
@@ -145,7 +146,9 @@ def _filtered(
             unseen.append(doc)
     if not unseen:
         return []
-    cosines = _cosines(vector, embedder.embed([doc.content for doc in unseen])) if vector else [0.0] * len(unseen)
+    cosines = (
+        _cosines(vector, embedder.embed([spoken(doc.content) for doc in unseen])) if vector else [0.0] * len(unseen)
+    )
     found = []
     for doc, cosine in sorted(zip(unseen, cosines, strict=True), key=lambda pair: (-pair[1], pair[0].id)):
         entry = {"id": doc.id, "namespace": doc.namespace, **_kept_out(doc, access, now, granted_by)}

@@ -21,6 +21,7 @@ from mneme.engine.memory_io.writer_ports import audit_decisions, job_trail
 from mneme.errors import Conflict, MnemeError, ModelRequestRejected
 from mneme.memory.embedding_limits import limit_for
 from mneme.memory.extraction import extraction_request, parse_extraction
+from mneme.memory.speakers import spoken
 from mneme.models.agent import ModelSpec
 from mneme.models.memory import MemoryClass
 from mneme.models.run import Usage
@@ -76,7 +77,7 @@ def run(ports: WriterPorts, job: MemoryWriteJob, recent: Recent | None = None) -
         decisions = []
         if documents:
             limit = limit_for(ports.embedder.model_id)
-            vectors = ports.embedder.embed([doc.content for doc in documents])
+            vectors = ports.embedder.embed([spoken(doc.content) for doc in documents])
             threshold = job.duplicate_threshold or limit.duplicate_threshold
             now, batch = ports.clock.now(), recent if recent is not None else Recent()
             decisions = [

@@ -31,6 +31,7 @@ from mneme.engine.memory_io.requests import SearchResult, http_search
 from mneme.errors import InvalidInput, MemoryUnavailable
 from mneme.memory.access import ReadAccess
 from mneme.memory.snapshot import MemorySnapshot, live
+from mneme.memory.speakers import spoken
 from mneme.models.memory import MemoryDocument
 from mneme.models.revision import MemoryRevision
 from mneme.models.user import Caller
@@ -138,10 +139,10 @@ def _snapshot(
     searchable = [
         doc for doc in documents if live(doc, moment) and any(matches(p, doc.namespace) for p in access.allowed)
     ]
-    contents = list(dict.fromkeys(doc.content for doc in searchable)) if vectors else []
+    contents = list(dict.fromkeys(spoken(doc.content) for doc in searchable)) if vectors else []
     if not contents:
         return MemorySnapshot(documents, keyword_search_available=keyword)
     _, embedder = ports.require()
     embedded = dict(zip(contents, embedder.embed(contents), strict=True))
-    found = {doc.id: embedded[doc.content] for doc in searchable}
+    found = {doc.id: embedded[spoken(doc.content)] for doc in searchable}
     return MemorySnapshot(documents, found, keyword_search_available=keyword)

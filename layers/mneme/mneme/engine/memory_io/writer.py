@@ -29,6 +29,7 @@ from mneme.engine.memory_io.entries import chunked
 from mneme.engine.memory_io.writer_ports import WriterPorts, audit_decisions, queued_at
 from mneme.errors import MnemeError
 from mneme.memory.embedding_limits import EmbeddingLimit, limit_for
+from mneme.memory.speakers import spoken
 from mneme.models.memory import Authority, MemoryDocument
 from mneme.models.privacy import ErasureState
 from mneme.ports.memory import MemoryStore, MemoryWriteJob
@@ -142,7 +143,7 @@ def _write(ports: WriterPorts, jobs: list[tuple[str, MemoryWriteJob]], recent: R
 
 def _embedded(embedder: Embedder, groups: list[list[MemoryDocument]]) -> list[list[list[float]] | MnemeError]:
     """Each group's vectors from one embedding call for all; if it fails, each group on its own."""
-    texts = [doc.content for group in groups for doc in group]
+    texts = [spoken(doc.content) for group in groups for doc in group]
     try:
         flat = embedder.embed(texts) if texts else []
     except MnemeError:
@@ -156,7 +157,7 @@ def _embedded(embedder: Embedder, groups: list[list[MemoryDocument]]) -> list[li
 
 def _embed_alone(embedder: Embedder, group: list[MemoryDocument]) -> list[list[float]] | MnemeError:
     try:
-        return embedder.embed([doc.content for doc in group])
+        return embedder.embed([spoken(doc.content) for doc in group])
     except MnemeError as exc:
         return exc
 
