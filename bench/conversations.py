@@ -23,7 +23,7 @@ Deterministic (seeded), generated in code: nothing is downloaded. ``dataset(user
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -346,11 +346,13 @@ class Turn:
     at: datetime
     speaker: str
     text: str
+    stamp: str = ""  # written in front of the line (:func:`dated`)
 
     @property
     def content(self) -> str:
-        """``"<Speaker>: <text>"``; a note (``bench/notes.py``: no speaker) is its text."""
-        return f"{self.speaker}: {self.text}" if self.speaker else self.text
+        """``"<Speaker>: <text>"``; a note (``bench/notes.py``: no speaker) is its text; a stamp comes first."""
+        said = f"{self.speaker}: {self.text}" if self.speaker else self.text
+        return f"{self.stamp} {said}" if self.stamp else said
 
 
 @dataclass
@@ -367,6 +369,12 @@ class Conversation:
     user: str
     turns: list[Turn]
     questions: list[Question]
+
+
+def dated(data: list[Conversation]) -> list[Conversation]:
+    """The same memories with each line's date in front (``[08 May 2023] Kate: …``), as chat exports and benchmark
+    harnesses write them: ``--dated`` of ``bench/recall_eval.py`` and ``bench/public_conversations.py``."""
+    return [replace(conv, turns=[replace(turn, stamp=f"[{turn.at:%d %B %Y}]") for turn in conv.turns]) for conv in data]
 
 
 class _Builder:

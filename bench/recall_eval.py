@@ -32,7 +32,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import use_repo_paths
-from conversations import Conversation, Question, dataset
+from conversations import Conversation, Question, dataset, dated
 from notes import dataset as notes_dataset
 
 use_repo_paths()
@@ -242,11 +242,17 @@ class WithoutKeywordLeg:
 
 
 def measure(
-    users: int = 12, modes: str = "default,keyword,vector,rrf", *, keyword_leg: bool = True, notes: bool = False
+    users: int = 12,
+    modes: str = "default,keyword,vector,rrf",
+    *,
+    keyword_leg: bool = True,
+    notes: bool = False,
+    stamped: bool = False,
 ) -> dict[str, Any]:
     """Load ``users`` conversations (or memories of notes, ``bench/notes.py``), ask every question in every mode,
     print the table; the figures."""
-    return report((notes_dataset if notes else dataset)(users), modes, keyword_leg=keyword_leg)
+    data = (notes_dataset if notes else dataset)(users)
+    return report(dated(data) if stamped else data, modes, keyword_leg=keyword_leg)
 
 
 def report(
@@ -295,9 +301,9 @@ def report(
 
 
 def bench(full: bool) -> dict[str, Any]:
-    """``make bench``: every user and mode over the conversations, then the notes (a minute, the embeddings
-    cached after the first run)."""
-    return {"conversations": measure(12), "notes": measure(12, notes=True)}
+    """``make bench``: every user and mode over the conversations, the notes, then the conversations with each
+    line's date in front (a minute and a half, the embeddings cached after the first run)."""
+    return {"conversations": measure(12), "notes": measure(12, notes=True), "dated": measure(12, stamped=True)}
 
 
 def main() -> int:
@@ -310,8 +316,9 @@ def main() -> int:
         help="search the store as the S3 Vectors adapter answers: no keyword matches, no windows",
     )
     parser.add_argument("--notes", action="store_true", help="memories of notes (bench/notes.py), not transcripts")
+    parser.add_argument("--dated", action="store_true", help="each line's date in front: [08 May 2023] Kate: ...")
     args = parser.parse_args()
-    measure(args.users, args.modes, keyword_leg=not args.without_keyword_leg, notes=args.notes)
+    measure(args.users, args.modes, keyword_leg=not args.without_keyword_leg, notes=args.notes, stamped=args.dated)
     return 0
 
 
