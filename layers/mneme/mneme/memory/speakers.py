@@ -35,11 +35,14 @@ _WHEN = re.compile(
     re.I,
 )
 
+MONTHS = (
+    "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November",
+    "December",
+)  # fmt: skip
 #: a date's words: "8 May: …" is a date and what follows it, not May speaking
-_CALENDAR = frozenset((
-    "january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
-    "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
-))  # fmt: skip
+_CALENDAR = frozenset(
+    word.casefold() for word in (*MONTHS, "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+)
 
 
 class Said(NamedTuple):
