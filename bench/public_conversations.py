@@ -220,6 +220,7 @@ def measure(
     where: str | None = None,
     *,
     stamped: bool = False,
+    observed: bool = True,
 ) -> dict[str, Any]:
     """Print ``recall_eval``'s table for each dataset and setting; the figures by ``dataset/setting`` and mode.
     Every dataset asked for must be here (else :class:`Skip` before anything runs)."""
@@ -243,7 +244,7 @@ def measure(
             data = dated(convert(records, setting)) if stamped else convert(records, setting)
             asked = sum(len(conv.questions) for conv in data)
             print(f"\n--- {source.name} ({path.name}), setting {setting}: {asked} questions with evidence ---")
-            figures[f"{source.name}/{setting}"] = found_figures = recall_eval.report(data, modes)
+            figures[f"{source.name}/{setting}"] = found_figures = recall_eval.report(data, modes, observed=observed)
             if source is LOCOMO:
                 print_scored(found_figures)
     return figures
@@ -274,9 +275,10 @@ def main() -> int:
     parser.add_argument("--modes", "--mode", default="default,keyword,vector,rrf")
     parser.add_argument("--data", default=None, help="the folder of the sdists (default: $MNEME_PUBLIC_DATA or cache)")
     parser.add_argument("--dated", action="store_true", help="each line's date in front: [08 May 2023] Kate: ...")
+    parser.add_argument("--no-observed-at", action="store_true", help="lines without observed_at, stored now")
     args = parser.parse_args()
     try:
-        measure(args.dataset, args.modes, args.data, stamped=args.dated)
+        measure(args.dataset, args.modes, args.data, stamped=args.dated, observed=not args.no_observed_at)
     except Skip as skip:
         print(f"skipped: {skip}", file=sys.stderr)
         return 2

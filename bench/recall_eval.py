@@ -37,7 +37,7 @@ from notes import dataset as notes_dataset
 
 use_repo_paths()
 
-from datetime import UTC, datetime  # noqa: E402
+from datetime import UTC, datetime, timedelta  # noqa: E402
 
 from mneme.engine.memory_io.entries import chunked  # noqa: E402
 from mneme.engine.memory_io.ops import MemoryPorts, Ranking, search_explained  # noqa: E402
@@ -52,6 +52,8 @@ from mneme_local.vector_store import EmbeddedVectorStore  # noqa: E402
 
 NOW = datetime(2024, 6, 1, tzinfo=UTC)
 CACHE = Path("/tmp/mneme-recall-cache")
+INGESTED = datetime(2026, 12, 7, tzinfo=UTC)  # when --no-observed-at stores every line
+NO_OBSERVED_AT = "store lines as the SPEC's POST /v1/memory/documents body has them: no observed_at, stored now"
 MODES: dict[str, tuple[Retrieval, Fusion]] = {
     "default": ("hybrid", "score"),
     "keyword": ("keyword", "score"),
@@ -89,24 +91,28 @@ class Embeddings:
         return [self.vectors[t] for t in texts]
 
 
-def load(store: EmbeddedVectorStore, data: list[Conversation], embed: Embeddings) -> None:
+def load(store: EmbeddedVectorStore, data: list[Conversation], embed: Embeddings, *, observed: bool = True) -> None:
     """Every turn one memory entry; a turn longer than the embedder's chunk size is stored as the service
-    stores it, in chunks linked to the first (``chunked``; none of ``bench/conversations.py``'s turns is)."""
+    stores it, in chunks linked to the first (``chunked``; none of ``bench/conversations.py``'s turns is).
+
+    ``observed``: each turn observed at its session's time (``observed_at``, as a batch item gives it); else
+    stored as the SPEC's ``POST /v1/memory/documents`` body has it, without one, one after the other at
+    :data:`INGESTED` (a millisecond apart)."""
     documents = []
-    for conv in data:
-        for turn in conv.turns:
-            digest = hashlib.sha256(turn.turn_id.encode() + turn.content.encode()).hexdigest()
-            document = MemoryDocument(
-                id=turn.turn_id,
-                namespace=f"vector.user.{conv.user}.memory",
-                owner_user_id=conv.user,
-                content=turn.content,
-                content_hash=digest,
-                created_at=turn.at,
-                updated_at=turn.at,
-                observed_at=turn.at,
-            )
-            documents += chunked(document, limit_for(embed.model.model_id))
+    for n, (conv, turn) in enumerate((c, t) for c in data for t in c.turns):
+        digest = hashlib.sha256(turn.turn_id.encode() + turn.content.encode()).hexdigest()
+        stored = turn.at if observed else INGESTED + timedelta(milliseconds=n)
+        document = MemoryDocument(
+            id=turn.turn_id,
+            namespace=f"vector.user.{conv.user}.memory",
+            owner_user_id=conv.user,
+            content=turn.content,
+            content_hash=digest,
+            created_at=stored,
+            updated_at=stored,
+            observed_at=turn.at if observed else None,
+        )
+        documents += chunked(document, limit_for(embed.model.model_id))
     vectors = embed([spoken(document.content) for document in documents])  # as the service embeds; one cache write
     items = list(zip(documents, vectors, strict=True))
     for start in range(0, len(items), 1000):
@@ -248,15 +254,20 @@ def measure(
     keyword_leg: bool = True,
     notes: bool = False,
     stamped: bool = False,
+    observed: bool = True,
 ) -> dict[str, Any]:
     """Load ``users`` conversations (or memories of notes, ``bench/notes.py``), ask every question in every mode,
     print the table; the figures."""
     data = (notes_dataset if notes else dataset)(users)
-    return report(dated(data) if stamped else data, modes, keyword_leg=keyword_leg)
+    return report(dated(data) if stamped else data, modes, keyword_leg=keyword_leg, observed=observed)
 
 
 def report(
-    data: list[Conversation], modes: str = "default,keyword,vector,rrf", *, keyword_leg: bool = True
+    data: list[Conversation],
+    modes: str = "default,keyword,vector,rrf",
+    *,
+    keyword_leg: bool = True,
+    observed: bool = True,
 ) -> dict[str, Any]:
     """Load ``data`` into one store, ask every question in every mode, print the table; the figures.
 
@@ -265,7 +276,7 @@ def report(
     figures: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as folder:
         store = EmbeddedVectorStore(Path(folder) / "memory.sqlite3")
-        load(store, data, embed)
+        load(store, data, embed, observed=observed)
         questions = [q.question for conv in data for q in conv.questions]
         vectors = dict(zip(questions, embed(questions), strict=True))
         searched = store if keyword_leg else WithoutKeywordLeg(store)
@@ -317,8 +328,10 @@ def main() -> int:
     )
     parser.add_argument("--notes", action="store_true", help="memories of notes (bench/notes.py), not transcripts")
     parser.add_argument("--dated", action="store_true", help="each line's date in front: [08 May 2023] Kate: ...")
+    parser.add_argument("--no-observed-at", action="store_true", help=NO_OBSERVED_AT)
     args = parser.parse_args()
-    measure(args.users, args.modes, keyword_leg=not args.without_keyword_leg, notes=args.notes, stamped=args.dated)
+    options = {"notes": args.notes, "stamped": args.dated, "observed": not args.no_observed_at}
+    measure(args.users, args.modes, keyword_leg=not args.without_keyword_leg, **options)
     return 0
 
 
