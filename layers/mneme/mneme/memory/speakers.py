@@ -18,6 +18,7 @@ line's *stamp*, which counts as content (a date is what the line says about when
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import NamedTuple
 
 _NAME = r"[A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2}|(?i:user|assistant|human|ai|bot|system)"
@@ -54,6 +55,7 @@ class Said(NamedTuple):
     body: int
 
 
+@lru_cache(maxsize=65_536)  # a candidate's content is read by several rules, and again by the next search
 def said(text: str) -> Said | None:
     """The speaker of ``text`` (the module doc), or None when it does not start like a line of a transcript."""
     found = _LINE.match(text)
