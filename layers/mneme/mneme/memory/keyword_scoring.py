@@ -24,8 +24,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from mneme.memory.keywords import query_words
-from mneme.memory.speakers import MONTHS
-from mneme.memory.speakers import said as read_line
+from mneme.memory.speakers import MONTHS, said
 from mneme.models.memory import KeywordMatches, MemoryCandidate, MemoryDocument
 
 if TYPE_CHECKING:
@@ -92,15 +91,15 @@ class Bm25:
         (``observed_at``) and not stamped with it counts that day's words too (:func:`said_on`)."""
         found = self._of.get(doc.id)
         if found is None:
-            found = self._of[doc.id] = self.counts(doc.content, said=doc.observed_at)
+            found = self._of[doc.id] = self.counts(doc.content, day=doc.observed_at)
         return found
 
-    def counts(self, text: str, *, said: datetime | None = None) -> dict[str, float]:
+    def counts(self, text: str, *, day: datetime | None = None) -> dict[str, float]:
         """How often each query stem occurs in ``text``; a leading ``Speaker:`` counts :data:`SPEAKER_WEIGHT` (a
-        stamp before it, ``[8 May 2023] Kate:``, is content: :mod:`mneme.memory.speakers`); the words of the day
-        it was ``said``, when its text does not say when, count :data:`DATE_WEIGHT` each."""
+        stamp before it, ``[8 May 2023] Kate:``, is content: :mod:`mneme.memory.speakers`); the words of the ``day``
+        it was said, when its text does not say when, count :data:`DATE_WEIGHT` each."""
         counts: dict[str, float] = {}
-        line = read_line(text)
+        line = said(text)
         if line:
             for token in stems(line.name):
                 if token in self.idf:
@@ -109,8 +108,8 @@ class Bm25:
         for token in stems(text):
             if token in self.idf and token not in self._said_by:
                 counts[token] = counts.get(token, 0.0) + 1.0
-        if said is not None and not (line and line.stamp_end):
-            for token in stems(said_on(said)):
+        if day is not None and not (line and line.stamp_end):
+            for token in stems(said_on(day)):
                 if token in self.idf and token not in counts:
                     counts[token] = DATE_WEIGHT
         return counts

@@ -1,8 +1,8 @@
 """Who says a line of a transcript (issue 30): the leading ``Speaker:`` of a memory's content, in the forms
 transcripts are written in.
 
-``Kate: …`` is the plain form. Exports and benchmark harnesses often put the time first or beside the name, or
-mark the name up; each of these is the line of ``Kate`` saying ``…``:
+``Kate: …`` is the plain form. Exports and benchmark harnesses often put the time first or beside the name; each
+of these is the line of ``Kate`` saying ``…``:
 
 * ``[8 May 2023] Kate: …``, ``(10:32) Kate: …``, ``2023-05-08 13:56 Kate: …``,
   ``1:56 pm on 8 May, 2023 - Kate: …`` — a time or date first (bracketed, or starting with a digit);
@@ -48,11 +48,12 @@ _CALENDAR = frozenset(
 
 class Said(NamedTuple):
     """A line's speaker and where its parts are: ``content[:stamp_end]`` is its stamp (may be empty),
-    ``content[body:]`` what the speaker says."""
+    ``content[start:]`` the line from its speaker on, ``content[body:]`` what the speaker says."""
 
     name: str
     stamp_end: int
     body: int
+    start: int = 0
 
 
 @lru_cache(maxsize=65_536)  # a candidate's content is read by several rules, and again by the next search
@@ -66,7 +67,7 @@ def said(text: str) -> Said | None:
         return None
     if after and not _WHEN.search(after):  # "Budget (optional): …" is a heading
         return None
-    return Said(found.group("name"), found.end("stamp") if found.group("stamp") else 0, found.end())
+    return Said(found.group("name"), found.end("stamp") if stamp else 0, found.end(), found.start("name"))
 
 
 def speaker_name(text: str) -> str:
@@ -85,4 +86,4 @@ def spoken(text: str) -> str:
     """``text`` without its stamp: what a line's vector is made of (a date says when, not what; with the dates
     embedded, our dataset's recall@10 with the floors, its lines dated, was 0.753, and 0.865 without)."""
     line = said(text)
-    return text[line.stamp_end :].lstrip(" -–—|,") if line and line.stamp_end else text
+    return text[line.start :] if line and line.stamp_end else text

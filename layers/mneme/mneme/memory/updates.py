@@ -51,7 +51,7 @@ if TYPE_CHECKING:
 
 MIN_SHARED = 2  # one shared word ("Oh man, ..." in two turns) is no restatement: measured, -0.07 @5
 OVERLAP = 0.5
-_SAYS = re.compile(r"^\s*(?:The user|[A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2}) says:\s")  # mneme.memory.extraction
+_SAYS = re.compile(r"^\s*(The user|[A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2}) says:\s")  # mneme.memory.extraction
 
 
 def said_at(doc: MemoryDocument | MemoryHit) -> datetime:
@@ -68,8 +68,7 @@ def _prefix(text: str) -> int:
 
 def _speaker(doc: MemoryDocument) -> str:
     says = _SAYS.match(doc.content)  # an extracted entry's "Kate says: ..." is Kate's
-    said = doc.content[: says.end()].strip().removesuffix(":").removesuffix(" says") if says else ""
-    return (said or speaker_name(doc.content)).casefold()
+    return (says.group(1) if says else speaker_name(doc.content)).casefold()
 
 
 def content_words(doc: MemoryDocument) -> frozenset[str]:
