@@ -178,3 +178,9 @@ def test_a_note_sharing_a_word_of_the_subject_keeps_its_share(store: Any) -> Non
 def test_the_name_of_the_person_asked_about_is_not_a_word_shared(store: Any) -> None:
     relevance = _offsite(store, NOTES, "")  # "Tom" is in the question and in the note
     assert relevance["volvo"] < hybrid.SAYS_NOTHING
+
+
+@pytest.mark.keyword_leg
+def test_a_transcript_line_stored_alone_among_notes_says_nothing(store: Any) -> None:
+    relevance = _offsite(store, NOTES, "", volvo="Maria: Tom drives an old Volvo.")  # no line of its talk beside it
+    assert relevance["offsite"] > FLOOR > relevance["volvo"] > 0

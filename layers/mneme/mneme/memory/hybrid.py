@@ -33,7 +33,10 @@ question — its rare words absent, its best cosine low — scores low for every
 as a conversation needs (an answer line's window vouches for it). A note stands alone (``talk.is_note``):
 sharing no word with the question but the names it asks about, its cosine at or under the model's ``low``, it keeps
 :data:`SAYS_NOTHING` of its relevance (its place, under every floor). "Where is the offsite?" over ten notes injected
-four about Maria and Tom (cosines 0.05-0.12) at 0.73-0.75 beside the offsite's; now the offsite's alone.
+four about Maria and Tom (cosines 0.05-0.12) at 0.73-0.75 beside the offsite's; now the offsite's alone. A line of
+talk read alone — its conversation holds no line beside it, as one transcript line stored among notes — has no window
+to vouch for it and says nothing by the same test: "Kate: I adopted a cat named Pixel." rode at 0.73-0.76 on every
+confident question over a user's notes ("What is my favourite colour?").
 """
 
 from __future__ import annotations
@@ -117,11 +120,14 @@ def keyword_confidence(coverage: float, floor: float = COVERAGE_FLOOR) -> float:
     return ramp(coverage, floor, 1.0)
 
 
-def says_nothing(model_id: str, doc: MemoryDocument, cosine: float | None, *, words_shared: Callable[[], bool]) -> bool:
-    """Whether ``doc`` is a note that says nothing of the question (the module doc): its cosine (``None``: not a
-    vector candidate), as evidence (:func:`evidence_cosine`), is at or under the model's ``low`` and it shares no
-    word with it (``words_shared``, asked last: it reads the note's words)."""
-    if not is_note(doc):
+def says_nothing(
+    model_id: str, doc: MemoryDocument, cosine: float | None, *, words_shared: Callable[[], bool], alone: bool = False
+) -> bool:
+    """Whether ``doc`` is a note, or a line of talk read ``alone`` (its conversation holds no line beside it), that
+    says nothing of the question (the module doc): its cosine (``None``: not a vector candidate), as evidence
+    (:func:`evidence_cosine`), is at or under the model's ``low`` and it shares no word with it (``words_shared``,
+    asked last: it reads the note's words)."""
+    if not (alone or is_note(doc)):
         return False
     low, _high = cosine_scale(model_id)
     if cosine is not None and evidence_cosine(model_id, cosine, len(doc.content)) > low:
@@ -152,6 +158,7 @@ class _Windows:
         self.scores: dict[str, float] = {}
         self.coverage = 0.0
         self.neighbours: dict[str, list[str]] = {}
+        self.alone: set[str] = set()  # read, and no line of their conversation beside them
         for anchor_id, (before, after) in sorted(around.items()):
             sequence = [*before, known[anchor_id], *after]
             at = len(before)
@@ -183,6 +190,9 @@ class _Windows:
             sequence[i].id for i in (position - 1, position + 1) if 0 <= i < len(sequence) and sequence[i].id in held
         ]
         self.neighbours.setdefault(doc.id, sides)
+        beside = [sequence[i] for i in (position - 1, position + 1) if 0 <= i < len(sequence)]
+        if not any(one_talk(doc, turn) for turn in beside):
+            self.alone.add(doc.id)
 
 
 def _scaled(scores: dict[str, float], *, low: float = 0.0) -> dict[str, float]:
@@ -259,7 +269,13 @@ def fuse(
         doc_id
         for doc_id in kept
         if model_id is not None
-        and says_nothing(model_id, known[doc_id], cosines.get(doc_id), words_shared=partial(words_shared, doc_id))
+        and says_nothing(
+            model_id,
+            known[doc_id],
+            cosines.get(doc_id),
+            words_shared=partial(words_shared, doc_id),
+            alone=doc_id in windows.alone,
+        )
     )
     relevance = {doc_id: confidence * share(smoothed[doc_id] / best, known[doc_id].content) for doc_id in kept}
     relevance |= {doc_id: relevance[doc_id] * SAYS_NOTHING for doc_id in silenced}
