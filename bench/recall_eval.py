@@ -34,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import use_repo_paths
 from conversations import Conversation, Question, dataset, dated
 from notes import dataset as notes_dataset
+from own_notes import dataset as own_notes_dataset
 
 use_repo_paths()
 
@@ -253,12 +254,13 @@ def measure(
     *,
     keyword_leg: bool = True,
     notes: bool = False,
+    own: bool = False,
     stamped: bool = False,
     observed: bool = True,
 ) -> dict[str, Any]:
-    """Load ``users`` conversations (or memories of notes, ``bench/notes.py``), ask every question in every mode,
-    print the table; the figures."""
-    data = (notes_dataset if notes else dataset)(users)
+    """Load ``users`` conversations (or memories of notes, ``bench/notes.py``, or of a user's own notes,
+    ``bench/own_notes.py``), ask every question in every mode, print the table; the figures."""
+    data = (own_notes_dataset if own else notes_dataset if notes else dataset)(users)
     return report(dated(data) if stamped else data, modes, keyword_leg=keyword_leg, observed=observed)
 
 
@@ -312,9 +314,15 @@ def report(
 
 
 def bench(full: bool) -> dict[str, Any]:
-    """``make bench``: every user and mode over the conversations, the notes, then the conversations with each
-    line's date in front (a minute and a half, the embeddings cached after the first run)."""
-    return {"conversations": measure(12), "notes": measure(12, notes=True), "dated": measure(12, stamped=True)}
+    """``make bench``: every user and mode over the conversations, the notes, a user's own notes (36 small
+    memories), then the conversations with each line's date in front (a minute and a half, the embeddings cached
+    after the first run)."""
+    return {
+        "conversations": measure(12),
+        "notes": measure(12, notes=True),
+        "own notes": measure(36, own=True),
+        "dated": measure(12, stamped=True),
+    }
 
 
 def main() -> int:
@@ -327,10 +335,13 @@ def main() -> int:
         help="search the store as the S3 Vectors adapter answers: no keyword matches, no windows",
     )
     parser.add_argument("--notes", action="store_true", help="memories of notes (bench/notes.py), not transcripts")
+    parser.add_argument(
+        "--own-notes", action="store_true", help="a user's own notes in the first person (bench/own_notes.py)"
+    )
     parser.add_argument("--dated", action="store_true", help="each line's date in front: [08 May 2023] Kate: ...")
     parser.add_argument("--no-observed-at", action="store_true", help=NO_OBSERVED_AT)
     args = parser.parse_args()
-    options = {"notes": args.notes, "stamped": args.dated, "observed": not args.no_observed_at}
+    options = {"notes": args.notes, "own": args.own_notes, "stamped": args.dated, "observed": not args.no_observed_at}
     measure(args.users, args.modes, keyword_leg=not args.without_keyword_leg, **options)
     return 0
 

@@ -23,6 +23,11 @@ The same transcripts with each line's date in front (``[08 May 2023] Kate: …``
 recall@10 0.899 (the undated slice: 0.825, 0.893); 0.377 for the block when a stamp is not read as one
 (:mod:`mneme.memory.speakers`: the lines were notes, no window, no speaker).
 
+A user's own notes in the first person (``bench/own_notes.py``, 12 small memories: "I work as a nurse …", asked
+"What do I do for a living?"): auto-inject carries 0.899 of the notes that answer, every off-topic question silent;
+0.657 when a note standing out of the others does not vouch for a question naming nobody
+(:func:`mneme.memory.hybrid.standout_confidence`).
+
 The same users keeping notes (each day's turns one memory of up to 900 characters, median 580): auto-inject
 carries 0.595 of the notes that hold the evidence, 0.46 without a long passage's lift
 (:data:`mneme.memory.hybrid.LENGTH_LIFT`); off-topic questions stay silent (1.00 either way; a lift four times
@@ -38,6 +43,7 @@ import pytest
 from bench.conversations import Conversation, Turn, dataset
 from bench.conversations import dated as dated_lines
 from bench.notes import dataset as notes_dataset
+from bench.own_notes import dataset as own_notes_dataset
 
 from mneme import records
 from mneme.engine.memory_io.ops import MemoryPorts, Ranking, search_explained
@@ -63,6 +69,9 @@ LINES_GAIN = 0.005  # the slice measured 0.761 -> 0.782, and 0.813 -> 0.825 with
 SHORT_NOTES_INJECT_AT_5 = 0.93  # bench/notes.py, 3 memories: 0.971
 OTHER_NOTES_INJECTED = 3.5  # the slice: 3.31 a block, 3.89 when a note that says nothing keeps its share
 SAYS_NOTHING_GAIN = 0.4
+OWN_NOTES_USERS = 12  # bench/own_notes.py: one cycle of its memory sizes, 3 to 14 notes (99 notes, 147 questions)
+OWN_NOTES_INJECT_AT_5 = 0.85  # the slice: 0.899; 0.657 without a note standing out (hybrid.STANDOUT)
+STANDOUT_GAIN = 0.15
 
 
 class _Clock:
@@ -299,5 +308,32 @@ def test_auto_inject_carries_the_evidence_a_long_note_holds(notes_injected) -> N
 
 def test_long_notes_leave_unrelated_questions_alone(notes_injected) -> None:
     found = notes_injected
+    off_topic = [ids for category, pairs in found.items() if category.startswith("off-topic") for _, ids in pairs]
+    assert sum(1 for ids in off_topic if not ids) / len(off_topic) >= GENERAL_OFF_TOPIC_SILENT
+
+
+@pytest.fixture(scope="module")
+def own_notes(world: Any, tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """Small memories of a user's own notes in the first person (``bench/own_notes.py``), each user's own."""
+    ports, _data, _asked = world
+    data = own_notes_dataset(OWN_NOTES_USERS)
+    store = EmbeddedVectorStore(tmp_path_factory.mktemp("own-notes") / "memory.sqlite3")
+    return records.replace(ports, store=store), data, _load(store, ports.embedder, data)
+
+
+def test_auto_inject_carries_a_user_s_own_note_that_answers(own_notes) -> None:
+    assert _recall(_answerable(_ask(own_notes, Ranking(top_k=5))), 5) >= OWN_NOTES_INJECT_AT_5
+
+
+def test_without_a_note_standing_out_a_paraphrase_of_a_user_s_own_note_injects_nothing(
+    own_notes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    measured = _recall(_answerable(_ask(own_notes, Ranking(top_k=5))), 5)
+    monkeypatch.setattr(hybrid, "STANDOUT", {})
+    assert _recall(_answerable(_ask(own_notes, Ranking(top_k=5))), 5) <= measured - STANDOUT_GAIN
+
+
+def test_a_user_s_own_notes_leave_unrelated_questions_alone(own_notes) -> None:
+    found = _ask(own_notes, Ranking(top_k=5))
     off_topic = [ids for category, pairs in found.items() if category.startswith("off-topic") for _, ids in pairs]
     assert sum(1 for ids in off_topic if not ids) / len(off_topic) >= GENERAL_OFF_TOPIC_SILENT

@@ -27,7 +27,12 @@ off-topic questions silent as before (the confidence is unchanged). The confiden
 (:data:`COSINE_SCALE`: below ``low`` nothing is similar, above ``high`` clearly; a long passage's cosine lifted
 by :data:`LENGTH_LIFT`, :func:`evidence_cosine`), ``c_k`` the share of the
 query's idf mass the best window contains (``Bm25.coverage``) above :data:`COVERAGE_FLOOR`. An off-topic
-question — its rare words absent, its best cosine low — scores low for every hit, so the floor empties it.
+question — its rare words absent, its best cosine low — scores low for every hit, so the floor empties it. A
+question naming nobody whose best candidate is a note standing out of the others (:data:`STANDOUT`) is as
+confident as that note stands out: over a user's own notes in the first person ("I work as a nurse …", asked
+"What do I do for a living?"; ``bench/own_notes.py``) auto-inject carried 0.633 of the evidence, every off-topic
+question silent; now 0.869, still silent. A transcript's lines are left to their windows: over the conversations
+of ``bench/recall_eval.py`` it let general off-topic questions through (silent 1.00 → 0.94).
 
 **A note that says nothing of the question** (:func:`says_nothing`): the share lets a confident query's tail through,
 as a conversation needs (an answer line's window vouches for it). A note stands alone (``talk.is_note``):
@@ -79,6 +84,12 @@ _DEFAULT_SCALE = (0.2, 0.6)
 #: Titan (whose chunks run to 8,000 characters): no lift
 LENGTH_LIFT: dict[str, tuple[float, int]] = {"all-MiniLM-L6-v2": (0.075, 300)}
 COVERAGE_FLOOR = 0.5
+#: embedding model → (cosine, low, high): a note the question's best cosine points to — at least ``cosine``, ``low``
+#: to ``high`` above the median of its other candidates' — vouches as far for a question naming nobody
+#: (:func:`standout_confidence`). "What do I do for a living?" over seven notes of a user's own: 0.46 to "I work as
+#: a nurse at the city hospital.", the others -0.07-0.05; a MiniLM paraphrase runs 0.35-0.5, under the scale's
+#: clear match. Not measured for Titan: no stand-out
+STANDOUT: dict[str, tuple[float, float, float]] = {"all-MiniLM-L6-v2": (0.3, 0.15, 0.45)}
 #: the keyword mode's: its only evidence (measured with the default floors, @10: ours 0.202 -> 0.233, LoCoMo
 #: categories 1-4 0.277 -> 0.350, LongMemEval own 0.186 -> 0.273, pooled 0.314 -> 0.422; off-topic silent 1.00)
 KEYWORD_MODE_COVERAGE_FLOOR = 0.35
@@ -102,6 +113,19 @@ def ramp(value: float, low: float, high: float) -> float:
 
 def cosine_confidence(model_id: str, cosine: float) -> float:
     return ramp(cosine, *cosine_scale(model_id))
+
+
+def standout_confidence(model_id: str, best: float, others: Sequence[float]) -> float:
+    """How far the question's ``best`` cosine (as evidence) stands above the median of its ``others`` (0 with
+    none), ramped over the model's :data:`STANDOUT` (0 under its least cosine, or for a model not in it)."""
+    if model_id not in STANDOUT:
+        return 0.0
+    least, low, high = STANDOUT[model_id]
+    if best < least:
+        return 0.0
+    rest = sorted(others)
+    middle = (rest[(len(rest) - 1) // 2] + rest[len(rest) // 2]) / 2 if rest else 0.0
+    return ramp(best - middle, low, high)
 
 
 def evidence_cosine(model_id: str, cosine: float, chars: int) -> float:

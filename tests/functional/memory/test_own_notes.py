@@ -1,0 +1,79 @@
+"""A user's own notes, in the first person (issue 30: what a new user meets first). "I work as a nurse at the city
+hospital." asked "What do I do for a living?" shares no word with the question, and MiniLM puts it at a cosine of
+0.46 — under the calibrated scale's clear match — while the user's other notes sit near 0: the search with the
+default floor answered nothing. A note that stands out of the other candidates this far now vouches for a question
+naming nobody (:func:`mneme.memory.hybrid.standout_confidence`); a best note among others as close, a question that
+names someone, and a transcript's line (its window's to vouch for) do not. Over the fake, the embedded store and the
+OpenSearch adapter (the core code is the same)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from mneme.engine.memory_io.retrieval import retrieve
+from mneme.engine.memory_io.search_ports import MemoryPorts, Ranking
+from mneme.memory.access import ReadAccess
+from mneme.memory.embedding_limits import LOCAL_MINILM
+from tests.fakes.clock import FixedClock
+from tests.functional.memory.conftest import NOW, doc, unit
+
+NOTES = "vector.user.alice.notes"
+FLOOR = LOCAL_MINILM.floors["hybrid"][0]  # the default floor of the hybrid search the service runs locally
+ASKED = unit(1)
+
+
+class _MiniLM:
+    """The local model's id (its calibration) with the test's vectors."""
+
+    model_id = LOCAL_MINILM.model_id
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        return [ASKED for _ in texts]
+
+
+def _job(store: Any, *, others: float = 0.02, prefix: str = "") -> dict[str, float]:
+    """Relevance by id over four notes: the job's at a cosine of 0.46 to the question, three others at ``others``."""
+    said = [
+        ("job", "I work as a nurse at the city hospital.", unit(0.46, 0.888)),
+        ("colour", "My favourite colour is teal.", unit(others, 1, 0.3)),
+        ("car", "I drive a red Volvo.", unit(others, 0.3, 1)),
+        ("partner", "My partner's name is Maria.", unit(others, 0, 0.4, 1)),
+    ]
+    at = NOW - timedelta(minutes=10)
+    store.put(
+        [
+            (doc(prefix + text, NOTES, doc_id=doc_id, at=at + timedelta(minutes=i)), vector)
+            for i, (doc_id, text, vector) in enumerate(said)
+        ]
+    )
+    return _relevance(store, "What do I do for a living?")
+
+
+def _relevance(store: Any, question: str) -> dict[str, float]:
+    ports = MemoryPorts(store=store, embedder=_MiniLM(), audit=None, clock=FixedClock(NOW))  # type: ignore[arg-type]
+    access = ReadAccess(allowed=(NOTES,))
+    found = retrieve(ports, store, access, question, Ranking(top_k=5), vector=ASKED, now=NOW)
+    return {c.document.id: c.similarity for c in found}
+
+
+def test_a_note_standing_out_of_a_user_s_notes_is_recalled(store: Any) -> None:
+    relevance = _job(store)
+    assert relevance["job"] > FLOOR
+    assert all(relevance[other] < FLOOR for other in ("colour", "car", "partner"))
+
+
+def test_a_best_note_among_others_as_close_is_not(store: Any) -> None:
+    relevance = _job(store, others=0.38)  # 0.08 above them: nothing stands out
+    assert relevance["job"] < FLOOR
+
+
+def test_a_question_naming_someone_keeps_the_calibrated_confidence(store: Any) -> None:
+    _job(store)
+    relevance = _relevance(store, "What does Maria do for a living?")
+    assert relevance["job"] < FLOOR
+
+
+def test_a_transcript_line_standing_out_is_left_to_its_window(store: Any) -> None:
+    relevance = _job(store, prefix="Kate: ")
+    assert relevance["job"] < FLOOR
