@@ -3,8 +3,8 @@ hospital." asked "What do I do for a living?" shares no word with the question, 
 0.46 — under the calibrated scale's clear match — while the user's other notes sit near 0: the search with the
 default floor answered nothing. A note that stands out of the other candidates this far now vouches for a question
 naming nobody (:func:`mneme.memory.hybrid.standout_confidence`); a best note among others as close, a question that
-names someone, and a transcript's line (its window's to vouch for) do not. Over the fake, the embedded store and the
-OpenSearch adapter (the core code is the same)."""
+names someone, a transcript's line (its window's to vouch for) and a part of a long text do not. Over the fake, the
+embedded store and the OpenSearch adapter (the core code is the same)."""
 
 from __future__ import annotations
 
@@ -32,8 +32,9 @@ class _MiniLM:
         return [ASKED for _ in texts]
 
 
-def _job(store: Any, *, others: float = 0.02, prefix: str = "") -> dict[str, float]:
-    """Relevance by id over four notes: the job's at a cosine of 0.46 to the question, three others at ``others``."""
+def _job(store: Any, *, others: float = 0.02, prefix: str = "", **job: Any) -> dict[str, float]:
+    """Relevance by id over four notes: the job's (with the fields ``job``) at a cosine of 0.46 to the question,
+    three others at ``others``."""
     said = [
         ("job", "I work as a nurse at the city hospital.", unit(0.46, 0.888)),
         ("colour", "My favourite colour is teal.", unit(others, 1, 0.3)),
@@ -43,7 +44,7 @@ def _job(store: Any, *, others: float = 0.02, prefix: str = "") -> dict[str, flo
     at = NOW - timedelta(minutes=10)
     store.put(
         [
-            (doc(prefix + text, NOTES, doc_id=doc_id, at=at + timedelta(minutes=i)), vector)
+            (doc(prefix + text, NOTES, doc_id=doc_id, at=at + timedelta(minutes=i), **(job if i == 0 else {})), vector)
             for i, (doc_id, text, vector) in enumerate(said)
         ]
     )
@@ -76,4 +77,9 @@ def test_a_question_naming_someone_keeps_the_calibrated_confidence(store: Any) -
 
 def test_a_transcript_line_standing_out_is_left_to_its_window(store: Any) -> None:
     relevance = _job(store, prefix="Kate: ")
+    assert relevance["job"] < FLOOR
+
+
+def test_a_part_of_a_long_text_standing_out_is_not_a_note_of_a_user_s_own(store: Any) -> None:
+    relevance = _job(store, chunk_index=1, chunk_count=3, parent_id="long")  # LongMemEval: silent 0.979 -> 0.913
     assert relevance["job"] < FLOOR

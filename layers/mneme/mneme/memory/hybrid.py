@@ -28,11 +28,13 @@ off-topic questions silent as before (the confidence is unchanged). The confiden
 by :data:`LENGTH_LIFT`, :func:`evidence_cosine`), ``c_k`` the share of the
 query's idf mass the best window contains (``Bm25.coverage``) above :data:`COVERAGE_FLOOR`. An off-topic
 question — its rare words absent, its best cosine low — scores low for every hit, so the floor empties it. A
-question naming nobody whose best candidate is a note standing out of the others (:data:`STANDOUT`) is as
-confident as that note stands out: over a user's own notes in the first person ("I work as a nurse …", asked
-"What do I do for a living?"; ``bench/own_notes.py``) auto-inject carried 0.633 of the evidence, every off-topic
-question silent; now 0.869, still silent. A transcript's lines are left to their windows: over the conversations
-of ``bench/recall_eval.py`` it let general off-topic questions through (silent 1.00 → 0.94).
+question naming nobody whose best candidate is a whole short note (:func:`short_note`) standing out of the others
+(:data:`STANDOUT`) is as confident as that note stands out: over a user's own notes in the first person ("I work
+as a nurse …", asked "What do I do for a living?"; ``bench/own_notes.py``) auto-inject carried 0.633 of the
+evidence, every off-topic question silent; now 0.869, still silent. A transcript's lines are left to their
+windows: over the conversations of ``bench/recall_eval.py`` it let general off-topic questions through (silent 1.00
+→ 0.94), and so did a long turn's later chunks (no speaker: notes) over LongMemEval's sessions (other users'
+questions silent 0.979 → 0.913).
 
 **A note that says nothing of the question** (:func:`says_nothing`): the share lets a confident query's tail through,
 as a conversation needs (an answer line's window vouches for it). A note stands alone (``talk.is_note``):
@@ -113,6 +115,13 @@ def ramp(value: float, low: float, high: float) -> float:
 
 def cosine_confidence(model_id: str, cosine: float) -> float:
     return ramp(cosine, *cosine_scale(model_id))
+
+
+def short_note(doc: MemoryDocument) -> bool:
+    """Whether ``doc`` is a note (``talk.is_note``) no longer than a line of chat (:data:`CHAT_LINE_CHARS`) and
+    whole: what a person notes of themselves, not a part of a long text (whose part that stands out may be about
+    anything)."""
+    return doc.chunk_index is None and len(doc.content) <= CHAT_LINE_CHARS and is_note(doc)
 
 
 def standout_confidence(model_id: str, best: float, others: Sequence[float]) -> float:

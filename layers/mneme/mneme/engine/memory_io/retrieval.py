@@ -9,7 +9,6 @@ from mneme.memory.fusion import fuse
 from mneme.memory.keyword_scoring import MATCH_LIMIT, Bm25, score_documents
 from mneme.memory.keywords import query_words
 from mneme.memory.ranking import k_for
-from mneme.memory.talk import is_note
 from mneme.models.memory import MemoryCandidate
 from mneme.records import Record, field, replace
 
@@ -75,7 +74,7 @@ def retrieve(
         noted: dict[str, object] = {"vector_cosine": round(cosine, 4), "vector_evidence": round(best, 4)}
         notes["confidence"] = noted if keyword_ranks else {**noted, "keyword_ranks": False}  # names alone matched
     confidence = leg.share * hybrid.cosine_confidence(ports.model_id, best)
-    if by_vector and is_note(by_vector[0].document) and not name_lift.name_stems(query):  # a note standing out
+    if by_vector and hybrid.short_note(by_vector[0].document) and not name_lift.name_stems(query):  # standing out
         others = [c.similarity for c in by_vector[1:]]
         confidence = max(confidence, leg.share * hybrid.standout_confidence(ports.model_id, best, others))
     return hybrid.fuse(
