@@ -4,7 +4,7 @@
 whose questions share the name and much of the note's vector. A person's first memories are about themselves, in the
 first person: "I work as a nurse at the city hospital.", asked "What do I do for a living?" — no name, often no word
 in common, and a MiniLM cosine of 0.35-0.5 to the note that answers, under the calibrated scale's clear match
-(:data:`mneme.memory.hybrid.COSINE_SCALE`) while the user's other notes sit near 0.
+(:data:`mneme.memory.calibration.COSINE_SCALE`) while the user's other notes sit near 0.
 
 * **Memories**: small ones, as a new user's are: 3 to 14 notes a user (sizes cycling 3, 5, 5, 7, 7, 10, 10, 14, 14,
   14, 3, 7), each a fact of its own kind (job, pets, car, colour, allergy, city, birthday, partner, instrument, diet,

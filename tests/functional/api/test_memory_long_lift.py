@@ -1,4 +1,4 @@
-"""A long memory's cosine counts for more as the question's evidence (``mneme.memory.hybrid.LENGTH_LIFT``, issue
+"""A long memory's cosine counts for more as the question's evidence (``mneme.memory.calibration.LENGTH_LIFT``, issue
 30), through ``POST /v1/memory/search`` with the floor auto-inject applies, and explain's ``confidence``.
 
 The fake embedder's model has no measured lift; the tests that need one give it MiniLM's. The question shares no
@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from mneme.memory import hybrid
+from mneme.memory import calibration
 from tests.functional.api.conftest import Api
 from tests.functional.engine.memory_support import remember, remember_at
 from tests.support.deps import World
@@ -27,7 +27,7 @@ SHORT = SENTENCE.strip()
 
 @pytest.fixture
 def lifted(monkeypatch: pytest.MonkeyPatch, world: World) -> None:
-    monkeypatch.setitem(hybrid.LENGTH_LIFT, world.embedder.model_id, hybrid.LENGTH_LIFT["all-MiniLM-L6-v2"])
+    monkeypatch.setitem(calibration.LENGTH_LIFT, world.embedder.model_id, calibration.LENGTH_LIFT["all-MiniLM-L6-v2"])
 
 
 def _search(api: Api, explain: bool = False) -> dict[str, Any]:

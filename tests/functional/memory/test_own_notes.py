@@ -2,7 +2,7 @@
 hospital." asked "What do I do for a living?" shares no word with the question, and MiniLM puts it at a cosine of
 0.46 — under the calibrated scale's clear match — while the user's other notes sit near 0: the search with the
 default floor answered nothing. A note that stands out of the other candidates this far now vouches for a question
-naming nobody (:func:`mneme.memory.hybrid.standout_confidence`); a best note among others as close, a question that
+naming nobody (:func:`mneme.memory.calibration.standout_confidence`); a best note among others as close, a question that
 names someone, a transcript's line (its window's to vouch for) and a part of a long text do not. Over the fake, the
 embedded store and the OpenSearch adapter (the core code is the same)."""
 

@@ -26,11 +26,11 @@ recall@10 0.899 (the undated slice: 0.825, 0.893); 0.377 for the block when a st
 A user's own notes in the first person (``bench/own_notes.py``, 12 small memories: "I work as a nurse …", asked
 "What do I do for a living?"): auto-inject carries 0.899 of the notes that answer, every off-topic question silent;
 0.657 when a note standing out of the others does not vouch for a question naming nobody
-(:func:`mneme.memory.hybrid.standout_confidence`).
+(:func:`mneme.memory.calibration.standout_confidence`).
 
 The same users keeping notes (each day's turns one memory of up to 900 characters, median 580): auto-inject
 carries 0.595 of the notes that hold the evidence, 0.46 without a long passage's lift
-(:data:`mneme.memory.hybrid.LENGTH_LIFT`); off-topic questions stay silent (1.00 either way; a lift four times
+(:data:`mneme.memory.calibration.LENGTH_LIFT`); off-topic questions stay silent (1.00 either way; a lift four times
 as large lets them through).
 """
 
@@ -47,7 +47,7 @@ from bench.own_notes import dataset as own_notes_dataset
 
 from mneme import records
 from mneme.engine.memory_io.ops import MemoryPorts, Ranking, search_explained
-from mneme.memory import content_prior, hybrid
+from mneme.memory import calibration, content_prior, hybrid
 from mneme.memory.access import ReadAccess
 from mneme.memory.speakers import spoken
 from mneme.models.memory import MemoryDocument
@@ -70,7 +70,7 @@ SHORT_NOTES_INJECT_AT_5 = 0.93  # bench/notes.py, 3 memories: 0.971
 OTHER_NOTES_INJECTED = 3.5  # the slice: 3.31 a block, 3.89 when a note that says nothing keeps its share
 SAYS_NOTHING_GAIN = 0.4
 OWN_NOTES_USERS = 12  # bench/own_notes.py: one cycle of its memory sizes, 3 to 14 notes (99 notes, 147 questions)
-OWN_NOTES_INJECT_AT_5 = 0.85  # the slice: 0.899; 0.657 without a note standing out (hybrid.STANDOUT)
+OWN_NOTES_INJECT_AT_5 = 0.85  # the slice: 0.899; 0.657 without a note standing out (calibration.STANDOUT)
 STANDOUT_GAIN = 0.15
 
 
@@ -329,7 +329,7 @@ def test_without_a_note_standing_out_a_paraphrase_of_a_user_s_own_note_injects_n
     own_notes, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     measured = _recall(_answerable(_ask(own_notes, Ranking(top_k=5))), 5)
-    monkeypatch.setattr(hybrid, "STANDOUT", {})
+    monkeypatch.setattr(calibration, "STANDOUT", {})
     assert _recall(_answerable(_ask(own_notes, Ranking(top_k=5))), 5) <= measured - STANDOUT_GAIN
 
 

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from mneme.memory import hybrid
+from mneme.memory import calibration, hybrid
 from mneme.memory.keyword_scoring import Bm25
 from mneme.models.memory import KeywordMatches, MemoryCandidate, MemoryDocument
 
@@ -94,37 +94,38 @@ def test_beside_the_vector_the_same_coverage_vouches_for_less() -> None:
 
 
 def test_a_long_passage_s_cosine_counts_more_as_evidence_per_doubling_of_its_length() -> None:
-    lift, start = hybrid.LENGTH_LIFT["all-MiniLM-L6-v2"]
-    assert hybrid.evidence_cosine("all-MiniLM-L6-v2", 0.4, 2 * start) == 0.4 + lift
-    assert hybrid.evidence_cosine("all-MiniLM-L6-v2", 0.4, 4 * start) == 0.4 + 2 * lift
+    lift, start = calibration.LENGTH_LIFT["all-MiniLM-L6-v2"]
+    assert calibration.evidence_cosine("all-MiniLM-L6-v2", 0.4, 2 * start) == 0.4 + lift
+    assert calibration.evidence_cosine("all-MiniLM-L6-v2", 0.4, 4 * start) == 0.4 + 2 * lift
 
 
 def test_a_passage_up_to_the_lift_s_length_keeps_its_cosine() -> None:
-    _lift, start = hybrid.LENGTH_LIFT["all-MiniLM-L6-v2"]
-    assert hybrid.evidence_cosine("all-MiniLM-L6-v2", 0.4, start) == 0.4
-    assert hybrid.evidence_cosine("all-MiniLM-L6-v2", 0.4, 20) == 0.4
+    _lift, start = calibration.LENGTH_LIFT["all-MiniLM-L6-v2"]
+    assert calibration.evidence_cosine("all-MiniLM-L6-v2", 0.4, start) == 0.4
+    assert calibration.evidence_cosine("all-MiniLM-L6-v2", 0.4, 20) == 0.4
 
 
 def test_a_model_without_a_measured_lift_keeps_a_long_passage_s_cosine() -> None:
-    assert hybrid.evidence_cosine("amazon.titan-embed-text-v2:0", 0.4, 8_000) == 0.4
-    assert hybrid.evidence_cosine("hashing", 0.4, 8_000) == 0.4
+    assert calibration.evidence_cosine("amazon.titan-embed-text-v2:0", 0.4, 8_000) == 0.4
+    assert calibration.evidence_cosine("hashing", 0.4, 8_000) == 0.4
 
 
 def test_a_best_cosine_standing_out_of_the_others_is_confident() -> None:
-    assert hybrid.standout_confidence("all-MiniLM-L6-v2", 0.46, [0.05, -0.02, 0.03]) == pytest.approx(0.933, abs=0.001)
+    confidence = calibration.standout_confidence("all-MiniLM-L6-v2", 0.46, [0.05, -0.02, 0.03])
+    assert confidence == pytest.approx(0.933, abs=0.001)
 
 
 def test_a_best_cosine_among_others_as_close_is_not() -> None:
-    assert hybrid.standout_confidence("all-MiniLM-L6-v2", 0.46, [0.4, 0.35, 0.33]) == 0.0
+    assert calibration.standout_confidence("all-MiniLM-L6-v2", 0.46, [0.4, 0.35, 0.33]) == 0.0
 
 
 def test_a_best_cosine_under_the_model_s_least_stands_out_of_nothing() -> None:
-    assert hybrid.standout_confidence("all-MiniLM-L6-v2", 0.25, [-0.1, -0.1]) == 0.0
+    assert calibration.standout_confidence("all-MiniLM-L6-v2", 0.25, [-0.1, -0.1]) == 0.0
 
 
 def test_a_single_candidate_stands_above_zero() -> None:
-    assert hybrid.standout_confidence("all-MiniLM-L6-v2", 0.45, []) == 1.0
+    assert calibration.standout_confidence("all-MiniLM-L6-v2", 0.45, []) == 1.0
 
 
 def test_a_model_without_a_measured_stand_out_has_none() -> None:
-    assert hybrid.standout_confidence("amazon.titan-embed-text-v2:0", 0.9, [0.0]) == 0.0
+    assert calibration.standout_confidence("amazon.titan-embed-text-v2:0", 0.9, [0.0]) == 0.0

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from mneme.memory import hybrid
+from mneme.memory import calibration
 from mneme.memory.keyword_scoring import SPEAKER_WEIGHT, Bm25
 from mneme.memory.name_lift import (
     COVERAGE_SCALE,
@@ -27,7 +27,7 @@ from mneme.models.memory import KeywordMatches, MemoryCandidate, MemoryDocument
 
 NOW = datetime(2024, 6, 1, tzinfo=UTC)
 MODEL = "all-MiniLM-L6-v2"
-NOTHING = hybrid.COSINE_SCALE[MODEL][0]  # the cosine under which the model's calibration says nothing is similar
+NOTHING = calibration.COSINE_SCALE[MODEL][0]  # the cosine under which the model's calibration says nothing is similar
 
 
 def _doc(content: str, doc_id: str = "d1") -> MemoryDocument:
@@ -108,7 +108,7 @@ def test_a_word_of_the_subject_found_keeps_the_vector_confidence_too() -> None:
 
 def test_the_ramp_follows_each_models_calibration() -> None:
     titan = "amazon.titan-embed-text-v2:0"
-    cosine = hybrid.COSINE_SCALE[titan][0] + NAME_FREE_RAMP
+    cosine = calibration.COSINE_SCALE[titan][0] + NAME_FREE_RAMP
     assert vector_share(titan, cosine, 0.0) == 1.0
     assert vector_share(MODEL, cosine, 0.0) == 0.0  # MiniLM's cosines run higher: the same is nothing there
 
@@ -140,7 +140,7 @@ def test_fewer_turns_of_the_named_speaker_than_needed_stand_out_by_nothing() -> 
 
 
 def test_a_turn_standing_out_keeps_the_vector_confidence_on_the_models_scale() -> None:
-    nothing, clear = hybrid.COSINE_SCALE[MODEL]
+    nothing, clear = calibration.COSINE_SCALE[MODEL]
     low, high = (share * (clear - nothing) for share in STANDOUT_SCALE)
     assert vector_share(MODEL, 0.0, 0.0, high) == 1.0
     assert vector_share(MODEL, 0.0, 0.0, low) == 0.0

@@ -22,15 +22,14 @@ its content factor, :mod:`mneme.memory.content_prior`: "Hey Kate!" says less tha
 ``min_score`` decides whether a query recalls anything rather than cutting a confident query's tail. Without the
 root (the last at half the confidence) a search with the default floor returned fewer than ``top_k`` hits of a
 confident query: on ``bench/recall_eval.py``, recall@10 with the floor 0.841 against 0.886 without, now 0.856;
-off-topic questions silent as before (the confidence is unchanged). The confidence is
-``max(c_v, c_k)``: ``c_v`` maps the best cosine through the embedding model's calibration
-(:data:`COSINE_SCALE`: below ``low`` nothing is similar, above ``high`` clearly; a long passage's cosine lifted
-by :data:`LENGTH_LIFT`, :func:`evidence_cosine`), ``c_k`` the share of the
-query's idf mass the best window contains (``Bm25.coverage``) above :data:`COVERAGE_FLOOR`. An off-topic
-question — its rare words absent, its best cosine low — scores low for every hit, so the floor empties it. A
-question naming nobody whose best candidate is a whole short note (:func:`short_note`) standing out of the others
-(:data:`STANDOUT`) is as confident as that note stands out: over a user's own notes in the first person ("I work
-as a nurse …", asked "What do I do for a living?"; ``bench/own_notes.py``) auto-inject carried 0.633 of the
+off-topic questions silent as before (the confidence is unchanged). The confidence is ``max(c_v, c_k)``
+(:mod:`mneme.memory.calibration`): ``c_v`` maps the best cosine through the embedding model's calibration
+(``COSINE_SCALE``: below ``low`` nothing is similar, above ``high`` clearly; a long passage's cosine lifted by
+``LENGTH_LIFT``), ``c_k`` the share of the query's idf mass the best window contains (``Bm25.coverage``) above
+:data:`COVERAGE_FLOOR`. An off-topic question — its rare words absent, its best cosine low — scores low for every
+hit, so the floor empties it. A question naming nobody whose best candidate is a whole short note standing out of
+the others (``STANDOUT``) is as confident as that note stands out: over a user's own notes in the first person ("I
+work as a nurse …", asked "What do I do for a living?"; ``bench/own_notes.py``) auto-inject carried 0.633 of the
 evidence, every off-topic question silent; now 0.869, still silent. A transcript's lines are left to their
 windows: over the conversations of ``bench/recall_eval.py`` it let general off-topic questions through (silent 1.00
 → 0.94), and so did a long turn's later chunks (no speaker: notes) over LongMemEval's sessions (other users'
@@ -52,6 +51,7 @@ import math
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from mneme.memory.calibration import cosine_scale, evidence_cosine, ramp
 from mneme.memory.content_prior import CHAT_LINE_CHARS, content_factor
 from mneme.memory.talk import is_note, one_talk
 from mneme.models.memory import MemoryCandidate, MemoryDocument
@@ -70,28 +70,7 @@ WEIGHTS = {"vector": 0.4, "turn": 0.25, "window": 0.35}
 VECTOR_ONLY = {"vector": 1.0, "turn": 0.0, "window": 0.0}
 SMOOTHING = 0.2
 NEIGHBOUR_WEIGHT = 0.5  # a window turn's words count this much next to the turn's own (1.0: a plain window)
-#: embedding model → (low, high): cosines at or below ``low`` say nothing, at or above ``high`` a clear match
-COSINE_SCALE: dict[str, tuple[float, float]] = {
-    "all-MiniLM-L6-v2": (0.35, 0.75),  # bench/recall_eval.py: answerable best 0.53-0.69, names lift off-topic
-    "amazon.titan-embed-text-v2:0": (0.15, 0.5),  # not measured offline: Titan V2 cosines of related text run higher
-    "hashing": (0.1, 0.6),  # the tests' fake embedder
-}
-_DEFAULT_SCALE = (0.2, 0.6)
-#: embedding model → (lift, chars): a passage's cosine to a question falls as the passage grows (its vector is the
-#: mean of more word pieces, the sentence that answers one of many), so as the question's evidence (never in the
-#: order) a passage longer than ``chars`` counts ``lift`` more per doubling of its length: MiniLM's longest entry
-#: (a 1,000-character chunk) +0.13. LongMemEval, each question over its own sessions (turns of 1,205 characters
-#: on average): @10 with the default floors 0.616 -> 0.700, auto-inject 0.517 -> 0.580, two other users' questions
-#: silent 0.995 -> 0.979; bench/recall_eval.py (turns under 300 characters) and LoCoMo unchanged. Not measured for
-#: Titan (whose chunks run to 8,000 characters): no lift
-LENGTH_LIFT: dict[str, tuple[float, int]] = {"all-MiniLM-L6-v2": (0.075, 300)}
 COVERAGE_FLOOR = 0.5
-#: embedding model → (cosine, low, high): a note the question's best cosine points to — at least ``cosine``, ``low``
-#: to ``high`` above the median of its other candidates' — vouches as far for a question naming nobody
-#: (:func:`standout_confidence`). "What do I do for a living?" over seven notes of a user's own: 0.46 to "I work as
-#: a nurse at the city hospital.", the others -0.07-0.05; a MiniLM paraphrase runs 0.35-0.5, under the scale's
-#: clear match. Not measured for Titan: no stand-out
-STANDOUT: dict[str, tuple[float, float, float]] = {"all-MiniLM-L6-v2": (0.3, 0.15, 0.45)}
 #: the keyword mode's: its only evidence (measured with the default floors, @10: ours 0.202 -> 0.233, LoCoMo
 #: categories 1-4 0.277 -> 0.350, LongMemEval own 0.186 -> 0.273, pooled 0.314 -> 0.422; off-topic silent 1.00)
 KEYWORD_MODE_COVERAGE_FLOOR = 0.35
@@ -99,50 +78,6 @@ MIN_CONFIDENCE = 1e-6  # a query without evidence still ranks its candidates (no
 SAYS_NOTHING = 1e-3  # the share of its relevance a note keeps that says nothing of the question (the module doc)
 
 Adjacent = dict[str, tuple[list[MemoryDocument], list[MemoryDocument]]]
-
-
-def cosine_scale(model_id: str) -> tuple[float, float]:
-    """The embedding model's :data:`COSINE_SCALE`."""
-    if model_id.startswith("amazon.titan-embed-text-v2"):
-        return COSINE_SCALE["amazon.titan-embed-text-v2:0"]
-    return COSINE_SCALE.get(model_id, _DEFAULT_SCALE)
-
-
-def ramp(value: float, low: float, high: float) -> float:
-    """0 at or below ``low``, 1 at or above ``high``, linear between."""
-    return min(1.0, max(0.0, (value - low) / (high - low)))
-
-
-def cosine_confidence(model_id: str, cosine: float) -> float:
-    return ramp(cosine, *cosine_scale(model_id))
-
-
-def short_note(doc: MemoryDocument) -> bool:
-    """Whether ``doc`` is a note (``talk.is_note``) no longer than a line of chat (:data:`CHAT_LINE_CHARS`) and
-    whole: what a person notes of themselves, not a part of a long text (whose part that stands out may be about
-    anything)."""
-    return doc.chunk_index is None and len(doc.content) <= CHAT_LINE_CHARS and is_note(doc)
-
-
-def standout_confidence(model_id: str, best: float, others: Sequence[float]) -> float:
-    """How far the question's ``best`` cosine (as evidence) stands above the median of its ``others`` (0 with
-    none), ramped over the model's :data:`STANDOUT` (0 under its least cosine, or for a model not in it)."""
-    if model_id not in STANDOUT:
-        return 0.0
-    least, low, high = STANDOUT[model_id]
-    if best < least:
-        return 0.0
-    rest = sorted(others)
-    middle = (rest[(len(rest) - 1) // 2] + rest[len(rest) // 2]) / 2 if rest else 0.0
-    return ramp(best - middle, low, high)
-
-
-def evidence_cosine(model_id: str, cosine: float, chars: int) -> float:
-    """``cosine`` as evidence that a passage of ``chars`` characters answers the question (:data:`LENGTH_LIFT`)."""
-    lift, start = LENGTH_LIFT.get(model_id, (0.0, 1))
-    if chars <= start:
-        return cosine
-    return cosine + lift * math.log2(chars / start)
 
 
 def keyword_confidence(coverage: float, floor: float = COVERAGE_FLOOR) -> float:
@@ -158,8 +93,8 @@ def says_nothing(
 ) -> bool:
     """Whether ``doc`` is a note, or a line of talk read ``alone`` (its conversation holds no line beside it), that
     says nothing of the question (the module doc): its cosine (``None``: not a vector candidate), as evidence
-    (:func:`evidence_cosine`), is at or under the model's ``low`` and it shares no word with it (``words_shared``,
-    asked last: it reads the note's words)."""
+    (``calibration.evidence_cosine``), is at or under the model's ``low`` and it shares no word with it
+    (``words_shared``, asked last: it reads the note's words)."""
     if not (alone or is_note(doc)):
         return False
     low, _high = cosine_scale(model_id)
@@ -253,7 +188,7 @@ def fuse(
 ) -> list[MemoryCandidate]:
     """The fused candidates, best first, ``similarity`` the calibrated relevance (see the module doc);
     ``vector_confidence`` is what the vector evidence vouches for (the question's best cosine calibrated,
-    :func:`cosine_confidence`, times the share a name lift keeps); ``vector_bonus`` is added to some candidates'
+    ``calibration.cosine_confidence``, times the share a name lift keeps); ``vector_bonus`` is added to some candidates'
     cosines before the vector leg is scaled (their reported ``vector_similarity`` stays the cosine); without
     ``keyword_ranks`` the keyword legs (:func:`mneme.memory.name_lift.names_only`) do not rank. With the
     embedding ``model_id`` a note that says nothing of the question (:func:`says_nothing`; a match on one of the

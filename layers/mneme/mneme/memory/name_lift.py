@@ -8,7 +8,7 @@ the memory answers. So the vector confidence of a question that names a **speake
 names) keeps only the share the question earns without those names, :func:`vector_share`: the larger of
 
 * the best cosine of the question embedded again **without the names** (one more embedding and vector search),
-  ramped from the cosine under which the model's calibration (:data:`mneme.memory.hybrid.COSINE_SCALE`'s
+  ramped from the cosine under which the model's calibration (:data:`mneme.memory.calibration.COSINE_SCALE`'s
   ``low``) says nothing is similar to :data:`NAME_FREE_RAMP` above it, and
 * the share of the question's idf mass, names left out, that one memory contains (:func:`name_free_coverage`),
   ramped over :data:`COVERAGE_SCALE`: a word of the subject found ("What diet has Hana followed since spring?"
@@ -61,7 +61,7 @@ import re
 from statistics import median
 from typing import TYPE_CHECKING
 
-from mneme.memory.hybrid import cosine_scale, ramp
+from mneme.memory.calibration import cosine_scale, ramp
 from mneme.memory.keyword_scoring import stems
 from mneme.memory.keywords import STOPWORDS, query_words
 from mneme.memory.speakers import speaker_name

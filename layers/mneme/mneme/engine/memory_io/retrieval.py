@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mneme.memory import hybrid, name_lift
+from mneme.memory import calibration, hybrid, name_lift
 from mneme.memory.fusion import fuse
 from mneme.memory.keyword_scoring import MATCH_LIMIT, Bm25, score_documents
 from mneme.memory.keywords import query_words
@@ -65,7 +65,7 @@ def retrieve(
     if notes is not None:  # the conversations already read: the lines shown with the hits come from them
         notes["around"] = around
     best = max(
-        (hybrid.evidence_cosine(ports.model_id, c.similarity, len(c.document.content)) for c in by_vector),
+        (calibration.evidence_cosine(ports.model_id, c.similarity, len(c.document.content)) for c in by_vector),
         default=0.0,
     )
     keyword_ranks = not name_lift.names_only(query, bm25, turns)
@@ -73,10 +73,10 @@ def retrieve(
         cosine = max((c.similarity for c in by_vector), default=0.0)
         noted: dict[str, object] = {"vector_cosine": round(cosine, 4), "vector_evidence": round(best, 4)}
         notes["confidence"] = noted if keyword_ranks else {**noted, "keyword_ranks": False}  # names alone matched
-    confidence = leg.share * hybrid.cosine_confidence(ports.model_id, best)
-    if by_vector and hybrid.short_note(by_vector[0].document) and not name_lift.name_stems(query):  # standing out
+    confidence = leg.share * calibration.cosine_confidence(ports.model_id, best)
+    if by_vector and calibration.short_note(by_vector[0].document) and not name_lift.name_stems(query):  # standing out
         others = [c.similarity for c in by_vector[1:]]
-        confidence = max(confidence, leg.share * hybrid.standout_confidence(ports.model_id, best, others))
+        confidence = max(confidence, leg.share * calibration.standout_confidence(ports.model_id, best, others))
     return hybrid.fuse(
         leg.candidates,
         turns,
@@ -151,7 +151,7 @@ def _vector_only(ports: MemoryPorts, by_vector: list[MemoryCandidate]) -> list[M
     return [
         MemoryCandidate(
             document=c.document,
-            similarity=hybrid.cosine_confidence(ports.model_id, c.similarity),
+            similarity=calibration.cosine_confidence(ports.model_id, c.similarity),
             vector_similarity=c.similarity,
         )
         for c in by_vector
