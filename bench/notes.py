@@ -105,15 +105,23 @@ def memory(index: int) -> Conversation:
     for note, words, paraphrased in TEAM:
         facts.append((note, paraphrased if rng.random() < 0.5 else words))
     rng.shuffle(facts)
-    start = datetime(2024, 3, 4, 9, 0, tzinfo=UTC) + timedelta(days=index)
-    turns = [Turn(f"{user}:n{i}", 0, start + timedelta(seconds=7 * i), "", note) for i, (note, _) in enumerate(facts)]
-    questions = [Question(f"{user}:q{i}", "note", asked, [turns[i].turn_id]) for i, (_, asked) in enumerate(facts)]
     off = [
         *(("off-topic", q) for q in rng.sample(OFF_TOPIC_GENERAL, 2)),
         *(("off-topic-speaker", q.format(p=rng.choice(people))) for q in OFF_TOPIC_KNOWN),
         *(("off-topic-stranger", q.format(x=rng.choice(STRANGERS))) for q in OFF_TOPIC_STRANGER),
     ]
-    questions += [Question(f"{user}:o{i}", kind, text, []) for i, (kind, text) in enumerate(off)]
+    return noted(user, index, facts, off)
+
+
+def noted(
+    user: str, index: int, facts: list[tuple[str, str]], off: list[tuple[str, str]], kind: str = "note"
+) -> Conversation:
+    """``user``'s memory of ``facts`` (note, question), one note per entry stored seconds apart, each question's
+    evidence its note (category ``kind``), then the ``off`` questions (kind, question) nothing answers."""
+    start = datetime(2024, 3, 4, 9, 0, tzinfo=UTC) + timedelta(days=index)
+    turns = [Turn(f"{user}:n{i}", 0, start + timedelta(seconds=7 * i), "", note) for i, (note, _) in enumerate(facts)]
+    questions = [Question(f"{user}:q{i}", kind, asked, [turns[i].turn_id]) for i, (_, asked) in enumerate(facts)]
+    questions += [Question(f"{user}:o{i}", category, text, []) for i, (category, text) in enumerate(off)]
     return Conversation(user, turns, questions)
 
 

@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import random
 import sys
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script, from bench/
 
-from bench.conversations import Conversation, Question, Turn
+from bench.conversations import Conversation
+from bench.notes import noted
 
 # each kind: values, the note, the question with the note's words, the question paraphrased
 KINDS: list[tuple[list[tuple[str, ...]], str, str, str]] = [
@@ -75,15 +75,11 @@ def memory(index: int) -> Conversation:
     for values, note, words, paraphrased in rng.sample(KINDS, SIZES[index % len(SIZES)]):
         value = rng.choice(values)
         facts.append((note.format(*value), (paraphrased if rng.random() < 0.5 else words).format(*value)))
-    start = datetime(2024, 3, 4, 9, 0, tzinfo=UTC) + timedelta(days=index)
-    turns = [Turn(f"{user}:n{i}", 0, start + timedelta(seconds=7 * i), "", note) for i, (note, _) in enumerate(facts)]
-    questions = [Question(f"{user}:q{i}", "own-note", asked, [turns[i].turn_id]) for i, (_, asked) in enumerate(facts)]
     off = [
         *(("off-topic", q) for q in rng.sample(OFF_TOPIC_GENERAL, 2)),
         *(("off-topic-speaker", q) for q in rng.sample(OFF_TOPIC_OWN, 2)),
     ]
-    questions += [Question(f"{user}:o{i}", kind, text, []) for i, (kind, text) in enumerate(off)]
-    return Conversation(user, turns, questions)
+    return noted(user, index, facts, off, kind="own-note")
 
 
 def dataset(users: int = 36) -> list[Conversation]:

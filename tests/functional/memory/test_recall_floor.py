@@ -269,13 +269,17 @@ def notes_injected(notes: Any) -> dict[str, list[tuple[list[str], list[str]]]]:
     return _ask(notes, Ranking(top_k=5))
 
 
+def _memories(world: Any, folder: Any, data: list[Conversation]) -> Any:
+    """``data`` stored in a store of its own (in ``folder``), searched with the world's embedder."""
+    ports, _data, _asked = world
+    store = EmbeddedVectorStore(folder / "memory.sqlite3")
+    return records.replace(ports, store=store), data, _load(store, ports.embedder, data)
+
+
 @pytest.fixture(scope="module")
 def short_notes(world: Any, tmp_path_factory: pytest.TempPathFactory) -> Any:
     """Memories of short notes (``bench/notes.py``, 3 users: 105 notes, 123 questions), each user's own."""
-    ports, _data, _asked = world
-    data = notes_dataset(USERS)
-    store = EmbeddedVectorStore(tmp_path_factory.mktemp("short-notes") / "memory.sqlite3")
-    return records.replace(ports, store=store), data, _load(store, ports.embedder, data)
+    return _memories(world, tmp_path_factory.mktemp("short-notes"), notes_dataset(USERS))
 
 
 def _other_notes(found: dict[str, list[tuple[list[str], list[str]]]]) -> float:
@@ -315,10 +319,7 @@ def test_long_notes_leave_unrelated_questions_alone(notes_injected) -> None:
 @pytest.fixture(scope="module")
 def own_notes(world: Any, tmp_path_factory: pytest.TempPathFactory) -> Any:
     """Small memories of a user's own notes in the first person (``bench/own_notes.py``), each user's own."""
-    ports, _data, _asked = world
-    data = own_notes_dataset(OWN_NOTES_USERS)
-    store = EmbeddedVectorStore(tmp_path_factory.mktemp("own-notes") / "memory.sqlite3")
-    return records.replace(ports, store=store), data, _load(store, ports.embedder, data)
+    return _memories(world, tmp_path_factory.mktemp("own-notes"), own_notes_dataset(OWN_NOTES_USERS))
 
 
 def test_auto_inject_carries_a_user_s_own_note_that_answers(own_notes) -> None:
