@@ -51,7 +51,8 @@ def test_a_waiting_run_is_followed_with_far_fewer_requests_than_polling(signed_i
 
 def test_an_event_is_shown_as_soon_as_it_happens_without_a_reload(signed_in: Console, alice: Client) -> None:
     # Given the trace of a waiting run, followed by its held long-poll
-    run_id = waiting_run(alice, careful_agent(alice), "/search Which colour for the Hera team?")
+    # (a question no memory of the session answers: its hits' texts would be read too, once each)
+    run_id = waiting_run(alice, careful_agent(alice), "/search Anything about long-polls today?")
     page = signed_in.page
     opening = _api_calls(signed_in)
     page.goto(f"{signed_in.base}/#/runs/{run_id}")
