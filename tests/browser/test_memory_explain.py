@@ -136,3 +136,10 @@ def test_an_explained_note_that_says_nothing_of_the_question_says_so(console: Co
     dropped = console.page.get_by_test_id("explained-dropped").locator(f"tr[data-memory='{quiet}']")
     expect(dropped).to_have_attribute("data-reason", "below_floor")
     expect(dropped).to_contain_text("a note that shares no word with the question and is not like it")
+
+
+def test_an_explained_question_over_a_user_s_own_note_says_it_stands_out(console: Console, server: LocalServer) -> None:
+    _explain_over(console, server, "I work as a nurse at the city hospital.", "What do I do for a living?")
+    note = console.page.get_by_test_id("confidence")
+    expect(note).to_contain_text("standing out of the other memories")
+    expect(note).to_contain_text("before its rule bonus and recency")  # it vouches: the note can be recalled

@@ -41,7 +41,8 @@ function nameLiftText(lift) {
 export function confidenceText(c, minScore) {
   const vector = c.vector_cosine === undefined ? ""
     : `best cosine ${num(c.vector_cosine)}`
-      + (c.vector_evidence > c.vector_cosine ? ` (${num(c.vector_evidence)} with a long memory's lift)` : "") + ", ";
+      + (c.vector_evidence > c.vector_cosine ? ` (${num(c.vector_evidence)} with a long memory's lift)` : "")
+      + (c.vector_standout > 0 ? `, standing out of the other memories: ${num(c.vector_standout)}` : "") + ", ";
   const verdict = c.value < minScore
     ? `under min_score ${num(minScore)}: nothing can be recalled.`
     : `a hit can score up to ${num(c.value)} before its rule bonus and recency.`;

@@ -11,6 +11,8 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+import pytest
+
 from mneme.engine.memory_io.retrieval import retrieve
 from mneme.engine.memory_io.search_ports import MemoryPorts, Ranking
 from mneme.memory.access import ReadAccess
@@ -51,10 +53,10 @@ def _job(store: Any, *, others: float = 0.02, prefix: str = "", **job: Any) -> d
     return _relevance(store, "What do I do for a living?")
 
 
-def _relevance(store: Any, question: str) -> dict[str, float]:
+def _relevance(store: Any, question: str, notes: dict[str, Any] | None = None) -> dict[str, float]:
     ports = MemoryPorts(store=store, embedder=_MiniLM(), audit=None, clock=FixedClock(NOW))  # type: ignore[arg-type]
     access = ReadAccess(allowed=(NOTES,))
-    found = retrieve(ports, store, access, question, Ranking(top_k=5), vector=ASKED, now=NOW)
+    found = retrieve(ports, store, access, question, Ranking(top_k=5), vector=ASKED, now=NOW, notes=notes)
     return {c.document.id: c.similarity for c in found}
 
 
@@ -83,3 +85,17 @@ def test_a_transcript_line_standing_out_is_left_to_its_window(store: Any) -> Non
 def test_a_part_of_a_long_text_standing_out_is_not_a_note_of_a_user_s_own(store: Any) -> None:
     relevance = _job(store, chunk_index=1, chunk_count=3, parent_id="long")  # LongMemEval: silent 0.979 -> 0.913
     assert relevance["job"] < FLOOR
+
+
+def test_explain_says_how_far_the_best_note_stands_out(store: Any) -> None:
+    _job(store)
+    explained: dict[str, Any] = {}
+    _relevance(store, "What do I do for a living?", explained)
+    assert explained["confidence"]["vector_standout"] == pytest.approx(0.97, abs=0.005)  # 0.46 above about 0.02
+
+
+def test_explain_gives_no_stand_out_where_it_cannot_vouch(store: Any) -> None:
+    _job(store)
+    explained: dict[str, Any] = {}
+    _relevance(store, "What does Maria do for a living?", explained)
+    assert "vector_standout" not in explained["confidence"]

@@ -36,7 +36,8 @@ def retrieve(
     """The candidates of one search: the vector leg, the keyword leg, or both fused (each leg filtered
     inside its own query by the same granted namespaces and liveness; :mod:`mneme.memory.hybrid`).
     ``notes`` (explain) receives the name lift's ``names`` and ``vector_share`` when it applied, and the query's
-    ``confidence`` (:func:`mneme.memory.hybrid.fuse`) with its best cosine before and after a long memory's lift."""
+    ``confidence`` (:func:`mneme.memory.hybrid.fuse`) with its best cosine before and after a long memory's lift,
+    and how far its best note stands out (``vector_standout``) where that may vouch for the question."""
     patterns = list(access.allowed)
     depth = candidate_depth(ranking)
     by_vector: list[MemoryCandidate] = []
@@ -69,14 +70,14 @@ def retrieve(
         default=0.0,
     )
     keyword_ranks = not name_lift.names_only(query, bm25, turns)
+    standout = _standout(ports.model_id, query, by_vector)
     if notes is not None:
         cosine = max((c.similarity for c in by_vector), default=0.0)
         noted: dict[str, object] = {"vector_cosine": round(cosine, 4), "vector_evidence": round(best, 4)}
+        if standout is not None:
+            noted["vector_standout"] = round(standout, 4)
         notes["confidence"] = noted if keyword_ranks else {**noted, "keyword_ranks": False}  # names alone matched
-    confidence = leg.share * calibration.cosine_confidence(ports.model_id, best)
-    if by_vector and calibration.short_note(by_vector[0].document) and not name_lift.name_stems(query):  # standing out
-        others = [c.similarity for c in by_vector[1:]]
-        confidence = max(confidence, leg.share * calibration.standout_confidence(ports.model_id, best, others))
+    confidence = leg.share * max(calibration.cosine_confidence(ports.model_id, best), standout or 0.0)
     return hybrid.fuse(
         leg.candidates,
         turns,
@@ -89,6 +90,15 @@ def retrieve(
         names=name_lift.name_stems(query),
         notes=notes,
     )
+
+
+def _standout(model_id: str, query: str, by_vector: Sequence[MemoryCandidate]) -> float | None:
+    """How far a question naming nobody stands out on its best candidate, a whole short note
+    (:func:`mneme.memory.calibration.standout_confidence`); ``None`` where that cannot vouch for it."""
+    if not by_vector or not calibration.short_note(by_vector[0].document) or name_lift.name_stems(query):
+        return None
+    others = [c.similarity for c in by_vector[1:]]
+    return calibration.standout_confidence(model_id, by_vector[0].similarity, others)
 
 
 class VectorLeg(Record):
