@@ -158,9 +158,14 @@ class _Windows:
             sequence[i].id for i in (position - 1, position + 1) if 0 <= i < len(sequence) and sequence[i].id in held
         ]
         self.neighbours.setdefault(doc.id, sides)
-        beside = [sequence[i] for i in (position - 1, position + 1) if 0 <= i < len(sequence)]
-        if not any(one_talk(doc, turn) for turn in beside):
+        if _alone(sequence, position):
             self.alone.add(doc.id)
+
+
+def _alone(sequence: list[MemoryDocument], position: int) -> bool:
+    """Whether no line of its own talk is said beside the line at ``position`` (whatever their lengths)."""
+    doc = sequence[position]
+    return not any(one_talk(doc, sequence[i]) for i in (position - 1, position + 1) if 0 <= i < len(sequence))
 
 
 def _scaled(scores: dict[str, float], *, low: float = 0.0) -> dict[str, float]:

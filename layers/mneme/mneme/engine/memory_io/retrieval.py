@@ -72,11 +72,7 @@ def retrieve(
     keyword_ranks = not name_lift.names_only(query, bm25, turns)
     standout = _standout(ports.model_id, query, by_vector)
     if notes is not None:
-        cosine = max((c.similarity for c in by_vector), default=0.0)
-        noted: dict[str, object] = {"vector_cosine": round(cosine, 4), "vector_evidence": round(best, 4)}
-        if standout is not None:
-            noted["vector_standout"] = round(standout, 4)
-        notes["confidence"] = noted if keyword_ranks else {**noted, "keyword_ranks": False}  # names alone matched
+        notes["confidence"] = _vector_evidence(by_vector, best, standout, keyword_ranks=keyword_ranks)
     confidence = leg.share * max(calibration.cosine_confidence(ports.model_id, best), standout or 0.0)
     return hybrid.fuse(
         leg.candidates,
@@ -90,6 +86,18 @@ def retrieve(
         names=name_lift.name_stems(query),
         notes=notes,
     )
+
+
+def _vector_evidence(
+    by_vector: Sequence[MemoryCandidate], best: float, standout: float | None, *, keyword_ranks: bool
+) -> dict[str, object]:
+    """What explain shows of the vector evidence: the best cosine, as evidence, the stand-out where it may vouch,
+    and ``keyword_ranks`` false when the keyword legs matched only the names asked about."""
+    cosine = max((c.similarity for c in by_vector), default=0.0)
+    noted: dict[str, object] = {"vector_cosine": round(cosine, 4), "vector_evidence": round(best, 4)}
+    if standout is not None:
+        noted["vector_standout"] = round(standout, 4)
+    return noted if keyword_ranks else {**noted, "keyword_ranks": False}
 
 
 def _standout(model_id: str, query: str, by_vector: Sequence[MemoryCandidate]) -> float | None:
