@@ -63,8 +63,10 @@ def short_note(doc: MemoryDocument) -> bool:
 
 
 def standout_confidence(model_id: str, best: float, others: Sequence[float]) -> float:
-    """How far the question's ``best`` cosine (as evidence) stands above the median of its ``others`` (0 with
-    none), ramped over the model's :data:`STANDOUT` (0 under its least cosine, or for a model not in it)."""
+    """How far the question's cosine to its best candidate, ``best``, stands above the median of its cosines to the
+    ``others`` (0 with none), ramped over the model's :data:`STANDOUT` (0 under its least cosine, or for a model not
+    in it). The candidates are the caller's own (the vector leg's, filtered by the granted namespaces): no other
+    user's memories move it."""
     if model_id not in STANDOUT:
         return 0.0
     least, low, high = STANDOUT[model_id]
