@@ -12,6 +12,8 @@ in common, and a MiniLM cosine of 0.35-0.5 to the note that answers, under the c
 * **Questions**: one per note, with the note's words or paraphrased (half each, seeded); the evidence is that note.
 * **Off-topic**: two general questions and two about the user on a subject never noted ("What is my blood type?")
   a memory: auto-inject should add nothing.
+* **Beside a transcript** (:func:`beside`): the same notes stored in the memories of ``bench/conversations.py``, a
+  user's notes with the transcript of the same index.
 
 Deterministic (seeded), generated in code: nothing is downloaded. ``dataset(users=N)`` gives N memories in the
 shape of :class:`conversations.Conversation`; ``bench/recall_eval.py --own-notes --users 36`` measures them.
@@ -21,6 +23,8 @@ from __future__ import annotations
 
 import random
 import sys
+from dataclasses import replace
+from datetime import timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script, from bench/
@@ -84,6 +88,22 @@ def memory(index: int) -> Conversation:
 
 def dataset(users: int = 36) -> list[Conversation]:
     return [memory(i) for i in range(users)]
+
+
+def beside(transcripts: list[Conversation], own: list[Conversation]) -> list[Conversation]:
+    """Each user's own notes stored in the memory of the transcript of the same index, a day after its last line
+    (``bench/recall_eval.py --own-notes --beside-transcripts``): both sets' questions, asked of one memory."""
+    mixed = []
+    for talk, notes in zip(transcripts, own, strict=True):
+        shift = max(t.at for t in talk.turns) - min(t.at for t in notes.turns) + timedelta(days=1)
+        ids = {t.turn_id: t.turn_id.replace(notes.user, talk.user, 1) for t in notes.turns}
+        turns = [replace(t, turn_id=ids[t.turn_id], at=t.at + shift) for t in notes.turns]
+        questions = [
+            replace(q, qid=q.qid.replace(notes.user, talk.user, 1), evidence=[ids[e] for e in q.evidence])
+            for q in notes.questions
+        ]
+        mixed.append(Conversation(talk.user, talk.turns + turns, talk.questions + questions))
+    return mixed
 
 
 if __name__ == "__main__":

@@ -34,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import use_repo_paths
 from conversations import Conversation, Question, dataset, dated
 from notes import dataset as notes_dataset
+from own_notes import beside
 from own_notes import dataset as own_notes_dataset
 
 use_repo_paths()
@@ -255,12 +256,16 @@ def measure(
     keyword_leg: bool = True,
     notes: bool = False,
     own: bool = False,
+    transcripts: bool = False,
     stamped: bool = False,
     observed: bool = True,
 ) -> dict[str, Any]:
     """Load ``users`` conversations (or memories of notes, ``bench/notes.py``, or of a user's own notes,
-    ``bench/own_notes.py``), ask every question in every mode, print the table; the figures."""
+    ``bench/own_notes.py``, alone or with ``transcripts`` beside them), ask every question in every mode, print the
+    table; the figures."""
     data = (own_notes_dataset if own else notes_dataset if notes else dataset)(users)
+    if own and transcripts:
+        data = beside(dataset(users), data)
     return report(dated(data) if stamped else data, modes, keyword_leg=keyword_leg, observed=observed)
 
 
@@ -338,10 +343,19 @@ def main() -> int:
     parser.add_argument(
         "--own-notes", action="store_true", help="a user's own notes in the first person (bench/own_notes.py)"
     )
+    parser.add_argument(
+        "--beside-transcripts", action="store_true", help="with --own-notes: in the memories of the transcripts"
+    )
     parser.add_argument("--dated", action="store_true", help="each line's date in front: [08 May 2023] Kate: ...")
     parser.add_argument("--no-observed-at", action="store_true", help=NO_OBSERVED_AT)
     args = parser.parse_args()
-    options = {"notes": args.notes, "own": args.own_notes, "stamped": args.dated, "observed": not args.no_observed_at}
+    options = {
+        "notes": args.notes,
+        "own": args.own_notes,
+        "transcripts": args.beside_transcripts,
+        "stamped": args.dated,
+        "observed": not args.no_observed_at,
+    }
     measure(args.users, args.modes, keyword_leg=not args.without_keyword_leg, **options)
     return 0
 

@@ -99,3 +99,12 @@ def test_explain_gives_no_stand_out_where_it_cannot_vouch(store: Any) -> None:
     explained: dict[str, Any] = {}
     _relevance(store, "What does Maria do for a living?", explained)
     assert "vector_standout" not in explained["confidence"]
+
+
+def test_a_note_among_others_as_close_does_not_stand_out_of_unrelated_transcript_lines(store: Any) -> None:
+    # the user's notes as close as before, and five lines of a transcript that are nothing like the question
+    at = NOW - timedelta(hours=1)
+    lines = [(f"line-{i}", f"Kate: Line {i} of a chat about the weekend.", unit(0, 0, 0, 0, 1, i)) for i in range(5)]
+    store.put([(doc(text, NOTES, doc_id=i, at=at + timedelta(seconds=n)), v) for n, (i, text, v) in enumerate(lines)])
+    relevance = _job(store, others=0.38)  # the median of every candidate would be a line's 0: the note stood out
+    assert relevance["job"] < FLOOR

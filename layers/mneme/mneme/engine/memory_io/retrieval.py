@@ -101,11 +101,12 @@ def _vector_evidence(
 
 
 def _standout(model_id: str, query: str, by_vector: Sequence[MemoryCandidate]) -> float | None:
-    """How far a question naming nobody stands out on its best candidate, a whole short note
-    (:func:`mneme.memory.calibration.standout_confidence`); ``None`` where that cannot vouch for it."""
+    """How far a question naming nobody stands out on its best candidate, a whole short note, from the other such
+    notes among its candidates (:func:`mneme.memory.calibration.standout_confidence`): beside a transcript, its
+    lines would let a note about the same kind of thing stand out of them; ``None`` where it cannot vouch."""
     if not by_vector or not calibration.short_note(by_vector[0].document) or name_lift.name_stems(query):
         return None
-    others = [c.similarity for c in by_vector[1:]]
+    others = [c.similarity for c in by_vector[1:] if calibration.short_note(c.document)]
     return calibration.standout_confidence(model_id, by_vector[0].similarity, others)
 
 
