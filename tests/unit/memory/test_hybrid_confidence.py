@@ -129,3 +129,7 @@ def test_a_single_candidate_stands_above_zero() -> None:
 
 def test_a_model_without_a_measured_stand_out_has_none() -> None:
     assert calibration.standout_confidence("amazon.titan-embed-text-v2:0", 0.9, [0.0]) == 0.0
+
+
+def test_a_cosine_the_scale_says_nothing_of_does_not_stand_out() -> None:
+    assert calibration.standout_confidence("all-MiniLM-L6-v2", 0.34, [0.1, 0.1, 0.05]) == 0.0
