@@ -6,6 +6,7 @@ stage (``mneme.engine.memory_io.retrieval``)."""
 from __future__ import annotations
 
 import math
+from statistics import median
 from typing import TYPE_CHECKING
 
 from mneme.memory.content_prior import CHAT_LINE_CHARS
@@ -75,9 +76,7 @@ def standout_confidence(model_id: str, best: float, others: Sequence[float]) -> 
     least, low, high = STANDOUT[model_id]
     if best < least:
         return 0.0
-    rest = sorted(others)
-    middle = (rest[(len(rest) - 1) // 2] + rest[len(rest) // 2]) / 2 if rest else 0.0
-    return ramp(best - middle, low, high)
+    return ramp(best - (median(others) if others else 0.0), low, high)
 
 
 def evidence_cosine(model_id: str, cosine: float, chars: int) -> float:
