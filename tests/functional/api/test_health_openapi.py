@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from jsonschema.exceptions import ValidationError
 from openapi_schema_validator import validate as validate_instance
 from openapi_spec_validator import validate as validate_spec
 
@@ -133,3 +134,38 @@ def test_deletes_are_documented_as_204(document: dict[str, Any]) -> None:
 def test_a_request_body_example_matches_the_documented_run_request(document: dict[str, Any]) -> None:
     schema = {"$ref": "#/components/schemas/RunRequest", "components": document["components"]}
     validate_instance({"agent_id": "master", "input": "hello", "tool_approval": "prompt"}, schema)
+
+
+def test_the_openapi_document_answers_the_schema_it_documents_for_itself(document: dict[str, Any]) -> None:
+    validate_instance(document, _response_schema(document, "get", "/v1/openapi.json", 200))
+
+
+def _body_schema(document: dict[str, Any], name: str) -> dict[str, Any]:
+    return {"$ref": f"#/components/schemas/{name}", "components": document["components"]}
+
+
+@pytest.mark.parametrize("namespace", ["0", "memory", "user.alice.memory"])
+def test_a_namespace_the_api_refuses_for_its_shape_is_refused_by_the_document_too(
+    api: Api, document: dict[str, Any], namespace: str
+) -> None:
+    body = {"namespace": namespace, "content": "green tea"}
+    assert api.post("/v1/memory/documents", body).status == 400
+    with pytest.raises(ValidationError):
+        validate_instance(body, _body_schema(document, "DocumentBody"))
+
+
+@pytest.mark.parametrize("namespace", ["vector.user.alice.memory", "vector.user.${user_id}.memory"])
+def test_a_namespace_the_api_takes_is_valid_for_the_document(
+    api: Api, document: dict[str, Any], namespace: str
+) -> None:
+    body = {"namespace": namespace, "content": "green tea"}
+    assert api.post("/v1/memory/documents", body).status == 201
+    validate_instance(body, _body_schema(document, "DocumentBody"))
+
+
+def test_an_empty_patch_is_refused_by_the_api_and_by_the_document(api: Api, document: dict[str, Any]) -> None:
+    written = api.post("/v1/memory/documents", {"namespace": "vector.user.alice.memory", "content": "green tea"})
+    assert api.call("PATCH", f"/v1/memory/documents/{written.body['ids'][0]}", {}).status == 400
+    with pytest.raises(ValidationError):
+        validate_instance({}, _body_schema(document, "DocumentPatch"))
+    validate_instance({"tags": ["drink"]}, _body_schema(document, "DocumentPatch"))

@@ -185,6 +185,12 @@ def test_a_body_that_is_not_json_is_a_json_rpc_parse_error(api: Api) -> None:
     assert reply.body["error"]["code"] == -32700
 
 
+def test_a_body_not_sent_as_json_is_a_json_rpc_error_in_json(api: Api) -> None:
+    reply = rpc(api, "tools/list", headers={**LEGACY, "content-type": "text/plain"})
+    assert (reply.status, reply.headers["content-type"]) == (400, "application/json")
+    assert reply.body["error"] == {"code": -32600, "message": "Invalid Content-Type header"}
+
+
 def test_a_client_that_accepts_no_json_is_406(api: Api) -> None:
     reply = rpc(api, "tools/list", headers={"accept": "text/html", "mcp-protocol-version": "2025-11-25"})
     assert reply.status == 406

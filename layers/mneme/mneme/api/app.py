@@ -66,7 +66,7 @@ def create_app(*, lazy: bool = False) -> MnemeApp:
     def health() -> dict[str, Any]:
         return {"status": "ok", "version": __version__}
 
-    @app.get("/v1/openapi.json")
+    @app.get("/v1/openapi.json", responses=_OPENAPI_DOCUMENT)
     def openapi() -> Response[str]:
         app.include(ROUTERS)
         return Response(200, JSON, openapi_document(app))
@@ -103,6 +103,13 @@ def openapi_document(app: ConcurrentHttpResolver) -> str:
     return json.dumps(schema, separators=(",", ":"))
 
 
+#: what ``GET /v1/openapi.json`` answers: this document, a JSON object (not the string its handler returns)
+_OPENAPI_DOCUMENT: dict[int, Any] = {
+    200: {
+        "description": "this OpenAPI 3.1 document",
+        "content": {"application/json": {"schema": {"type": "object", "description": "an OpenAPI 3.1 document"}}},
+    }
+}
 _JSON_RPC = {"application/json": {"schema": {"type": "object", "description": "a JSON-RPC 2.0 message"}}}
 _MCP_OPERATION: dict[str, Any] = {
     "post": {

@@ -54,7 +54,19 @@ def handle_mcp(deps: Deps, caller: Caller, event: dict[str, Any]) -> dict[str, A
     except Exception as exc:  # a bug is a JSON-RPC error, logged with its traceback, never a bare crash
         observability.logger().exception("unhandled error in the MCP endpoint", error_type=type(exc).__name__)
         return _rpc_error(500, "internal error", code=-32603)
-    return result
+    return _as_json(result)
+
+
+def _as_json(result: dict[str, Any]) -> dict[str, Any]:
+    """The SDK's answer, its plain-text refusals ("Invalid Content-Type header", 400) made JSON-RPC errors: every
+    answer of ``/mcp`` is JSON, as every other route's."""
+    content_type = next((v for k, v in result["headers"].items() if k.lower() == "content-type"), "")
+    if result["statusCode"] < 400 or content_type.lower().startswith("application/json"):
+        return result
+    message = str(result.get("body") or "").strip() or "the request was refused"
+    return _rpc_error(
+        result["statusCode"], message[:200], {k: v for k, v in result["headers"].items() if k.lower() != "content-type"}
+    )
 
 
 def _run_isolated(job: Callable[[], dict[str, Any]]) -> dict[str, Any]:

@@ -24,7 +24,14 @@ from mneme.engine.memory_io import explain_requests
 from mneme.engine.memory_io import history as memory_history
 from mneme.engine.memory_io import inbox as memory_inbox
 from mneme.engine.memory_io import requests as memory_requests
-from mneme.models.requests import DocumentBatchBody, DocumentBody, DocumentPatch, ExplainBody, SearchBody
+from mneme.models.requests import (
+    NAMESPACE_SHAPE,
+    DocumentBatchBody,
+    DocumentBody,
+    DocumentPatch,
+    ExplainBody,
+    SearchBody,
+)
 
 router = new_router()
 
@@ -83,7 +90,7 @@ def delete_document(doc_id: str, namespace: Annotated[str | None, Query(max_leng
 
 @router.get("/v1/memory/documents", responses=answers(200, DocumentPageView))
 def list_documents(
-    namespace: Annotated[str, Query(min_length=1, max_length=512)],
+    namespace: Annotated[str, Query(min_length=1, max_length=512, json_schema_extra={"pattern": NAMESPACE_SHAPE})],
     status: Annotated[Literal["active", "superseded", "deleted"] | None, Query()] = None,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     cursor: Annotated[str | None, Query(max_length=4096)] = None,

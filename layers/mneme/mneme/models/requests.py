@@ -62,7 +62,14 @@ class McpRunBody(RunRequest):
 
 
 Reference = Annotated[str, StringConstraints(min_length=1, max_length=MAX_REFERENCE_CHARS)]
-NamespaceText = Annotated[str, StringConstraints(min_length=1, max_length=MAX_NAMESPACE_CHARS)]
+#: the shape every namespace has (``vector.<scope>.…``), told to OpenAPI clients; the grammar
+#: (:mod:`mneme.namespace_grammar`) checks the rest and says what is wrong, so pydantic does not check it
+NAMESPACE_SHAPE = r"^vector\.(agent|user|global)\..+"
+NamespaceText = Annotated[
+    str,
+    StringConstraints(min_length=1, max_length=MAX_NAMESPACE_CHARS),
+    Field(json_schema_extra={"pattern": NAMESPACE_SHAPE}),
+]
 
 
 class _Body(BaseModel, defer_build=True):
@@ -191,6 +198,8 @@ class DocumentBatchBody(_Body):
 
 class DocumentPatch(_Body):
     """``PATCH /v1/memory/documents/{id}``: confirm or correct an entry (at least one field)."""
+
+    model_config = ConfigDict(json_schema_extra={"minProperties": 1})
 
     content: Annotated[str, StringConstraints(min_length=1, max_length=DOCUMENT_BODY_CHARS)] | None = None
     tags: Tags | None = None
