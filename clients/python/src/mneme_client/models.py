@@ -233,7 +233,15 @@ class DocumentBody(BaseModel):
     ] = None
     content: Annotated[str, Field(max_length=1000000, min_length=1, title="Content")]
     metadata: Annotated[dict[str, Any] | None, Field(max_length=32, title="Metadata")] = {}
-    namespace: Annotated[str, Field(max_length=512, min_length=1, title="Namespace")]
+    namespace: Annotated[
+        str,
+        Field(
+            max_length=512,
+            min_length=1,
+            pattern="^vector\\.(agent|user|global)\\..+",
+            title="Namespace",
+        ),
+    ]
     observed_at: Annotated[AwareDatetime | None, Field(title="Observed At")] = None
     tags: Annotated[list[Tag] | None, Field(max_length=32, title="Tags", validate_default=True)] = []
     ttl_seconds: Annotated[TtlSeconds | None, Field(title="Ttl Seconds")] = None
@@ -827,7 +835,10 @@ class RunSummaryView(BaseModel):
 
 
 class Namespace(RootModel[str]):
-    root: Annotated[str, Field(max_length=512, min_length=1)]
+    root: Annotated[
+        str,
+        Field(max_length=512, min_length=1, pattern="^vector\\.(agent|user|global)\\..+"),
+    ]
 
 
 class Namespaces(RootModel[list[Namespace]]):
