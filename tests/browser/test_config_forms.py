@@ -124,6 +124,23 @@ def test_editing_an_agent_keeps_the_fields_the_form_does_not_show(signed_in: Con
     assert agent["model"]["inference"]["temperature"] == 0.3 and agent["external_tools"][0]["name"] == "lookup"
 
 
+def test_saving_an_agent_keeps_the_policy_fields_the_form_does_not_show(signed_in: Console, alice: Client) -> None:
+    # Given an agent whose policy was set through the API with fields the console has no input for
+    agent_id = _slug("policykeeper")
+    policy = {"retrieval": "keyword", "extraction": ["facts"], "recency_decay": 0.2}
+    alice.call("PUT", f"/v1/agents/{agent_id}", {"label": agent_id, "memory_policy": policy}, expect=200)
+    # When its top_k is edited in the console
+    page = signed_in.page
+    page.goto(f"{signed_in.base}/#/agents/{agent_id}")
+    page.get_by_label("top_k").fill("3")
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.get_by_role("status").filter(has_text="Saved.")).to_be_visible()
+    # Then the edit is stored and the API's fields are still there
+    stored = alice.call("GET", f"/v1/agents/{agent_id}", expect=200)["memory_policy"]
+    assert stored["top_k"] == 3
+    assert (stored["retrieval"], stored["extraction"], stored["recency_decay"]) == ("keyword", ["facts"], 0.2)
+
+
 def test_a_skill_is_created_in_its_form_and_a_missing_description_is_reported(
     signed_in: Console, alice: Client
 ) -> None:

@@ -72,7 +72,7 @@ async function agentForm(agentId) {
       delegates: readDelegates(data, a.delegates),
       tool_approval_default: data.get("tool_approval_default"),
       default_task_id: data.get("default_task_id") || null,
-      memory_policy: readPolicy(form),
+      memory_policy: readPolicy(form, a.memory_policy),
     };
     delete body.warnings;
     try {
@@ -127,7 +127,7 @@ async function taskForm(agentId, taskId) {
     const data = new FormData(form);
     const id = isNew ? String(data.get("task_id") || "").trim() : taskId;
     if (!id) return showError(form, new ApiError(400, { error: "invalid_input", message: "task id: required", field: "task_id" }));
-    const body = { name: data.get("name"), context_prompt: data.get("context_prompt"), memory_policy: readPolicy(form) };
+    const body = { name: data.get("name"), context_prompt: data.get("context_prompt"), memory_policy: readPolicy(form, task.memory_policy) };
     try {
       const saved = await put(`/v1/agents/${seg(agentId)}/tasks/${seg(id)}`, body);
       if (isNew) window.location.hash = `${agentHref(agentId)}/tasks/${encodeURIComponent(id)}`;

@@ -40,10 +40,11 @@ export function policyFieldset(policy = {}, legend = "Memory policy") {
     field({ label: "Auto-write target", name: "mp_write_namespace", field: "memory_policy.write_namespace", hint: "default: vector.agent.${user_id}.memory", value: p.write_namespace ?? "" }));
 }
 
-/** The policy object of the fieldset's current values (unset fields as null). */
-export function readPolicy(form) {
+/** The policy object of the fieldset's current values (unset fields as null) over `stored`: the fields the form
+ * does not show (retrieval, extraction, namespace_rules, …, set through the API) are kept as they were. */
+export function readPolicy(form, stored = {}) {
   const data = new FormData(form);
-  const policy = {};
+  const policy = { ...(stored || {}) };
   for (const [key] of BOOLEANS) {
     const v = data.get(`mp_${key}`);
     policy[key] = v === "" ? null : v === "true";
