@@ -141,6 +141,44 @@ def test_saving_an_agent_keeps_the_policy_fields_the_form_does_not_show(signed_i
     assert (stored["retrieval"], stored["extraction"], stored["recency_decay"]) == ("keyword", ["facts"], 0.2)
 
 
+def test_standing_namespaces_are_set_in_the_form_and_a_wildcard_is_reported_there(
+    signed_in: Console, alice: Client
+) -> None:
+    agent_id = _slug("standing")
+    page = signed_in.page
+    page.goto(f"{signed_in.base}/#/agents/new")
+    page.get_by_label("Agent id").fill(agent_id)
+    page.get_by_label("Label", exact=True).fill(agent_id)
+    box = page.get_by_label("Shown in every run, whatever the question")
+    box.fill("vector.user.${user_id}.*")
+    page.get_by_role("button", name="Create the agent").click()
+    expect(_field(page, "Shown in every run, whatever the question").locator(".field-error")).to_contain_text(
+        "wildcard"
+    )
+    box.fill("vector.user.${user_id}.preferences")
+    page.get_by_role("button", name="Create the agent").click()
+    expect(page.get_by_role("heading", name=f"Agent {agent_id}")).to_be_visible()
+    stored = alice.call("GET", f"/v1/agents/{agent_id}", expect=200)["memory_policy"]
+    assert stored["standing_namespaces"] == ["vector.user.${user_id}.preferences"]
+
+
+def test_the_preview_marks_a_standing_entry_instead_of_scoring_it(signed_in: Console, alice: Client) -> None:
+    agent_id = _slug("prefs")
+    policy = {"standing_namespaces": ["vector.user.${user_id}.preferences"]}
+    alice.call("PUT", f"/v1/agents/{agent_id}", {"label": agent_id, "memory_policy": policy}, expect=200)
+    entry = {"namespace": "vector.user.alice.preferences", "content": "I prefer answers in bullet points."}
+    alice.call("POST", "/v1/memory/documents", entry, expect=201)
+    page = signed_in.page
+    page.goto(f"{signed_in.base}/#/preview")
+    page.get_by_label("Agent").select_option(agent_id)
+    page.get_by_label("Input").fill("Suggest a dinner recipe for tonight.")
+    page.get_by_role("button", name="Preview the context").click()
+    hits = page.get_by_test_id("preview-hits")
+    expect(hits).to_contain_text("bullet points")
+    expect(hits.get_by_test_id("standing")).to_have_text("standing: every run")
+    expect(page.get_by_test_id("request").locator("[data-part=memory]")).to_contain_text("bullet points")
+
+
 def test_a_skill_is_created_in_its_form_and_a_missing_description_is_reported(
     signed_in: Console, alice: Client
 ) -> None:

@@ -41,6 +41,7 @@ AUTO_WRITE = (
 )
 AUDIT_CHAIN = ("tests/functional/adapters/test_audit_chain.py",)
 TAKE_BACK = ("tests/functional/engine/test_cancel_turn.py",)
+STANDING = ("tests/functional/engine/test_standing_memories.py",)
 
 
 @dataclass(frozen=True)
@@ -80,8 +81,8 @@ MUTANTS = (
     Mutant(
         "auto-inject-reads-tool-list",
         "memory/access.py",
-        "resolve_patterns(policy.read_namespaces, scope.template_values())",
-        "resolve_patterns([*policy.read_namespaces, *policy.tool_read_namespaces], scope.template_values())",
+        "_policy_read(policy.read_namespaces, scope)",
+        "_policy_read([*policy.read_namespaces, *policy.tool_read_namespaces], scope)",
         READ_LISTS,
     ),
     Mutant(
@@ -173,6 +174,21 @@ MUTANTS = (
         "    if stored is not None:\n        take_back_turn(session)",
         "    if stored is not None:\n        pass",
         TAKE_BACK,
+    ),
+    # standing memories: only where auto-inject reads, only live entries
+    Mutant(
+        "standing-ignores-auto-read-switch",
+        "memory/access.py",
+        "_policy_read(policy.standing_namespaces, scope) if policy.auto_read_enabled else ReadAccess()",
+        "_policy_read(policy.standing_namespaces, scope)",
+        STANDING,
+    ),
+    Mutant(
+        "standing-shows-dead-entries",
+        "engine/memory_io/standing.py",
+        "if _whole(doc) and not unusable_reason(doc, now)",
+        "if _whole(doc)",
+        STANDING,
     ),
 )
 

@@ -13,6 +13,7 @@ const BOOLEANS = [
 ];
 const LISTS = [
   ["read_namespaces", "Auto-inject reads", "one pattern a line; default: vector.agent.${user_id}.memory, vector.user.${user_id}.memory"],
+  ["standing_namespaces", "Shown in every run, whatever the question", "one namespace a line, no wildcard (e.g. vector.user.${user_id}.preferences); the newest 10 entries, 1,500 characters; default: none"],
   ["tool_read_namespaces", "memory-search may read", "one pattern a line; default: none"],
   ["allowed_write_namespaces", "Tool writes and deletes may change", "one pattern a line; default: none"],
 ];

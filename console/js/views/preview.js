@@ -22,7 +22,13 @@ function hitsTable(hits) {
     h("thead", {}, h("tr", {}, ["#", "namespace", "content", "similarity", "relevance"].map((c, i) => h("th", { scope: "col", class: i >= 3 ? "num" : null }, c)))),
     h("tbody", {}, hits.map((hit, i) => h("tr", {},
       h("td", {}, String(i + 1)), h("td", { class: "mono" }, hit.namespace), h("td", {}, ...said(hit)),
-      h("td", { class: "num" }, hit.similarity.toFixed(4)), h("td", { class: "num" }, hit.relevance.toFixed(4))))));
+      ...scores(hit)))));
+}
+
+/** A hit's two score cells; a standing entry is shown whatever the question: no score, the reason. */
+function scores(hit) {
+  if (hit.standing) return [h("td", { class: "num", colspan: 2, dataset: { testid: "standing" } }, "standing: every run")];
+  return [h("td", { class: "num" }, hit.similarity.toFixed(4)), h("td", { class: "num" }, hit.relevance.toFixed(4))];
 }
 
 export async function previewView() {

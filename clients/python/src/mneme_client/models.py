@@ -620,6 +620,14 @@ class RelativeCutoff(RootModel[float]):
     root: Annotated[float, Field(ge=0.0, le=1.0, title="Relative Cutoff")]
 
 
+class StandingNamespace(RootModel[str]):
+    root: Annotated[str, Field(max_length=512, min_length=1)]
+
+
+class StandingNamespaces(RootModel[list[StandingNamespace]]):
+    root: Annotated[list[StandingNamespace], Field(max_length=32, title="Standing Namespaces")]
+
+
 class ToolReadNamespace(RootModel[str]):
     root: Annotated[str, Field(max_length=512, min_length=1)]
 
@@ -1030,6 +1038,7 @@ class MemoryPolicy(BaseModel):
     recency_decay: Annotated[RecencyDecay | None, Field(title="Recency Decay")] = None
     relative_cutoff: Annotated[RelativeCutoff | None, Field(title="Relative Cutoff")] = None
     retrieval: Annotated[Literal["vector", "hybrid", "keyword"] | None, Field(title="Retrieval")] = None
+    standing_namespaces: Annotated[StandingNamespaces | None, Field(title="Standing Namespaces")] = None
     tool_read_namespaces: Annotated[ToolReadNamespaces | None, Field(title="Tool Read Namespaces")] = None
     top_k: Annotated[TopK | None, Field(title="Top K")] = None
     write_namespace: Annotated[WriteNamespace | None, Field(title="Write Namespace")] = None
@@ -1113,6 +1122,7 @@ class TaskBody(BaseModel):
         "recency_decay": None,
         "relative_cutoff": None,
         "retrieval": None,
+        "standing_namespaces": None,
         "tool_read_namespaces": None,
         "top_k": None,
         "write_namespace": None,
@@ -1164,6 +1174,7 @@ class AgentBody(BaseModel):
         "recency_decay": None,
         "relative_cutoff": None,
         "retrieval": None,
+        "standing_namespaces": None,
         "tool_read_namespaces": None,
         "top_k": None,
         "write_namespace": None,

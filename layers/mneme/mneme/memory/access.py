@@ -97,9 +97,17 @@ def auto_inject_access(policy: ResolvedPolicy, scope: MemoryScope) -> ReadAccess
 
     Nothing (and no warnings) when ``auto_read_enabled`` is false.
     """
-    if not policy.auto_read_enabled:
-        return ReadAccess()
-    resolved, warnings = resolve_patterns(policy.read_namespaces, scope.template_values())
+    return _policy_read(policy.read_namespaces, scope) if policy.auto_read_enabled else ReadAccess()
+
+
+def standing_access(policy: ResolvedPolicy, scope: MemoryScope) -> ReadAccess:
+    """The standing namespaces auto-inject shows whatever the question: resolved ``standing_namespaces`` through
+    the security filter. Nothing (and no warnings) when ``auto_read_enabled`` is false."""
+    return _policy_read(policy.standing_namespaces, scope) if policy.auto_read_enabled else ReadAccess()
+
+
+def _policy_read(patterns: Sequence[str], scope: MemoryScope) -> ReadAccess:
+    resolved, warnings = resolve_patterns(patterns, scope.template_values())
     allowed, denied = split_readable(resolved, scope.user_id)
     return ReadAccess(tuple(allowed), _denials(denied, "security_filter"), tuple(warnings))
 

@@ -23,7 +23,14 @@ if TYPE_CHECKING:
     from mneme.models.memory import NamespaceRule
 
 _LIST_FIELDS = frozenset(
-    {"read_namespaces", "tool_read_namespaces", "allowed_write_namespaces", "extraction", "namespace_rules"}
+    {
+        "read_namespaces",
+        "standing_namespaces",
+        "tool_read_namespaces",
+        "allowed_write_namespaces",
+        "extraction",
+        "namespace_rules",
+    }
 )
 
 

@@ -141,10 +141,13 @@ class MemoryHit(BaseModel, defer_build=True):
     #: the lines of its conversation said around it, when the search was asked for them (never in the HTTP
     #: search's hits, which are the ranked memories alone)
     context: list[ContextLine] = Field(default_factory=list)
+    #: shown whatever the question: an entry of the policy's ``standing_namespaces`` (never a search's hit)
+    standing: bool = False
 
     def as_json(self) -> dict[str, Any]:
-        """The hit as JSON, with ``context`` only when lines are shown with it."""
-        return self.model_dump(mode="json", exclude=None if self.context else {"context"})
+        """The hit as JSON, with ``context`` only when lines are shown with it, ``standing`` only when it is."""
+        excluded = {name for name, shown in (("context", self.context), ("standing", self.standing)) if not shown}
+        return self.model_dump(mode="json", exclude=excluded or None)
 
 
 class KeywordMatches(Record):

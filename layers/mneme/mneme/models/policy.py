@@ -38,6 +38,8 @@ class MemoryPolicy(BaseModel, defer_build=True):
 
     auto_read_enabled: bool | None = None
     read_namespaces: PatternList | None = None
+    #: namespaces whose entries auto-inject shows whatever the question (``mneme.engine.memory_io.standing``)
+    standing_namespaces: PatternList | None = None
     tool_read_namespaces: PatternList | None = None
     top_k: Annotated[int, Field(ge=1, le=20)] | None = None
     min_score: Annotated[float, Field(ge=0, le=10)] | None = None
@@ -70,6 +72,15 @@ class MemoryPolicy(BaseModel, defer_build=True):
             _check(pattern)
         return value
 
+    @field_validator("standing_namespaces")
+    @classmethod
+    def _standing(cls, value: list[str] | None) -> list[str] | None:
+        for pattern in value or []:
+            _check(pattern)
+            if pattern.endswith(".*"):
+                raise ValueError(f"standing namespace {pattern!r} must be one namespace, not a wildcard")
+        return value
+
     @field_validator("write_namespace")
     @classmethod
     def _write_namespace(cls, value: str | None) -> str | None:
@@ -83,6 +94,7 @@ class MemoryPolicy(BaseModel, defer_build=True):
         """Hints for suspicious class suffixes (the save still succeeds)."""
         patterns = [
             *(self.read_namespaces or []),
+            *(self.standing_namespaces or []),
             *(self.tool_read_namespaces or []),
             *(self.allowed_write_namespaces or []),
             *([self.write_namespace] if self.write_namespace else []),
@@ -104,6 +116,7 @@ class ResolvedPolicy(BaseModel, defer_build=True):
 
     auto_read_enabled: bool = True
     read_namespaces: tuple[str, ...] = DEFAULT_READ_NAMESPACES
+    standing_namespaces: tuple[str, ...] = ()
     tool_read_namespaces: tuple[str, ...] = ()
     top_k: int = 5
     min_score: float | None = None  # None: the floor calibrated for the embedding model and retrieval mode

@@ -21,10 +21,12 @@ from mneme.engine.memory_io import inbox as memory_inbox
 from mneme.engine.memory_io import ops as memory_ops
 from mneme.engine.memory_io import requests as memory_requests
 from mneme.engine.memory_io.requests import SearchResult, memory_ports
+from mneme.engine.memory_io.standing import read_standing
 from mneme.errors import MemoryUnavailable
 from mneme.memory.access import (
     ReadAccess,
     auto_inject_access,
+    standing_access,
     tool_search_access,
 )
 from mneme.memory.namespaces import is_readable
@@ -128,6 +130,10 @@ def explain_memory(
             ports, trail.records, access, query, ranking, user_id="", via="explain", granted_by=rule, extra=[document]
         )
         answer[name] = _verdict(explained, document) | {"warnings": list(access.warnings)}
+    standing = read_standing(ports, trail.records, standing_access(policy, scope), via="explain")
+    if any(hit.id == document.id for hit in standing.hits):  # shown whatever the question
+        answer["auto_inject"] |= {"recalled": True, "standing": True, "rule": "policy.standing_namespaces"}
+        answer["auto_inject"].pop("reason", None)
     answer["agent_id"], answer["task_id"] = scope.agent_id, scope.task_id
     return answer
 

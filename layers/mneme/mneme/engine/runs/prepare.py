@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from mneme.engine.memory_io import ops as memory_ops
+from mneme.engine.memory_io.standing import Standing, read_standing, with_standing
 from mneme.engine.runs import mcp_tools
 from mneme.engine.runs.session import RunSession
 from mneme.engine.runs.spans import in_run_span
@@ -13,8 +14,10 @@ from mneme.engine.runs.time_budget import TimeBudget
 from mneme.engine.runs.usage import charge
 from mneme.errors import AuditWriteFailed, MemoryUnavailable, ModelUnavailable, StoreUnavailable
 from mneme.history import compress
-from mneme.memory.access import auto_inject_access
+from mneme.memory.access import auto_inject_access, standing_access
 from mneme.memory.policy import apply_run_overrides, merge_policies
+from mneme.memory.ranking import Dropped, Ranked
+from mneme.models.audit import AuditAction
 from mneme.models.chat import Chat, ChatMessage
 from mneme.models.policy import ResolvedPolicy
 from mneme.models.run_request import MemoryOverride
@@ -112,36 +115,56 @@ class _Budgeted:
 
 
 def _auto_inject(session: RunSession) -> None:
-    """Query = the raw user text; the security filter; the read audited before the hits are used."""
+    """Query = the raw user text; the security filter; the read audited before the hits are used. The standing
+    entries (``memory_io.standing``) come first, whatever the question; the ``memory_hits`` event counts them
+    apart (``standing``)."""
     state = session.state
+    via = "preview" if session.context.preview else "auto_inject"
+    action: AuditAction = "preview" if session.context.preview else "read"
+    standing = _standing(session, via=via, action=action)
+    state.hits = list(standing.hits)
     access = auto_inject_access(state.policy, session.scope)
     for warning in access.warnings:
         session.recorder.warning(warning)
+    ranked = Ranked(hits=[], dropped=Dropped(), candidates=0)
+    if access.allowed or access.denied:
+        try:
+            query_vector = session.context.query_vector
+            vector = query_vector.result() if query_vector is not None else None
+            ranked = memory_ops.search_explained(
+                session.memory,
+                session.records,
+                access,
+                state.user_text,
+                replace(session.ranking, lines=True),  # what the model reads: chat lines with their conversation
+                via=via,
+                vector=vector,
+                action=action,
+            )
+        except MemoryUnavailable as exc:
+            session.recorder.warning(f"memory unavailable, the run continues without it: {exc.message}")
+            return
+        except AuditWriteFailed:
+            session.recorder.warning("the memory read could not be audited, so its hits are not used")
+            return
+    elif standing.read is None:
+        return
+    state.hits = with_standing(standing, ranked.hits)
+    event = memory_ops.hits_event(ranked, access, session.ranking, session.memory.model_id)
+    session.recorder.event("memory_hits", via=via, **event, **standing.event())
+
+
+def _standing(session: RunSession, *, via: str, action: AuditAction) -> Standing:
+    """The policy's standing entries, their read audited; none (and a warning) when the store or the audit fails."""
+    access = standing_access(session.state.policy, session.scope)
+    for warning in access.warnings:
+        session.recorder.warning(warning)
     if not access.allowed and not access.denied:
-        return
-    via = "preview" if session.context.preview else "auto_inject"
+        return Standing()
     try:
-        query_vector = session.context.query_vector
-        vector = query_vector.result() if query_vector is not None else None
-        ranked = memory_ops.search_explained(
-            session.memory,
-            session.records,
-            access,
-            state.user_text,
-            replace(session.ranking, lines=True),  # what the model reads: chat lines with their conversation
-            via=via,
-            vector=vector,
-            action="preview" if session.context.preview else "read",
-        )
+        return read_standing(session.memory, session.records, access, via=via, action=action)
     except MemoryUnavailable as exc:
-        session.recorder.warning(f"memory unavailable, the run continues without it: {exc.message}")
-        return
+        session.recorder.warning(f"memory unavailable, the standing memories are not shown: {exc.message}")
     except AuditWriteFailed:
-        session.recorder.warning("the memory read could not be audited, so its hits are not used")
-        return
-    state.hits = ranked.hits
-    session.recorder.event(
-        "memory_hits",
-        via=via,
-        **memory_ops.hits_event(ranked, access, session.ranking, session.memory.model_id),
-    )
+        session.recorder.warning("the standing memories' read could not be audited, so they are not shown")
+    return Standing()
