@@ -94,7 +94,7 @@ export function describe(e) {
   const usage = (u) => (u ? `in ${u.input_tokens} · out ${u.output_tokens} · cache read ${u.cache_read_tokens} · cache write ${u.cache_write_tokens}` : "");
   switch (e.type) {
     case "run_started": return `agent ${e.agent_id}${e.task_id ? ` · task ${e.task_id}` : ""} · depth ${e.depth}`;
-    case "memory_hits": return `${e.via === "tool" ? "memory-search tool" : "auto-inject"}: ${e.count} hit(s) from ${(e.namespaces || []).join(", ") || "no namespace"}`;
+    case "memory_hits": return `${e.via === "tool" ? "memory-search tool" : "auto-inject"}: ${e.count} hit(s) from ${(e.namespaces || []).join(", ") || "no namespace"}${e.standing ? ` · ${e.standing.count} standing` : ""}`;
     case "context_built": return `request #${e.request_seq} · ${e.cache_points} cache point(s) · tools: ${(e.tools || []).join(", ") || "none"}`;
     case "model_call": return `request #${e.request_seq} · ${e.stop_reason} · ${usage(e.usage)}`;
     case "tool_call": return `${e.tool} ${e.status} (${e.call_id})${e.error ? ` — ${e.error}` : ""}`;

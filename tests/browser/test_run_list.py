@@ -73,3 +73,16 @@ def test_a_hit_deleted_since_the_run_shows_why_not_its_text(signed_in: Console, 
     cell = page.locator(f"[data-section=memory-hits] [data-hit-text='{doc_id}']")
     expect(cell).to_contain_text("no longer readable")
     expect(cell).not_to_contain_text(text)
+
+
+def test_the_trace_lists_the_standing_entries_a_run_showed(signed_in: Console, alice: Client) -> None:
+    preference = f"I prefer answers in bullet points ({uuid.uuid4().hex[:8]})."
+    written = alice.call(
+        "POST", "/v1/memory/documents", {"namespace": "vector.user.alice.style", "content": preference}, expect=201
+    )
+    agent_id = _agent(alice, "standing", memory_policy={"standing_namespaces": ["vector.user.${user_id}.style"]})
+    run = alice.call("POST", "/v1/runs", {"agent_id": agent_id, "input": "Plan a picnic."}, expect=200)
+    page = signed_in.go(f"#/runs/{run['run_id']}")
+    standing = page.locator("[data-section=memory-hits] [data-testid=standing]")
+    expect(standing).to_contain_text("vector.user.alice.style")
+    expect(standing.locator(f"[data-hit-text='{written['ids'][0]}']")).to_have_text(preference)

@@ -106,6 +106,16 @@ function said(hit) {
   return inSaidOrder(text(hit.id), lines, line);
 }
 
+// the entries of the policy's standing namespaces, shown whatever the question, first in the memory context
+function standingEntries(standing) {
+  const left = standing.left_out ? ` · left out: ${standing.left_out} (the newest 10 entries, 1,500 characters are shown)` : "";
+  return h("div", { dataset: { testid: "standing" } },
+    h("h4", {}, "Standing entries (every run, whatever the question)"),
+    h("p", { class: "kv" }, h("span", {}, "read: ", h("b", {}, (standing.namespaces || []).join(", ") || "nothing")),
+      h("span", {}, "shown: ", h("b", {}, String(standing.count)), left)),
+    standing.ids.length ? h("ol", {}, standing.ids.map((id) => h("li", {}, ...said({ id })))) : null);
+}
+
 export function memoryHits(events) {
   const found = events.filter((e) => e.type === "memory_hits");
   return h("section", { "aria-labelledby": "mh-h", dataset: { section: "memory-hits" } },
@@ -116,6 +126,7 @@ export function memoryHits(events) {
         h("span", {}, "searched: ", h("b", {}, (e.namespaces || []).join(", ") || "nothing")),
         e.candidates !== undefined ? h("span", {}, "candidates: ", h("b", {}, `${e.candidates}`), ` (k = ${e.k})`) : null,
         h("span", {}, "hits: ", h("b", {}, String(e.count)))),
+      e.standing ? standingEntries(e.standing) : null,
       (e.hits || []).length ? h("table", {},
         h("thead", {}, h("tr", {}, ["#", "text", "id", "namespace", "similarity", "relevance"].map((c, i) => h("th", { scope: "col", class: i >= 4 ? "num" : null }, c)))),
         h("tbody", {}, e.hits.map((hit, i) => h("tr", {},

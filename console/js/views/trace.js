@@ -58,7 +58,7 @@ export async function traceView(rootParam, selectedParam) {
       .map((r) => ({ run: r, calls: pendingApprovals(details.get(r.run_id).events) }))
       .filter((p) => p.calls.length);
     const childHref = (id) => href(rootId, id);
-    const hitsFound = detail.events.some((e) => e.type === "memory_hits" && e.via === "auto_inject" && e.count > 0);
+    const hitsFound = detail.events.some((e) => e.type === "memory_hits" && e.via === "auto_inject" && (e.count > 0 || (e.standing?.count ?? 0) > 0));
     replacePreserving(body, h("div", { class: "split" },
       h("aside", { class: "panel", "aria-labelledby": "tree-h", dataset: { section: "tree" } },
         h("h2", { id: "tree-h" }, "Delegation tree"),
