@@ -20,15 +20,33 @@ def _field(page: Page, label: str):
     return page.locator(".field", has=page.get_by_label(label, exact=True))
 
 
+def _new_agent(console: Console, agent_id: str, label: str | None = None) -> Page:
+    """The new-agent form with its id and label filled in."""
+    page = console.page
+    page.goto(f"{console.base}/#/agents/new")
+    page.get_by_label("Agent id").fill(agent_id)
+    page.get_by_label("Label", exact=True).fill(label or agent_id)
+    return page
+
+
+def _preview(console: Console, agent_id: str, text: str, task: str | None = None) -> Page:
+    """The context preview of ``text`` for the agent (and task)."""
+    page = console.page
+    page.goto(f"{console.base}/#/preview")
+    page.get_by_label("Agent").select_option(agent_id)
+    if task is not None:
+        page.get_by_label("Task").select_option(task)
+    page.get_by_label("Input").fill(text)
+    page.get_by_role("button", name="Preview the context").click()
+    return page
+
+
 def test_an_invalid_namespace_pattern_is_shown_next_to_its_field_and_nothing_is_saved(
     signed_in: Console, alice: Client
 ) -> None:
     # Given the new-agent form with a read pattern that has '*' in the middle
     agent_id = _slug("bad")
-    page = signed_in.page
-    page.goto(f"{signed_in.base}/#/agents/new")
-    page.get_by_label("Agent id").fill(agent_id)
-    page.get_by_label("Label", exact=True).fill("Bad")
+    page = _new_agent(signed_in, agent_id, "Bad")
     page.get_by_label("Auto-inject reads").fill("vector.user.${user_id}.memory\nvector.bad*")
     # When it is submitted
     page.get_by_role("button", name="Create the agent").click()
@@ -43,10 +61,7 @@ def test_an_invalid_namespace_pattern_is_shown_next_to_its_field_and_nothing_is_
 
 
 def test_an_out_of_range_top_k_is_reported_on_top_k(signed_in: Console) -> None:
-    page = signed_in.page
-    page.goto(f"{signed_in.base}/#/agents/new")
-    page.get_by_label("Agent id").fill(_slug("topk"))
-    page.get_by_label("Label", exact=True).fill(_slug("Topk"))
+    page = _new_agent(signed_in, _slug("topk"), _slug("Topk"))
     page.get_by_label("top_k").fill("50")
     page.get_by_role("button", name="Create the agent").click()
     expect(_field(page, "top_k").locator(".field-error")).to_contain_text("memory_policy.top_k")
@@ -145,10 +160,7 @@ def test_standing_namespaces_are_set_in_the_form_and_a_wildcard_is_reported_ther
     signed_in: Console, alice: Client
 ) -> None:
     agent_id = _slug("standing")
-    page = signed_in.page
-    page.goto(f"{signed_in.base}/#/agents/new")
-    page.get_by_label("Agent id").fill(agent_id)
-    page.get_by_label("Label", exact=True).fill(agent_id)
+    page = _new_agent(signed_in, agent_id)
     box = page.get_by_label("Shown in every run, whatever the question")
     box.fill("vector.user.${user_id}.*")
     page.get_by_role("button", name="Create the agent").click()
@@ -168,11 +180,7 @@ def test_the_preview_marks_a_standing_entry_instead_of_scoring_it(signed_in: Con
     alice.call("PUT", f"/v1/agents/{agent_id}", {"label": agent_id, "memory_policy": policy}, expect=200)
     entry = {"namespace": "vector.user.alice.preferences", "content": "I prefer answers in bullet points."}
     alice.call("POST", "/v1/memory/documents", entry, expect=201)
-    page = signed_in.page
-    page.goto(f"{signed_in.base}/#/preview")
-    page.get_by_label("Agent").select_option(agent_id)
-    page.get_by_label("Input").fill("Suggest a dinner recipe for tonight.")
-    page.get_by_role("button", name="Preview the context").click()
+    page = _preview(signed_in, agent_id, "Suggest a dinner recipe for tonight.")
     hits = page.get_by_test_id("preview-hits")
     expect(hits).to_contain_text("bullet points")
     expect(hits.get_by_test_id("standing")).to_have_text("standing: every run")
@@ -212,13 +220,8 @@ def test_the_context_preview_lays_out_the_request_with_its_warning_and_memory_hi
     )
     entry = {"namespace": "vector.user.alice.memory", "content": "The quarterly briefing happens every Thursday."}
     alice.call("POST", "/v1/memory/documents", entry, expect=201)
-    page = signed_in.page
-    page.goto(f"{signed_in.base}/#/preview")
     # When alice previews the task with a question about the briefing
-    page.get_by_label("Agent").select_option(agent_id)
-    page.get_by_label("Task").select_option("brief")
-    page.get_by_label("Input").fill("When does the quarterly briefing happen?")
-    page.get_by_role("button", name="Preview the context").click()
+    page = _preview(signed_in, agent_id, "When does the quarterly briefing happen?", task="brief")
     # Then the warning, the hit with its scores and the request's parts are shown
     result = page.get_by_test_id("preview-result")
     expect(result.get_by_test_id("preview-warnings")).to_contain_text("${current_time}")
@@ -236,11 +239,7 @@ def test_the_context_preview_lays_out_the_request_with_its_warning_and_memory_hi
 def test_a_preview_of_an_oversized_input_shows_the_servers_error(signed_in: Console, alice: Client) -> None:
     agent_id = _slug("big")
     alice.call("PUT", f"/v1/agents/{agent_id}", {"label": agent_id}, expect=200)
-    page = signed_in.page
-    page.goto(f"{signed_in.base}/#/preview")
-    page.get_by_label("Agent").select_option(agent_id)
-    page.get_by_label("Input").fill("x" * 100_001)
-    page.get_by_role("button", name="Preview the context").click()
+    page = _preview(signed_in, agent_id, "x" * 100_001)
     expect(page.get_by_role("alert").first).to_contain_text("413")
     expect(page.get_by_test_id("request")).to_have_count(0)
 
@@ -259,12 +258,8 @@ def test_the_context_preview_shows_a_chat_line_hit_with_the_lines_said_around_it
         alice.call(
             "POST", "/v1/memory/documents", {"namespace": "vector.user.alice.memory", "content": content}, expect=201
         )
-    page = signed_in.page
-    page.goto(f"{signed_in.base}/#/preview")
     # When alice previews a question one of the lines matches
-    page.get_by_label("Agent").select_option(agent_id)
-    page.get_by_label("Input").fill("What genre is Joanna's first screenplay?")
-    page.get_by_role("button", name="Preview the context").click()
+    page = _preview(signed_in, agent_id, "What genre is Joanna's first screenplay?")
     # Then the one hit is shown with the lines said around it, as the request's memory block carries them
     hits = page.get_by_test_id("preview-result").get_by_test_id("preview-hits")
     expect(hits.locator("tbody tr")).to_have_count(1)
