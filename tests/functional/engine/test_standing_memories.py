@@ -195,3 +195,21 @@ class _FailingReads:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
+
+
+@pytest.mark.parametrize(("policy", "reads"), [({}, 0), ({"standing_namespaces": [PREFS]}, 1)])
+def test_a_run_reads_each_standing_namespace_once_and_nothing_without_them(
+    world: World, monkeypatch: pytest.MonkeyPatch, policy: dict[str, Any], reads: int
+) -> None:
+    add_agent(world, memory_policy=policy)
+    remember(world, PREFS, BULLETS)
+    calls: list[str] = []
+    listing = world.memory.list_documents
+
+    def counted(namespace: str, **options: Any) -> Any:
+        calls.append(namespace)
+        return listing(namespace, **options)
+
+    monkeypatch.setattr(world.memory, "list_documents", counted)
+    run(world, QUESTION)
+    assert len(calls) == reads
