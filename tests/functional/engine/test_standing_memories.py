@@ -213,3 +213,11 @@ def test_a_run_reads_each_standing_namespace_once_and_nothing_without_them(
     monkeypatch.setattr(world.memory, "list_documents", counted)
     run(world, QUESTION)
     assert len(calls) == reads
+
+
+def test_a_preference_the_agent_writes_into_its_standing_namespace_is_shown_in_the_next_run(world: World) -> None:
+    policy = {"standing_namespaces": [PREFS_TEMPLATE], "allow_tool_write": True, "allowed_write_namespaces": [PREFS]}
+    add_agent(world, tools=["memory-write"], memory_policy=policy)
+    first = run(world, f"/write {PREFS} :: I prefer tea to coffee.")
+    assert first.run.status.value == "succeeded", first.run.error
+    assert "I prefer tea to coffee." in injected(world, run(world, QUESTION).run)
