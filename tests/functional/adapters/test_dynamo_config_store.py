@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from pydantic import ConfigDict, create_model
 
+from mneme.adapters.dynamo.config_keys import agent_key
 from mneme.adapters.dynamo.config_store import ItemConfigStore
 from mneme.errors import InvalidInput, NotFound
 from mneme.models import Agent, Skill, Task, UserSettings
 from mneme.models.common import GLOBAL_OWNER
+from mneme.models.policy import MemoryPolicy
 from tests.functional.adapters.item_backends import BACKENDS, Backend, make_backend
 
 
@@ -198,3 +202,20 @@ def test_global_agent_uses_global_tasks_and_skills(store: ItemConfigStore) -> No
     config = store.load_run_config("bob", "helper", "t")
     assert config.task is not None and config.task.context_prompt == "global"
     assert [s.content for s in config.skills.values()] == ["global"]
+
+
+def test_a_stored_agent_names_only_its_set_fields_so_an_older_release_reads_it(
+    store: ItemConfigStore, backend: Backend
+) -> None:
+    # Given an agent that leaves the policy field added last (standing_namespaces) and most others unset
+    store.put_agent(_agent("alice", memory_policy={"top_k": 3}))
+    item = backend.main.get(*agent_key("alice", "helper"))
+    assert item is not None
+    stored = json.loads(item["data"])
+    # Then its item has no null field, and a policy model without that field (extra forbidden) reads it
+    assert stored["memory_policy"] == {"top_k": 3} and None not in stored.values()
+    fields = {name: (f.annotation, f) for name, f in MemoryPolicy.model_fields.items() if name != "standing_namespaces"}
+    older: Any = create_model("OlderMemoryPolicy", __config__=ConfigDict(extra="forbid"), **fields)  # type: ignore[call-overload]
+    assert older.model_validate(stored["memory_policy"]).model_dump()["top_k"] == 3
+    # And this release reads back the same agent
+    assert store.get_agent("alice", "helper") == _agent("alice", memory_policy={"top_k": 3})

@@ -50,7 +50,10 @@ M = TypeVar("M", bound=BaseModel)
 
 
 def _item(key: Key, model: BaseModel, **attrs: str) -> Item:
-    return {PK: key[0], SK: key[1], **attrs, "data": model.model_dump_json()}
+    """The item of an agent, task, skill or settings: its JSON names only the fields set (no model field that may
+    be null has another default, so a null and an absent field read the same). A release that does not know a
+    field added later reads the items that leave it unset: a rollback keeps the agents it can run."""
+    return {PK: key[0], SK: key[1], **attrs, "data": model.model_dump_json(exclude_none=True)}
 
 
 def _model(cls: type[M], item: Item | None) -> M | None:
