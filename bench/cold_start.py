@@ -125,7 +125,7 @@ def run(code: str, env: dict[str, str], *args: str) -> tuple[float, dict[str, An
     out = subprocess.run([PY313, "-S", *args, "-c", code], env=env, capture_output=True, text=True, check=False)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if out.returncode != 0:
-        raise RuntimeError(f"a cold-start child failed ({out.returncode}):\n{out.stderr[-3000:]}")
+        raise RuntimeError(f"a cold-start child failed ({out.returncode}):\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}")
     lines = [line for line in out.stdout.splitlines() if line.startswith("{")]
     report: dict[str, Any] = json.loads(lines[-1]) if lines else {}
     # CPU seconds of the whole process (exit included): far less sensitive than wall time to a loaded machine

@@ -61,7 +61,10 @@ def main(ref: str, n: int = 12) -> dict[str, float]:
         cpus: dict[str, list[float]] = {name: [] for name in variants}
         for round_ in range(n + 1):  # the first round is untimed: the page cache
             for name, (code, venv) in variants.items():
-                wall, report = cs.run(code, {**venv, "BENCH_KEY": str(uuid.uuid4())})
+                try:
+                    wall, report = cs.run(code, {**venv, "BENCH_KEY": str(uuid.uuid4())})
+                except RuntimeError as exc:
+                    raise RuntimeError(f"{name}: {exc}") from exc
                 if round_:
                     walls[name].append(wall)
                     cpus[name].append(report["cpu_ready"])
