@@ -171,6 +171,15 @@ def test_a_search_whose_read_cannot_be_audited_keeps_the_audited_standing_entrie
     assert any("could not be audited, so its hits" in w for w in _warnings(world, result.run.run_id))
 
 
+def test_the_event_counts_the_standing_entries_shown_when_the_search_failed(world: World) -> None:
+    add_agent(world, memory_policy={"standing_namespaces": [PREFS], "read_namespaces": [OWN]})
+    shown = remember(world, PREFS, BULLETS)
+    world.deps.audit = _FailingReads(world.deps.audit, standing=False)
+    result = run(world, QUESTION)
+    (event,) = _events(world, result.run.run_id, "memory_hits")
+    assert (event["count"], event["standing"]["ids"]) == (0, [shown])
+
+
 def test_a_store_failure_leaves_the_run_going_without_them(world: World) -> None:
     add_agent(world, memory_policy={"standing_namespaces": [PREFS]})
     remember(world, PREFS, BULLETS)

@@ -14,7 +14,7 @@ from mneme.engine.runs.time_budget import TimeBudget
 from mneme.engine.runs.usage import charge
 from mneme.errors import AuditWriteFailed, MemoryUnavailable, ModelUnavailable, StoreUnavailable
 from mneme.history import compress
-from mneme.memory.access import auto_inject_access, standing_access
+from mneme.memory.access import ReadAccess, auto_inject_access, standing_access
 from mneme.memory.policy import apply_run_overrides, merge_policies
 from mneme.memory.ranking import Dropped, Ranked
 from mneme.models.audit import AuditAction
@@ -117,7 +117,7 @@ class _Budgeted:
 def _auto_inject(session: RunSession) -> None:
     """Query = the raw user text; the security filter; the read audited before the hits are used. The standing
     entries (``memory_io.standing``) come first, whatever the question; the ``memory_hits`` event counts them
-    apart (``standing``)."""
+    apart (``standing``), also when the question's search failed."""
     state = session.state
     via = "preview" if session.context.preview else "auto_inject"
     action: AuditAction = "preview" if session.context.preview else "read"
@@ -126,32 +126,34 @@ def _auto_inject(session: RunSession) -> None:
     access = auto_inject_access(state.policy, session.scope)
     for warning in access.warnings:
         session.recorder.warning(warning)
-    ranked = Ranked(hits=[], dropped=Dropped(), candidates=0)
-    if access.allowed or access.denied:
-        try:
-            query_vector = session.context.query_vector
-            vector = query_vector.result() if query_vector is not None else None
-            ranked = memory_ops.search_explained(
-                session.memory,
-                session.records,
-                access,
-                state.user_text,
-                replace(session.ranking, lines=True),  # what the model reads: chat lines with their conversation
-                via=via,
-                vector=vector,
-                action=action,
-            )
-        except MemoryUnavailable as exc:
-            session.recorder.warning(f"memory unavailable, the run continues without it: {exc.message}")
-            return
-        except AuditWriteFailed:
-            session.recorder.warning("the memory read could not be audited, so its hits are not used")
-            return
-    elif standing.read is None:
+    ranked = _search(session, access, via=via, action=action) if access.allowed or access.denied else None
+    if ranked is None and standing.read is None:
         return
+    ranked = ranked or Ranked(hits=[], dropped=Dropped(), candidates=0)
     state.hits = with_standing(standing, ranked.hits)
     event = memory_ops.hits_event(ranked, access, session.ranking, session.memory.model_id)
     session.recorder.event("memory_hits", via=via, **event, **standing.event())
+
+
+def _search(session: RunSession, access: ReadAccess, *, via: str, action: AuditAction) -> Ranked | None:
+    """The question's search, its read audited; None (and a warning) when the store or the audit fails."""
+    try:
+        query_vector = session.context.query_vector
+        return memory_ops.search_explained(
+            session.memory,
+            session.records,
+            access,
+            session.state.user_text,
+            replace(session.ranking, lines=True),  # what the model reads: chat lines with their conversation
+            via=via,
+            vector=query_vector.result() if query_vector is not None else None,
+            action=action,
+        )
+    except MemoryUnavailable as exc:
+        session.recorder.warning(f"memory unavailable, the run continues without it: {exc.message}")
+    except AuditWriteFailed:
+        session.recorder.warning("the memory read could not be audited, so its hits are not used")
+    return None
 
 
 def _standing(session: RunSession, *, via: str, action: AuditAction) -> Standing:
