@@ -4,9 +4,11 @@ whatever the question, the preview showing them, explain saying why, a wildcard 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import timedelta
 
+from mneme.engine.memory_io.standing import MAX_ENTRIES
 from tests.functional.api.conftest import Api
-from tests.functional.engine.memory_support import remember
+from tests.functional.engine.memory_support import remember, remember_at
 from tests.support.deps import World
 
 PREFS = "vector.user.alice.preferences"
@@ -65,3 +67,14 @@ def test_a_wildcard_standing_namespace_is_a_400_naming_it(api: Api) -> None:
     reply = api.put("/v1/agents/helper", body)
     assert reply.status == 400
     assert "standing namespace" in reply.body["message"] and "wildcard" in reply.body["message"]
+
+
+def test_explain_says_a_standing_entry_left_out_by_the_budget_is_not_shown_and_why(api: Api, world: World) -> None:
+    _agent(api, STANDING)
+    oldest = remember_at(world, PREFS, "The oldest preference.", query=QUESTION, similarity=0.0, age=timedelta(days=1))
+    for n in range(MAX_ENTRIES):
+        remember(world, PREFS, f"A newer preference, number {n}.")
+    body = {"query": QUESTION, "memory_id": oldest, "agent_id": "helper"}
+    auto = api.post("/v1/memory/explain", body).body["auto_inject"]
+    assert auto["standing"] == {"shown": False, "reason": "budget"}
+    assert auto["recalled"] is False

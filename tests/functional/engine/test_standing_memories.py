@@ -3,14 +3,16 @@ question, first in the memory context, through the security filter, audited befo
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 
 from mneme.adapters.models.offline import OfflineModel
-from mneme.engine.memory_io.standing import MAX_CHARS, MAX_ENTRIES
+from mneme.engine.memory_io.ops import new_document
+from mneme.engine.memory_io.standing import MAX_CHARS, MAX_ENTRIES, Standing, as_hit, why_not_shown
 from mneme.errors import AuditWriteFailed
+from tests.fakes.clock import FixedClock
 from tests.functional.engine.conftest import add_agent, add_task, run
 from tests.functional.engine.memory_support import injected, remember, remember_at
 from tests.support.deps import World, make_world
@@ -21,6 +23,7 @@ OWN = "vector.user.alice.memory"
 BULLETS = "I prefer answers in bullet points."
 ALLERGY = "I am allergic to peanuts."
 QUESTION = "Suggest a dinner recipe for tonight."
+NOW = datetime(2026, 12, 7, 9, 0, tzinfo=UTC)
 
 
 @pytest.fixture
@@ -230,3 +233,25 @@ def test_a_preference_the_agent_writes_into_its_standing_namespace_is_shown_in_t
     first = run(world, f"/write {PREFS} :: I prefer tea to coffee.")
     assert first.run.status.value == "succeeded", first.run.error
     assert "I prefer tea to coffee." in injected(world, run(world, QUESTION).run)
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        ({"deleted": True}, "deleted"),
+        ({"superseded": True}, "superseded"),
+        ({"expires_at": NOW - timedelta(seconds=1)}, "expired"),
+        ({"parent_id": "first", "chunk_index": 1, "chunk_count": 2}, "chunk"),
+        ({}, "budget"),
+    ],
+)
+def test_why_an_entry_of_a_standing_namespace_is_not_shown(change: dict[str, Any], reason: str) -> None:
+    doc = new_document("d1", PREFS, "alice", BULLETS, clock=FixedClock(NOW)).model_copy(update=change)
+    assert why_not_shown(doc, Standing(read=(PREFS,)), now=NOW, hidden=frozenset()) == reason
+
+
+def test_an_entry_shown_or_of_another_namespace_needs_no_why() -> None:
+    doc = new_document("d1", PREFS, "alice", BULLETS, clock=FixedClock(NOW))
+    shown = Standing(hits=(as_hit(doc),), read=(PREFS,))
+    assert why_not_shown(doc, shown, now=NOW, hidden=frozenset()) is None
+    assert why_not_shown(doc, Standing(read=(OWN,)), now=NOW, hidden=frozenset()) is None

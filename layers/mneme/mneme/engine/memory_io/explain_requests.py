@@ -21,7 +21,7 @@ from mneme.engine.memory_io import inbox as memory_inbox
 from mneme.engine.memory_io import ops as memory_ops
 from mneme.engine.memory_io import requests as memory_requests
 from mneme.engine.memory_io.requests import SearchResult, memory_ports
-from mneme.engine.memory_io.standing import read_standing
+from mneme.engine.memory_io.standing import read_standing, why_not_shown
 from mneme.errors import MemoryUnavailable
 from mneme.memory.access import (
     ReadAccess,
@@ -130,12 +130,27 @@ def explain_memory(
             ports, trail.records, access, query, ranking, user_id="", via="explain", granted_by=rule, extra=[document]
         )
         answer[name] = _verdict(explained, document) | {"warnings": list(access.warnings)}
-    standing = read_standing(ports, trail.records, standing_access(policy, scope), via="explain")
-    if any(hit.id == document.id for hit in standing.hits):  # shown whatever the question
-        answer["auto_inject"] |= {"recalled": True, "standing": True, "rule": "policy.standing_namespaces"}
+    answer["auto_inject"] |= _standing_verdict(ports, trail.records, policy, scope, document)
+    if answer["auto_inject"].get("standing") is True:
         answer["auto_inject"].pop("reason", None)
     answer["agent_id"], answer["task_id"] = scope.agent_id, scope.task_id
     return answer
+
+
+def _standing_verdict(
+    ports: memory_ops.MemoryPorts,
+    records: memory_ops.RecordFactory,
+    policy: ResolvedPolicy,
+    scope: MemoryScope,
+    document: MemoryDocument,
+) -> dict[str, Any]:
+    """An entry the agent's runs show whatever the question: ``recalled`` and ``standing``; one of a standing
+    namespace they do not show: ``standing: {shown: false, reason}`` (``memory_io.standing.why_not_shown``)."""
+    standing = read_standing(ports, records, standing_access(policy, scope), via="explain")
+    if any(hit.id == document.id for hit in standing.hits):
+        return {"recalled": True, "standing": True, "rule": "policy.standing_namespaces"}
+    why = why_not_shown(document, standing, now=ports.clock.now(), hidden=ports.hidden_ids)
+    return {"standing": {"shown": False, "reason": why}} if why else {}
 
 
 def _auto_rule(policy: ResolvedPolicy) -> str:

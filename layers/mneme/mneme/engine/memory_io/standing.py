@@ -30,6 +30,7 @@ from mneme.records import Record
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from datetime import datetime
 
     from mneme.engine.memory_io.search_ports import MemoryPorts
     from mneme.memory.access import ReadAccess
@@ -82,7 +83,7 @@ def read_standing(
             pending += records(action, [namespace], via=via, hits=count, standing=True)
         to_write, pending = pending, []
         append_audit(ports.audit, to_write)
-        return Standing(hits=tuple(_hit(doc) for doc in shown), left_out=len(live) - len(shown), read=access.allowed)
+        return Standing(hits=tuple(as_hit(doc) for doc in shown), left_out=len(live) - len(shown), read=access.allowed)
     finally:
         if pending:  # the read failed: the denials are still recorded
             append_audit(ports.audit, pending)
@@ -92,6 +93,17 @@ def with_standing(standing: Standing, hits: Sequence[MemoryHit]) -> list[MemoryH
     """The memory context's entries: the standing ones first, then the question's hits that are not one of them."""
     ids = {hit.id for hit in standing.hits}
     return [*standing.hits, *(hit for hit in hits if hit.id not in ids)]
+
+
+def why_not_shown(doc: MemoryDocument, standing: Standing, *, now: datetime, hidden: frozenset[str]) -> str | None:
+    """Why an entry of a standing namespace is not among ``standing``'s: ``deleted`` / ``superseded`` / ``expired``,
+    ``chunk`` (a piece of a long memory), ``budget`` (newer entries filled :data:`MAX_ENTRIES` / :data:`MAX_CHARS`,
+    or more than :data:`READ_PER_NAMESPACE` newer ones were stored); None when it is shown or not of one."""
+    if standing.read is None or doc.namespace not in standing.read or any(hit.id == doc.id for hit in standing.hits):
+        return None
+    if doc.id in hidden:
+        return "deleted"
+    return unusable_reason(doc, now) or ("budget" if _whole(doc) else "chunk")
 
 
 def _whole(doc: MemoryDocument) -> bool:
@@ -110,7 +122,7 @@ def _within_budget(documents: Sequence[MemoryDocument]) -> list[MemoryDocument]:
     return shown
 
 
-def _hit(doc: MemoryDocument) -> MemoryHit:
+def as_hit(doc: MemoryDocument) -> MemoryHit:
     """A standing entry as the memory context shows it: relevant by the policy, not by a score (1.0)."""
     return MemoryHit(
         id=doc.id,
