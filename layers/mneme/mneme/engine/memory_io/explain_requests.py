@@ -130,27 +130,28 @@ def explain_memory(
             ports, trail.records, access, query, ranking, user_id="", via="explain", granted_by=rule, extra=[document]
         )
         answer[name] = _verdict(explained, document) | {"warnings": list(access.warnings)}
-    answer["auto_inject"] |= _standing_verdict(ports, trail.records, policy, scope, document)
-    if answer["auto_inject"].get("standing") is True:
-        answer["auto_inject"].pop("reason", None)
+    answer["auto_inject"] = _standing_verdict(answer["auto_inject"], ports, trail.records, policy, scope, document)
     answer["agent_id"], answer["task_id"] = scope.agent_id, scope.task_id
     return answer
 
 
 def _standing_verdict(
+    verdict: dict[str, Any],
     ports: memory_ops.MemoryPorts,
     records: memory_ops.RecordFactory,
     policy: ResolvedPolicy,
     scope: MemoryScope,
     document: MemoryDocument,
 ) -> dict[str, Any]:
-    """An entry the agent's runs show whatever the question: ``recalled`` and ``standing``; one of a standing
-    namespace they do not show: ``standing: {shown: false, reason}`` (``memory_io.standing.why_not_shown``)."""
+    """Auto-inject's ``verdict`` with the standing namespaces': an entry the agent's runs show whatever the
+    question is ``recalled`` and ``standing`` (no search reason); one of a standing namespace they do not show
+    gets ``standing: {shown: false, reason}`` (``memory_io.standing.why_not_shown``)."""
     standing = read_standing(ports, records, standing_access(policy, scope), via="explain")
     if any(hit.id == document.id for hit in standing.hits):
-        return {"recalled": True, "standing": True, "rule": "policy.standing_namespaces"}
+        kept = {key: value for key, value in verdict.items() if key != "reason"}
+        return kept | {"recalled": True, "standing": True, "rule": "policy.standing_namespaces"}
     why = why_not_shown(document, standing, now=ports.clock.now(), hidden=ports.hidden_ids)
-    return {"standing": {"shown": False, "reason": why}} if why else {}
+    return verdict | {"standing": {"shown": False, "reason": why}} if why else verdict
 
 
 def _auto_rule(policy: ResolvedPolicy) -> str:

@@ -69,14 +69,7 @@ def read_standing(
     try:
         if access.empty:
             return Standing(read=())
-        store, _ = ports.require()
-        now = ports.clock.now()
-        live: list[MemoryDocument] = []
-        for namespace in access.allowed:
-            documents, _ = store.list_documents(namespace, status="active", limit=READ_PER_NAMESPACE, cursor=None)
-            live += [doc for doc in documents if _whole(doc) and not unusable_reason(doc, now)]
-        live = [doc for doc in live if doc.id not in ports.hidden_ids]
-        live.sort(key=lambda doc: (doc.created_at, doc.id), reverse=True)
+        live = _live(ports, access.allowed)
         shown = _within_budget(live)
         for namespace in access.allowed:
             count = sum(1 for doc in shown if doc.namespace == namespace)
@@ -87,6 +80,18 @@ def read_standing(
     finally:
         if pending:  # the read failed: the denials are still recorded
             append_audit(ports.audit, pending)
+
+
+def _live(ports: MemoryPorts, namespaces: Sequence[str]) -> list[MemoryDocument]:
+    """The live whole entries of ``namespaces`` (the newest :data:`READ_PER_NAMESPACE` of each), newest first."""
+    store, _ = ports.require()
+    now = ports.clock.now()
+    live: list[MemoryDocument] = []
+    for namespace in namespaces:
+        documents, _ = store.list_documents(namespace, status="active", limit=READ_PER_NAMESPACE, cursor=None)
+        live += [doc for doc in documents if _whole(doc) and not unusable_reason(doc, now)]
+    live = [doc for doc in live if doc.id not in ports.hidden_ids]
+    return sorted(live, key=lambda doc: (doc.created_at, doc.id), reverse=True)
 
 
 def with_standing(standing: Standing, hits: Sequence[MemoryHit]) -> list[MemoryHit]:
