@@ -219,3 +219,25 @@ def test_a_stored_agent_names_only_its_set_fields_so_an_older_release_reads_it(
     assert older.model_validate(stored["memory_policy"]).model_dump()["top_k"] == 3
     # And this release reads back the same agent
     assert store.get_agent("alice", "helper") == _agent("alice", memory_policy={"top_k": 3})
+
+
+def test_an_agent_stored_by_a_later_release_with_fields_this_one_does_not_know_is_read(
+    store: ItemConfigStore, backend: Backend
+) -> None:
+    # Given alice's agent as a later release stores it: a top-level and a policy field unknown here
+    store.put_agent(_agent("alice", memory_policy={"top_k": 3}))
+    key = agent_key("alice", "helper")
+    item = backend.main.get(*key)
+    assert item is not None
+    data = json.loads(item["data"])
+    data["later_field"] = {"on": True}
+    data["memory_policy"]["later_policy_field"] = ["vector.user.${user_id}.later"]
+    backend.main.put({**item, "data": json.dumps(data)})
+    # When this release reads it, the unknown fields are left out and the rest is the agent
+    assert store.get_agent("alice", "helper") == _agent("alice", memory_policy={"top_k": 3})
+    assert [a.agent_id for a in store.list_agents("alice")] == ["helper"]
+
+
+def test_the_api_still_refuses_an_unknown_policy_field() -> None:
+    with pytest.raises(ValueError, match="later_policy_field"):
+        MemoryPolicy.model_validate({"later_policy_field": []})

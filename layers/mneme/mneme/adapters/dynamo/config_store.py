@@ -51,13 +51,19 @@ M = TypeVar("M", bound=BaseModel)
 
 def _item(key: Key, model: BaseModel, **attrs: str) -> Item:
     """The item of an agent, task, skill or settings: its JSON names only the fields set (no model field that may
-    be null has another default, so a null and an absent field read the same). A release that does not know a
-    field added later reads the items that leave it unset: a rollback keeps the agents it can run."""
+    be null has another default, so a null and an absent field read the same). With :func:`_model` ignoring the
+    fields it does not know, a release reads what a later one stored: a rollback keeps the agents it can run."""
     return {PK: key[0], SK: key[1], **attrs, "data": model.model_dump_json(exclude_none=True)}
 
 
 def _model(cls: type[M], item: Item | None) -> M | None:
-    return cls.model_validate_json(item["data"]) if item is not None else None
+    return _read(cls, item) if item is not None else None
+
+
+def _read(cls: type[M], item: Item) -> M:
+    """The stored model; a field this release does not know (a later release wrote it) is ignored, here only: the
+    API refuses unknown fields."""
+    return cls.model_validate_json(item["data"], extra="ignore")
 
 
 def own_then_global(own: list[M], shared: list[M], key: str) -> list[M]:
@@ -241,13 +247,13 @@ class ItemConfigStore:
         seen: dict[str, M] = {}
         for pk in owner_partitions(owner):
             for item in query_all(self._table, pk, sk_prefix=prefix):
-                model = cls.model_validate_json(item["data"])
+                model = _read(cls, item)
                 seen.setdefault(str(getattr(model, id_field)), model)
         return [seen[key] for key in sorted(seen)]
 
     @staticmethod
     def _skills_by_key(items: Sequence[Item]) -> dict[Key, Skill]:
-        return {(i[PK], i[SK]): Skill.model_validate_json(i["data"]) for i in items if str(i[SK]).startswith("SKILL#")}
+        return {(i[PK], i[SK]): _read(Skill, i) for i in items if str(i[SK]).startswith("SKILL#")}
 
 
 def _everywhere(owners: Sequence[str], key: Callable[[str], Key]) -> list[Key]:
