@@ -117,16 +117,20 @@ def test_a_tree_long_poll_returns_the_next_event_of_a_delegated_child(server: Lo
 
 
 def _stream(
-    server: LocalServer, token: str, path: str, headers: dict[str, str] | None = None
+    server: LocalServer,
+    token: str,
+    path: str,
+    headers: dict[str, str] | None = None,
+    frames: list[tuple[str, str, dict[str, Any]]] | None = None,
 ) -> list[tuple[str, str, dict[str, Any]]]:
-    """Read a server-sent event stream to its end: (event, id, data) triples."""
+    """Read a server-sent event stream to its end: (event, id, data) triples, appended to ``frames`` as they come."""
     connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=40)
     connection.request(
         "GET", path, headers={"Authorization": f"Bearer {token}", "Accept": "text/event-stream", **(headers or {})}
     )
     response = connection.getresponse()
     assert response.status == 200 and response.getheader("Content-Type", "").startswith("text/event-stream")
-    frames: list[tuple[str, str, dict[str, Any]]] = []
+    frames = [] if frames is None else frames
     kind, event_id, data = "", "", ""
     for raw in response:
         line = raw.decode().rstrip("\n")
@@ -151,16 +155,19 @@ def test_an_event_stream_carries_the_events_and_the_models_text_as_it_is_generat
     # Given a run waiting for approval, followed as server-sent events
     run_id, call_id, _ = _waiting(server, alice)
     frames: list[Any] = []
-    reader = threading.Thread(target=lambda: frames.extend(_stream(server, alice, f"/v1/runs/{run_id}/events")))
+    reader = threading.Thread(target=_stream, args=(server, alice, f"/v1/runs/{run_id}/events", None, frames))
     reader.start()
-    time.sleep(1.0)
+    # the stream follows the run's live text before it sends the stored events: once one came, no delta is missed
+    deadline = time.monotonic() + 30
+    while not any(kind == "run_event" for kind, _, _ in frames) and time.monotonic() < deadline:
+        time.sleep(0.05)
     # When alice approves and the run finishes
     server.request("POST", f"/v1/runs/{run_id}/approvals", {"call_id": call_id, "decision": "once"}, token=alice)
     reader.join(timeout=40)
     # Then the stream held every event in order, the model's answer in pieces while it was generated, and an end
     events = [data for kind, _, data in frames if kind == "run_event"]
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
-    assert events[-1]["type"] == "completed" and frames[-1][0] == "end"
+    assert events[-1]["type"] == "completed" and frames[-1][0] == "end", (frames[-3:], reader.is_alive())
     deltas = [data for kind, _, data in frames if kind == "delta"]
     assert len(deltas) >= 1 and all(d["run_id"] == run_id for d in deltas)
     output = server.request("GET", f"/v1/runs/{run_id}", token=alice).json()["output"]
