@@ -70,6 +70,8 @@ class EventStream:
                 done, sent = self._read_events()
                 if not sent and not done and time.monotonic() - checked >= STATUS_SECONDS:
                     done, checked = self._ended(), time.monotonic()
+                    if done:  # its last events may have been committed since the read above: send them first
+                        self._read_events()
                 if done:
                     self._send("end", json.dumps({"run_id": self.run_id}))
                     return
