@@ -186,8 +186,8 @@ MUTANTS = (
     Mutant(
         "standing-shows-dead-entries",
         "engine/memory_io/standing.py",
-        "if _whole(doc) and not unusable_reason(doc, now)",
-        "if _whole(doc)",
+        "if whole(doc) and not unusable_reason(doc, now)",
+        "if whole(doc)",
         STANDING,
     ),
 )

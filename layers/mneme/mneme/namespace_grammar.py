@@ -24,6 +24,9 @@ KNOWN_CLASSES = frozenset({"memory", "preferences", "howto", "temp", "drafts", "
 _TEMPLATE = re.compile(r"\$\{([^}]*)\}|\{([^}]*)\}")
 _MAX_LENGTH = 512
 OWNED_SCOPES = ("agent", "user")
+#: the shape every namespace and pattern has (``vector.<scope>.…``): what OpenAPI clients are told; :func:`parse`
+#: checks the rest and says what is wrong
+SHAPE = rf"^vector\.({'|'.join((*OWNED_SCOPES, 'global'))})\..+"
 
 
 class NamespaceError(ValueError):

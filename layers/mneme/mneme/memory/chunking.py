@@ -9,11 +9,20 @@ from __future__ import annotations
 
 import hashlib
 import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from mneme.models.memory import MemoryDocument, MemoryHit
 
 _BOUNDARIES = (re.compile(r"\n\s*\n"), re.compile(r"(?<=[.!?])\s+"), re.compile(r"\s+"))
 #: chunks one entry may have: a 200,000-character document (limits.MAX_DOCUMENT_CHARS) in chunks of 1,000 (the
 #: local model's) makes ~200-400 at sentence boundaries; all of them are stored, more is a 413 — never a cut
 MAX_CHUNKS = 512
+
+
+def whole(entry: MemoryDocument | MemoryHit) -> bool:
+    """Whether ``entry`` is a whole memory: not a chunk of a long one (the first chunk included)."""
+    return entry.parent_id is None and (entry.chunk_count or 1) == 1
 
 
 def split(text: str, size: int) -> list[str]:

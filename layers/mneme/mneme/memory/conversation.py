@@ -36,6 +36,7 @@ from datetime import timedelta
 from operator import attrgetter
 from typing import TYPE_CHECKING
 
+from mneme.memory.chunking import whole
 from mneme.memory.content_prior import CHAT_LINE_CHARS
 from mneme.memory.hybrid import WINDOW
 from mneme.memory.talk import one_talk
@@ -64,7 +65,7 @@ def wanted(hits: Sequence[MemoryHit]) -> list[str]:
 
 def _chat_line(entry: MemoryHit | MemoryDocument) -> bool:
     """Short, and a whole memory (a chunk, the first one too, is a piece of a long one)."""
-    return entry.parent_id is None and (entry.chunk_count or 1) == 1 and len(entry.content) <= CHAT_LINE_CHARS
+    return whole(entry) and len(entry.content) <= CHAT_LINE_CHARS
 
 
 def with_lines(

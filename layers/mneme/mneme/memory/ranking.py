@@ -188,9 +188,9 @@ def rank_explained(
         if score < min_score:
             below_min += 1
             if note:
-                note(doc.id, Outcome.of_hit("below_floor", _hit(candidate, score)))
+                note(doc.id, Outcome.of_hit("below_floor", hit_of(candidate, score)))
             continue
-        scored.append(_hit(candidate, score))
+        scored.append(hit_of(candidate, score))
     scored.sort(key=lambda h: (-h.relevance, -h.similarity, -_aware(h.created_at).timestamp(), h.id))
 
     unique: list[MemoryHit] = []
@@ -219,7 +219,8 @@ def rank_explained(
     return Ranked(hits=hits, dropped=dropped, candidates=len(candidates))
 
 
-def _hit(candidate: MemoryCandidate, score: float) -> MemoryHit:
+def hit_of(candidate: MemoryCandidate, score: float, *, standing: bool = False) -> MemoryHit:
+    """The hit of a ranked ``candidate`` whose relevance is ``score`` (``standing``: shown whatever the question)."""
     doc = candidate.document
     return MemoryHit(
         id=doc.id,
@@ -236,6 +237,7 @@ def _hit(candidate: MemoryCandidate, score: float) -> MemoryHit:
         chunk_count=doc.chunk_count,
         vector_similarity=candidate.vector_similarity,
         keyword_score=candidate.keyword_score,
+        standing=standing,
     )
 
 

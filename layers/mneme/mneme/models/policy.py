@@ -76,18 +76,14 @@ class MemoryPolicy(BaseModel, defer_build=True):
     @classmethod
     def _standing(cls, value: list[str] | None) -> list[str] | None:
         for pattern in value or []:
-            _check(pattern)
-            if pattern.endswith(".*"):
-                raise ValueError(f"standing namespace {pattern!r} must be one namespace, not a wildcard")
+            _one_namespace(pattern, "standing namespace")
         return value
 
     @field_validator("write_namespace")
     @classmethod
     def _write_namespace(cls, value: str | None) -> str | None:
         if value is not None:
-            _check(value)
-            if value.endswith(".*"):
-                raise ValueError(f"write_namespace {value!r} must be one namespace, not a wildcard")
+            _one_namespace(value, "write_namespace")
         return value
 
     def hints(self) -> list[str]:
@@ -100,6 +96,13 @@ class MemoryPolicy(BaseModel, defer_build=True):
             *([self.write_namespace] if self.write_namespace else []),
         ]
         return [hint for pattern in dict.fromkeys(patterns) if (hint := validate_pattern(pattern))]
+
+
+def _one_namespace(pattern: str, what: str) -> None:
+    """A valid pattern naming one namespace (``what`` names the field in the error)."""
+    _check(pattern)
+    if pattern.endswith(".*"):
+        raise ValueError(f"{what} {pattern!r} must be one namespace, not a wildcard")
 
 
 def _check(pattern: str) -> None:

@@ -33,6 +33,7 @@ from mneme.models.mcp import McpServer, check_servers
 from mneme.models.memory import MemoryClass
 from mneme.models.policy import Fusion, MemoryPolicy, Retrieval
 from mneme.models.run_request import RunRequest
+from mneme.namespace_grammar import SHAPE
 from mneme.spec_limits import (
     DOCUMENT_BODY_CHARS,
     MAX_NAMESPACE_CHARS,
@@ -62,9 +63,8 @@ class McpRunBody(RunRequest):
 
 
 Reference = Annotated[str, StringConstraints(min_length=1, max_length=MAX_REFERENCE_CHARS)]
-#: the shape every namespace has (``vector.<scope>.…``), told to OpenAPI clients; the grammar
-#: (:mod:`mneme.namespace_grammar`) checks the rest and says what is wrong, so pydantic does not check it
-NAMESPACE_SHAPE = r"^vector\.(agent|user|global)\..+"
+#: told to OpenAPI clients, not checked by pydantic: the grammar checks namespaces and says what is wrong
+NAMESPACE_SHAPE = SHAPE
 NamespaceText = Annotated[
     str,
     StringConstraints(min_length=1, max_length=MAX_NAMESPACE_CHARS),

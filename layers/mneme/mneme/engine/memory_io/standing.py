@@ -24,8 +24,9 @@ from typing import TYPE_CHECKING
 
 from mneme.engine.audit import denial_records
 from mneme.engine.memory_io.ops import RecordFactory, append_audit
-from mneme.memory.ranking import unusable_reason
-from mneme.models.memory import MemoryHit
+from mneme.memory.chunking import whole
+from mneme.memory.ranking import hit_of, unusable_reason
+from mneme.models.memory import MemoryCandidate
 from mneme.records import Record
 
 if TYPE_CHECKING:
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
     from mneme.engine.memory_io.search_ports import MemoryPorts
     from mneme.memory.access import ReadAccess
     from mneme.models.audit import AuditAction
-    from mneme.models.memory import MemoryDocument
+    from mneme.models.memory import MemoryDocument, MemoryHit
 
 #: the standing entries shown at most, and their characters in all
 MAX_ENTRIES = 10
@@ -89,7 +90,7 @@ def _live(ports: MemoryPorts, namespaces: Sequence[str]) -> list[MemoryDocument]
     live: list[MemoryDocument] = []
     for namespace in namespaces:
         documents, _ = store.list_documents(namespace, status="active", limit=READ_PER_NAMESPACE, cursor=None)
-        live += [doc for doc in documents if _whole(doc) and not unusable_reason(doc, now)]
+        live += [doc for doc in documents if whole(doc) and not unusable_reason(doc, now)]
     live = [doc for doc in live if doc.id not in ports.hidden_ids]
     return sorted(live, key=lambda doc: (doc.created_at, doc.id), reverse=True)
 
@@ -108,11 +109,7 @@ def why_not_shown(doc: MemoryDocument, standing: Standing, *, now: datetime, hid
         return None
     if doc.id in hidden:
         return "deleted"
-    return unusable_reason(doc, now) or ("budget" if _whole(doc) else "chunk")
-
-
-def _whole(doc: MemoryDocument) -> bool:
-    return doc.parent_id is None and (doc.chunk_count or 1) == 1
+    return unusable_reason(doc, now) or ("budget" if whole(doc) else "chunk")
 
 
 def _within_budget(documents: Sequence[MemoryDocument]) -> list[MemoryDocument]:
@@ -129,15 +126,4 @@ def _within_budget(documents: Sequence[MemoryDocument]) -> list[MemoryDocument]:
 
 def as_hit(doc: MemoryDocument) -> MemoryHit:
     """A standing entry as the memory context shows it: relevant by the policy, not by a score (1.0)."""
-    return MemoryHit(
-        id=doc.id,
-        namespace=doc.namespace,
-        content=doc.content,
-        similarity=1.0,
-        relevance=1.0,
-        created_at=doc.created_at,
-        metadata=dict(doc.metadata),
-        memory_class=doc.memory_class,
-        observed_at=doc.observed_at,
-        standing=True,
-    )
+    return hit_of(MemoryCandidate(document=doc, similarity=1.0), 1.0, standing=True)
