@@ -45,13 +45,22 @@ export async function api(method, path, body, { headers = {}, signal, handle401 
   }
   if (response.status === 401 && handle401) state.unauthorized();
   if (!response.ok) throw new ApiError(response.status, data);
+  const etag = response.headers.get("ETag");
+  // the resource's entity tag, kept beside its fields (not one of them: a spread or JSON.stringify leaves it out)
+  if (etag && data && typeof data === "object") Object.defineProperty(data, "etag", { value: etag });
   return data;
 }
 
 export const get = (path, options) => api("GET", path, undefined, options);
-export const put = (path, body) => api("PUT", path, body);
+export const put = (path, body, options) => api("PUT", path, body, options);
 export const post = (path, body, options) => api("POST", path, body, options);
 export const del = (path) => api("DELETE", path);
+
+/** The headers of a save that replaces only what was read (`etag` of the GET or of the last save), or that creates
+ * only (a new resource): the API answers 412 instead of overwriting a change made elsewhere in between. */
+export function onlyIfUnchanged(etag) {
+  return { headers: etag ? { "If-Match": etag } : { "If-None-Match": "*" } };
+}
 
 /** Every item of a paged list (GET /v1/agents, …/tasks, /v1/skills, /v1/chats), page after page: `{ [key]: items }`. */
 export async function getAll(path, key) {

@@ -33,6 +33,17 @@ def test_a_local_token_is_accepted_and_a_missing_one_refused(server: LocalServer
     assert caught.value.status == 401
 
 
+def test_a_save_with_the_etag_read_refuses_to_overwrite_a_change_made_since(client: Client) -> None:
+    _agent(client)
+    read = client.get_agent("helper")
+    saved = client.put_agent("helper", {"label": "Mine"}, if_match=read.etag)
+    assert saved.etag is not None and saved.etag != read.etag
+    with pytest.raises(ApiError) as caught:
+        client.put_agent("helper", {"label": "Stale"}, if_match=read.etag)
+    assert (caught.value.status, caught.value.code) == (412, "precondition_failed")
+    assert client.get_agent("helper")["label"] == "Mine"
+
+
 def test_agents_are_saved_listed_and_deleted(client: Client) -> None:
     _agent(client)
     assert client.get_agent("helper")["label"] == "Helper"

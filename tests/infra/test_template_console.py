@@ -117,6 +117,12 @@ def test_cors_admits_the_console_origin_only() -> None:
     assert "*" not in cors["AllowOrigins"] + cors["AllowHeaders"]
 
 
+def test_cors_lets_the_console_send_preconditions_and_read_etags() -> None:
+    cors = _props("HttpApi")["CorsConfiguration"]
+    assert {"if-match", "if-none-match"} <= set(cors["AllowHeaders"])
+    assert "etag" in cors["ExposeHeaders"]
+
+
 def test_no_route_would_hand_a_cors_preflight_to_the_authorizer() -> None:
     # API Gateway answers a preflight itself only when no route matches OPTIONS (an ANY route would)
     events = _props("RunFunction")["Events"].values()

@@ -2,9 +2,9 @@
 // — external tools, inference settings — are kept from the stored agent), delete. Errors and warnings of
 // the server appear inline (../forms.js).
 
-import { del, get, getAll, put, seg, ApiError } from "../api.js";
+import { del, get, getAll, onlyIfUnchanged, put, seg, ApiError } from "../api.js";
 import { field, h } from "../dom.js";
-import { clearErrors, showError, showWarnings } from "../forms.js";
+import { clearErrors, showError, showWarnings, staleSave } from "../forms.js";
 import { delegateText, delegatesFieldset, readDelegates } from "./agent-delegates.js";
 import { policyFieldset, readPolicy } from "./policy-form.js";
 
@@ -39,6 +39,7 @@ async function agentForm(agentId) {
   ]);
   const a = agent || { label: "", description: "", model: { provider: "offline", model_id: "offline" }, tools: [], skills: [], delegates: [], memory_policy: {}, tool_approval_default: "granted", default_task_id: null };
   const others = agents.filter((o) => o.agent_id !== agentId).map((o) => o.agent_id);
+  let etag = agent && agent.etag; // what this form replaces: the agent as read, then as last saved
   const form = h("form", { class: "stack", novalidate: true, dataset: { form: "agent" } },
     h("h2", {}, isNew ? "New agent" : `Edit ${agentId}`),
     isNew ? field({ label: "Agent id", name: "agent_id", field: "agent_id", required: true, hint: "lowercase letters, digits and hyphens", autocomplete: "off" }) : null,
@@ -76,7 +77,8 @@ async function agentForm(agentId) {
     };
     delete body.warnings;
     try {
-      const saved = await put(`/v1/agents/${seg(id)}`, body);
+      const saved = await put(`/v1/agents/${seg(id)}`, body, onlyIfUnchanged(etag));
+      etag = saved.etag;
       if (isNew) {
         sessionStorage.setItem("mneme.flash", JSON.stringify(saved.warnings || []));
         window.location.hash = agentHref(id);
@@ -84,7 +86,7 @@ async function agentForm(agentId) {
       }
       showWarnings(form, saved.warnings);
     } catch (error) {
-      showError(form, error);
+      showError(form, staleSave(error, "agent", isNew));
     }
   });
   const flash = sessionStorage.getItem("mneme.flash");
@@ -121,6 +123,7 @@ async function taskForm(agentId, taskId) {
         try { await del(`/v1/agents/${seg(agentId)}/tasks/${seg(taskId)}`); window.location.hash = agentHref(agentId); } catch (error) { showError(form, error); }
       } }, "Delete the task")));
   if (task.warnings && task.warnings.length) showWarnings(form, task.warnings, "Stored.");
+  let etag = task.etag;
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     clearErrors(form);
@@ -129,11 +132,12 @@ async function taskForm(agentId, taskId) {
     if (!id) return showError(form, new ApiError(400, { error: "invalid_input", message: "task id: required", field: "task_id" }));
     const body = { name: data.get("name"), context_prompt: data.get("context_prompt"), memory_policy: readPolicy(form, task.memory_policy) };
     try {
-      const saved = await put(`/v1/agents/${seg(agentId)}/tasks/${seg(id)}`, body);
+      const saved = await put(`/v1/agents/${seg(agentId)}/tasks/${seg(id)}`, body, onlyIfUnchanged(etag));
+      etag = saved.etag;
       if (isNew) window.location.hash = `${agentHref(agentId)}/tasks/${encodeURIComponent(id)}`;
       else showWarnings(form, saved.warnings);
     } catch (error) {
-      showError(form, error);
+      showError(form, staleSave(error, "task", isNew));
     }
   });
   return form;

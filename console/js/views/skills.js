@@ -1,14 +1,15 @@
 // Skills: list, create, edit, delete (SPEC §2, §4), with the server's errors inline.
 
-import { ApiError, del, get, getAll, put, seg } from "../api.js";
+import { ApiError, del, get, getAll, onlyIfUnchanged, put, seg } from "../api.js";
 import { field, h } from "../dom.js";
-import { clearErrors, showError, showWarnings } from "../forms.js";
+import { clearErrors, showError, showWarnings, staleSave } from "../forms.js";
 
 const skillHref = (name) => `#/skills/${encodeURIComponent(name)}`;
 
 async function skillForm(name) {
   const isNew = name === "new";
   const skill = isNew ? { description: "", when_to_use: "", content: "" } : await get(`/v1/skills/${seg(name)}`);
+  let etag = skill.etag; // what this form replaces: the skill as read, then as last saved
   const form = h("form", { class: "stack", novalidate: true, dataset: { form: "skill" } },
     h("h2", {}, isNew ? "New skill" : `Edit ${name}`),
     isNew ? field({ label: "Name", name: "name", required: true, hint: "lowercase letters, digits and hyphens (≤ 64)", autocomplete: "off" }) : null,
@@ -29,11 +30,11 @@ async function skillForm(name) {
     const body = { description: data.get("description"), content: data.get("content") };
     if (String(data.get("when_to_use") || "").trim()) body.when_to_use = data.get("when_to_use");
     try {
-      await put(`/v1/skills/${seg(id)}`, body);
+      etag = (await put(`/v1/skills/${seg(id)}`, body, onlyIfUnchanged(etag))).etag;
       if (isNew) window.location.hash = skillHref(id);
       else showWarnings(form, []);
     } catch (error) {
-      showError(form, error);
+      showError(form, staleSave(error, "skill", isNew));
     }
   });
   return form;

@@ -64,6 +64,13 @@ class IdempotencyConflict(Conflict):
     code = "idempotency_conflict"
 
 
+class PreconditionFailed(MnemeError):
+    """An ``If-Match`` / ``If-None-Match`` that does not hold for the resource as it is now (a lost update
+    avoided); ``details["etag"]`` is the resource's current entity tag, when it exists."""
+
+    status, code = 412, "precondition_failed"
+
+
 class PayloadTooLarge(MnemeError):
     status, code = 413, "payload_too_large"
 

@@ -61,11 +61,14 @@ class AsyncClient:
     async def list_agents(self) -> list[dict[str, Any]]:
         return await self.every(calls.list_agents)
 
-    async def get_agent(self, agent_id: str) -> dict[str, Any]:
+    async def get_agent(self, agent_id: str) -> calls.Tagged:
         return await self.call(calls.get_agent(agent_id))
 
-    async def put_agent(self, agent_id: str, agent: models.AgentBody | dict[str, Any]) -> dict[str, Any]:
-        return await self.call(calls.put_agent(agent_id, agent))
+    async def put_agent(
+        self, agent_id: str, agent: models.AgentBody | dict[str, Any], *, if_match: str | None = None
+    ) -> calls.Tagged:
+        """Save the agent; ``if_match=get_agent(...).etag``: ApiError 412 rather than overwrite a change since."""
+        return await self.call(calls.put_agent(agent_id, agent, if_match=if_match))
 
     async def delete_agent(self, agent_id: str) -> None:
         await self.call(calls.delete_agent(agent_id))

@@ -62,6 +62,19 @@ def as_dict(response: httpx.Response) -> dict[str, Any]:
     return body
 
 
+class Tagged(dict[str, Any]):
+    """A resource's JSON with its entity tag (``etag``, the answer's ``ETag``): pass it as ``if_match`` to a
+    save that must not overwrite a change made since (the API answers 412 instead)."""
+
+    etag: str | None = None
+
+
+def as_tagged(response: httpx.Response) -> Tagged:
+    tagged = Tagged(as_dict(response))
+    tagged.etag = response.headers.get("ETag")
+    return tagged
+
+
 #: a page of a list: its items and the cursor of the next page (None on the last one)
 ListPage = tuple[list[dict[str, Any]], str | None]
 
@@ -103,12 +116,14 @@ def list_agents(cursor: str | None = None) -> Call[ListPage]:
     return Call("GET", "/v1/agents", as_page("agents"), params=_compact(cursor=cursor))
 
 
-def get_agent(agent_id: str) -> Call[dict[str, Any]]:
-    return Call("GET", f"/v1/agents/{seg(agent_id)}", as_dict)
+def get_agent(agent_id: str) -> Call[Tagged]:
+    return Call("GET", f"/v1/agents/{seg(agent_id)}", as_tagged)
 
 
-def put_agent(agent_id: str, agent: models.AgentBody | dict[str, Any]) -> Call[dict[str, Any]]:
-    return Call("PUT", f"/v1/agents/{seg(agent_id)}", as_dict, body=_body(agent))
+def put_agent(agent_id: str, agent: models.AgentBody | dict[str, Any], *, if_match: str | None = None) -> Call[Tagged]:
+    """``if_match``: the ``etag`` of what was read (412 if it changed since), or ``"*"`` (412 if it does not exist)."""
+    headers = {"If-Match": if_match} if if_match else {}
+    return Call("PUT", f"/v1/agents/{seg(agent_id)}", as_tagged, body=_body(agent), headers=headers)
 
 
 def delete_agent(agent_id: str) -> Call[None]:

@@ -76,11 +76,14 @@ class Client:
     def list_agents(self) -> list[dict[str, Any]]:
         return self.every(calls.list_agents)
 
-    def get_agent(self, agent_id: str) -> dict[str, Any]:
+    def get_agent(self, agent_id: str) -> calls.Tagged:
         return self.call(calls.get_agent(agent_id))
 
-    def put_agent(self, agent_id: str, agent: models.AgentBody | dict[str, Any]) -> dict[str, Any]:
-        return self.call(calls.put_agent(agent_id, agent))
+    def put_agent(
+        self, agent_id: str, agent: models.AgentBody | dict[str, Any], *, if_match: str | None = None
+    ) -> calls.Tagged:
+        """Save the agent; ``if_match=get_agent(...).etag``: ApiError 412 rather than overwrite a change since."""
+        return self.call(calls.put_agent(agent_id, agent, if_match=if_match))
 
     def delete_agent(self, agent_id: str) -> None:
         self.call(calls.delete_agent(agent_id))

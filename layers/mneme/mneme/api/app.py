@@ -150,6 +150,8 @@ def _document_errors(schema: dict[str, Any]) -> dict[str, Any]:
                 responses.pop("200", None)
                 responses["204"] = {"description": "deleted"}
             responses["400"] = {"description": "invalid input; `field` names the failing field", **error}
+            if "412" in responses:  # a conditional route's refused precondition
+                responses["412"] = {**responses["412"], **error}
             if path in PUBLIC_PATHS:
                 operation["security"] = []
             else:

@@ -6,6 +6,7 @@ from typing import Any
 
 from mneme.api.context import caller_of, deps_of, new_router
 from mneme.api.listing import PageCursor, PageLimit
+from mneme.api.preconditions import CONDITIONAL, IfMatch, IfNoneMatch, precondition_of, tagged
 from mneme.api.presenters import agent_view, settings_view, skill_view, task_view
 from mneme.api.responses import no_content
 from mneme.engine import configuration
@@ -16,16 +17,19 @@ router = new_router()
 
 
 # ------------------------------------------------------------------------------------------ settings
-@router.get("/v1/me/settings")
-def get_settings() -> dict[str, Any]:
+@router.get("/v1/me/settings", responses=CONDITIONAL)
+def get_settings() -> Any:
     caller = caller_of(router)
-    return settings_view(configuration.get_settings(deps_of(router), caller), caller)
+    settings = configuration.get_settings(deps_of(router), caller)
+    return tagged(settings_view(settings, caller), settings)
 
 
-@router.put("/v1/me/settings")
-def put_settings(body: UserSettings) -> dict[str, Any]:
+@router.put("/v1/me/settings", responses=CONDITIONAL)
+def put_settings(body: UserSettings, if_match: IfMatch = None, if_none_match: IfNoneMatch = None) -> Any:
     caller = caller_of(router)
-    return settings_view(configuration.put_settings(deps_of(router), caller, body), caller)
+    condition = precondition_of(if_match, if_none_match)
+    settings = configuration.put_settings(deps_of(router), caller, body, condition)
+    return tagged(settings_view(settings, caller), settings)
 
 
 # ------------------------------------------------------------------------------------------ agents
@@ -38,15 +42,17 @@ def list_agents(limit: PageLimit = None, cursor: PageCursor = None) -> dict[str,
     return {"agents": listed, "cursor": next_cursor}
 
 
-@router.get("/v1/agents/<agent_id>")
-def get_agent(agent_id: str) -> dict[str, Any]:
-    return agent_view(configuration.visible_agent(deps_of(router), caller_of(router), agent_id))
+@router.get("/v1/agents/<agent_id>", responses=CONDITIONAL)
+def get_agent(agent_id: str) -> Any:
+    agent = configuration.visible_agent(deps_of(router), caller_of(router), agent_id)
+    return tagged(agent_view(agent), agent)
 
 
-@router.put("/v1/agents/<agent_id>")
-def put_agent(agent_id: str, body: AgentBody) -> dict[str, Any]:
-    saved = configuration.put_agent(deps_of(router), caller_of(router), agent_id, body)
-    return agent_view(saved.item, saved.warnings)
+@router.put("/v1/agents/<agent_id>", responses=CONDITIONAL)
+def put_agent(agent_id: str, body: AgentBody, if_match: IfMatch = None, if_none_match: IfNoneMatch = None) -> Any:
+    condition = precondition_of(if_match, if_none_match)
+    saved = configuration.put_agent(deps_of(router), caller_of(router), agent_id, body, condition)
+    return tagged(agent_view(saved.item, saved.warnings), saved.item)
 
 
 @router.delete("/v1/agents/<agent_id>")
@@ -65,16 +71,19 @@ def list_tasks(agent_id: str, limit: PageLimit = None, cursor: PageCursor = None
     return {"tasks": listed, "cursor": next_cursor}
 
 
-@router.get("/v1/agents/<agent_id>/tasks/<task_id>")
-def get_task(agent_id: str, task_id: str) -> dict[str, Any]:
+@router.get("/v1/agents/<agent_id>/tasks/<task_id>", responses=CONDITIONAL)
+def get_task(agent_id: str, task_id: str) -> Any:
     found = configuration.get_task(deps_of(router), caller_of(router), agent_id, task_id)
-    return task_view(found.item, found.warnings)
+    return tagged(task_view(found.item, found.warnings), found.item)
 
 
-@router.put("/v1/agents/<agent_id>/tasks/<task_id>")
-def put_task(agent_id: str, task_id: str, body: TaskBody) -> dict[str, Any]:
-    saved = configuration.put_task(deps_of(router), caller_of(router), agent_id, task_id, body)
-    return task_view(saved.item, saved.warnings)
+@router.put("/v1/agents/<agent_id>/tasks/<task_id>", responses=CONDITIONAL)
+def put_task(
+    agent_id: str, task_id: str, body: TaskBody, if_match: IfMatch = None, if_none_match: IfNoneMatch = None
+) -> Any:
+    condition = precondition_of(if_match, if_none_match)
+    saved = configuration.put_task(deps_of(router), caller_of(router), agent_id, task_id, body, condition)
+    return tagged(task_view(saved.item, saved.warnings), saved.item)
 
 
 @router.delete("/v1/agents/<agent_id>/tasks/<task_id>")
@@ -93,14 +102,17 @@ def list_skills(limit: PageLimit = None, cursor: PageCursor = None) -> dict[str,
     return {"skills": listed, "cursor": next_cursor}
 
 
-@router.get("/v1/skills/<name>")
-def get_skill(name: str) -> dict[str, Any]:
-    return skill_view(configuration.get_skill(deps_of(router), caller_of(router), name))
+@router.get("/v1/skills/<name>", responses=CONDITIONAL)
+def get_skill(name: str) -> Any:
+    skill = configuration.get_skill(deps_of(router), caller_of(router), name)
+    return tagged(skill_view(skill), skill)
 
 
-@router.put("/v1/skills/<name>")
-def put_skill(name: str, body: SkillBody) -> dict[str, Any]:
-    return skill_view(configuration.put_skill(deps_of(router), caller_of(router), name, body))
+@router.put("/v1/skills/<name>", responses=CONDITIONAL)
+def put_skill(name: str, body: SkillBody, if_match: IfMatch = None, if_none_match: IfNoneMatch = None) -> Any:
+    condition = precondition_of(if_match, if_none_match)
+    skill = configuration.put_skill(deps_of(router), caller_of(router), name, body, condition)
+    return tagged(skill_view(skill), skill)
 
 
 @router.delete("/v1/skills/<name>")

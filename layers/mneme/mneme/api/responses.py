@@ -23,8 +23,10 @@ def no_content() -> Response[str]:
 
 def from_error(error: MnemeError) -> Response[str]:
     retry_after = error.details.get("retry_after", 5)
-    headers = {"Retry-After": str(retry_after)} if error.status in (429, 503) else None
-    return json_response(error.status, error.to_body(), headers)
+    headers = {"Retry-After": str(retry_after)} if error.status in (429, 503) else {}
+    if error.details.get("etag"):  # a refused precondition: the resource's current tag (RFC 9110 §15.5.13)
+        headers["ETag"] = str(error.details["etag"])
+    return json_response(error.status, error.to_body(), headers or None)
 
 
 def _field(loc: Any) -> str:

@@ -18,6 +18,7 @@ from mneme.errors import Conflict, Forbidden, InvalidInput, NotFound
 from mneme.models.agent import Agent, ModelSpec, Skill, Task
 from mneme.models.common import GLOBAL_OWNER, is_slug
 from mneme.models.mcp import destination_problem
+from mneme.models.precondition import Precondition
 from mneme.models.requests import AgentBody, SkillBody, TaskBody
 from mneme.models.user import Caller, UserSettings
 from mneme.records import Record, field
@@ -62,8 +63,10 @@ def get_settings(deps: Deps, caller: Caller) -> UserSettings:
     return deps.config.get_settings(caller.user_id) or UserSettings()
 
 
-def put_settings(deps: Deps, caller: Caller, settings: UserSettings) -> UserSettings:
-    deps.config.put_settings(caller.user_id, settings)
+def put_settings(
+    deps: Deps, caller: Caller, settings: UserSettings, precondition: Precondition | None = None
+) -> UserSettings:
+    deps.config.put_settings(caller.user_id, settings, precondition=precondition)
     return settings
 
 
@@ -83,7 +86,9 @@ def list_agents(deps: Deps, caller: Caller, view: View[Agent], *, limit: int | N
     return sorted_page(agents, key=attrgetter("agent_id"), view=view, limit=limit, cursor=_after(cursor), what="agent")
 
 
-def put_agent(deps: Deps, caller: Caller, agent_id: str, body: AgentBody) -> Saved[Agent]:
+def put_agent(
+    deps: Deps, caller: Caller, agent_id: str, body: AgentBody, precondition: Precondition | None = None
+) -> Saved[Agent]:
     config = deps.config
     model = body.model
     if model.inference.reasoning is not None and not supports_reasoning(model.provider, model.model_id):
@@ -127,7 +132,7 @@ def put_agent(deps: Deps, caller: Caller, agent_id: str, body: AgentBody) -> Sav
         missing -= {s.name for s in config.get_skills(GLOBAL_OWNER, sorted(missing))}
     warnings += [f"skill {name!r} does not exist yet" for name in sorted(missing)]
     warnings += _delegate_warnings(deps, agent)
-    config.put_agent(agent)
+    config.put_agent(agent, precondition=precondition)
     return Saved(agent, warnings)
 
 
@@ -222,7 +227,9 @@ def get_task(deps: Deps, caller: Caller, agent_id: str, task_id: str) -> Saved[T
     return Saved(task, task_context_warnings(task.context_prompt))
 
 
-def put_task(deps: Deps, caller: Caller, agent_id: str, task_id: str, body: TaskBody) -> Saved[Task]:
+def put_task(
+    deps: Deps, caller: Caller, agent_id: str, task_id: str, body: TaskBody, precondition: Precondition | None = None
+) -> Saved[Task]:
     agent = visible_agent(deps, caller, agent_id)
     if agent.owner == GLOBAL_OWNER and not caller.is_admin:
         raise Forbidden("only admins change the tasks of a global agent")
@@ -232,7 +239,7 @@ def put_task(deps: Deps, caller: Caller, agent_id: str, task_id: str, body: Task
         owner=agent.owner,
         **body.model_dump(),
     )
-    deps.config.put_task(task)
+    deps.config.put_task(task, precondition=precondition)
     return Saved(task, task_context_warnings(task.context_prompt) + body.memory_policy.hints())
 
 
@@ -256,13 +263,15 @@ def get_skill(deps: Deps, caller: Caller, name: str) -> Skill:
     return skill
 
 
-def put_skill(deps: Deps, caller: Caller, name: str, body: SkillBody) -> Skill:
+def put_skill(
+    deps: Deps, caller: Caller, name: str, body: SkillBody, precondition: Precondition | None = None
+) -> Skill:
     skill = Skill(
         name=_slug(name, "name", for_write=True),
         owner=_owner(caller, body.is_global),
         **body.model_dump(exclude={"is_global"}),
     )
-    deps.config.put_skill(skill)
+    deps.config.put_skill(skill, precondition=precondition)
     return skill
 
 

@@ -62,3 +62,22 @@ def first_visible(owners: Sequence[K], lookup: Callable[[K], T | None]) -> T | N
         if found is not None:
             return found
     return None
+
+
+def everywhere(owners: Sequence[str], key: Callable[[str], Key]) -> list[Key]:
+    """One logical key under each owner, in visibility order (each with its partitions, :func:`keys_everywhere`)."""
+    return [k for owner in owners for k in keys_everywhere(owner, key(owner))]
+
+
+def skill_key_of(owner: str, *, name: str) -> Key:
+    return skill_key(owner, name)
+
+
+def agent_key_of(owner: str, *, agent_id: str) -> Key:
+    return agent_key(owner, agent_id)
+
+
+def shown_instead(owner: str, key: Key, key_of: Callable[[str], Key]) -> list[Key]:
+    """What a GET of the same URL shows when the item a write replaces (``key``) does not exist: the owner's
+    other partitions (a legacy global item), then — for a user — the global item they see in its place."""
+    return [k for k in everywhere(visibility_order(owner), key_of) if k != key]

@@ -22,20 +22,25 @@ for readability. See ``docs/data-model.md``.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from functools import partial
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from mneme.adapters.dynamo.conditional_put import put_checked
 from mneme.adapters.dynamo.config_keys import (
     agent_key,
+    agent_key_of,
+    everywhere,
     first_visible,
     keys_everywhere,
     owner_partitions,
     owner_pk,
     settings_key,
+    shown_instead,
     skill_key,
+    skill_key_of,
     task_key,
     visibility_order,
 )
@@ -43,6 +48,7 @@ from mneme.adapters.dynamo.items import PK, SK, Item, ItemTable, Key, query_all
 from mneme.errors import InvalidInput, NotFound
 from mneme.models import Agent, Skill, Task, UserSettings
 from mneme.models.common import GLOBAL_OWNER
+from mneme.models.precondition import Precondition
 from mneme.ports.common import OwnedItem
 from mneme.ports.stores import RunConfig
 
@@ -86,8 +92,9 @@ class ItemConfigStore:
     def get_settings(self, user_id: str) -> UserSettings | None:
         return _model(UserSettings, self._table.get(*settings_key(user_id)))
 
-    def put_settings(self, user_id: str, settings: UserSettings) -> None:
-        self._table.put(_item(settings_key(_owner(user_id)), settings, user_id=user_id))
+    def put_settings(self, user_id: str, settings: UserSettings, *, precondition: Precondition | None = None) -> None:
+        item = _item(settings_key(_owner(user_id)), settings, user_id=user_id)
+        put_checked(self._table, item, precondition, read=partial(_read, UserSettings), default=UserSettings())
 
     # ------------------------------------------------------------------------------------- agents
     def get_agent(self, owner: str, agent_id: str) -> Agent | None:
@@ -96,9 +103,11 @@ class ItemConfigStore:
     def list_agents(self, owner: str) -> list[Agent]:
         return self._list(Agent, owner, "AGENT#", "agent_id")
 
-    def put_agent(self, agent: Agent) -> None:
+    def put_agent(self, agent: Agent, *, precondition: Precondition | None = None) -> None:
         key = agent_key(_owner(agent.owner), agent.agent_id)
-        self._table.put(_item(key, agent, owner=agent.owner, agent_id=agent.agent_id, label=agent.label))
+        item = _item(key, agent, owner=agent.owner, agent_id=agent.agent_id, label=agent.label)
+        shown = shown_instead(agent.owner, key, partial(agent_key_of, agent_id=agent.agent_id))
+        put_checked(self._table, item, precondition, read=partial(_read, Agent), shown_instead=shown)
 
     def delete_agent(self, owner: str, agent_id: str) -> bool:
         """Delete the agent and, with it, its tasks (from every partition the owner is read from)."""
@@ -116,9 +125,11 @@ class ItemConfigStore:
     def list_tasks(self, owner: str, agent_id: str) -> list[Task]:
         return self._list(Task, owner, f"TASK#{agent_id}#", "task_id")
 
-    def put_task(self, task: Task) -> None:
+    def put_task(self, task: Task, *, precondition: Precondition | None = None) -> None:
         key = task_key(_owner(task.owner), task.agent_id, task.task_id)
-        self._table.put(_item(key, task, owner=task.owner, agent_id=task.agent_id, task_id=task.task_id))
+        item = _item(key, task, owner=task.owner, agent_id=task.agent_id, task_id=task.task_id)
+        shown = [k for k in keys_everywhere(task.owner, key) if k != key]  # a global task in the legacy partition
+        put_checked(self._table, item, precondition, read=partial(_read, Task), shown_instead=shown)
 
     def delete_task(self, owner: str, agent_id: str, task_id: str) -> bool:
         return self._delete_everywhere(keys_everywhere(owner, task_key(owner, agent_id, task_id)))
@@ -134,8 +145,11 @@ class ItemConfigStore:
     def list_skills(self, owner: str) -> list[Skill]:
         return self._list(Skill, owner, "SKILL#", "name")
 
-    def put_skill(self, skill: Skill) -> None:
-        self._table.put(_item(skill_key(_owner(skill.owner), skill.name), skill, owner=skill.owner, name=skill.name))
+    def put_skill(self, skill: Skill, *, precondition: Precondition | None = None) -> None:
+        key = skill_key(_owner(skill.owner), skill.name)
+        item = _item(key, skill, owner=skill.owner, name=skill.name)
+        shown = shown_instead(skill.owner, key, partial(skill_key_of, name=skill.name))
+        put_checked(self._table, item, precondition, read=partial(_read, Skill), shown_instead=shown)
 
     def delete_skill(self, owner: str, name: str) -> bool:
         return self._delete_everywhere(keys_everywhere(owner, skill_key(owner, name)))
@@ -176,8 +190,8 @@ class ItemConfigStore:
     def _first_round(self, user_id: str, agent_id: str, task_id: str | None) -> tuple[UserSettings, Agent, Task | None]:
         """Settings, the agent (own, then global) and the named task, in one BatchGetItem."""
         owners = visibility_order(user_id)
-        agent_keys = _everywhere(owners, lambda o: agent_key(o, agent_id))
-        task_keys = _everywhere(owners, lambda o: task_key(o, agent_id, task_id)) if task_id is not None else []
+        agent_keys = everywhere(owners, lambda o: agent_key(o, agent_id))
+        task_keys = everywhere(owners, lambda o: task_key(o, agent_id, task_id)) if task_id is not None else []
         items = {(i[PK], i[SK]): i for i in self._table.batch_get([settings_key(user_id), *agent_keys, *task_keys])}
         agent = _model(Agent, first_visible(agent_keys, items.get))
         if agent is None:
@@ -194,7 +208,7 @@ class ItemConfigStore:
     ) -> tuple[dict[str, Skill], Task | None]:
         """The agent's skills (its owner first, then global) and its default task, in one BatchGetItem."""
         skill_owners = visibility_order(owner)
-        skill_keys = {name: _everywhere(skill_owners, partial(_skill_key, name=name)) for name in names}
+        skill_keys = {name: everywhere(skill_owners, partial(skill_key_of, name=name)) for name in names}
         default_keys = keys_everywhere(owner, task_key(owner, agent_id, default_id)) if default_id else []
         second = [key for keys in skill_keys.values() for key in keys] + default_keys
         found = self._table.batch_get(second) if second else []
@@ -254,15 +268,6 @@ class ItemConfigStore:
     @staticmethod
     def _skills_by_key(items: Sequence[Item]) -> dict[Key, Skill]:
         return {(i[PK], i[SK]): _read(Skill, i) for i in items if str(i[SK]).startswith("SKILL#")}
-
-
-def _everywhere(owners: Sequence[str], key: Callable[[str], Key]) -> list[Key]:
-    """One logical key under each owner, in visibility order (each with its partitions, :func:`keys_everywhere`)."""
-    return [k for owner in owners for k in keys_everywhere(owner, key(owner))]
-
-
-def _skill_key(owner: str, *, name: str) -> Key:
-    return skill_key(owner, name)
 
 
 def _named_task(items: Mapping[Key, Item], owner: str, agent_id: str, task_id: str) -> Task:

@@ -1,0 +1,70 @@
+"""Conditional requests on the configuration routes (RFC 9110 §8.8.3, §13): each GET and PUT answers the
+resource's ``ETag``; a PUT with ``If-Match`` (or ``If-None-Match: *``, create only) is refused with 412 when it
+no longer holds, instead of silently replacing what another request wrote since."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.openapi.params import Header
+from pydantic import BaseModel
+
+from mneme.api.responses import json_response
+from mneme.errors import InvalidInput
+from mneme.models.precondition import ANY, Precondition, etag_of
+
+_TAG = re.compile(r'\s*((?:W/)?"[\x21\x23-\x7e\x80-\xff]*")\s*(?:,|$)')
+
+IfMatch = Annotated[
+    str | None,
+    Header(
+        alias="If-Match",
+        max_length=2048,
+        description='write only if the resource\'s ETag is one of these (or "*": if it exists); else 412',
+    ),
+]
+IfNoneMatch = Annotated[
+    str | None,
+    Header(alias="If-None-Match", max_length=2048, description='"*": create only, 412 when the resource exists'),
+]
+
+#: the ``responses=`` of a conditional route: what it answers, with its ETag header, and the 412
+ETAG_HEADER: dict[str, Any] = {
+    "ETag": {"description": "the resource's entity tag, for If-Match", "schema": {"type": "string"}}
+}
+CONDITIONAL: dict[int, Any] = {
+    200: {"description": "OK", "headers": ETAG_HEADER},
+    412: {"description": "If-Match / If-None-Match does not hold: the resource changed (its ETag is answered)"},
+}
+
+
+def _tags(value: str, header: str) -> tuple[str, ...]:
+    if value.strip() == ANY:
+        return (ANY,)
+    tags, at = [], 0
+    while at < len(value):
+        found = _TAG.match(value, at)
+        if found is None or found.end() == at:
+            raise InvalidInput(f'{header}: expected "*" or a list of entity tags such as "3f2a…"', field=header)
+        tags.append(found.group(1))
+        at = found.end()
+    if not tags:
+        raise InvalidInput(f"{header}: empty", field=header)
+    return tuple(tags)
+
+
+def precondition_of(if_match: str | None, if_none_match: str | None) -> Precondition | None:
+    """The request's precondition, or None when it sets neither header."""
+    if if_match is None and if_none_match is None:
+        return None
+    return Precondition(
+        if_match=_tags(if_match, "If-Match") if if_match is not None else None,
+        if_none_match=_tags(if_none_match, "If-None-Match") if if_none_match is not None else None,
+    )
+
+
+def tagged(body: dict[str, Any], model: BaseModel) -> Response[str]:
+    """A resource's JSON with its entity tag."""
+    return json_response(200, body, {"ETag": etag_of(model)})

@@ -1,0 +1,57 @@
+"""Conditional writes of a configuration resource (RFC 9110 §13): its entity tag and what ``If-Match`` /
+``If-None-Match`` ask of it.
+
+An entity tag is a strong validator of the resource as the API shows it: a digest of the stored model's
+JSON (its null fields left out, as it is stored), so two equal representations have the same tag, whichever
+release wrote them. A weak tag (``W/"…"``) never matches ``If-Match`` (strong comparison); ``If-None-Match``
+compares weakly.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from pydantic import BaseModel
+
+from mneme.records import Record
+
+ANY = "*"
+
+
+def etag_of(model: BaseModel) -> str:
+    """The quoted entity tag of a stored model, e.g. ``"3f2a…"`` (20 hex digits of its SHA-256)."""
+    digest = hashlib.sha256(model.model_dump_json(exclude_none=True).encode()).hexdigest()
+    return f'"{digest[:20]}"'
+
+
+def _opaque(tag: str) -> str:
+    return tag[2:] if tag.startswith("W/") else tag
+
+
+class Precondition(Record):
+    """The request's ``If-Match`` and ``If-None-Match``: ``("*",)`` or the entity tags listed, ``None`` when the
+    header is absent."""
+
+    if_match: tuple[str, ...] | None = None
+    if_none_match: tuple[str, ...] | None = None
+
+    def holds(self, current: str | None) -> bool:
+        """Whether a write may replace the resource whose tag is ``current`` (``None``: it does not exist).
+        ``If-Match`` is evaluated first and, when present, alone (RFC 9110 §13.2.2)."""
+        if self.if_match is not None:
+            if ANY in self.if_match:
+                return current is not None
+            return current is not None and current in self.if_match  # a weak tag never equals a strong one
+        if self.if_none_match is not None:
+            if ANY in self.if_none_match:
+                return current is None
+            return current is None or current not in {_opaque(tag) for tag in self.if_none_match}
+        return True
+
+    def refusal(self, current: str | None) -> str:
+        """Why the write is refused, in words a user can act on."""
+        if current is None:
+            return "If-Match: the resource does not exist (it was deleted, or never created)"
+        if self.if_match is not None:
+            return f"If-Match: the resource has changed since you read it (its ETag is now {current}); read it again"
+        return f"If-None-Match: the resource exists (its ETag is {current})"

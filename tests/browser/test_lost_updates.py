@@ -1,0 +1,69 @@
+"""A console form never overwrites a change made elsewhere since it was opened (If-Match / If-None-Match: the
+API's 412): it says so, and what the other request saved stays."""
+
+from __future__ import annotations
+
+import uuid
+
+from playwright.sync_api import expect
+
+from tests.browser.conftest import Console
+from tests.functional.local.support import Client
+
+
+def _slug(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:8]}"
+
+
+def test_an_agent_changed_elsewhere_since_the_form_opened_is_not_overwritten(signed_in: Console, alice: Client) -> None:
+    # Given alice's agent open in the console
+    agent_id = _slug("shared")
+    alice.call("PUT", f"/v1/agents/{agent_id}", {"label": agent_id, "description": "first"}, expect=200)
+    page = signed_in.page
+    page.goto(f"{signed_in.base}/#/agents/{agent_id}")
+    page.get_by_label("Description").fill("from the console")
+    # When the agent is changed through the API before the form is saved
+    alice.call("PUT", f"/v1/agents/{agent_id}", {"label": agent_id, "description": "from the API"}, expect=200)
+    page.get_by_role("button", name="Save", exact=True).click()
+    # Then the form says it was not saved, and the API's change stays
+    expect(page.get_by_role("alert")).to_contain_text("Not saved: this agent was changed elsewhere")
+    assert alice.call("GET", f"/v1/agents/{agent_id}", expect=200)["description"] == "from the API"
+
+
+def test_an_agent_form_saves_again_after_its_own_save(signed_in: Console, alice: Client) -> None:
+    agent_id = _slug("twice")
+    alice.call("PUT", f"/v1/agents/{agent_id}", {"label": agent_id}, expect=200)
+    page = signed_in.page
+    page.goto(f"{signed_in.base}/#/agents/{agent_id}")
+    for text in ("once", "twice"):
+        page.get_by_label("Description").fill(text)
+        page.get_by_role("button", name="Save", exact=True).click()
+        expect(page.get_by_role("status").filter(has_text="Saved.")).to_be_visible()
+    assert alice.call("GET", f"/v1/agents/{agent_id}", expect=200)["description"] == "twice"
+
+
+def test_a_new_agent_with_the_id_of_an_existing_one_is_not_created(signed_in: Console, alice: Client) -> None:
+    # Given an agent created through the API
+    agent_id = _slug("taken")
+    alice.call("PUT", f"/v1/agents/{agent_id}", {"label": "The first"}, expect=200)
+    # When the console's new-agent form uses its id
+    page = signed_in.page
+    page.goto(f"{signed_in.base}/#/agents/new")
+    page.get_by_label("Agent id").fill(agent_id)
+    page.get_by_label("Label", exact=True).fill("The second")
+    page.get_by_role("button", name="Create the agent").click()
+    # Then it is refused and the first agent stays
+    expect(page.get_by_role("alert")).to_contain_text("Not created: an agent with this id already exists")
+    assert alice.call("GET", f"/v1/agents/{agent_id}", expect=200)["label"] == "The first"
+
+
+def test_a_skill_changed_elsewhere_since_the_form_opened_is_not_overwritten(signed_in: Console, alice: Client) -> None:
+    name = _slug("tone")
+    alice.call("PUT", f"/v1/skills/{name}", {"description": "d", "content": "first"}, expect=200)
+    page = signed_in.page
+    page.goto(f"{signed_in.base}/#/skills/{name}")
+    page.get_by_label("Content").fill("from the console")
+    alice.call("PUT", f"/v1/skills/{name}", {"description": "d", "content": "from the API"}, expect=200)
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.get_by_role("alert")).to_contain_text("Not saved: this skill was changed elsewhere")
+    assert alice.call("GET", f"/v1/skills/{name}", expect=200)["content"] == "from the API"
