@@ -7,6 +7,8 @@ from typing import Any
 
 from tests.functional.api.conftest import Api, Reply
 from tests.functional.api.test_agents import AGENT
+from tests.functional.engine.memory_support import remember
+from tests.support.deps import World
 
 AGENTS = "/v1/agents/researcher"
 
@@ -133,3 +135,28 @@ def test_without_a_precondition_a_put_still_replaces(api: Api) -> None:
     api.put(AGENTS, AGENT)
     assert api.put(AGENTS, {**AGENT, "label": "Mine"}).status == 200
     assert api.get(AGENTS).body["label"] == "Mine"
+
+
+# ------------------------------------------------------------------------------------------ memory entries
+def test_an_entry_corrected_since_it_was_read_is_not_corrected_again(api: Api, world: World) -> None:
+    # Given an entry read by a user, then corrected elsewhere (another tab, the agent's memory-update tool)
+    doc_id = remember(world, "vector.user.alice.memory", "Alice lives in Porto")
+    seen = api.get(f"/v1/memory/documents/{doc_id}").headers["etag"]
+    world.clock.advance(minutes=1)
+    theirs = api.call("PATCH", f"/v1/memory/documents/{doc_id}", {"content": "Alice lives in Lisbon"})
+    # When the user's own correction is sent with what they read
+    path = f"/v1/memory/documents/{doc_id}"
+    reply = api.call("PATCH", path, {"content": "Alice lives in Braga"}, headers={"if-match": seen})
+    # Then it is a 412 with the current tag, and the other correction stays
+    assert reply.status == 412 and reply.headers["etag"] == theirs.headers["etag"]
+    assert api.get(path).body["content"] == "Alice lives in Lisbon"
+    assert [r.detail["changed"] for r in world.deps.audit.query("alice", action="update").records] == [["content"]]
+
+
+def test_an_entry_corrected_with_the_tag_it_was_read_with_is_corrected(api: Api, world: World) -> None:
+    doc_id = remember(world, "vector.user.alice.memory", "Alice lives in Porto")
+    path = f"/v1/memory/documents/{doc_id}"
+    seen = api.get(path).headers["etag"]
+    reply = api.call("PATCH", path, {"content": "Alice lives in Lisbon"}, headers={"if-match": seen})
+    assert reply.status == 200 and reply.headers["etag"] != seen
+    assert api.get(path).headers["etag"] == reply.headers["etag"]

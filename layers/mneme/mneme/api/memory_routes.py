@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from mneme.api.context import caller_of, deps_of, new_router
+from mneme.api.preconditions import IfMatch, precondition_of, tagged, tagged_answer
 from mneme.api.presenters import document_view, revisions_view, search_view
 from mneme.api.responses import json_response, no_content
 from mneme.api.run_views import answers
@@ -101,10 +102,10 @@ def list_documents(
     return {"documents": [document_view(d) for d in page.documents], "namespace": page.namespace, "cursor": page.cursor}
 
 
-@router.get("/v1/memory/documents/<doc_id>", responses=answers(200, DocumentView))
-def get_document(doc_id: str, derived: Annotated[bool, Query()] = False) -> dict[str, Any]:
+@router.get("/v1/memory/documents/<doc_id>", responses=tagged_answer(DocumentView))
+def get_document(doc_id: str, derived: Annotated[bool, Query()] = False) -> Any:
     document, cascade = memory_inbox.get_document(deps_of(router), caller_of(router), doc_id, derived=derived)
-    return document_view(document, cascade)
+    return tagged(document_view(document, cascade), document)
 
 
 @router.get("/v1/memory/documents/<doc_id>/revisions", responses=answers(200, RevisionsView))
@@ -112,12 +113,19 @@ def list_revisions(doc_id: str) -> dict[str, Any]:
     return revisions_view(memory_history.revisions_of(deps_of(router), caller_of(router), doc_id))
 
 
-@router.patch("/v1/memory/documents/<doc_id>", responses=answers(200, DocumentView))
-def patch_document(doc_id: str, body: DocumentPatch) -> dict[str, Any]:
+@router.patch("/v1/memory/documents/<doc_id>", responses=tagged_answer(DocumentView))
+def patch_document(doc_id: str, body: DocumentPatch, if_match: IfMatch = None) -> Any:
+    """With ``If-Match`` (the entry's ETag as read), an entry changed since is a 412 and stays as it is."""
     document = memory_inbox.patch_document(
-        deps_of(router), caller_of(router), doc_id, content=body.content, tags=body.tags, status=body.status
+        deps_of(router),
+        caller_of(router),
+        doc_id,
+        content=body.content,
+        tags=body.tags,
+        status=body.status,
+        precondition=precondition_of(if_match, None),
     )
-    return document_view(document)
+    return tagged(document_view(document), document)
 
 
 @router.get("/v1/memory/namespaces", responses=answers(200, NamespacesView))

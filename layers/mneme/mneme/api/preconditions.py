@@ -11,7 +11,7 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Header
 from pydantic import BaseModel
 
-from mneme.api.responses import json_response
+from mneme.api.responses import JSON, json_response
 from mneme.errors import InvalidInput
 from mneme.models.precondition import ANY, Precondition, etag_of
 
@@ -34,10 +34,13 @@ IfNoneMatch = Annotated[
 ETAG_HEADER: dict[str, Any] = {
     "ETag": {"description": "the resource's entity tag, for If-Match", "schema": {"type": "string"}}
 }
-CONDITIONAL: dict[int, Any] = {
-    200: {"description": "OK", "headers": ETAG_HEADER},
-    412: {"description": "If-Match / If-None-Match does not hold: the resource changed (its ETag is answered)"},
-}
+REFUSED = {"description": "If-Match / If-None-Match does not hold: the resource changed (its ETag is answered)"}
+CONDITIONAL: dict[int, Any] = {200: {"description": "OK", "headers": ETAG_HEADER}, 412: REFUSED}
+
+
+def tagged_answer(view: type[BaseModel]) -> dict[int, Any]:
+    """The ``responses=`` of a conditional route answering ``view`` with its ETag."""
+    return {200: {"description": "OK", "headers": ETAG_HEADER, "content": {JSON: {"model": view}}}, 412: REFUSED}
 
 
 def _tags(value: str, header: str) -> tuple[str, ...]:

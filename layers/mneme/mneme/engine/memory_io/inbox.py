@@ -15,11 +15,12 @@ from mneme.engine.audit import request_trail
 from mneme.engine.deps import Deps
 from mneme.engine.memory_io import ops as memory_ops
 from mneme.engine.memory_io.revisions import acting
-from mneme.errors import EmbeddingInputTooLong, InvalidInput, MemoryUnavailable, NotFound
+from mneme.errors import EmbeddingInputTooLong, InvalidInput, MemoryUnavailable, NotFound, PreconditionFailed
 from mneme.memory.access import MemoryWriteForbidden, http_write_access
 from mneme.memory.namespaces import can_write, is_readable, own_namespaces
 from mneme.models.audit import AuditAction
 from mneme.models.memory import MemoryDocument
+from mneme.models.precondition import Precondition, etag_of
 from mneme.models.user import Caller
 from mneme.namespace_grammar import NamespaceError, resolve
 from mneme.ports.memory import MemoryStore
@@ -99,9 +100,11 @@ def patch_document(
     content: str | None,
     tags: list[str] | None,
     status: Literal["active", "superseded"] | None,
+    precondition: Precondition | None = None,
 ) -> MemoryDocument:
     """Confirm or correct an entry: new content (re-embedded), tags, or status; the entry becomes
-    ``user_directed`` (the user vouched for it). Nothing to change is a 400."""
+    ``user_directed`` (the user vouched for it). Nothing to change is a 400. With a precondition (``If-Match``),
+    an entry changed since the caller read it is a 412 and is left as it is."""
     if content is None and tags is None and status is None:
         raise InvalidInput("name at least one of content, tags, status", field="body")
     document = _visible(deps, caller, doc_id)
@@ -111,6 +114,8 @@ def patch_document(
         except MemoryWriteForbidden as exc:  # a global entry, a caller who is no admin: audited, then 403
             _audit(deps, caller, "denied", exc.denial.namespace, reason=exc.denial.reason, id=doc_id)
             raise
+    if precondition is not None and not precondition.holds(tag := etag_of(document)):
+        raise PreconditionFailed(precondition.refusal(tag), details={"etag": tag})
     store, now = _store(deps), deps.clock.now()
     ports = memory_ops.MemoryPorts(deps.memory, deps.embedder, deps.audit, deps.clock)
     try:
