@@ -36,6 +36,7 @@ from mneme.adapters.dynamo.items import (
     TableSchema,
     Update,
     WriteOp,
+    check_transaction,
     condition_holds,
     incremented,
     op_key,
@@ -215,6 +216,7 @@ class SqliteItemTable:
                 self._remove(db, pk, sk)
 
     def transact(self, ops: Sequence[WriteOp]) -> None:
+        check_transaction(ops)
         with self._write() as db:
             existing = []
             for op in ops:

@@ -21,6 +21,7 @@ from mneme.adapters.dynamo.items import (
     Update,
     WriteOp,
     after_start,
+    check_transaction,
     condition_holds,
     in_range,
     incremented,
@@ -88,6 +89,7 @@ class MemoryItemTable:
                 self._items.pop(key, None)
 
     def transact(self, ops: Sequence[WriteOp]) -> None:
+        check_transaction(ops)
         with self._lock:
             keys = [op_key(op) for op in ops]
             written: list[Item | None] = []  # each op's item after it (None: deleted)

@@ -11,7 +11,7 @@ import pytest
 from mneme.adapters.dynamo.config_store import ItemConfigStore
 from mneme.adapters.dynamo.items import Item, ItemTable
 from mneme.errors import PreconditionFailed
-from mneme.models import Agent, Skill, UserSettings
+from mneme.models import Agent, Skill, Task, UserSettings
 from mneme.models.common import GLOBAL_OWNER
 from mneme.models.precondition import Precondition, etag_of
 from tests.functional.adapters.item_backends import BACKENDS, Backend, make_backend
@@ -111,3 +111,30 @@ def test_settings_never_saved_are_checked_against_the_defaults_a_get_answers(bac
         store.put_settings("alice", UserSettings(name="A"), precondition=_if_match('"0000"'))
     store.put_settings("alice", UserSettings(name="A"), precondition=_if_match(etag_of(UserSettings())))
     assert store.get_settings("alice") == UserSettings(name="A")
+
+
+def _task(task_id: str) -> Task:
+    return Task(task_id=task_id, agent_id="researcher", owner="alice", name=task_id)
+
+
+def test_a_delete_with_a_change_landing_in_between_deletes_nothing(backend: Backend) -> None:
+    store = ItemConfigStore(backend.main)
+    store.put_agent(_agent())
+    store.put_task(_task("weekly"))
+    stored = backend.main.get("OWNER#alice", "AGENT#researcher")
+    assert stored is not None
+    racing = ItemConfigStore(_WriterInBetween(backend.main, {**stored, "data": _agent("Theirs").model_dump_json()}))
+    with pytest.raises(PreconditionFailed):
+        racing.delete_agent("alice", "researcher", precondition=_if_match(etag_of(_agent())))
+    assert store.get_agent("alice", "researcher") == _agent("Theirs")
+    assert store.list_tasks("alice", "researcher") == [_task("weekly")]
+
+
+def test_a_checked_delete_takes_every_task_past_one_transactions_limit(backend: Backend) -> None:
+    store = ItemConfigStore(backend.main)
+    store.put_agent(_agent())
+    for i in range(120):
+        store.put_task(_task(f"t{i:03d}"))
+    assert store.delete_agent("alice", "researcher", precondition=_if_match(etag_of(_agent())))
+    assert store.get_agent("alice", "researcher") is None
+    assert store.list_tasks("alice", "researcher") == []

@@ -312,3 +312,11 @@ def test_stores_implement_the_ports() -> None:
     runs: RunStore = ItemRunStore(main)
     audit: AuditLog = ItemAuditLog(MemoryItemTable(AUDIT_SCHEMA))
     assert all([config, chats, runs, audit])
+
+
+def test_a_transaction_of_more_than_100_items_is_refused_whole(backend: Backend) -> None:
+    with pytest.raises(StoreUnavailable, match="100"):
+        backend.main.transact([Put(_item("P", f"S{i:03d}")) for i in range(101)])
+    assert backend.main.get("P", "S000") is None
+    backend.main.transact([Put(_item("P", f"S{i:03d}")) for i in range(100)])
+    assert backend.main.get("P", "S099") is not None

@@ -160,3 +160,36 @@ def test_an_entry_corrected_with_the_tag_it_was_read_with_is_corrected(api: Api,
     reply = api.call("PATCH", path, {"content": "Alice lives in Lisbon"}, headers={"if-match": seen})
     assert reply.status == 200 and reply.headers["etag"] != seen
     assert api.get(path).headers["etag"] == reply.headers["etag"]
+
+
+# ------------------------------------------------------------------------------------------ deletes
+def test_an_agent_changed_since_it_was_read_is_not_deleted(api: Api) -> None:
+    seen = api.put(AGENTS, AGENT).headers["etag"]
+    api.put(f"{AGENTS}/tasks/weekly", {"name": "Weekly", "context_prompt": "a", "memory_policy": {}})
+    api.put(AGENTS, {**AGENT, "label": "Theirs"})
+    reply = api.delete(AGENTS, headers={"if-match": seen})
+    assert reply.status == 412
+    assert api.get(AGENTS).body["label"] == "Theirs" and api.get(f"{AGENTS}/tasks/weekly").status == 200
+
+
+def test_an_agent_deleted_with_the_tag_it_was_read_with_goes_with_its_tasks(api: Api) -> None:
+    api.put(AGENTS, AGENT)
+    api.put(f"{AGENTS}/tasks/weekly", {"name": "Weekly", "context_prompt": "a", "memory_policy": {}})
+    seen = api.get(AGENTS).headers["etag"]
+    assert api.delete(AGENTS, headers={"if-match": seen}).status == 204
+    assert api.get(AGENTS).status == 404
+    api.put(AGENTS, AGENT)  # the same id again: no task of the deleted agent comes back
+    assert api.get(f"{AGENTS}/tasks/weekly").status == 404
+
+
+def test_a_skill_or_task_changed_since_it_was_read_is_not_deleted(api: Api) -> None:
+    api.put(AGENTS, AGENT)
+    for path, body in (
+        ("/v1/skills/tone", {"description": "d", "content": "a"}),
+        (f"{AGENTS}/tasks/weekly", {"name": "Weekly", "context_prompt": "a", "memory_policy": {}}),
+    ):
+        seen = api.put(path, body).headers["etag"]
+        api.put(path, {**body, "name" if "name" in body else "content": "theirs"})
+        assert api.delete(path, headers={"if-match": seen}).status == 412
+        assert api.get(path).status == 200
+        assert api.delete(path, headers={"if-match": api.get(path).headers["etag"]}).status == 204

@@ -6,7 +6,7 @@ from typing import Any
 
 from mneme.api.context import caller_of, deps_of, new_router
 from mneme.api.listing import PageCursor, PageLimit
-from mneme.api.preconditions import CONDITIONAL, IfMatch, IfNoneMatch, precondition_of, tagged
+from mneme.api.preconditions import CONDITIONAL, CONDITIONAL_DELETE, IfMatch, IfNoneMatch, precondition_of, tagged
 from mneme.api.presenters import agent_view, settings_view, skill_view, task_view
 from mneme.api.responses import no_content
 from mneme.engine import configuration
@@ -55,9 +55,10 @@ def put_agent(agent_id: str, body: AgentBody, if_match: IfMatch = None, if_none_
     return tagged(agent_view(saved.item, saved.warnings), saved.item)
 
 
-@router.delete("/v1/agents/<agent_id>")
-def delete_agent(agent_id: str) -> Any:
-    configuration.delete_agent(deps_of(router), caller_of(router), agent_id)
+@router.delete("/v1/agents/<agent_id>", responses=CONDITIONAL_DELETE)
+def delete_agent(agent_id: str, if_match: IfMatch = None) -> Any:
+    """With ``If-Match``, only the agent as it was read (else 412, nothing deleted); its tasks go with it."""
+    configuration.delete_agent(deps_of(router), caller_of(router), agent_id, precondition_of(if_match, None))
     return no_content()
 
 
@@ -86,9 +87,10 @@ def put_task(
     return tagged(task_view(saved.item, saved.warnings), saved.item)
 
 
-@router.delete("/v1/agents/<agent_id>/tasks/<task_id>")
-def delete_task(agent_id: str, task_id: str) -> Any:
-    configuration.delete_task(deps_of(router), caller_of(router), agent_id, task_id)
+@router.delete("/v1/agents/<agent_id>/tasks/<task_id>", responses=CONDITIONAL_DELETE)
+def delete_task(agent_id: str, task_id: str, if_match: IfMatch = None) -> Any:
+    condition = precondition_of(if_match, None)
+    configuration.delete_task(deps_of(router), caller_of(router), agent_id, task_id, condition)
     return no_content()
 
 
@@ -115,7 +117,7 @@ def put_skill(name: str, body: SkillBody, if_match: IfMatch = None, if_none_matc
     return tagged(skill_view(skill), skill)
 
 
-@router.delete("/v1/skills/<name>")
-def delete_skill(name: str) -> Any:
-    configuration.delete_skill(deps_of(router), caller_of(router), name)
+@router.delete("/v1/skills/<name>", responses=CONDITIONAL_DELETE)
+def delete_skill(name: str, if_match: IfMatch = None) -> Any:
+    configuration.delete_skill(deps_of(router), caller_of(router), name, precondition_of(if_match, None))
     return no_content()

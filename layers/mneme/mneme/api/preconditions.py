@@ -34,8 +34,11 @@ IfNoneMatch = Annotated[
 ETAG_HEADER: dict[str, Any] = {
     "ETag": {"description": "the resource's entity tag, for If-Match", "schema": {"type": "string"}}
 }
-REFUSED = {"description": "If-Match / If-None-Match does not hold: the resource changed (its ETag is answered)"}
+REFUSED: dict[str, Any] = {
+    "description": "If-Match / If-None-Match does not hold: the resource changed (its ETag is answered)"
+}
 CONDITIONAL: dict[int, Any] = {200: {"description": "OK", "headers": ETAG_HEADER}, 412: REFUSED}
+CONDITIONAL_DELETE: dict[int, Any] = {412: REFUSED}
 
 
 def tagged_answer(view: type[BaseModel]) -> dict[int, Any]:

@@ -200,12 +200,13 @@ def _max_tokens_fit(deps: Deps, agent: Agent) -> list[str]:
     return []
 
 
-def delete_agent(deps: Deps, caller: Caller, agent_id: str) -> None:
-    """The caller's own agent; an admin may delete a global one."""
+def delete_agent(deps: Deps, caller: Caller, agent_id: str, precondition: Precondition | None = None) -> None:
+    """The caller's own agent; an admin may delete a global one. With a precondition, only the agent it was
+    read as (else PreconditionFailed, nothing deleted)."""
     config = deps.config
     _slug(agent_id, "agent_id", for_write=False)
-    if not config.delete_agent(caller.user_id, agent_id) and not (
-        caller.is_admin and config.delete_agent(GLOBAL_OWNER, agent_id)
+    if not config.delete_agent(caller.user_id, agent_id, precondition=precondition) and not (
+        caller.is_admin and config.delete_agent(GLOBAL_OWNER, agent_id, precondition=precondition)
     ):
         raise NotFound(f"no agent {agent_id!r}")
 
@@ -243,10 +244,12 @@ def put_task(
     return Saved(task, task_context_warnings(task.context_prompt) + body.memory_policy.hints())
 
 
-def delete_task(deps: Deps, caller: Caller, agent_id: str, task_id: str) -> None:
+def delete_task(
+    deps: Deps, caller: Caller, agent_id: str, task_id: str, precondition: Precondition | None = None
+) -> None:
     agent = visible_agent(deps, caller, agent_id)
     allowed = agent.owner != GLOBAL_OWNER or caller.is_admin
-    if not allowed or not deps.config.delete_task(agent.owner, agent.agent_id, task_id):
+    if not allowed or not deps.config.delete_task(agent.owner, agent.agent_id, task_id, precondition=precondition):
         raise NotFound(f"no task {task_id!r} on agent {agent_id!r}")
 
 
@@ -275,10 +278,10 @@ def put_skill(
     return skill
 
 
-def delete_skill(deps: Deps, caller: Caller, name: str) -> None:
+def delete_skill(deps: Deps, caller: Caller, name: str, precondition: Precondition | None = None) -> None:
     config = deps.config
     _slug(name, "name", for_write=False)
-    if not config.delete_skill(caller.user_id, name) and not (
-        caller.is_admin and config.delete_skill(GLOBAL_OWNER, name)
+    if not config.delete_skill(caller.user_id, name, precondition=precondition) and not (
+        caller.is_admin and config.delete_skill(GLOBAL_OWNER, name, precondition=precondition)
     ):
         raise NotFound(f"no skill {name!r}")

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel
 
-from mneme.adapters.dynamo.items import PK, SK, AttrEquals, Item, ItemTable, Key
+from mneme.adapters.dynamo.items import PK, SK, TRANSACTION_ITEMS, AttrEquals, Delete, Item, ItemTable, Key
 from mneme.errors import Conflict, PreconditionFailed
 from mneme.models.precondition import Precondition, etag_of
 
@@ -43,6 +43,37 @@ def put_checked(
         raise PreconditionFailed(
             "the resource was changed by another request while this one was written; read it again"
         ) from None
+
+
+def delete_checked(
+    table: ItemTable,
+    keys: Sequence[Key],
+    precondition: Precondition,
+    *,
+    read: Callable[[Item], BaseModel],
+    along: Sequence[Key] = (),
+) -> bool:
+    """Delete the item kept under ``keys`` (its copies in every partition) and the items that go with it
+    (``along``: an agent's tasks), only if the precondition holds for the first copy found; False when there is
+    none. The delete of that copy is conditioned on its stored JSON, in one transaction with the others (the
+    first 100 items; the rest, past DynamoDB's limit, right after)."""
+    found = next(((key, item) for key in keys if (item := table.get(*key)) is not None), None)
+    if found is None:
+        return False
+    key, item = found
+    tag = etag_of(read(item))
+    if not precondition.holds(tag):
+        raise PreconditionFailed(precondition.refusal(tag), details={"etag": tag})
+    ops = [Delete(*key, condition=AttrEquals("data", item["data"]))]
+    ops += [Delete(*other) for other in [*keys, *along] if other != key]
+    try:
+        table.transact(ops[:TRANSACTION_ITEMS])
+    except Conflict:
+        raise PreconditionFailed(
+            "the resource was changed by another request while this one deleted it; read it again"
+        ) from None
+    table.delete_many([(op.pk, op.sk) for op in ops[TRANSACTION_ITEMS:]])
+    return True
 
 
 def _first(table: ItemTable, keys: Sequence[Key]) -> Item | None:

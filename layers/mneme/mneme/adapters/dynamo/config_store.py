@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from mneme.adapters.dynamo.conditional_put import put_checked
+from mneme.adapters.dynamo.conditional_put import delete_checked, put_checked
 from mneme.adapters.dynamo.config_keys import (
     agent_key,
     agent_key_of,
@@ -109,14 +109,14 @@ class ItemConfigStore:
         shown = shown_instead(agent.owner, key, partial(agent_key_of, agent_id=agent.agent_id))
         put_checked(self._table, item, precondition, read=partial(_read, Agent), shown_instead=shown)
 
-    def delete_agent(self, owner: str, agent_id: str) -> bool:
+    def delete_agent(self, owner: str, agent_id: str, *, precondition: Precondition | None = None) -> bool:
         """Delete the agent and, with it, its tasks (from every partition the owner is read from)."""
-        deleted = False
-        for pk in owner_partitions(owner):
-            tasks = query_all(self._table, pk, sk_prefix=f"TASK#{agent_id}#")
-            self._table.delete_many([(t[PK], t[SK]) for t in tasks])
-            deleted = self._table.delete(pk, agent_key(owner, agent_id)[1]) or deleted
-        return deleted
+        keys = keys_everywhere(owner, agent_key(owner, agent_id))
+        tasks = [(t[PK], t[SK]) for pk, _ in keys for t in query_all(self._table, pk, sk_prefix=f"TASK#{agent_id}#")]
+        if precondition is not None:
+            return delete_checked(self._table, keys, precondition, read=partial(_read, Agent), along=tasks)
+        self._table.delete_many(tasks)
+        return self._delete_everywhere(keys)
 
     # ------------------------------------------------------------------------------------- tasks
     def get_task(self, owner: str, agent_id: str, task_id: str) -> Task | None:
@@ -131,8 +131,8 @@ class ItemConfigStore:
         shown = [k for k in keys_everywhere(task.owner, key) if k != key]  # a global task in the legacy partition
         put_checked(self._table, item, precondition, read=partial(_read, Task), shown_instead=shown)
 
-    def delete_task(self, owner: str, agent_id: str, task_id: str) -> bool:
-        return self._delete_everywhere(keys_everywhere(owner, task_key(owner, agent_id, task_id)))
+    def delete_task(self, owner: str, agent_id: str, task_id: str, *, precondition: Precondition | None = None) -> bool:
+        return self._delete_everywhere(keys_everywhere(owner, task_key(owner, agent_id, task_id)), Task, precondition)
 
     # ------------------------------------------------------------------------------------- skills
     def get_skills(self, owner: str, names: Sequence[str]) -> list[Skill]:
@@ -151,8 +151,8 @@ class ItemConfigStore:
         shown = shown_instead(skill.owner, key, partial(skill_key_of, name=skill.name))
         put_checked(self._table, item, precondition, read=partial(_read, Skill), shown_instead=shown)
 
-    def delete_skill(self, owner: str, name: str) -> bool:
-        return self._delete_everywhere(keys_everywhere(owner, skill_key(owner, name)))
+    def delete_skill(self, owner: str, name: str, *, precondition: Precondition | None = None) -> bool:
+        return self._delete_everywhere(keys_everywhere(owner, skill_key(owner, name)), Skill, precondition)
 
     # ------------------------------------------------------------------------------------- visibility
     def find_agent(self, user_id: str, agent_id: str) -> Agent | None:
@@ -250,7 +250,12 @@ class ItemConfigStore:
         """The item of the first key that has one (one read per partition, stopping at the first hit)."""
         return first_visible(keys, lambda key: self._table.get(*key))
 
-    def _delete_everywhere(self, keys: Sequence[Key]) -> bool:
+    def _delete_everywhere(
+        self, keys: Sequence[Key], cls: type[BaseModel] = BaseModel, precondition: Precondition | None = None
+    ) -> bool:
+        """Delete an item's copies in every partition; with a precondition, only the item as it was read."""
+        if precondition is not None:
+            return delete_checked(self._table, keys, precondition, read=partial(_read, cls))
         deleted = False
         for key in keys:
             deleted = self._table.delete(*key) or deleted

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal, Protocol
 
-from mneme.errors import Conflict
+from mneme.errors import Conflict, StoreUnavailable
 from mneme.records import Record, field
 
 Item = dict[str, Any]
@@ -66,6 +66,20 @@ class Delete(Record):
 
 
 WriteOp = Put | Update | Delete
+
+
+#: DynamoDB's TransactWriteItems takes at most 100 items (a larger one is a ValidationException)
+TRANSACTION_ITEMS = 100
+
+
+def check_transaction(ops: Sequence[WriteOp]) -> None:
+    """Refuse, as DynamoDB does, a transaction of more items than it takes (the local and in-memory tables call
+    this, so offline code meets the limit it would meet on AWS)."""
+    if len(ops) > TRANSACTION_ITEMS:
+        raise StoreUnavailable(
+            f"DynamoDB request failed (ValidationException): a transaction takes at most {TRANSACTION_ITEMS} items, "
+            f"not {len(ops)}"
+        )
 
 
 def op_key(op: WriteOp) -> Key:
