@@ -54,7 +54,7 @@ export async function api(method, path, body, { headers = {}, signal, handle401 
 export const get = (path, options) => api("GET", path, undefined, options);
 export const put = (path, body, options) => api("PUT", path, body, options);
 export const post = (path, body, options) => api("POST", path, body, options);
-export const del = (path) => api("DELETE", path);
+export const del = (path, options) => api("DELETE", path, undefined, options);
 
 /** The headers of a save that replaces only what was read (`etag` of the GET or of the last save), or that creates
  * only (a new resource): the API answers 412 instead of overwriting a change made elsewhere in between. */

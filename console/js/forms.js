@@ -51,11 +51,11 @@ export function showError(form, error) {
 }
 
 /** A refused save (412 of `onlyIfUnchanged`) in words for the form's user; any other error as it is. */
-export function staleSave(error, what, isNew) {
+export function staleSave(error, what, isNew, action = "saved") {
   if (!(error instanceof ApiError) || error.status !== 412) return error;
   const message = isNew
     ? `Not created: ${/^[aeiou]/.test(what) ? "an" : "a"} ${what} with this id already exists (made elsewhere since you opened this form). Open it from the list to edit it.`
-    : `Not saved: this ${what} was changed elsewhere (another tab, a teammate or the API) since you opened it. Reload the page to see the current version, then make your change again.`;
+    : `Not ${action}: this ${what} was changed elsewhere (another tab, a teammate or the API) since you opened it. Reload the page to see the current version, then make your change again.`;
   return new ApiError(412, { ...error.body, message, field: undefined });
 }
 

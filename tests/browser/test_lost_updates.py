@@ -67,3 +67,15 @@ def test_a_skill_changed_elsewhere_since_the_form_opened_is_not_overwritten(sign
     page.get_by_role("button", name="Save", exact=True).click()
     expect(page.get_by_role("alert")).to_contain_text("Not saved: this skill was changed elsewhere")
     assert alice.call("GET", f"/v1/skills/{name}", expect=200)["content"] == "from the API"
+
+
+def test_an_agent_changed_elsewhere_since_the_form_opened_is_not_deleted(signed_in: Console, alice: Client) -> None:
+    agent_id = _slug("kept")
+    alice.call("PUT", f"/v1/agents/{agent_id}", {"label": agent_id}, expect=200)
+    page = signed_in.page
+    page.goto(f"{signed_in.base}/#/agents/{agent_id}")
+    expect(page.get_by_role("button", name="Delete the agent")).to_be_visible()
+    alice.call("PUT", f"/v1/agents/{agent_id}", {"label": agent_id, "description": "changed"}, expect=200)
+    page.get_by_role("button", name="Delete the agent").click()
+    expect(page.get_by_role("alert")).to_contain_text("Not deleted: this agent was changed elsewhere")
+    assert alice.call("GET", f"/v1/agents/{agent_id}", expect=200)["description"] == "changed"

@@ -56,7 +56,7 @@ async function agentForm(agentId) {
     delegatesFieldset(others, a.delegates),
     policyFieldset(a.memory_policy, "Memory policy (agent)"),
     h("div", { class: "actions" }, h("button", { type: "submit" }, isNew ? "Create the agent" : "Save"),
-      isNew ? null : h("button", { type: "button", class: "danger", onclick: () => remove(form, agentId) }, "Delete the agent")));
+      isNew ? null : h("button", { type: "button", class: "danger", onclick: () => remove(form, agentId, etag) }, "Delete the agent")));
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     clearErrors(form);
@@ -97,13 +97,13 @@ async function agentForm(agentId) {
   return { form, tasks: tasks.tasks };
 }
 
-async function remove(form, agentId) {
+async function remove(form, agentId, etag) {
   if (!window.confirm(`Delete agent ${agentId}?`)) return;
   try {
-    await del(`/v1/agents/${seg(agentId)}`);
+    await del(`/v1/agents/${seg(agentId)}`, etag ? { headers: { "If-Match": etag } } : undefined);
     window.location.hash = "#/agents";
   } catch (error) {
-    showError(form, error);
+    showError(form, staleSave(error, "agent", false, "deleted"));
   }
 }
 
@@ -120,7 +120,7 @@ async function taskForm(agentId, taskId) {
     h("div", { class: "actions" }, h("button", { type: "submit" }, isNew ? "Create the task" : "Save the task"),
       isNew ? null : h("button", { type: "button", class: "danger", onclick: async () => {
         if (!window.confirm(`Delete task ${taskId}?`)) return;
-        try { await del(`/v1/agents/${seg(agentId)}/tasks/${seg(taskId)}`); window.location.hash = agentHref(agentId); } catch (error) { showError(form, error); }
+        try { await del(`/v1/agents/${seg(agentId)}/tasks/${seg(taskId)}`, { headers: { "If-Match": etag } }); window.location.hash = agentHref(agentId); } catch (error) { showError(form, staleSave(error, "task", false, "deleted")); }
       } }, "Delete the task")));
   if (task.warnings && task.warnings.length) showWarnings(form, task.warnings, "Stored.");
   let etag = task.etag;

@@ -19,7 +19,7 @@ async function skillForm(name) {
     h("div", { class: "actions" }, h("button", { type: "submit" }, isNew ? "Create the skill" : "Save"),
       isNew ? null : h("button", { type: "button", class: "danger", onclick: async () => {
         if (!window.confirm(`Delete skill ${name}?`)) return;
-        try { await del(`/v1/skills/${seg(name)}`); window.location.hash = "#/skills"; } catch (error) { showError(form, error); }
+        try { await del(`/v1/skills/${seg(name)}`, { headers: { "If-Match": etag } }); window.location.hash = "#/skills"; } catch (error) { showError(form, staleSave(error, "skill", false, "deleted")); }
       } }, "Delete the skill")));
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
