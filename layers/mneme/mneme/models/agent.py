@@ -15,7 +15,7 @@ from pydantic import (
 )
 
 from mneme.models.budget import Budget
-from mneme.models.common import Identifier, Label, LongText, ShortText, Slug
+from mneme.models.common import Identifier, Label, LongText, Number, ShortText, Slug
 from mneme.models.mcp import McpServer, check_servers
 from mneme.models.policy import MemoryPolicy
 from mneme.schema_refs import has_remote_ref
@@ -81,15 +81,15 @@ class ReasoningSettings(BaseModel, defer_build=True):
 
     model_config = ConfigDict(extra="forbid")
 
-    budget_tokens: Annotated[int, Field(ge=MIN_REASONING_BUDGET, le=128_000)]
+    budget_tokens: Annotated[int, Field(ge=MIN_REASONING_BUDGET, le=128_000), Number]
 
 
 class InferenceSettings(BaseModel, defer_build=True):
     model_config = ConfigDict(extra="forbid")
 
-    max_tokens: Annotated[int, Field(ge=1, le=200_000)] | None = None
-    temperature: Annotated[float, Field(ge=0, le=2)] | None = None
-    top_p: Annotated[float, Field(ge=0, le=1)] | None = None
+    max_tokens: Annotated[int, Field(ge=1, le=200_000), Number] | None = None
+    temperature: Annotated[float, Field(ge=0, le=2), Number] | None = None
+    top_p: Annotated[float, Field(ge=0, le=1), Number] | None = None
     stop_sequences: Annotated[list[Annotated[str, Field(max_length=200)]], Field(max_length=8)] = []
     reasoning: ReasoningSettings | None = None
 

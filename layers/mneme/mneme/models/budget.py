@@ -12,6 +12,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from mneme.models.common import Number
+
 #: a run waiting for a person may wait 7 days (the state machine's approval timeout); a budget can cover it
 MAX_BUDGET_SECONDS = 8 * 24 * 3600
 
@@ -21,10 +23,12 @@ class Budget(BaseModel, defer_build=True):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    max_model_calls: Annotated[int, Field(ge=1, le=100_000)] | None = None
-    max_tokens: Annotated[int, Field(ge=1, le=1_000_000_000)] | None = None
-    max_runs: Annotated[int, Field(ge=1, le=1_000, description="runs in the tree, the root included")] | None = None
-    max_seconds: Annotated[int, Field(ge=1, le=MAX_BUDGET_SECONDS)] | None = None
+    max_model_calls: Annotated[int, Field(ge=1, le=100_000), Number] | None = None
+    max_tokens: Annotated[int, Field(ge=1, le=1_000_000_000), Number] | None = None
+    max_runs: (
+        Annotated[int, Field(ge=1, le=1_000, description="runs in the tree, the root included"), Number] | None
+    ) = None
+    max_seconds: Annotated[int, Field(ge=1, le=MAX_BUDGET_SECONDS), Number] | None = None
 
 
 class BudgetLimits(BaseModel, defer_build=True):

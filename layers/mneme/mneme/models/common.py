@@ -5,7 +5,7 @@ import re
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, Field, StringConstraints
+from pydantic import AfterValidator, BeforeValidator, Field, Strict, StringConstraints
 
 #: agent ids, task ids, skill names: lowercase letters, digits and hyphens, at most 64 characters.
 SLUG_PATTERN = r"^[a-z0-9][a-z0-9-]{0,63}$"
@@ -28,7 +28,20 @@ UserId = Annotated[str, StringConstraints(min_length=1, max_length=128)]
 Label = Annotated[str, StringConstraints(min_length=1, max_length=128, strip_whitespace=True)]
 ShortText = Annotated[str, StringConstraints(max_length=1024)]
 LongText = Annotated[str, StringConstraints(max_length=100_000)]
-TopK = Annotated[int, Field(ge=1, le=20)]
+
+
+def _json_number(value: Any) -> Any:
+    if isinstance(value, bool | str):
+        raise ValueError(f"must be a JSON number, not a {'boolean' if isinstance(value, bool) else 'string'}")
+    return value
+
+
+#: JSON's own types at the API's edge (pydantic's lax mode read ``"global": 0`` as false, ``"yes"`` as true,
+#: ``top_k: true`` as 1 and ``"5"`` as 5): a flag is ``true`` or ``false``; a number is a JSON number (``5.0`` is
+#: the integer 5, as JSON Schema counts it; ``5.5`` is no integer). Fields a request sets use these
+Flag = Annotated[bool, Strict()]
+Number = BeforeValidator(_json_number)
+TopK = Annotated[int, Field(ge=1, le=20), Number]
 
 #: the moments a client may give (``observed_at``, ``as_of``, a run list's ``since`` / ``until``): in UTC between
 #: these, so that storing one (microseconds since the epoch), reading it back and a day's arithmetic around it never

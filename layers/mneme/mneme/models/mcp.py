@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
 from mneme.egress import host_problem
+from mneme.models.common import Number
 from mneme.spec_limits import MCP_TIMEOUT_DEFAULT_SECONDS, MCP_TIMEOUT_MAX_SECONDS
 
 #: the separator between the server's name and the tool's own name in an offered tool name
@@ -109,7 +110,7 @@ class McpServer(BaseModel, defer_build=True):
     auth: McpAuth = McpAuth()
     #: when set, every request carries the caller's user id in this header (for a server that trusts it)
     forward_user_id_header: HeaderName | None = None
-    timeout_seconds: Annotated[float, Field(gt=0, le=MCP_TIMEOUT_MAX_SECONDS)] = MCP_TIMEOUT_DEFAULT_SECONDS
+    timeout_seconds: Annotated[float, Field(gt=0, le=MCP_TIMEOUT_MAX_SECONDS), Number] = MCP_TIMEOUT_DEFAULT_SECONDS
 
     @model_validator(mode="before")
     @classmethod

@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
+from mneme.models.common import Flag, Number
 from mneme.models.memory import NamespaceRule
 from mneme.namespace_grammar import NamespaceError, validate_pattern
 
@@ -36,27 +37,27 @@ class ExtractionModel(BaseModel, defer_build=True):
 class MemoryPolicy(BaseModel, defer_build=True):
     model_config = ConfigDict(extra="forbid")
 
-    auto_read_enabled: bool | None = None
+    auto_read_enabled: Flag | None = None
     read_namespaces: PatternList | None = None
     #: namespaces whose entries auto-inject shows whatever the question (``mneme.engine.memory_io.standing``)
     standing_namespaces: PatternList | None = None
     tool_read_namespaces: PatternList | None = None
-    top_k: Annotated[int, Field(ge=1, le=20)] | None = None
-    min_score: Annotated[float, Field(ge=0, le=10)] | None = None
-    relative_cutoff: Annotated[float, Field(ge=0, le=1)] | None = None
-    allow_write: bool | None = None
+    top_k: Annotated[int, Field(ge=1, le=20), Number] | None = None
+    min_score: Annotated[float, Field(ge=0, le=10), Number] | None = None
+    relative_cutoff: Annotated[float, Field(ge=0, le=1), Number] | None = None
+    allow_write: Flag | None = None
     write_namespace: Pattern | None = None
-    allow_tool_write: bool | None = None
-    allow_tool_delete: bool | None = None
+    allow_tool_write: Flag | None = None
+    allow_tool_delete: Flag | None = None
     allowed_write_namespaces: PatternList | None = None
     # issue 13: retrieval, consolidation, extraction, rules and recency are per agent / task configuration
     retrieval: Retrieval | None = None
     fusion: Fusion | None = None
-    duplicate_threshold: Annotated[float, Field(gt=0, le=1)] | None = None
+    duplicate_threshold: Annotated[float, Field(gt=0, le=1), Number] | None = None
     extraction: Annotated[list[Extraction], Field(max_length=4)] | None = None
     extraction_model: ExtractionModel | None = None
     namespace_rules: Annotated[list[NamespaceRule], Field(max_length=32)] | None = None
-    recency_decay: Annotated[float, Field(ge=0, le=10)] | None = None
+    recency_decay: Annotated[float, Field(ge=0, le=10), Number] | None = None
 
     @field_validator("namespace_rules")
     @classmethod

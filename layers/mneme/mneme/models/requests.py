@@ -28,7 +28,7 @@ from mneme.models.agent import (
     delegate_kind,
 )
 from mneme.models.budget import Budget
-from mneme.models.common import Label, LongText, Moment, ShortText, Slug, TopK, storable_json
+from mneme.models.common import Flag, Label, LongText, Moment, Number, ShortText, Slug, TopK, storable_json
 from mneme.models.mcp import McpServer, check_servers
 from mneme.models.memory import MemoryClass
 from mneme.models.policy import Fusion, MemoryPolicy, Retrieval
@@ -97,7 +97,7 @@ class AgentBody(_Body):
     tool_approval_default: ToolApprovalMode = "granted"
     default_task_id: Slug | None = None
     budget: Budget | None = None
-    is_global: bool = Field(False, alias="global", description="admins only: a global agent usable by all")
+    is_global: Flag = Field(False, alias="global", description="admins only: a global agent usable by all")
 
     @field_validator("model")
     @classmethod
@@ -142,7 +142,7 @@ class SkillBody(_Body):
     description: Annotated[str, StringConstraints(min_length=1, max_length=1024)]
     when_to_use: ShortText | None = None
     content: LongText
-    is_global: bool = Field(False, alias="global", description="admins only: a global skill")
+    is_global: Flag = Field(False, alias="global", description="admins only: a global skill")
 
 
 class SearchBody(_Body):
@@ -151,11 +151,11 @@ class SearchBody(_Body):
     top_k: TopK = 5
     retrieval: Retrieval | None = None  # default: the deployment's (hybrid)
     fusion: Fusion | None = None
-    min_score: Annotated[float, Field(ge=0, le=10)] | None = None  # default: calibrated per model and mode
-    relative_cutoff: Annotated[float, Field(ge=0, le=1)] | None = None
-    explain: bool = False  # also the dropped candidates and why, and each hit's score parts (issue 35.1)
+    min_score: Annotated[float, Field(ge=0, le=10), Number] | None = None  # default: calibrated per model and mode
+    relative_cutoff: Annotated[float, Field(ge=0, le=1), Number] | None = None
+    explain: Flag = False  # also the dropped candidates and why, and each hit's score parts (issue 35.1)
     as_of: Moment | None = None  # what would have been recalled at that moment (issue 35.3)
-    lines: bool = False  # each chat-line hit with the lines said around it, as a run's model sees them (issue 30)
+    lines: Flag = False  # each chat-line hit with the lines said around it, as a run's model sees them (issue 30)
 
 
 class ExplainBody(_Body):
@@ -174,7 +174,7 @@ class DocumentBody(_Body):
     namespace: NamespaceText
     content: Annotated[str, StringConstraints(min_length=1, max_length=DOCUMENT_BODY_CHARS)]
     tags: Tags = []
-    ttl_seconds: Annotated[int, Field(ge=MIN_TTL_SECONDS, le=MAX_TTL_SECONDS)] | None = None
+    ttl_seconds: Annotated[int, Field(ge=MIN_TTL_SECONDS, le=MAX_TTL_SECONDS), Number] | None = None
     observed_at: Moment | None = None  # when it was true or said (default: now)
     memory_class: MemoryClass | None = Field(None, alias="class")
     metadata: Annotated[dict[str, Any], Field(max_length=32), AfterValidator(storable_json)] = {}  # reserved: 400
@@ -225,8 +225,8 @@ class SocketMessage(_Body):
 
     action: Literal["subscribe", "unsubscribe", "ping"]
     run_id: Annotated[str, StringConstraints(min_length=1, max_length=128)] | None = None
-    tree: bool = False
-    after: Annotated[int, Field(ge=0)] | None = None
+    tree: Flag = False
+    after: Annotated[int, Field(ge=0), Number] | None = None
     cursor: Annotated[str, StringConstraints(max_length=4096)] | None = None
 
     @model_validator(mode="after")

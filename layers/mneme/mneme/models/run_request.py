@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from mneme.errors import PayloadTooLarge
 from mneme.models.budget import Budget
-from mneme.models.common import Identifier, Slug
+from mneme.models.common import Flag, Identifier, Number, Slug
 from mneme.models.run import ToolApproval
 from mneme.spec_limits import MAX_RUN_INPUT_CHARS
 
@@ -19,8 +19,8 @@ from mneme.spec_limits import MAX_RUN_INPUT_CHARS
 class MemoryOverride(BaseModel, defer_build=True):
     model_config = ConfigDict(extra="forbid")
 
-    enabled: bool | None = None
-    top_k: Annotated[int, Field(ge=1, le=20)] | None = None
+    enabled: Flag | None = None
+    top_k: Annotated[int, Field(ge=1, le=20), Number] | None = None
 
 
 class RunRequest(BaseModel, defer_build=True):
