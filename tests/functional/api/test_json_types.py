@@ -4,14 +4,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
 from tests.functional.api.conftest import Api
 from tests.functional.api.test_agents import AGENT
 
-POLICY = AGENT["memory_policy"]
+POLICY = cast(dict[str, Any], AGENT["memory_policy"])
+MODEL = cast(dict[str, Any], AGENT["model"])
 
 
 @pytest.mark.parametrize(
@@ -24,7 +25,7 @@ POLICY = AGENT["memory_policy"]
         ({"memory_policy": {**POLICY, "top_k": True}}, "memory_policy.top_k"),
         ({"memory_policy": {**POLICY, "top_k": "5"}}, "memory_policy.top_k"),
         ({"memory_policy": {**POLICY, "min_score": "0.5"}}, "memory_policy.min_score"),
-        ({"model": {**AGENT["model"], "inference": {"temperature": True}}}, "model.inference.temperature"),
+        ({"model": {**MODEL, "inference": {"temperature": True}}}, "model.inference.temperature"),
     ],
 )
 def test_an_agent_field_of_another_json_type_is_a_400_naming_it(api: Api, fields: dict[str, Any], field: str) -> None:
