@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from mneme.api.context import caller_of, deps_of, new_router
-from mneme.api.listing import PageCursor, PageLimit
+from mneme.api.listing import PageCursor, PageLimit, RevisionLimit
 from mneme.api.preconditions import CONDITIONAL, CONDITIONAL_DELETE, IfMatch, IfNoneMatch, precondition_of, tagged
-from mneme.api.presenters import agent_view, settings_view, skill_view, task_view
+from mneme.api.presenters import agent_view, config_revisions_view, settings_view, skill_view, task_view
 from mneme.api.responses import no_content
-from mneme.engine import configuration
+from mneme.engine import configuration, revision_history
 from mneme.models.requests import AgentBody, SkillBody, TaskBody
 from mneme.models.user import UserSettings
 
@@ -55,6 +55,13 @@ def put_agent(agent_id: str, body: AgentBody, if_match: IfMatch = None, if_none_
     return tagged(agent_view(saved.item, saved.warnings), saved.item)
 
 
+@router.get("/v1/agents/<agent_id>/revisions")
+def agent_revisions(agent_id: str, limit: RevisionLimit = 20, cursor: PageCursor = None) -> dict[str, Any]:
+    """The agent's saves and deletes, newest first, each with the agent as it was (restore: PUT its fields)."""
+    page = revision_history.agent_history(deps_of(router), caller_of(router), agent_id, limit=limit, cursor=cursor)
+    return config_revisions_view(page, "agent", agent_view)
+
+
 @router.delete("/v1/agents/<agent_id>", responses=CONDITIONAL_DELETE)
 def delete_agent(agent_id: str, if_match: IfMatch = None) -> Any:
     """With ``If-Match``, only the agent as it was read (else 412, nothing deleted); its tasks go with it."""
@@ -87,6 +94,14 @@ def put_task(
     return tagged(task_view(saved.item, saved.warnings), saved.item)
 
 
+@router.get("/v1/agents/<agent_id>/tasks/<task_id>/revisions")
+def task_revisions(agent_id: str, task_id: str, limit: RevisionLimit = 20, cursor: PageCursor = None) -> dict[str, Any]:
+    page = revision_history.task_history(
+        deps_of(router), caller_of(router), agent_id, task_id, limit=limit, cursor=cursor
+    )
+    return config_revisions_view(page, "task", task_view)
+
+
 @router.delete("/v1/agents/<agent_id>/tasks/<task_id>", responses=CONDITIONAL_DELETE)
 def delete_task(agent_id: str, task_id: str, if_match: IfMatch = None) -> Any:
     condition = precondition_of(if_match, None)
@@ -115,6 +130,12 @@ def put_skill(name: str, body: SkillBody, if_match: IfMatch = None, if_none_matc
     condition = precondition_of(if_match, if_none_match)
     skill = configuration.put_skill(deps_of(router), caller_of(router), name, body, condition)
     return tagged(skill_view(skill), skill)
+
+
+@router.get("/v1/skills/<name>/revisions")
+def skill_revisions(name: str, limit: RevisionLimit = 20, cursor: PageCursor = None) -> dict[str, Any]:
+    page = revision_history.skill_history(deps_of(router), caller_of(router), name, limit=limit, cursor=cursor)
+    return config_revisions_view(page, "skill", skill_view)
 
 
 @router.delete("/v1/skills/<name>", responses=CONDITIONAL_DELETE)

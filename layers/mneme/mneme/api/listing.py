@@ -15,4 +15,5 @@ from mneme.spec_limits import PAGE_LIMIT_MAX
 PageLimit = Annotated[
     int | None, Query(ge=1, le=PAGE_LIMIT_MAX, description="at most this many items (default: all one response holds)")
 ]
+RevisionLimit = Annotated[int, Query(ge=1, le=100, description="at most this many revisions (default 20)")]
 PageCursor = Annotated[str | None, Query(min_length=1, max_length=4096, description="the cursor of the previous page")]

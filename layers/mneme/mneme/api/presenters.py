@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel
@@ -13,6 +14,7 @@ from mneme.models.agent import Agent, Skill, Task
 from mneme.models.audit import AuditRecord
 from mneme.models.chat import Chat
 from mneme.models.common import GLOBAL_OWNER
+from mneme.models.config_revision import ConfigRevisionPage
 from mneme.models.memory import MemoryDocument, MemoryHit
 from mneme.models.privacy import ErasureState, ExportStatus
 from mneme.models.revision import MemoryRevision
@@ -41,6 +43,14 @@ def task_view(task: Task, warnings: list[str] | None = None) -> dict[str, Any]:
 
 def skill_view(skill: Skill) -> dict[str, Any]:
     return dump(skill, **{"global": skill.owner == GLOBAL_OWNER})
+
+
+def config_revisions_view(page: ConfigRevisionPage, kind: str, view: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
+    """``{revisions: [{at, change, etag, <kind>: the resource as it was}], cursor}``, newest first."""
+    revisions = [
+        {"at": r.at.isoformat(), "change": r.change, "etag": r.etag, kind: view(r.item)} for r in page.revisions
+    ]
+    return {"revisions": revisions, "cursor": page.cursor}
 
 
 def chat_view(chat: Chat, *, messages: bool) -> dict[str, Any]:

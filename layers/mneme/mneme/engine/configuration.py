@@ -132,7 +132,7 @@ def put_agent(
         missing -= {s.name for s in config.get_skills(GLOBAL_OWNER, sorted(missing))}
     warnings += [f"skill {name!r} does not exist yet" for name in sorted(missing)]
     warnings += _delegate_warnings(deps, agent)
-    config.put_agent(agent, precondition=precondition)
+    config.put_agent(agent, precondition=precondition, revision_at=deps.clock.now())
     return Saved(agent, warnings)
 
 
@@ -205,8 +205,9 @@ def delete_agent(deps: Deps, caller: Caller, agent_id: str, precondition: Precon
     read as (else PreconditionFailed, nothing deleted)."""
     config = deps.config
     _slug(agent_id, "agent_id", for_write=False)
-    if not config.delete_agent(caller.user_id, agent_id, precondition=precondition) and not (
-        caller.is_admin and config.delete_agent(GLOBAL_OWNER, agent_id, precondition=precondition)
+    at = deps.clock.now()
+    if not config.delete_agent(caller.user_id, agent_id, precondition=precondition, revision_at=at) and not (
+        caller.is_admin and config.delete_agent(GLOBAL_OWNER, agent_id, precondition=precondition, revision_at=at)
     ):
         raise NotFound(f"no agent {agent_id!r}")
 
@@ -240,7 +241,7 @@ def put_task(
         owner=agent.owner,
         **body.model_dump(),
     )
-    deps.config.put_task(task, precondition=precondition)
+    deps.config.put_task(task, precondition=precondition, revision_at=deps.clock.now())
     return Saved(task, task_context_warnings(task.context_prompt) + body.memory_policy.hints())
 
 
@@ -249,7 +250,10 @@ def delete_task(
 ) -> None:
     agent = visible_agent(deps, caller, agent_id)
     allowed = agent.owner != GLOBAL_OWNER or caller.is_admin
-    if not allowed or not deps.config.delete_task(agent.owner, agent.agent_id, task_id, precondition=precondition):
+    at = deps.clock.now()
+    if not allowed or not deps.config.delete_task(
+        agent.owner, agent.agent_id, task_id, precondition=precondition, revision_at=at
+    ):
         raise NotFound(f"no task {task_id!r} on agent {agent_id!r}")
 
 
@@ -274,14 +278,15 @@ def put_skill(
         owner=_owner(caller, body.is_global),
         **body.model_dump(exclude={"is_global"}),
     )
-    deps.config.put_skill(skill, precondition=precondition)
+    deps.config.put_skill(skill, precondition=precondition, revision_at=deps.clock.now())
     return skill
 
 
 def delete_skill(deps: Deps, caller: Caller, name: str, precondition: Precondition | None = None) -> None:
     config = deps.config
     _slug(name, "name", for_write=False)
-    if not config.delete_skill(caller.user_id, name, precondition=precondition) and not (
-        caller.is_admin and config.delete_skill(GLOBAL_OWNER, name, precondition=precondition)
+    at = deps.clock.now()
+    if not config.delete_skill(caller.user_id, name, precondition=precondition, revision_at=at) and not (
+        caller.is_admin and config.delete_skill(GLOBAL_OWNER, name, precondition=precondition, revision_at=at)
     ):
         raise NotFound(f"no skill {name!r}")

@@ -18,7 +18,7 @@ from mneme.ports.memory_revisions import MemoryRevisions
 from mneme.ports.models import Embedder, ModelClient, Reranker, Summarizer
 from mneme.ports.privacy import DeadLetterQueue, ExportStorage, PrivacyJobQueue, PrivacyLedger
 from mneme.ports.runs import ApprovalGrants, Orchestrator, RateLimiter, RunStore, ToolInvoker, TreeLedger
-from mneme.ports.stores import ChatStore, ConfigStore
+from mneme.ports.stores import ChatStore, ConfigRevisions, ConfigStore
 from mneme.records import Record, field
 from mneme.settings import Settings
 
@@ -58,6 +58,7 @@ class Deps(Record, frozen=False):
     mcp_catalog: McpCatalog = field(default_factory=McpCatalog)
     live: LiveFeed = field(default_factory=NoLiveFeed)  # who follows runs live (WebSocket / local SSE)
     sockets: SocketHub | None = None  # the WebSocket API's connections (AWS, when it is deployed)
+    config_revisions: ConfigRevisions | None = None  # agents', tasks' and skills' history; None: not kept
     # privacy operations (exports, erasures): None where the deployment has no such resource
     exports: ExportStorage | None = None
     dead_letters: DeadLetterQueue | None = None

@@ -20,8 +20,12 @@ ANY = "*"
 
 def etag_of(model: BaseModel) -> str:
     """The quoted entity tag of a stored model, e.g. ``"3f2a…"`` (20 hex digits of its SHA-256)."""
-    digest = hashlib.sha256(model.model_dump_json(exclude_none=True).encode()).hexdigest()
-    return f'"{digest[:20]}"'
+    return etag_of_json(model.model_dump_json(exclude_none=True))
+
+
+def etag_of_json(stored: str) -> str:
+    """The entity tag of a model's stored JSON (as :func:`etag_of` for the model it holds)."""
+    return f'"{hashlib.sha256(stored.encode()).hexdigest()[:20]}"'
 
 
 def _opaque(tag: str) -> str:

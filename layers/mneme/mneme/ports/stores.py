@@ -21,8 +21,18 @@ from mneme.records import Record
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
+    from datetime import datetime
 
+    from mneme.models.config_revision import ConfigRef, ConfigRevisionPage
     from mneme.models.precondition import Precondition
+
+
+class ConfigRevisions(Protocol):
+    """The revisions of agents, tasks and skills the configuration store keeps with each save and delete."""
+
+    def history(self, owner: str, ref: ConfigRef, *, limit: int, cursor: str | None) -> ConfigRevisionPage:
+        """The resource's revisions, newest first (``cursor``: the previous page's; InvalidInput if not one)."""
+        ...
 
 
 class RunConfig(Record):
@@ -45,20 +55,44 @@ class ConfigStore(Protocol):
 
     def get_agent(self, owner: str, agent_id: str) -> Agent | None: ...
     def list_agents(self, owner: str) -> list[Agent]: ...
-    def put_agent(self, agent: Agent, *, precondition: Precondition | None = None) -> None: ...
-    def delete_agent(self, owner: str, agent_id: str, *, precondition: Precondition | None = None) -> bool: ...
+    def put_agent(
+        self, agent: Agent, *, precondition: Precondition | None = None, revision_at: datetime | None = None
+    ) -> None:
+        """``revision_at``: keep the save as a revision made then (:class:`ConfigRevisions`), in the same write."""
+        ...
+
+    def delete_agent(
+        self,
+        owner: str,
+        agent_id: str,
+        *,
+        precondition: Precondition | None = None,
+        revision_at: datetime | None = None,
+    ) -> bool: ...
 
     def get_task(self, owner: str, agent_id: str, task_id: str) -> Task | None: ...
     def list_tasks(self, owner: str, agent_id: str) -> list[Task]: ...
-    def put_task(self, task: Task, *, precondition: Precondition | None = None) -> None: ...
+    def put_task(
+        self, task: Task, *, precondition: Precondition | None = None, revision_at: datetime | None = None
+    ) -> None: ...
     def delete_task(
-        self, owner: str, agent_id: str, task_id: str, *, precondition: Precondition | None = None
+        self,
+        owner: str,
+        agent_id: str,
+        task_id: str,
+        *,
+        precondition: Precondition | None = None,
+        revision_at: datetime | None = None,
     ) -> bool: ...
 
     def get_skills(self, owner: str, names: Sequence[str]) -> list[Skill]: ...
     def list_skills(self, owner: str) -> list[Skill]: ...
-    def put_skill(self, skill: Skill, *, precondition: Precondition | None = None) -> None: ...
-    def delete_skill(self, owner: str, name: str, *, precondition: Precondition | None = None) -> bool: ...
+    def put_skill(
+        self, skill: Skill, *, precondition: Precondition | None = None, revision_at: datetime | None = None
+    ) -> None: ...
+    def delete_skill(
+        self, owner: str, name: str, *, precondition: Precondition | None = None, revision_at: datetime | None = None
+    ) -> bool: ...
 
     def find_agent(self, user_id: str, agent_id: str) -> Agent | None:
         """The user's own agent of that id, else the global one (the one visibility rule)."""

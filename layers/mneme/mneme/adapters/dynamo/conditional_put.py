@@ -1,5 +1,6 @@
-"""A configuration item written only if the request's ``If-Match`` / ``If-None-Match`` holds (a lost update
-refused, RFC 9110 §13), in one conditional write: no other writer can slip in between the check and the put.
+"""Writes of a configuration item: only if the request's ``If-Match`` / ``If-None-Match`` holds (a lost update
+refused, RFC 9110 §13), and with the revision they make, each in one write: no other writer can slip in between
+the check and the write, and no save or delete is kept without its revision (nor a revision without it).
 
 The tag checked is the one a GET of the same URL showed: the item the write replaces, else (a user writing
 an agent or skill they have none of) the global one they saw, else the default a GET answers (settings never
@@ -10,12 +11,28 @@ being none), so a write that lands in between makes it fail with 412 as well.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from datetime import datetime
 
 from pydantic import BaseModel
 
-from mneme.adapters.dynamo.items import PK, SK, TRANSACTION_ITEMS, AttrEquals, Delete, Item, ItemTable, Key
+from mneme.adapters.dynamo.config_revisions import revision_put
+from mneme.adapters.dynamo.items import (
+    PK,
+    SK,
+    TRANSACTION_ITEMS,
+    AttrEquals,
+    Condition,
+    Delete,
+    Item,
+    ItemTable,
+    Key,
+    Put,
+    WriteOp,
+)
 from mneme.errors import Conflict, PreconditionFailed
 from mneme.models.precondition import Precondition, etag_of
+
+_RACED = "the resource was changed by another request while this one {} it; read it again"
 
 
 def put_checked(
@@ -26,54 +43,67 @@ def put_checked(
     read: Callable[[Item], BaseModel],
     shown_instead: Sequence[Key] = (),
     default: BaseModel | None = None,
+    revision_at: datetime | None = None,
 ) -> None:
     """Put ``item``; with a precondition, only if it holds for what a GET showed (see the module's text).
-    ``shown_instead``: the keys read, in order, when the item does not exist yet."""
-    if precondition is None:
-        table.put(item)
-        return
-    current = table.get(item[PK], item[SK])
-    shown = current or _first(table, shown_instead)
-    tag = etag_of(read(shown)) if shown is not None else etag_of(default) if default is not None else None
-    if not precondition.holds(tag):
-        raise PreconditionFailed(precondition.refusal(tag), details={"etag": tag} if tag else None)
-    try:
-        table.put(item, condition=AttrEquals("data", current["data"]) if current is not None else "not_exists")
-    except Conflict:
-        raise PreconditionFailed(
-            "the resource was changed by another request while this one was written; read it again"
-        ) from None
+    ``shown_instead``: the keys read, in order, when the item does not exist yet. ``revision_at``: record the
+    save as a revision made then (in the same transaction)."""
+    key = (item[PK], item[SK])
+    revision = [revision_put(key, item["data"], "saved", revision_at)] if revision_at is not None else []
+    condition: Condition = None
+    if precondition is not None:
+        current = table.get(*key)
+        shown = current or _first(table, shown_instead)
+        tag = etag_of(read(shown)) if shown is not None else etag_of(default) if default is not None else None
+        if not precondition.holds(tag):
+            raise PreconditionFailed(precondition.refusal(tag), details={"etag": tag} if tag else None)
+        condition = AttrEquals("data", current["data"]) if current is not None else "not_exists"
+    _write(table, [Put(item, condition), *revision], checked=precondition is not None, doing="wrote")
 
 
 def delete_checked(
     table: ItemTable,
     keys: Sequence[Key],
-    precondition: Precondition,
+    precondition: Precondition | None,
     *,
     read: Callable[[Item], BaseModel],
     along: Sequence[Key] = (),
+    revision_at: datetime | None = None,
 ) -> bool:
-    """Delete the item kept under ``keys`` (its copies in every partition) and the items that go with it
-    (``along``: an agent's tasks), only if the precondition holds for the first copy found; False when there is
-    none. The delete of that copy is conditioned on its stored JSON, in one transaction with the others (the
-    first 100 items; the rest, past DynamoDB's limit, right after)."""
+    """Delete the item kept under ``keys`` (its copies in every partition, the first the one written) and the
+    items that go with it (``along``: an agent's tasks) — with a precondition, only if it holds for the first copy
+    found, whose delete is then conditioned on its stored JSON; False when there is none. One transaction with
+    the others and the revision (the first 100 items; the rest, past DynamoDB's limit, right after)."""
     found = next(((key, item) for key in keys if (item := table.get(*key)) is not None), None)
     if found is None:
         return False
     key, item = found
-    tag = etag_of(read(item))
-    if not precondition.holds(tag):
-        raise PreconditionFailed(precondition.refusal(tag), details={"etag": tag})
-    ops = [Delete(*key, condition=AttrEquals("data", item["data"]))]
+    condition: Condition = None
+    if precondition is not None:
+        tag = etag_of(read(item))
+        if not precondition.holds(tag):
+            raise PreconditionFailed(precondition.refusal(tag), details={"etag": tag})
+        condition = AttrEquals("data", item["data"])
+    ops: list[WriteOp] = [Delete(*key, condition=condition)]
+    if revision_at is not None:
+        ops.append(revision_put(keys[0], item["data"], "deleted", revision_at))
     ops += [Delete(*other) for other in [*keys, *along] if other != key]
-    try:
-        table.transact(ops[:TRANSACTION_ITEMS])
-    except Conflict:
-        raise PreconditionFailed(
-            "the resource was changed by another request while this one deleted it; read it again"
-        ) from None
-    table.delete_many([(op.pk, op.sk) for op in ops[TRANSACTION_ITEMS:]])
+    _write(table, ops[:TRANSACTION_ITEMS], checked=precondition is not None, doing="deleted")
+    table.delete_many([(op.pk, op.sk) for op in ops[TRANSACTION_ITEMS:] if isinstance(op, Delete)])
     return True
+
+
+def _write(table: ItemTable, ops: list[WriteOp], *, checked: bool, doing: str) -> None:
+    """One write of ``ops`` (a put alone as a put); a condition that fails is a 412 when the request set one."""
+    try:
+        if len(ops) == 1 and isinstance(ops[0], Put):
+            table.put(ops[0].item, condition=ops[0].condition)
+        else:
+            table.transact(ops)
+    except Conflict:
+        if not checked:
+            raise
+        raise PreconditionFailed(_RACED.format(doing)) from None
 
 
 def _first(table: ItemTable, keys: Sequence[Key]) -> Item | None:

@@ -13,6 +13,7 @@ to ``GLOBAL``, and a delete removes both copies. See docs/data-model.md (Migrati
 ``AGENT#<agent_id>``        an agent
 ``TASK#<agent_id>#<task>``  a task of that agent (same owner as the agent)
 ``SKILL#<name>``            a skill
+``REV#<one of these SKs>#…`` a revision of an agent, task or skill (``config_revisions``)
 =========================== ===============================
 
 The model is stored as JSON text in ``data`` (exact round trip); ids are copied to top-level attributes
@@ -22,17 +23,20 @@ for readability. See ``docs/data-model.md``.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
+from datetime import datetime
 from functools import partial
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
 from mneme.adapters.dynamo.conditional_put import delete_checked, put_checked
+from mneme.adapters.dynamo.config_codec import config_item as _item
+from mneme.adapters.dynamo.config_codec import model_or_none as _model
+from mneme.adapters.dynamo.config_codec import read_model as _read
 from mneme.adapters.dynamo.config_keys import (
     agent_key,
     agent_key_of,
-    everywhere,
     first_visible,
     keys_everywhere,
     owner_partitions,
@@ -45,31 +49,14 @@ from mneme.adapters.dynamo.config_keys import (
     visibility_order,
 )
 from mneme.adapters.dynamo.items import PK, SK, Item, ItemTable, Key, query_all
-from mneme.errors import InvalidInput, NotFound
+from mneme.adapters.dynamo.run_config_reads import RunConfigReads
+from mneme.errors import InvalidInput
 from mneme.models import Agent, Skill, Task, UserSettings
 from mneme.models.common import GLOBAL_OWNER
 from mneme.models.precondition import Precondition
 from mneme.ports.common import OwnedItem
-from mneme.ports.stores import RunConfig
 
 M = TypeVar("M", bound=BaseModel)
-
-
-def _item(key: Key, model: BaseModel, **attrs: str) -> Item:
-    """The item of an agent, task, skill or settings: its JSON names only the fields set (no model field that may
-    be null has another default, so a null and an absent field read the same). With :func:`_model` ignoring the
-    fields it does not know, a release reads what a later one stored: a rollback keeps the agents it can run."""
-    return {PK: key[0], SK: key[1], **attrs, "data": model.model_dump_json(exclude_none=True)}
-
-
-def _model(cls: type[M], item: Item | None) -> M | None:
-    return _read(cls, item) if item is not None else None
-
-
-def _read(cls: type[M], item: Item) -> M:
-    """The stored model; a field this release does not know (a later release wrote it) is ignored, here only: the
-    API refuses unknown fields."""
-    return cls.model_validate_json(item["data"], extra="ignore")
 
 
 def own_then_global(own: list[M], shared: list[M], key: str) -> list[M]:
@@ -84,7 +71,7 @@ def _owner(value: str) -> str:
     return value
 
 
-class ItemConfigStore:
+class ItemConfigStore(RunConfigReads):
     def __init__(self, table: ItemTable) -> None:
         self._table = table
 
@@ -103,18 +90,30 @@ class ItemConfigStore:
     def list_agents(self, owner: str) -> list[Agent]:
         return self._list(Agent, owner, "AGENT#", "agent_id")
 
-    def put_agent(self, agent: Agent, *, precondition: Precondition | None = None) -> None:
+    def put_agent(
+        self, agent: Agent, *, precondition: Precondition | None = None, revision_at: datetime | None = None
+    ) -> None:
         key = agent_key(_owner(agent.owner), agent.agent_id)
         item = _item(key, agent, owner=agent.owner, agent_id=agent.agent_id, label=agent.label)
         shown = shown_instead(agent.owner, key, partial(agent_key_of, agent_id=agent.agent_id))
-        put_checked(self._table, item, precondition, read=partial(_read, Agent), shown_instead=shown)
+        put_checked(
+            self._table, item, precondition, read=partial(_read, Agent), shown_instead=shown, revision_at=revision_at
+        )
 
-    def delete_agent(self, owner: str, agent_id: str, *, precondition: Precondition | None = None) -> bool:
+    def delete_agent(
+        self,
+        owner: str,
+        agent_id: str,
+        *,
+        precondition: Precondition | None = None,
+        revision_at: datetime | None = None,
+    ) -> bool:
         """Delete the agent and, with it, its tasks (from every partition the owner is read from)."""
         keys = keys_everywhere(owner, agent_key(owner, agent_id))
         tasks = [(t[PK], t[SK]) for pk, _ in keys for t in query_all(self._table, pk, sk_prefix=f"TASK#{agent_id}#")]
-        if precondition is not None:
-            return delete_checked(self._table, keys, precondition, read=partial(_read, Agent), along=tasks)
+        if precondition is not None or revision_at is not None:
+            read = partial(_read, Agent)
+            return delete_checked(self._table, keys, precondition, read=read, along=tasks, revision_at=revision_at)
         self._table.delete_many(tasks)
         return self._delete_everywhere(keys)
 
@@ -125,14 +124,19 @@ class ItemConfigStore:
     def list_tasks(self, owner: str, agent_id: str) -> list[Task]:
         return self._list(Task, owner, f"TASK#{agent_id}#", "task_id")
 
-    def put_task(self, task: Task, *, precondition: Precondition | None = None) -> None:
+    def put_task(
+        self, task: Task, *, precondition: Precondition | None = None, revision_at: datetime | None = None
+    ) -> None:
         key = task_key(_owner(task.owner), task.agent_id, task.task_id)
         item = _item(key, task, owner=task.owner, agent_id=task.agent_id, task_id=task.task_id)
         shown = [k for k in keys_everywhere(task.owner, key) if k != key]  # a global task in the legacy partition
-        put_checked(self._table, item, precondition, read=partial(_read, Task), shown_instead=shown)
+        put_checked(
+            self._table, item, precondition, read=partial(_read, Task), shown_instead=shown, revision_at=revision_at
+        )
 
-    def delete_task(self, owner: str, agent_id: str, task_id: str, *, precondition: Precondition | None = None) -> bool:
-        return self._delete_everywhere(keys_everywhere(owner, task_key(owner, agent_id, task_id)), Task, precondition)
+    def delete_task(self, owner: str, agent_id: str, task_id: str, **checks: Any) -> bool:
+        """``checks``: ``precondition`` and ``revision_at`` (:meth:`_delete_everywhere`)."""
+        return self._delete_everywhere(keys_everywhere(owner, task_key(owner, agent_id, task_id)), Task, **checks)
 
     # ------------------------------------------------------------------------------------- skills
     def get_skills(self, owner: str, names: Sequence[str]) -> list[Skill]:
@@ -145,14 +149,19 @@ class ItemConfigStore:
     def list_skills(self, owner: str) -> list[Skill]:
         return self._list(Skill, owner, "SKILL#", "name")
 
-    def put_skill(self, skill: Skill, *, precondition: Precondition | None = None) -> None:
+    def put_skill(
+        self, skill: Skill, *, precondition: Precondition | None = None, revision_at: datetime | None = None
+    ) -> None:
         key = skill_key(_owner(skill.owner), skill.name)
         item = _item(key, skill, owner=skill.owner, name=skill.name)
         shown = shown_instead(skill.owner, key, partial(skill_key_of, name=skill.name))
-        put_checked(self._table, item, precondition, read=partial(_read, Skill), shown_instead=shown)
+        put_checked(
+            self._table, item, precondition, read=partial(_read, Skill), shown_instead=shown, revision_at=revision_at
+        )
 
-    def delete_skill(self, owner: str, name: str, *, precondition: Precondition | None = None) -> bool:
-        return self._delete_everywhere(keys_everywhere(owner, skill_key(owner, name)), Skill, precondition)
+    def delete_skill(self, owner: str, name: str, **checks: Any) -> bool:
+        """``checks``: ``precondition`` and ``revision_at`` (:meth:`_delete_everywhere`)."""
+        return self._delete_everywhere(keys_everywhere(owner, skill_key(owner, name)), Skill, **checks)
 
     # ------------------------------------------------------------------------------------- visibility
     def find_agent(self, user_id: str, agent_id: str) -> Agent | None:
@@ -170,64 +179,6 @@ class ItemConfigStore:
 
     def visible_skills(self, user_id: str) -> list[Skill]:
         return own_then_global(self.list_skills(user_id), self.list_skills(GLOBAL_OWNER), "name")
-
-    # ------------------------------------------------------------------------------------- runs
-    def load_run_config(
-        self, user_id: str, agent_id: str, task_id: str | None, *, default_task: bool = True
-    ) -> RunConfig:
-        """Round trip 1 (one BatchGetItem): settings, the own and the global agent, and — when named —
-        the task under both owners. Round trip 2 (only when needed): the agent's skills (agent owner
-        first, then global) and its default task. An agent that names no default task and is run without
-        one uses its only task, when it has exactly one (one query, only then). Nothing else is read."""
-        settings, agent, task = self._first_round(user_id, agent_id, task_id)
-        owner = agent.owner or user_id
-        default_id = agent.default_task_id if default_task and task_id is None else None
-        skills, default = self._second_round(owner, agent_id, agent.skills, default_id)
-        if task_id is None:
-            task = default if default_id else self._sole_task(owner, agent_id) if default_task else None
-        return RunConfig(settings=settings, agent=agent, task=task, skills=skills)
-
-    def _first_round(self, user_id: str, agent_id: str, task_id: str | None) -> tuple[UserSettings, Agent, Task | None]:
-        """Settings, the agent (own, then global) and the named task, in one BatchGetItem."""
-        owners = visibility_order(user_id)
-        agent_keys = everywhere(owners, lambda o: agent_key(o, agent_id))
-        task_keys = everywhere(owners, lambda o: task_key(o, agent_id, task_id)) if task_id is not None else []
-        items = {(i[PK], i[SK]): i for i in self._table.batch_get([settings_key(user_id), *agent_keys, *task_keys])}
-        agent = _model(Agent, first_visible(agent_keys, items.get))
-        if agent is None:
-            raise NotFound(f"agent {agent_id!r} not found", field="agent_id")
-        settings = _model(UserSettings, items.get(settings_key(user_id))) or UserSettings()
-        return (
-            settings,
-            agent,
-            None if task_id is None else _named_task(items, agent.owner or user_id, agent_id, task_id),
-        )
-
-    def _second_round(
-        self, owner: str, agent_id: str, names: Sequence[str], default_id: str | None
-    ) -> tuple[dict[str, Skill], Task | None]:
-        """The agent's skills (its owner first, then global) and its default task, in one BatchGetItem."""
-        skill_owners = visibility_order(owner)
-        skill_keys = {name: everywhere(skill_owners, partial(skill_key_of, name=name)) for name in names}
-        default_keys = keys_everywhere(owner, task_key(owner, agent_id, default_id)) if default_id else []
-        second = [key for keys in skill_keys.values() for key in keys] + default_keys
-        found = self._table.batch_get(second) if second else []
-        by_key = self._skills_by_key(found)
-        skills: dict[str, Skill] = {}
-        for name, keys in skill_keys.items():
-            skill = first_visible(keys, by_key.get)
-            if skill is not None:
-                skills.setdefault(name, skill)
-        items = {(i[PK], i[SK]): i for i in found}
-        return skills, _model(Task, first_visible(default_keys, items.get)) if default_keys else None
-
-    def _sole_task(self, owner: str, agent_id: str) -> Task | None:
-        """The agent's task when it has exactly one (SPEC §2: it is then the default)."""
-        for pk in owner_partitions(owner):
-            page = self._table.query(pk, sk_prefix=f"TASK#{agent_id}#", limit=2)
-            if page.items:
-                return _model(Task, page.items[0]) if len(page.items) == 1 else None
-        return None
 
     # ------------------------------------------------------------------------------------- privacy
     def iter_owned(self, user_id: str) -> Iterator[OwnedItem]:
@@ -251,11 +202,17 @@ class ItemConfigStore:
         return first_visible(keys, lambda key: self._table.get(*key))
 
     def _delete_everywhere(
-        self, keys: Sequence[Key], cls: type[BaseModel] = BaseModel, precondition: Precondition | None = None
+        self,
+        keys: Sequence[Key],
+        cls: type[BaseModel] = BaseModel,
+        *,
+        precondition: Precondition | None = None,
+        revision_at: datetime | None = None,
     ) -> bool:
-        """Delete an item's copies in every partition; with a precondition, only the item as it was read."""
-        if precondition is not None:
-            return delete_checked(self._table, keys, precondition, read=partial(_read, cls))
+        """Delete an item's copies in every partition; with a precondition, only the item as it was read; with
+        ``revision_at``, with the revision of the delete."""
+        if precondition is not None or revision_at is not None:
+            return delete_checked(self._table, keys, precondition, read=partial(_read, cls), revision_at=revision_at)
         deleted = False
         for key in keys:
             deleted = self._table.delete(*key) or deleted
@@ -269,17 +226,6 @@ class ItemConfigStore:
                 model = _read(cls, item)
                 seen.setdefault(str(getattr(model, id_field)), model)
         return [seen[key] for key in sorted(seen)]
-
-    @staticmethod
-    def _skills_by_key(items: Sequence[Item]) -> dict[Key, Skill]:
-        return {(i[PK], i[SK]): _read(Skill, i) for i in items if str(i[SK]).startswith("SKILL#")}
-
-
-def _named_task(items: Mapping[Key, Item], owner: str, agent_id: str, task_id: str) -> Task:
-    task = _model(Task, first_visible(keys_everywhere(owner, task_key(owner, agent_id, task_id)), items.get))
-    if task is None:
-        raise NotFound(f"task {task_id!r} of agent {agent_id!r} not found", field="task_id")
-    return task
 
 
 def _kind(sk: str) -> str:

@@ -9,6 +9,7 @@ from typing import TypedDict
 from mneme.adapters.dynamo.approval_grants import ItemApprovalGrants
 from mneme.adapters.dynamo.audit_log import ItemAuditLog
 from mneme.adapters.dynamo.chat_store import ItemChatStore
+from mneme.adapters.dynamo.config_revisions import ItemConfigRevisions
 from mneme.adapters.dynamo.config_store import ItemConfigStore
 from mneme.adapters.dynamo.counters import ItemRateLimiter, ItemTreeLedger
 from mneme.adapters.dynamo.items import ItemTable
@@ -19,7 +20,7 @@ from mneme.ports.audit import AuditLog
 from mneme.ports.common import Clock
 from mneme.ports.privacy import PrivacyLedger
 from mneme.ports.runs import ApprovalGrants, RateLimiter, RunStore, TreeLedger
-from mneme.ports.stores import ChatStore, ConfigStore
+from mneme.ports.stores import ChatStore, ConfigRevisions, ConfigStore
 from mneme.records import Record
 from mneme.settings import Settings
 
@@ -28,6 +29,7 @@ class StorePorts(TypedDict):
     """The stores as the keyword arguments of :class:`mneme.engine.deps.Deps`."""
 
     config: ConfigStore
+    config_revisions: ConfigRevisions
     chats: ChatStore
     runs: RunStore
     audit: AuditLog
@@ -39,6 +41,7 @@ class StorePorts(TypedDict):
 
 class Stores(Record):
     config: ItemConfigStore
+    config_revisions: ItemConfigRevisions
     chats: ItemChatStore
     runs: ItemRunStore
     audit: ItemAuditLog
@@ -50,6 +53,7 @@ class Stores(Record):
     def ports(self) -> StorePorts:
         return {
             "config": self.config,
+            "config_revisions": self.config_revisions,
             "chats": self.chats,
             "runs": self.runs,
             "audit": self.audit,
@@ -72,6 +76,7 @@ def retention_of(settings: Settings) -> Retention:
 def stores_over(main: ItemTable, audit: ItemTable, clock: Clock, retention: Retention | None = None) -> Stores:
     return Stores(
         config=ItemConfigStore(main),
+        config_revisions=ItemConfigRevisions(main),
         chats=ItemChatStore(main, clock, retention=retention),
         runs=ItemRunStore(main, retention=retention, clock=clock),
         audit=ItemAuditLog(audit),
