@@ -188,6 +188,8 @@ def test_an_export_round_trips_what_every_store_holds(world: World, api: Api) ->
     assert [Agent.model_validate(d) for d in by_kind["agent"]] == deps.config.list_agents("alice")
     assert [Task.model_validate(d) for d in by_kind["task"]] == deps.config.list_tasks("alice", "helper")
     assert [Skill.model_validate(d) for d in by_kind["skill"]] == deps.config.list_skills("alice")
+    revisions = sorted((d["change"], sorted(d["item"])[0]) for d in by_kind["rev"])  # the agent's, task's, skill's
+    assert revisions == [("saved", "agent_id"), ("saved", "agent_id"), ("saved", "content")]
     chat = deps.chats.get_chat("alice", ids["chat_id"])
     assert chat is not None
     assert [Chat.model_validate({**d, "messages": []}).chat_id for d in by_kind["chat"]] == [chat.chat_id]

@@ -233,10 +233,13 @@ def _kind(sk: str) -> str:
 
 
 def _content(item: Item) -> Any:
+    """An owned item as exported: its model's JSON (a revision's with its ``change``), else its attributes."""
     data = item.get("data")
     if isinstance(data, str):
         try:
-            return json.loads(data)
+            parsed = json.loads(data)
         except ValueError:
             pass
+        else:
+            return {"change": item["change"], "item": parsed} if "change" in item else parsed
     return {k: v for k, v in item.items() if k not in (PK, SK)}
