@@ -79,3 +79,35 @@ def test_an_agent_changed_elsewhere_since_the_form_opened_is_not_deleted(signed_
     page.get_by_role("button", name="Delete the agent").click()
     expect(page.get_by_role("alert")).to_contain_text("Not deleted: this agent was changed elsewhere")
     assert alice.call("GET", f"/v1/agents/{agent_id}", expect=200)["description"] == "changed"
+
+
+def test_an_agents_history_restores_an_earlier_version(signed_in: Console, alice: Client) -> None:
+    # Given an agent saved twice through the API
+    agent_id = _slug("history")
+    first, second = {"label": f"{agent_id} v1", "description": "the good prompt"}, {"label": f"{agent_id} v2"}
+    alice.call("PUT", f"/v1/agents/{agent_id}", first, expect=200)
+    alice.call("PUT", f"/v1/agents/{agent_id}", {**second, "description": "a worse one"}, expect=200)
+    # When its page lists the history and the first version is restored
+    page = signed_in.page
+    page.goto(f"{signed_in.base}/#/agents/{agent_id}")
+    history = page.get_by_test_id("history")
+    expect(history.locator("tbody tr")).to_have_count(2)
+    expect(history.locator("tbody tr").first).to_contain_text("current")
+    history.locator("tbody tr").nth(1).get_by_role("button", name="Restore this version").click()
+    # Then the agent is the first version again, and the restore is the newest revision
+    expect(page.get_by_test_id("history").locator("tbody tr")).to_have_count(3)
+    agent = alice.call("GET", f"/v1/agents/{agent_id}", expect=200)
+    assert (agent["label"], agent["description"]) == (first["label"], "the good prompt")
+
+
+def test_a_restore_over_a_change_made_elsewhere_is_refused(signed_in: Console, alice: Client) -> None:
+    agent_id = _slug("norestore")
+    for version in ("v1", "v2"):
+        alice.call("PUT", f"/v1/agents/{agent_id}", {"label": f"{agent_id} {version}"}, expect=200)
+    page = signed_in.page
+    page.goto(f"{signed_in.base}/#/agents/{agent_id}")
+    expect(page.get_by_test_id("history").locator("tbody tr")).to_have_count(2)
+    alice.call("PUT", f"/v1/agents/{agent_id}", {"label": f"{agent_id} v3"}, expect=200)
+    page.get_by_test_id("history").get_by_role("button", name="Restore this version").click()
+    expect(page.get_by_role("alert")).to_contain_text("Not restored: this agent was changed elsewhere")
+    assert alice.call("GET", f"/v1/agents/{agent_id}", expect=200)["label"] == f"{agent_id} v3"

@@ -6,6 +6,7 @@ import { del, get, getAll, onlyIfUnchanged, put, seg, ApiError } from "../api.js
 import { field, h } from "../dom.js";
 import { clearErrors, showError, showWarnings, staleSave } from "../forms.js";
 import { delegateText, delegatesFieldset, readDelegates } from "./agent-delegates.js";
+import { historySection } from "./agent-history.js";
 import { policyFieldset, readPolicy } from "./policy-form.js";
 
 const TOOLS = ["memory-search", "memory-write", "memory-update", "memory-delete", "delegate-to-agent"];
@@ -94,7 +95,7 @@ async function agentForm(agentId) {
     sessionStorage.removeItem("mneme.flash");
     showWarnings(form, JSON.parse(flash), "Created.");
   }
-  return { form, tasks: tasks.tasks };
+  return { form, tasks: tasks.tasks, etag: () => etag };
 }
 
 async function remove(form, agentId, etag) {
@@ -151,12 +152,13 @@ export async function agentsView(parts) {
       await taskForm(agentId, parts[2] === "new" ? null : parts[2]));
     return { node };
   }
-  const { form, tasks } = await agentForm(agentId);
+  const { form, tasks, etag } = await agentForm(agentId);
   const node = h("div", { dataset: { view: "agent" } }, h("h1", {}, agentId ? `Agent ${agentId}` : "New agent"), h("p", {}, h("a", { href: "#/agents" }, "← all agents")), form);
   if (agentId) {
     node.append(h("h2", {}, "Tasks"), h("ul", { class: "list-plain", dataset: { testid: "tasks" } },
       tasks.map((t) => h("li", {}, h("a", { href: `${agentHref(agentId)}/tasks/${encodeURIComponent(t.task_id)}` }, t.task_id), t.name ? ` — ${t.name}` : "")),
-      h("li", {}, h("a", { href: `${agentHref(agentId)}/tasks/new` }, "New task"))));
+      h("li", {}, h("a", { href: `${agentHref(agentId)}/tasks/new` }, "New task"))),
+      await historySection(agentId, etag));
   }
   return { node };
 }
