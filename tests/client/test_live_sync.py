@@ -44,6 +44,15 @@ def test_a_save_with_the_etag_read_refuses_to_overwrite_a_change_made_since(clie
     assert client.get_agent("helper")["label"] == "Mine"
 
 
+def test_an_agents_revisions_restore_a_deleted_agent(client: Client) -> None:
+    _agent(client)
+    client.delete_agent("helper")
+    deleted, saved = client.agent_revisions("helper")
+    assert (deleted["change"], saved["change"]) == ("deleted", "saved")
+    client.put_agent("helper", deleted["agent"])
+    assert client.get_agent("helper")["label"] == "Helper"
+
+
 def test_agents_are_saved_listed_and_deleted(client: Client) -> None:
     _agent(client)
     assert client.get_agent("helper")["label"] == "Helper"

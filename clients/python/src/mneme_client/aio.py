@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from datetime import datetime
+from functools import partial
 from typing import Any, TypeVar
 
 import httpx
@@ -69,6 +70,10 @@ class AsyncClient:
     ) -> calls.Tagged:
         """Save the agent; ``if_match=get_agent(...).etag``: ApiError 412 rather than overwrite a change since."""
         return await self.call(calls.put_agent(agent_id, agent, if_match=if_match))
+
+    async def agent_revisions(self, agent_id: str) -> list[dict[str, Any]]:
+        """Every revision of the agent, newest first: restore one with ``put_agent(agent_id, r["agent"], ...)``."""
+        return await self.every(partial(calls.agent_revisions, agent_id))
 
     async def delete_agent(self, agent_id: str) -> None:
         await self.call(calls.delete_agent(agent_id))

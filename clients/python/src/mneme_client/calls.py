@@ -126,6 +126,11 @@ def put_agent(agent_id: str, agent: models.AgentBody | dict[str, Any], *, if_mat
     return Call("PUT", f"/v1/agents/{seg(agent_id)}", as_tagged, body=_body(agent), headers=headers)
 
 
+def agent_revisions(agent_id: str, cursor: str | None = None) -> Call[ListPage]:
+    """A page of the agent's revisions, newest first (each ``{at, change, etag, agent}``)."""
+    return Call("GET", f"/v1/agents/{seg(agent_id)}/revisions", as_page("revisions"), params=_compact(cursor=cursor))
+
+
 def delete_agent(agent_id: str) -> Call[None]:
     return Call("DELETE", f"/v1/agents/{seg(agent_id)}", as_nothing)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
+from functools import partial
 from typing import Any, TypeVar
 
 import httpx
@@ -84,6 +85,10 @@ class Client:
     ) -> calls.Tagged:
         """Save the agent; ``if_match=get_agent(...).etag``: ApiError 412 rather than overwrite a change since."""
         return self.call(calls.put_agent(agent_id, agent, if_match=if_match))
+
+    def agent_revisions(self, agent_id: str) -> list[dict[str, Any]]:
+        """Every revision of the agent, newest first: restore one with ``put_agent(agent_id, r["agent"], ...)``."""
+        return self.every(partial(calls.agent_revisions, agent_id))
 
     def delete_agent(self, agent_id: str) -> None:
         self.call(calls.delete_agent(agent_id))
