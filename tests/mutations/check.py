@@ -42,6 +42,14 @@ AUTO_WRITE = (
 AUDIT_CHAIN = ("tests/functional/adapters/test_audit_chain.py",)
 TAKE_BACK = ("tests/functional/engine/test_cancel_turn.py",)
 STANDING = ("tests/functional/engine/test_standing_memories.py",)
+CONDITIONAL = (
+    "tests/functional/adapters/test_conditional_config_writes.py",
+    "tests/functional/api/test_conditional_writes.py",
+)
+REVISIONS = (
+    "tests/functional/adapters/test_config_revisions_store.py",
+    "tests/functional/api/test_config_revisions.py",
+)
 
 
 @dataclass(frozen=True)
@@ -189,6 +197,29 @@ MUTANTS = (
         "if whole(doc) and not unusable_reason(doc, now)",
         "if whole(doc)",
         STANDING,
+    ),
+    # conditional requests: a stale If-Match is a 412, also when a write lands between the check and the put
+    Mutant(
+        "stale-if-match-accepted",
+        "adapters/dynamo/conditional_put.py",
+        'raise PreconditionFailed(precondition.refusal(tag), details={"etag": tag} if tag else None)',
+        "pass",
+        CONDITIONAL,
+    ),
+    Mutant(
+        "write-in-between-accepted",
+        "adapters/dynamo/conditional_put.py",
+        'condition = AttrEquals("data", current["data"]) if current is not None else "not_exists"',
+        "condition = None",
+        CONDITIONAL,
+    ),
+    # the history of agents, tasks and skills: every save through the API is a revision
+    Mutant(
+        "save-without-revision",
+        "adapters/dynamo/conditional_put.py",
+        'revision = [revision_put(key, item["data"], "saved", revision_at)] if revision_at is not None else []',
+        "revision = []",
+        REVISIONS,
     ),
 )
 
