@@ -211,7 +211,7 @@ MUTANTS = (
         "adapters/dynamo/conditional_put.py",
         'condition = AttrEquals("data", current["data"]) if current is not None else "not_exists"',
         "condition = None",
-        CONDITIONAL,
+        CONDITIONAL[:1],  # the race is staged at the store (the API tests cannot interleave two requests)
     ),
     # the history of agents, tasks and skills: every save through the API is a revision
     Mutant(
