@@ -111,3 +111,22 @@ def test_a_restore_over_a_change_made_elsewhere_is_refused(signed_in: Console, a
     page.get_by_test_id("history").get_by_role("button", name="Restore this version").click()
     expect(page.get_by_role("alert")).to_contain_text("Not restored: this agent was changed elsewhere")
     assert alice.call("GET", f"/v1/agents/{agent_id}", expect=200)["label"] == f"{agent_id} v3"
+
+
+def test_a_skills_and_a_tasks_history_restore_an_earlier_version(signed_in: Console, alice: Client) -> None:
+    name, agent_id = _slug("tone"), _slug("tasked")
+    for content in ("Be brief.", "Be verbose."):
+        alice.call("PUT", f"/v1/skills/{name}", {"description": "tone", "content": content}, expect=200)
+    alice.call("PUT", f"/v1/agents/{agent_id}", {"label": agent_id}, expect=200)
+    task = f"/v1/agents/{agent_id}/tasks/digest"
+    for prompt in ("Weekly digest.", "Daily digest."):
+        alice.call("PUT", task, {"name": "Digest", "context_prompt": prompt}, expect=200)
+    page = signed_in.page
+    for path in (f"#/skills/{name}", f"#/agents/{agent_id}/tasks/digest"):
+        page.goto(f"{signed_in.base}/{path}")
+        history = page.get_by_test_id("history")
+        expect(history.locator("tbody tr")).to_have_count(2)
+        history.get_by_role("button", name="Restore this version").click()
+        expect(page.get_by_test_id("history").locator("tbody tr")).to_have_count(3)
+    assert alice.call("GET", f"/v1/skills/{name}", expect=200)["content"] == "Be brief."
+    assert alice.call("GET", task, expect=200)["context_prompt"] == "Weekly digest."

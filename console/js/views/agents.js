@@ -6,7 +6,7 @@ import { del, get, getAll, onlyIfUnchanged, put, seg, ApiError } from "../api.js
 import { field, h } from "../dom.js";
 import { clearErrors, showError, showWarnings, staleSave } from "../forms.js";
 import { delegateText, delegatesFieldset, readDelegates } from "./agent-delegates.js";
-import { historySection } from "./agent-history.js";
+import { historySection } from "./history.js";
 import { policyFieldset, readPolicy } from "./policy-form.js";
 
 const TOOLS = ["memory-search", "memory-write", "memory-update", "memory-delete", "delegate-to-agent"];
@@ -141,15 +141,17 @@ async function taskForm(agentId, taskId) {
       showError(form, staleSave(error, "task", isNew));
     }
   });
-  return form;
+  return { form, etag: () => etag };
 }
 
 export async function agentsView(parts) {
   if (parts.length === 0) return { node: await listView() };
   const agentId = parts[0] === "new" ? null : parts[0];
   if (agentId && parts[1] === "tasks" && parts[2]) {
-    const node = h("div", { dataset: { view: "task" } }, h("h1", {}, `Agent ${agentId}`), h("p", {}, h("a", { href: agentHref(agentId) }, `← back to ${agentId}`)),
-      await taskForm(agentId, parts[2] === "new" ? null : parts[2]));
+    const taskId = parts[2] === "new" ? null : parts[2];
+    const { form, etag } = await taskForm(agentId, taskId);
+    const node = h("div", { dataset: { view: "task" } }, h("h1", {}, `Agent ${agentId}`), h("p", {}, h("a", { href: agentHref(agentId) }, `← back to ${agentId}`)), form);
+    if (taskId) node.append(await historySection(`/v1/agents/${seg(agentId)}/tasks/${seg(taskId)}`, "task", etag));
     return { node };
   }
   const { form, tasks, etag } = await agentForm(agentId);
@@ -158,7 +160,7 @@ export async function agentsView(parts) {
     node.append(h("h2", {}, "Tasks"), h("ul", { class: "list-plain", dataset: { testid: "tasks" } },
       tasks.map((t) => h("li", {}, h("a", { href: `${agentHref(agentId)}/tasks/${encodeURIComponent(t.task_id)}` }, t.task_id), t.name ? ` — ${t.name}` : "")),
       h("li", {}, h("a", { href: `${agentHref(agentId)}/tasks/new` }, "New task"))),
-      await historySection(agentId, etag));
+      await historySection(`/v1/agents/${seg(agentId)}`, "agent", etag));
   }
   return { node };
 }

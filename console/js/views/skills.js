@@ -3,6 +3,7 @@
 import { ApiError, del, get, getAll, onlyIfUnchanged, put, seg } from "../api.js";
 import { field, h } from "../dom.js";
 import { clearErrors, showError, showWarnings, staleSave } from "../forms.js";
+import { historySection } from "./history.js";
 
 const skillHref = (name) => `#/skills/${encodeURIComponent(name)}`;
 
@@ -37,12 +38,15 @@ async function skillForm(name) {
       showError(form, staleSave(error, "skill", isNew));
     }
   });
-  return form;
+  return { form, etag: () => etag };
 }
 
 export async function skillsView(name) {
   if (name) {
-    return { node: h("div", { dataset: { view: "skill" } }, h("h1", {}, name === "new" ? "New skill" : `Skill ${name}`), h("p", {}, h("a", { href: "#/skills" }, "← all skills")), await skillForm(name)) };
+    const { form, etag } = await skillForm(name);
+    const node = h("div", { dataset: { view: "skill" } }, h("h1", {}, name === "new" ? "New skill" : `Skill ${name}`), h("p", {}, h("a", { href: "#/skills" }, "← all skills")), form);
+    if (name !== "new") node.append(await historySection(`/v1/skills/${seg(name)}`, "skill", etag));
+    return { node };
   }
   const { skills } = await getAll("/v1/skills", "skills");
   return { node: h("div", { dataset: { view: "skills" } },

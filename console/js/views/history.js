@@ -1,0 +1,46 @@
+// The history of an agent, task or skill (GET …/revisions): each save and delete, newest first, with the resource as
+// it was. "Restore" saves that version again — with If-Match, so a change made since the page opened is not undone.
+
+import { get, onlyIfUnchanged, put, query } from "../api.js";
+import { h } from "../dom.js";
+import { showError, staleSave } from "../forms.js";
+
+const when = (at) => new Date(at).toLocaleString();
+
+/** What a history table shows of each kind, and the fields a restore does not send (the API sets them). */
+const KINDS = {
+  agent: { columns: ["label", "model"], cells: (a) => [a.label, `${a.model.provider} · ${a.model.model_id}`], derived: ["agent_id", "owner", "global"] },
+  task: { columns: ["name", "task context"], cells: (t) => [t.name || "–", (t.context_prompt || "").slice(0, 80)], derived: ["task_id", "agent_id", "owner"] },
+  skill: { columns: ["description"], cells: (s) => [s.description], derived: ["name", "owner", "global"] },
+};
+
+/** The history section of the resource at `path` (e.g. `/v1/skills/tone`); `currentTag()` is the ETag of the
+ * resource as the page last read or saved it. */
+export async function historySection(path, kind, currentTag) {
+  const { revisions } = await get(`${path}/revisions${query({ limit: 20 })}`);
+  const { columns, cells, derived } = KINDS[kind];
+  const section = h("section", { dataset: { testid: "history" } }, h("h2", {}, "History"));
+  if (!revisions.length) {
+    section.append(h("p", { class: "muted" }, "No change recorded yet."));
+    return section;
+  }
+  section.append(h("table", {},
+    h("thead", {}, h("tr", {}, ["when", "change", ...columns, ""].map((c) => h("th", { scope: "col" }, c)))),
+    h("tbody", {}, revisions.map((r, i) => h("tr", { dataset: { revision: r.etag } },
+      h("td", {}, when(r.at)), h("td", {}, r.change), ...cells(r[kind]).map((c) => h("td", {}, c)),
+      h("td", {}, i === 0 && r.change === "saved" ? h("span", { class: "muted" }, "current")
+        : h("button", { type: "button", onclick: () => restore(section, path, kind, r, derived, currentTag()) }, "Restore this version")))))));
+  return section;
+}
+
+async function restore(section, path, kind, revision, derived, etag) {
+  if (!window.confirm(`Restore this ${kind} as it was on ${when(revision.at)}?`)) return;
+  const fields = Object.fromEntries(Object.entries(revision[kind]).filter(([key]) => !derived.includes(key)));
+  try {
+    await put(path, fields, onlyIfUnchanged(etag));
+    window.location.reload();
+  } catch (error) {
+    section.querySelectorAll("[role=alert]").forEach((el) => el.remove());
+    showError(section, staleSave(error, kind, false, "restored"));
+  }
+}
