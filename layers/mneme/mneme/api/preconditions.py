@@ -15,6 +15,7 @@ from mneme.api.responses import JSON, json_response
 from mneme.errors import InvalidInput
 from mneme.models.precondition import ANY, Precondition, etag_of
 
+_EMPTY = re.compile(r"[\s,]+")
 _TAG = re.compile(r'\s*((?:W/)?"[\x21\x23-\x7e\x80-\xff]*")\s*(?:,|$)')
 
 IfMatch = Annotated[
@@ -47,17 +48,22 @@ def tagged_answer(view: type[BaseModel]) -> dict[int, Any]:
 
 
 def _tags(value: str, header: str) -> tuple[str, ...]:
+    """The entity tags of an ``If-Match`` / ``If-None-Match`` list (RFC 9110 §5.6.1: empty elements are skipped),
+    or ``("*",)``; else a 400 naming the header as the request's validation names it (lowercase)."""
     if value.strip() == ANY:
         return (ANY,)
     tags, at = [], 0
     while at < len(value):
+        if (skipped := _EMPTY.match(value, at)) and skipped.end() > at:
+            at = skipped.end()
+            continue
         found = _TAG.match(value, at)
         if found is None or found.end() == at:
-            raise InvalidInput(f'{header}: expected "*" or a list of entity tags such as "3f2a…"', field=header)
+            raise InvalidInput(f'{header}: expected "*" or a list of entity tags such as "3f2a…"', field=header.lower())
         tags.append(found.group(1))
         at = found.end()
     if not tags:
-        raise InvalidInput(f"{header}: empty", field=header)
+        raise InvalidInput(f"{header}: no entity tag", field=header.lower())
     return tuple(tags)
 
 
