@@ -125,3 +125,6 @@ export function field({ label, name, type = "text", value, hint, field: apiField
   } else control = h("input", { ...common, type, value: value ?? "" });
   return h("div", { class: "field" }, h("label", { for: id }, label), control, hint ? h("span", { class: "hint", id: hintId }, hint) : null);
 }
+
+/** An ETag as a short version label, the same in a run's trace and in its agent's history: `"3f2a9c01…"` → `3f2a9c01`. */
+export const shortVersion = (etag) => String(etag || "").replace(/^W\//, "").replace(/"/g, "").slice(0, 8);

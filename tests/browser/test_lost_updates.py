@@ -130,3 +130,19 @@ def test_a_skills_and_a_tasks_history_restore_an_earlier_version(signed_in: Cons
         expect(page.get_by_test_id("history").locator("tbody tr")).to_have_count(3)
     assert alice.call("GET", f"/v1/skills/{name}", expect=200)["content"] == "Be brief."
     assert alice.call("GET", task, expect=200)["context_prompt"] == "Weekly digest."
+
+
+def test_a_runs_trace_names_the_agent_version_its_history_lists(signed_in: Console, alice: Client) -> None:
+    agent_id = _slug("versioned")
+    alice.call("PUT", f"/v1/agents/{agent_id}", {"label": agent_id}, expect=200)
+    run = alice.call("POST", "/v1/runs", {"agent_id": agent_id, "input": "hello"}, expect=200)
+    alice.call("PUT", f"/v1/agents/{agent_id}", {"label": f"{agent_id} v2"}, expect=200)
+    page = signed_in.page
+    page.goto(f"{signed_in.base}/#/runs/{run['run_id']}")
+    version = page.get_by_test_id("agent-version")
+    expect(version).to_contain_text("version ")
+    short = version.inner_text().rsplit(" ", 1)[-1]
+    page.goto(f"{signed_in.base}/#/agents/{agent_id}")
+    ran = page.get_by_test_id("history").locator("tbody tr").filter(has_text=short)
+    expect(ran).to_have_count(1)
+    expect(ran).to_contain_text("Restore this version")  # the version the run used is the older one

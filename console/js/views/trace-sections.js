@@ -1,7 +1,7 @@
 // The sections of the trace view for one run: summary, approvals, timeline, model calls, memory hits and
 // tool calls. Every function returns elements; the data comes from ../trace-data.js.
 
-import { h, badge, number, duration, json, usd, when } from "../dom.js";
+import { h, badge, number, duration, json, shortVersion, usd, when } from "../dom.js";
 import { inSaidOrder } from "../hit-text.js";
 import { callFacts, describe, toolCalls } from "../trace-data.js";
 import { requestView } from "./request-view.js";
@@ -11,7 +11,8 @@ const usageText = (u) => (u ? `${number(u.input_tokens)} in · ${number(u.output
 export function runSummary(run, controls = null) {
   const items = [
     ["Status", h("span", { dataset: { testid: "status" } }, badge(run.status))],
-    ["Agent", run.agent_id],
+    ["Agent", h("span", {}, h("a", { href: `#/agents/${encodeURIComponent(run.agent_id)}` }, run.agent_id),
+      run.agent_version ? h("span", { class: "muted", dataset: { testid: "agent-version" } }, ` · version ${shortVersion(run.agent_version)}`) : null)],
     ["Task", run.task_id || "–"],
     ["Depth", String(run.depth)],
     ["Duration", duration(run.created_at, run.updated_at)],

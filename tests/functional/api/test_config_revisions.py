@@ -96,3 +96,26 @@ def test_an_erasure_takes_the_history_with_the_agents(api: Api, world: World) ->
     api.put(AGENTS, AGENT)
     world.deps.config.erase_owned("alice")
     assert _history(api).status == 404
+
+
+# ------------------------------------------------------------------------------------------ runs
+def test_a_run_names_the_agent_version_it_started_with(api: Api, world: World) -> None:
+    # Given a run of the agent, then a change of the agent, then another run
+    api.put(AGENTS, AGENT)
+    before = api.post("/v1/runs", {"agent_id": "researcher", "input": "hello"}).body
+    world.clock.advance(seconds=1)
+    api.put(AGENTS, {**AGENT, "label": "Renamed"})
+    after = api.post("/v1/runs", {"agent_id": "researcher", "input": "hello"}).body
+    # Then each run names the version it ran, found in the agent's history
+    versions = {r["etag"]: r["agent"]["label"] for r in _history(api).body["revisions"]}
+    assert versions[api.get(f"/v1/runs/{before['run_id']}").body["agent_version"]] == "Researcher"
+    assert versions[after["agent_version"]] == "Renamed" and after["agent_version"] == api.get(AGENTS).headers["etag"]
+
+
+def test_a_child_run_names_the_version_of_the_agent_it_runs(api: Api, world: World) -> None:
+    api.put("/v1/agents/helper", {**AGENT, "label": "Helper"})
+    master = {**AGENT, "label": "Master", "tools": ["delegate-to-agent"], "delegates": ["helper"]}
+    api.put("/v1/agents/master", master)
+    root = api.post("/v1/runs", {"agent_id": "master", "input": "/delegate helper :: hi"}).body
+    [child] = api.get(f"/v1/runs/{root['run_id']}").body["children"]
+    assert api.get(f"/v1/runs/{child}").body["agent_version"] == api.get("/v1/agents/helper").headers["etag"]

@@ -1084,6 +1084,13 @@ class RunView(BaseModel):
         extra="allow",
     )
     agent_id: Annotated[str, Field(title="Agent Id")]
+    agent_version: Annotated[
+        str | None,
+        Field(
+            description="the agent's ETag when the run was created: its revision in GET /v1/agents/{id}/revisions",
+            title="Agent Version",
+        ),
+    ] = None
     budget: Annotated[
         BudgetView | None,
         Field(description="the tree's budget (GET /v1/runs/{id} only)"),

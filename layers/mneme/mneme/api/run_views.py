@@ -51,6 +51,9 @@ class RunView(View):
     error: str | None
     usage: UsageView
     children: list[str]
+    agent_version: str | None = Field(
+        None, description="the agent's ETag when the run was created: its revision in GET /v1/agents/{id}/revisions"
+    )
     budget: BudgetView | None = Field(None, description="the tree's budget (GET /v1/runs/{id} only)")
 
 

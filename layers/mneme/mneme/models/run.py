@@ -112,6 +112,8 @@ class Run(BaseModel, defer_build=True):
     lease_until: datetime | None = None
     #: a digest of the request that started it (idempotent requests: a retry must repeat it exactly)
     request_digest: str | None = None
+    #: the agent's entity tag when the run was created: its revision in ``GET /v1/agents/{id}/revisions``
+    agent_version: str | None = None
     version: int = 0  # optimistic-lock counter for conditional writes
 
     def to_api(self) -> dict[str, Any]:
@@ -131,6 +133,7 @@ class Run(BaseModel, defer_build=True):
             "tree_usage": self.tree_usage.model_dump(),
             "model_calls": self.model_calls,
             "children": list(self.children),
+            "agent_version": self.agent_version,
             "created_at": self.created_at.isoformat(),
             "updated_at": self.updated_at.isoformat(),
         }

@@ -21,6 +21,7 @@ from mneme.errors import AuditWriteFailed, DelegationRefused
 from mneme.models.agent import Agent
 from mneme.models.chat import ChatMessage, TextMessage, ToolCallMessage, ToolResultMessage
 from mneme.models.common import is_slug
+from mneme.models.precondition import etag_of
 from mneme.models.run import Run, RunStatus
 
 
@@ -106,6 +107,7 @@ def _start_delegation(session: RunSession, call: ToolCallMessage) -> PendingCall
         run_id=session.deps.ids(),
         user_id=run.user_id,
         agent_id=target.agent_id,
+        agent_version=etag_of(target),
         task_id=context.task_id,
         chat_id=run.chat_id,
         project_id=run.project_id,

@@ -29,6 +29,7 @@ from mneme.errors import (
 from mneme.memory.embedding_limits import clip_query, limit_for
 from mneme.models.chat import Chat
 from mneme.models.policy import ResolvedPolicy
+from mneme.models.precondition import etag_of
 from mneme.models.run import Run, RunStatus
 from mneme.models.run_request import RunRequest
 from mneme.models.user import Caller
@@ -84,6 +85,7 @@ def start_run(
         run_id=run_id,
         user_id=caller.user_id,
         agent_id=config.agent.agent_id,
+        agent_version=etag_of(config.agent),
         task_id=config.task.task_id if config.task else None,
         chat_id=chat.chat_id,
         project_id=request.project_id or chat.project_id,
