@@ -146,3 +146,22 @@ def test_a_runs_trace_names_the_agent_version_its_history_lists(signed_in: Conso
     ran = page.get_by_test_id("history").locator("tbody tr").filter(has_text=short)
     expect(ran).to_have_count(1)
     expect(ran).to_contain_text("Restore this version")  # the version the run used is the older one
+
+
+def test_an_agent_deleted_in_the_console_comes_back_with_undo(signed_in: Console, alice: Client) -> None:
+    # Given an agent deleted from its page
+    agent_id = _slug("undone")
+    alice.call("PUT", f"/v1/agents/{agent_id}", {"label": agent_id, "description": "keep me"}, expect=200)
+    page = signed_in.page
+    page.goto(f"{signed_in.base}/#/agents/{agent_id}")
+    page.get_by_role("button", name="Delete the agent").click()
+    # When the list's undo is clicked
+    undo = page.get_by_test_id("undo")
+    expect(undo).to_contain_text(f"Agent {agent_id} deleted.")
+    undo.get_by_role("button", name="Undo").click()
+    # Then the agent is back as it was, and its history holds the delete and the restore
+    expect(page.get_by_test_id("history").locator("tbody tr")).to_have_count(3)
+    assert alice.call("GET", f"/v1/agents/{agent_id}", expect=200)["description"] == "keep me"
+    page.goto(f"{signed_in.base}/#/agents")
+    expect(page.get_by_role("heading", name="Agents")).to_be_visible()
+    expect(page.get_by_test_id("undo")).to_have_count(0)  # offered once, right after the delete

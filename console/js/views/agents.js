@@ -2,20 +2,41 @@
 // — external tools, inference settings — are kept from the stored agent), delete. Errors and warnings of
 // the server appear inline (../forms.js).
 
-import { del, get, getAll, onlyIfUnchanged, put, seg, ApiError } from "../api.js";
+import { del, get, getAll, onlyIfUnchanged, put, query, seg, ApiError } from "../api.js";
 import { field, h } from "../dom.js";
 import { clearErrors, showError, showWarnings, staleSave } from "../forms.js";
 import { delegateText, delegatesFieldset, readDelegates } from "./agent-delegates.js";
-import { historySection } from "./history.js";
+import { historySection, restoreRevision } from "./history.js";
 import { policyFieldset, readPolicy } from "./policy-form.js";
 
 const TOOLS = ["memory-search", "memory-write", "memory-update", "memory-delete", "delegate-to-agent"];
 const agentHref = (id) => `#/agents/${encodeURIComponent(id)}`;
 
+/** "Agent x deleted. Undo" after a delete: the undo saves the agent's last revision (the agent as it was deleted)
+ * again, only if no agent of that id exists by then (its tasks are not brought back). */
+function undoDelete() {
+  const agentId = sessionStorage.getItem("mneme.deleted");
+  if (!agentId) return null;
+  sessionStorage.removeItem("mneme.deleted");
+  const note = h("div", { class: "note", role: "status", dataset: { testid: "undo" } }, `Agent ${agentId} deleted. `);
+  note.append(h("button", { type: "button", onclick: async () => {
+    try {
+      const path = `/v1/agents/${seg(agentId)}`;
+      const [last] = (await get(`${path}/revisions${query({ limit: 1 })}`)).revisions;
+      await restoreRevision(path, "agent", last);
+      window.location.hash = agentHref(agentId);
+    } catch (error) {
+      note.replaceChildren(`Not restored: ${error.status === 412 ? "an agent with this id exists again" : error.message}`);
+    }
+  } }, "Undo"));
+  return note;
+}
+
 async function listView() {
   const { agents } = await getAll("/v1/agents", "agents");
   return h("div", { dataset: { view: "agents" } },
     h("h1", {}, "Agents"),
+    undoDelete(),
     h("p", {}, h("a", { href: "#/agents/new", class: "button" }, "New agent")),
     agents.length === 0 ? h("p", { class: "muted" }, "No agent yet.") : h("table", {},
       h("thead", {}, h("tr", {}, ["agent", "label", "model", "tools", "delegates", "approval"].map((c) => h("th", { scope: "col" }, c)))),
@@ -102,6 +123,7 @@ async function remove(form, agentId, etag) {
   if (!window.confirm(`Delete agent ${agentId}?`)) return;
   try {
     await del(`/v1/agents/${seg(agentId)}`, etag ? { headers: { "If-Match": etag } } : undefined);
+    sessionStorage.setItem("mneme.deleted", agentId);
     window.location.hash = "#/agents";
   } catch (error) {
     showError(form, staleSave(error, "agent", false, "deleted"));

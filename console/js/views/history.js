@@ -18,7 +18,7 @@ const KINDS = {
  * resource as the page last read or saved it. */
 export async function historySection(path, kind, currentTag) {
   const { revisions } = await get(`${path}/revisions${query({ limit: 20 })}`);
-  const { columns, cells, derived } = KINDS[kind];
+  const { columns, cells } = KINDS[kind];
   const section = h("section", { dataset: { testid: "history" } }, h("h2", {}, "History"));
   if (!revisions.length) {
     section.append(h("p", { class: "muted" }, "No change recorded yet."));
@@ -29,15 +29,21 @@ export async function historySection(path, kind, currentTag) {
     h("tbody", {}, revisions.map((r, i) => h("tr", { dataset: { revision: r.etag } },
       h("td", {}, when(r.at)), h("td", {}, r.change), h("td", { class: "mono" }, shortVersion(r.etag)), ...cells(r[kind]).map((c) => h("td", {}, c)),
       h("td", {}, i === 0 && r.change === "saved" ? h("span", { class: "muted" }, "current")
-        : h("button", { type: "button", onclick: () => restore(section, path, kind, r, derived, currentTag()) }, "Restore this version")))))));
+        : h("button", { type: "button", onclick: () => restore(section, path, kind, r, currentTag()) }, "Restore this version")))))));
   return section;
 }
 
-async function restore(section, path, kind, revision, derived, etag) {
+/** Save `revision` of the resource at `path` again: over the version `etag` names, or — without one — only if the
+ * resource does not exist (a deleted one brought back). */
+export function restoreRevision(path, kind, revision, etag) {
+  const fields = Object.fromEntries(Object.entries(revision[kind]).filter(([key]) => !KINDS[kind].derived.includes(key)));
+  return put(path, fields, onlyIfUnchanged(etag));
+}
+
+async function restore(section, path, kind, revision, etag) {
   if (!window.confirm(`Restore this ${kind} as it was on ${when(revision.at)}?`)) return;
-  const fields = Object.fromEntries(Object.entries(revision[kind]).filter(([key]) => !derived.includes(key)));
   try {
-    await put(path, fields, onlyIfUnchanged(etag));
+    await restoreRevision(path, kind, revision, etag);
     window.location.reload();
   } catch (error) {
     section.querySelectorAll("[role=alert]").forEach((el) => el.remove());
