@@ -15,6 +15,7 @@ from datetime import datetime
 
 from pydantic import BaseModel
 
+from mneme.adapters.dynamo.config_keys import first_visible
 from mneme.adapters.dynamo.config_revisions import revision_put
 from mneme.adapters.dynamo.items import (
     PK,
@@ -53,7 +54,7 @@ def put_checked(
     condition: Condition = None
     if precondition is not None:
         current = table.get(*key)
-        shown = current or _first(table, shown_instead)
+        shown = current or first_visible(shown_instead, lambda other: table.get(*other))
         tag = etag_of(read(shown)) if shown is not None else etag_of(default) if default is not None else None
         if not precondition.holds(tag):
             raise PreconditionFailed(precondition.refusal(tag), details={"etag": tag} if tag else None)
@@ -104,11 +105,3 @@ def _write(table: ItemTable, ops: list[WriteOp], *, checked: bool, doing: str) -
         if not checked:
             raise
         raise PreconditionFailed(_RACED.format(doing)) from None
-
-
-def _first(table: ItemTable, keys: Sequence[Key]) -> Item | None:
-    for key in keys:
-        found = table.get(*key)
-        if found is not None:
-            return found
-    return None

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import secrets
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
 
 from mneme.adapters.dynamo.config_codec import read_model
 from mneme.adapters.dynamo.config_keys import agent_key, owner_pk, skill_key, task_key
@@ -19,11 +18,8 @@ from mneme.models.agent import Agent, Skill, Task
 from mneme.models.config_revision import ConfigChange, ConfigRef, ConfigRevision, ConfigRevisionPage
 from mneme.models.precondition import etag_of_json
 
-if TYPE_CHECKING:
-    from pydantic import BaseModel
-
 REV = "REV#"
-_MODELS: dict[str, type[BaseModel]] = {"agent": Agent, "task": Task, "skill": Skill}
+_MODELS: dict[str, type[Agent | Task | Skill]] = {"agent": Agent, "task": Task, "skill": Skill}
 
 
 def revision_put(key: Key, data: str, change: ConfigChange, at: datetime) -> Put:
@@ -55,12 +51,12 @@ class ItemConfigRevisions:
         return ConfigRevisionPage(revisions, encode_cursor(page.last_key) if page.last_key else None)
 
 
-def _revision(item: Item, model: type[BaseModel]) -> ConfigRevision:
+def _revision(item: Item, model: type[Agent | Task | Skill]) -> ConfigRevision:
     moment = str(item[SK]).rsplit("#", 2)[1]
     data = str(item["data"])
     return ConfigRevision(
         at=datetime.strptime(moment, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC),
         change=item["change"],
         etag=etag_of_json(data),
-        item=read_model(model, item),  # type: ignore[arg-type]
+        item=read_model(model, item),
     )

@@ -134,9 +134,17 @@ class ItemConfigStore(RunConfigReads):
             self._table, item, precondition, read=partial(_read, Task), shown_instead=shown, revision_at=revision_at
         )
 
-    def delete_task(self, owner: str, agent_id: str, task_id: str, **checks: Any) -> bool:
-        """``checks``: ``precondition`` and ``revision_at`` (:meth:`_delete_everywhere`)."""
-        return self._delete_everywhere(keys_everywhere(owner, task_key(owner, agent_id, task_id)), Task, **checks)
+    def delete_task(
+        self,
+        owner: str,
+        agent_id: str,
+        task_id: str,
+        *,
+        precondition: Precondition | None = None,
+        revision_at: datetime | None = None,
+    ) -> bool:
+        keys = keys_everywhere(owner, task_key(owner, agent_id, task_id))
+        return self._delete_everywhere(keys, Task, precondition=precondition, revision_at=revision_at)
 
     # ------------------------------------------------------------------------------------- skills
     def get_skills(self, owner: str, names: Sequence[str]) -> list[Skill]:
@@ -159,9 +167,11 @@ class ItemConfigStore(RunConfigReads):
             self._table, item, precondition, read=partial(_read, Skill), shown_instead=shown, revision_at=revision_at
         )
 
-    def delete_skill(self, owner: str, name: str, **checks: Any) -> bool:
-        """``checks``: ``precondition`` and ``revision_at`` (:meth:`_delete_everywhere`)."""
-        return self._delete_everywhere(keys_everywhere(owner, skill_key(owner, name)), Skill, **checks)
+    def delete_skill(
+        self, owner: str, name: str, *, precondition: Precondition | None = None, revision_at: datetime | None = None
+    ) -> bool:
+        keys = keys_everywhere(owner, skill_key(owner, name))
+        return self._delete_everywhere(keys, Skill, precondition=precondition, revision_at=revision_at)
 
     # ------------------------------------------------------------------------------------- visibility
     def find_agent(self, user_id: str, agent_id: str) -> Agent | None:
