@@ -59,13 +59,14 @@ def test_a_run_waiting_on_a_version_1_checkpoint_resumes_without_asking_again(wo
 
 
 def test_a_version_2_checkpoint_loads_as_today_s_layout_with_nothing_deferred() -> None:
-    # Given a checkpoint written before reasoning blocks joined the run's turns (3) deferred calls (4) and forks (5)
+    # Given a checkpoint written before reasoning blocks joined the run's turns (3), deferred calls (4), forks (5)
+    # and the run's configuration (6)
     raw = json.loads((CHECKPOINTS / "v2-waiting-approval.json").read_text())
     assert raw["checkpoint_version"] == 2
     # When it is read
     state = load_state(raw)
     # Then it is today's version with the same turns and pending calls, and nothing deferred
-    assert (state.checkpoint_version, CHECKPOINT_VERSION) == (5, 5)
+    assert (state.checkpoint_version, CHECKPOINT_VERSION) == (6, 6)
     assert [m.model_dump(mode="json") for m in state.turns] == raw["turns"]
     assert [p.call_id for p in state.waiting_approvals] == raw["approval_reported"]
     assert state.deferred == []
@@ -90,7 +91,7 @@ def test_a_version_3_checkpoint_loads_as_today_s_layout_with_nothing_deferred() 
     # When it is read
     state = load_state(raw)
     # Then it is today's version, its pending approvals intact and nothing deferred
-    assert state.checkpoint_version == CHECKPOINT_VERSION == 5
+    assert state.checkpoint_version == CHECKPOINT_VERSION == 6
     assert [p.call_id for p in state.waiting_approvals] == raw["approval_reported"]
     assert state.deferred == [] and state.fork is None
 

@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 from mneme import observability
 from mneme.engine import parallel
 from mneme.engine.deps import Deps
-from mneme.engine.runs import cancel, live
+from mneme.engine.runs import cancel, live, pinned_config
 from mneme.engine.runs.ending import StoredTurn
 from mneme.engine.runs.session import RunSession
 from mneme.engine.runs.state import Outcome
@@ -117,6 +117,8 @@ def commit(session: RunSession, outcome: Outcome, *, create: bool) -> list[RunEv
     run.lease_until = lease_until(deps, run.updated_at)
     observability.report_step(run, outcome, session.recorder.pending_events())
     events, requests = session.recorder.take()
+    if outcome != "done" and state.initialized and state.config is None:
+        state.config = pinned_config.pin(session.config)  # what every later step of the run runs
     checkpoint = state.model_dump(mode="json") if outcome != "done" else None
     session.writes.run = deps.runs.commit(run, create=create, events=events, requests=requests, checkpoint=checkpoint)
     return events

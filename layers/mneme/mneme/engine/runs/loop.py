@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 from mneme.context.assembler import ContextInput, assemble
-from mneme.context.tools import DELEGATE_TO_AGENT, INTERNAL_TOOL_SPECS
+from mneme.context.tools import ACTIVATE_SKILL, DELEGATE_TO_AGENT, INTERNAL_TOOL_SPECS
 from mneme.delegation_rules import can_offer_delegation
 from mneme.engine.runs import budget, live
 from mneme.engine.runs import child_runs as delegate
@@ -170,9 +170,12 @@ def _handle_call(session: RunSession, call: ToolCallMessage, offered: tuple[str,
 
 
 def _run_or_defer(session: RunSession, call: ToolCallMessage) -> None:
-    """Run the call, unless the budget has no time left for it: then the next step runs it (the fast path
-    hands the run off with the call deferred in its checkpoint)."""
-    if session.time_budget is not None and session.time_budget.tool_timeout() is None:
+    """Run the call, unless its tool was taken off the agent while the call waited (approved or deferred: an error)
+    or the budget has no time left for it: then the next step runs it (the fast path hands the run off with the
+    call deferred in its checkpoint)."""
+    if call.tool in INTERNAL_TOOL_SPECS and call.tool != ACTIVATE_SKILL and call.tool not in enabled_tools(session):
+        _ready(session, _error(session, call, f"tool {call.tool!r} is no longer available to this agent"))
+    elif session.time_budget is not None and session.time_budget.tool_timeout() is None:
         session.state.pending.append(
             PendingCall(call_id=call.call_id, tool=call.tool, arguments=call.arguments, kind="deferred")
         )

@@ -13,7 +13,7 @@ from typing import Any, Literal
 from mneme.delegation_rules import effective_approval
 from mneme.engine import parallel
 from mneme.engine.deps import Deps
-from mneme.engine.runs import approvals, budget
+from mneme.engine.runs import approvals, budget, pinned_config
 from mneme.engine.runs.commit import lease_until
 from mneme.engine.runs.loop import advance
 from mneme.engine.runs.prepare import prepare, run_policy
@@ -184,8 +184,7 @@ def step(
         if unreadable is not None:
             raise unreadable
         approvals.apply_decisions(deps, run_id, state)
-        # a run's task is settled by its first step: a later step of a run without one looks none up
-        config = deps.config.load_run_config(run.user_id, run.agent_id, run.task_id, default_task=not state.initialized)
+        config = _step_config(deps, run, state)
         session.context = replace(session.context, config=config)  # loaded inside the step: its errors settle
         if run.task_id is None and config.task is not None:
             run.task_id = config.task.task_id  # a child delegated without a task runs its agent's default task
@@ -194,6 +193,19 @@ def step(
         return advance(session)
 
     return finish(session, settle(session, work, transient="raise"), hand_off=False)
+
+
+def _step_config(deps: Deps, run: Run, state: LoopState) -> RunConfig:
+    """The configuration this step runs: the one the run started with, narrowed to what the agent as stored now
+    still grants (:mod:`mneme.engine.runs.pinned_config`); else (a child's first step, a checkpoint from before
+    version 6) as stored now. A run's task is settled by its first step: a later step of a run without one looks
+    none up. A child runs, and names, the agent its first step loads."""
+    current = deps.config.load_run_config(run.user_id, run.agent_id, run.task_id, default_task=not state.initialized)
+    if state.config is not None:
+        return pinned_config.narrowed(pinned_config.unpin(state.config), current)
+    if not state.initialized:
+        run.agent_version = etag_of(current.agent)
+    return current
 
 
 def _stored_state(deps: Deps, run: Run) -> tuple[LoopState, Exception | None]:

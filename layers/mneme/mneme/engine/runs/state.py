@@ -32,8 +32,8 @@ class PendingCall(BaseModel, defer_build=True):
 
 #: the layout of :class:`LoopState` written today; :func:`load_state` reads this one and every older one.
 #: 3: the model's reasoning blocks kept in ``turns``; 4: a pending call may be ``deferred``; 5: a forked
-#: child carries its parent's request prefix (``fork``).
-CHECKPOINT_VERSION = 5
+#: child carries its parent's request prefix (``fork``); 6: the run's configuration (``config``).
+CHECKPOINT_VERSION = 6
 
 
 class LoopState(BaseModel, defer_build=True):
@@ -63,6 +63,9 @@ class LoopState(BaseModel, defer_build=True):
     always_allowed: list[str] = []
     fork: ForkPrefix | None = None  # a forked child (issue 35.4): its parent's prefix, sent first
     mcp_tools: list[McpTool] = []  # discovered at run start, offered for the whole run (sorted by name)
+    # the agent, task, skills and settings the run started with (engine.runs.pinned_config), run by every later
+    # step; None in a checkpoint before version 6 (its steps load the configuration) and before the first step
+    config: dict[str, Any] | None = None
     event_seq: int = 0
     request_seq: int = 0
     audit_seq: int = 0
@@ -72,8 +75,8 @@ class LoopState(BaseModel, defer_build=True):
     def _upgrade(cls, data: Any) -> Any:
         """Older checkpoints: version 1 kept two flags in an untyped ``extra`` dict (and a model-call
         counter nothing read); versions 2 and 3 need no conversion (3 added ``reasoning`` messages to
-        ``turns``, 4 the ``deferred`` kind of pending call, 5 ``fork``, all new kinds an older release never wrote). A
-        checkpoint from a newer release is refused, not misread."""
+        ``turns``, 4 the ``deferred`` kind of pending call, 5 ``fork``, 6 ``config``, all new kinds an older release
+        never wrote). A checkpoint from a newer release is refused, not misread."""
         if not isinstance(data, dict):
             return data
         version = data.get("checkpoint_version", 1)

@@ -1,0 +1,62 @@
+"""A run's configuration, pinned when its first step loaded it.
+
+A run that waits — for a person's approval, a delegated child, or its next step after the fast path's budget — is
+resumed by the state machine, possibly hours later. Each later step runs the agent, task, skills and settings the
+run started with, carried in its checkpoint, not whatever an edit saved since: the run's ``agent_version`` names
+what its steps ran, and a mid-run edit never mixes two system prompts in one conversation (nor breaks its prompt
+cache). A new run, and a child delegated later, run the agent as it is when they are created.
+
+**A revocation applies at once** (:func:`narrowed`): a tool, external tool, MCP server or delegate taken off the
+agent since is no longer offered to or callable by the run, and an MCP server or external tool still on it is
+reached as it is configured now (its address, its credentials); nothing added since is offered. A run whose
+agent was deleted meanwhile fails at its next step, as before.
+
+Pinned only when a checkpoint is written (a run that finishes in its first step writes none), as the stored JSON
+of each item (nulls left out, as the configuration store keeps them), read back ignoring fields a later release
+added."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mneme.models.agent import Agent, Skill, Task
+from mneme.models.user import UserSettings
+from mneme.ports.stores import RunConfig
+
+
+def pin(config: RunConfig) -> dict[str, Any]:
+    """The configuration as the checkpoint keeps it."""
+    return {
+        "settings": config.settings.model_dump(mode="json", exclude_none=True),
+        "agent": config.agent.model_dump(mode="json", exclude_none=True),
+        "task": config.task.model_dump(mode="json", exclude_none=True) if config.task is not None else None,
+        "skills": {name: skill.model_dump(mode="json", exclude_none=True) for name, skill in config.skills.items()},
+    }
+
+
+def unpin(pinned: dict[str, Any]) -> RunConfig:
+    """The configuration a checkpoint kept (:func:`pin`)."""
+    task = pinned.get("task")
+    return RunConfig(
+        UserSettings.model_validate(pinned["settings"], extra="ignore"),
+        Agent.model_validate(pinned["agent"], extra="ignore"),
+        Task.model_validate(task, extra="ignore") if task is not None else None,
+        {name: Skill.model_validate(skill, extra="ignore") for name, skill in pinned["skills"].items()},
+    )
+
+
+def narrowed(pinned: RunConfig, current: RunConfig) -> RunConfig:
+    """``pinned`` with only the capabilities ``current`` (the configuration as stored now) still grants."""
+    agent, now = pinned.agent, current.agent
+    servers = {server.name: server for server in now.mcp_servers}
+    external = {tool.name: tool for tool in now.external_tools}
+    delegates = set(now.delegate_names)
+    kept = agent.model_copy(
+        update={
+            "tools": [tool for tool in agent.tools if tool in now.tools],
+            "external_tools": [external[tool.name] for tool in agent.external_tools if tool.name in external],
+            "mcp_servers": [servers[server.name] for server in agent.mcp_servers if server.name in servers],
+            "delegates": [entry for entry in agent.delegate_entries if entry.agent in delegates],
+        }
+    )
+    return RunConfig(pinned.settings, kept, pinned.task, pinned.skills)
