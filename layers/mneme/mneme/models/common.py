@@ -30,6 +30,17 @@ ShortText = Annotated[str, StringConstraints(max_length=1024)]
 LongText = Annotated[str, StringConstraints(max_length=100_000)]
 
 
+def _not_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must contain a character other than whitespace")
+    return value
+
+
+#: text that is read for its meaning (a run's input, a query, a memory's content): whitespace alone is refused
+#: with a 400 naming the field (it embeds to nothing; the embedding model would refuse it after the run began)
+NotBlank = AfterValidator(_not_blank)
+
+
 def _json_number(value: Any) -> Any:
     if isinstance(value, bool | str):
         raise ValueError(f"must be a JSON number, not a {'boolean' if isinstance(value, bool) else 'string'}")

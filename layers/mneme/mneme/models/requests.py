@@ -28,7 +28,18 @@ from mneme.models.agent import (
     delegate_kind,
 )
 from mneme.models.budget import Budget
-from mneme.models.common import Flag, Label, LongText, Moment, Number, ShortText, Slug, TopK, storable_json
+from mneme.models.common import (
+    Flag,
+    Label,
+    LongText,
+    Moment,
+    NotBlank,
+    Number,
+    ShortText,
+    Slug,
+    TopK,
+    storable_json,
+)
 from mneme.models.mcp import McpServer, check_servers
 from mneme.models.memory import MemoryClass
 from mneme.models.policy import Fusion, MemoryPolicy, Retrieval
@@ -146,7 +157,7 @@ class SkillBody(_Body):
 
 
 class SearchBody(_Body):
-    query: Annotated[str, StringConstraints(min_length=1, max_length=MAX_QUERY_CHARS)]
+    query: Annotated[str, StringConstraints(min_length=1, max_length=MAX_QUERY_CHARS), NotBlank]
     namespaces: Annotated[list[NamespaceText], Field(max_length=MAX_NAMESPACES_PER_SEARCH)] | None = None
     top_k: TopK = 5
     retrieval: Retrieval | None = None  # default: the deployment's (hybrid)
@@ -159,7 +170,7 @@ class SearchBody(_Body):
 
 
 class ExplainBody(_Body):
-    query: Annotated[str, StringConstraints(min_length=1, max_length=MAX_QUERY_CHARS)]
+    query: Annotated[str, StringConstraints(min_length=1, max_length=MAX_QUERY_CHARS), NotBlank]
     memory_id: Annotated[str, StringConstraints(min_length=1, max_length=128)]
     agent_id: Annotated[str, StringConstraints(min_length=1, max_length=128)] | None = None
     task_id: Annotated[str, StringConstraints(min_length=1, max_length=128)] | None = None
@@ -172,7 +183,7 @@ Tags = Annotated[
 
 class DocumentBody(_Body):
     namespace: NamespaceText
-    content: Annotated[str, StringConstraints(min_length=1, max_length=DOCUMENT_BODY_CHARS)]
+    content: Annotated[str, StringConstraints(min_length=1, max_length=DOCUMENT_BODY_CHARS), NotBlank]
     tags: Tags = []
     ttl_seconds: Annotated[int, Field(ge=MIN_TTL_SECONDS, le=MAX_TTL_SECONDS), Number] | None = None
     observed_at: Moment | None = None  # when it was true or said (default: now)
@@ -201,7 +212,7 @@ class DocumentPatch(_Body):
 
     model_config = ConfigDict(json_schema_extra={"minProperties": 1})
 
-    content: Annotated[str, StringConstraints(min_length=1, max_length=DOCUMENT_BODY_CHARS)] | None = None
+    content: Annotated[str, StringConstraints(min_length=1, max_length=DOCUMENT_BODY_CHARS), NotBlank] | None = None
     tags: Tags | None = None
     status: Literal["active", "superseded"] | None = None
 

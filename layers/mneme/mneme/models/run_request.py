@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from mneme.errors import PayloadTooLarge
 from mneme.models.budget import Budget
-from mneme.models.common import Flag, Identifier, Number, Slug
+from mneme.models.common import Flag, Identifier, NotBlank, Number, Slug
 from mneme.models.run import ToolApproval
 from mneme.spec_limits import MAX_RUN_INPUT_CHARS
 
@@ -34,7 +34,7 @@ class RunRequest(BaseModel, defer_build=True):
     chat_id: Identifier | None = None
     project_id: Identifier | None = None
     session_id: Identifier | None = None
-    input: Annotated[str, Field(min_length=1)]
+    input: Annotated[str, Field(min_length=1), NotBlank]
     tool_approval: ToolApproval | None = None
     memory: MemoryOverride | None = None
     budget: Budget | None = None
