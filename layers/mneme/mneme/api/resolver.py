@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from contextvars import ContextVar
+from re import Match
 from typing import Any
+from urllib.parse import unquote
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver
 from aws_lambda_powertools.utilities.data_classes.common import BaseProxyEvent
@@ -69,6 +71,12 @@ class ConcurrentHttpResolver(APIGatewayHttpResolver):
     @processed_stack_frames.setter
     def processed_stack_frames(self, value: list[str]) -> None:
         self._state.processed_stack_frames = value
+
+    def _convert_matches_into_route_keys(self, match: Match[str]) -> dict[str, str]:
+        """The path's parameters percent-decoded (RFC 3986 §2.1): routes match the raw path (API Gateway's
+        ``rawPath``), so ``/v1/chats/proj%3Achat.1`` names the chat ``proj:chat.1`` — as a client encoding each
+        segment (JavaScript's ``encodeURIComponent``) sends it — and ``%2F`` never moves a request to another route."""
+        return {name: unquote(value) for name, value in match.groupdict().items()}
 
     def resolve_request(self, event: Mapping[str, Any], context: Any, **request_context: Any) -> dict[str, Any]:
         """Resolve one HTTP event with its own state; ``request_context`` is what routes read from
