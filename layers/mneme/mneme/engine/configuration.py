@@ -209,6 +209,8 @@ def delete_agent(deps: Deps, caller: Caller, agent_id: str, precondition: Precon
     if not config.delete_agent(caller.user_id, agent_id, precondition=precondition, revision_at=at) and not (
         caller.is_admin and config.delete_agent(GLOBAL_OWNER, agent_id, precondition=precondition, revision_at=at)
     ):
+        if config.get_agent(GLOBAL_OWNER, agent_id) is not None:  # one the caller sees and may not delete
+            raise Forbidden(f"only admins delete the global agent {agent_id!r}")
         raise NotFound(f"no agent {agent_id!r}")
 
 
@@ -249,11 +251,10 @@ def delete_task(
     deps: Deps, caller: Caller, agent_id: str, task_id: str, precondition: Precondition | None = None
 ) -> None:
     agent = visible_agent(deps, caller, agent_id)
-    allowed = agent.owner != GLOBAL_OWNER or caller.is_admin
+    if agent.owner == GLOBAL_OWNER and not caller.is_admin:
+        raise Forbidden("only admins change the tasks of a global agent")
     at = deps.clock.now()
-    if not allowed or not deps.config.delete_task(
-        agent.owner, agent.agent_id, task_id, precondition=precondition, revision_at=at
-    ):
+    if not deps.config.delete_task(agent.owner, agent.agent_id, task_id, precondition=precondition, revision_at=at):
         raise NotFound(f"no task {task_id!r} on agent {agent_id!r}")
 
 
@@ -289,4 +290,6 @@ def delete_skill(deps: Deps, caller: Caller, name: str, precondition: Preconditi
     if not config.delete_skill(caller.user_id, name, precondition=precondition, revision_at=at) and not (
         caller.is_admin and config.delete_skill(GLOBAL_OWNER, name, precondition=precondition, revision_at=at)
     ):
+        if config.get_skills(GLOBAL_OWNER, [name]):  # one the caller sees and may not delete
+            raise Forbidden(f"only admins delete the global skill {name!r}")
         raise NotFound(f"no skill {name!r}")

@@ -275,7 +275,8 @@ def http_write_access(namespace: str, user_id: str, *, is_admin: bool) -> str:
 
 def http_delete_allowed(namespace: str, user_id: str, *, is_admin: bool) -> bool:
     """May ``DELETE /v1/memory/documents/{id}`` remove an entry of ``namespace``? The same rule as a write:
-    own scopes, global for admins. When not, the entry is answered as not found (never a 403)."""
+    own scopes, global for admins. When not, another user's entry is answered as not found, and a global entry
+    (which every user reads) is a 403."""
     return can_write(namespace, user_id, is_admin=is_admin)
 
 

@@ -53,9 +53,11 @@ def revisions_of(deps: Deps, caller: Caller, doc_id: str) -> list[MemoryRevision
     assert deps.memory is not None
     found = deps.memory.entries([doc_id])
     document = found[0] if found else None
-    if document is None or not _owner(document, caller):
+    if document is None or not (_owner(document, caller) or _global(document)):
         memory_inbox.refused(deps, caller, doc_id)
     assert document is not None
+    if not _owner(document, caller):  # a global entry a user reads: its history is the admins'
+        memory_inbox.forbidden(deps, caller, doc_id, document.namespace, what="read the history of")
     history = revisions.history(document.owner_user_id, doc_id)
     trail = request_trail(caller.user_id, deps.clock)
     trail.write(deps.audit, "read", [document.namespace], via="revisions", id=doc_id, hits=len(history))
@@ -65,7 +67,11 @@ def revisions_of(deps: Deps, caller: Caller, doc_id: str) -> list[MemoryRevision
 def _owner(document: MemoryDocument, caller: Caller) -> bool:
     if document.owner_user_id:
         return document.owner_user_id == caller.user_id
-    return caller.is_admin and document.namespace.startswith("vector.global.")
+    return caller.is_admin and _global(document)
+
+
+def _global(document: MemoryDocument) -> bool:
+    return not document.owner_user_id and document.namespace.startswith("vector.global.")
 
 
 def state_at(revisions: Sequence[MemoryRevision], moment: datetime) -> list[MemoryDocument]:

@@ -16,7 +16,7 @@ from mneme.engine.deps import Deps
 from mneme.engine.memory_io import ops as memory_ops
 from mneme.engine.memory_io.revisions import acting
 from mneme.errors import EmbeddingInputTooLong, InvalidInput, MemoryUnavailable, NotFound, PreconditionFailed
-from mneme.memory.access import MemoryWriteForbidden, http_write_access
+from mneme.memory.access import Denial, MemoryWriteForbidden, http_write_access
 from mneme.memory.namespaces import can_write, is_readable, own_namespaces
 from mneme.models.audit import AuditAction
 from mneme.models.memory import MemoryDocument
@@ -82,6 +82,15 @@ def refused(deps: Deps, caller: Caller, doc_id: str) -> NoReturn:
     user's or unknown, so the caller's own audit never tells the two apart (issue 31.10)."""
     _audit(deps, caller, "denied", None, reason="not_found", id=doc_id)
     raise NotFound(f"no memory entry {doc_id!r}")
+
+
+def forbidden(deps: Deps, caller: Caller, doc_id: str, namespace: str, *, what: str = "change") -> NoReturn:
+    """A 403 for a global entry the caller reads but may not change (or read the history of: ``what``), being no
+    admin; audited ``denied``."""
+    _audit(deps, caller, "denied", namespace, reason="admin_required", id=doc_id)
+    raise MemoryWriteForbidden(
+        f"only an admin may {what} global memory ({namespace!r})", Denial(namespace, "admin_required")
+    )
 
 
 def get_document(deps: Deps, caller: Caller, doc_id: str, *, derived: bool) -> tuple[MemoryDocument, list[str] | None]:

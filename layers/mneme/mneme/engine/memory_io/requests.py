@@ -27,6 +27,7 @@ from mneme.memory.access import (
 )
 from mneme.memory.entry_retention import is_expired, memory_retention
 from mneme.memory.lifecycle import check_user_metadata
+from mneme.memory.namespaces import is_readable
 from mneme.memory.policy import MemoryScope, resolved_rules
 from mneme.models.memory import MemoryClass, MemoryHit
 from mneme.models.policy import ResolvedPolicy
@@ -166,7 +167,8 @@ def delete_memory(
     deps: Deps, caller: Caller, doc_id: str, namespace: str | None = None, *, via: str = "http"
 ) -> list[str]:
     """Soft-delete an entry (and, by cascade, the entries derived from it); answers every id marked.
-    An entry the caller may not delete is answered as not found."""
+    An entry the caller may not read is answered as not found; a global one they read but may not delete (no
+    admin) is a 403, as its PATCH is."""
     ports, trail = memory_ports(deps, caller), _trail(deps, caller)
     store, _ = ports.require()
     document = store.get(doc_id, namespace) if namespace else store.find(doc_id)
@@ -174,8 +176,10 @@ def delete_memory(
         document is None
         or document.deleted
         or is_expired(document, deps.clock.now())
-        or not http_delete_allowed(document.namespace, caller.user_id, is_admin=caller.is_admin)
+        or not is_readable(document.namespace, caller.user_id)
     ):
         memory_inbox.refused(deps, caller, doc_id)
+    if not http_delete_allowed(document.namespace, caller.user_id, is_admin=caller.is_admin):
+        memory_inbox.forbidden(deps, caller, doc_id, document.namespace)
     with acting("user", caller.user_id):
         return audited_writes.audited_delete(ports, trail, caller.user_id, document, via=via, id=doc_id)
