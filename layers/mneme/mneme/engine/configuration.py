@@ -132,6 +132,8 @@ def put_agent(
         missing -= {s.name for s in config.get_skills(GLOBAL_OWNER, sorted(missing))}
     warnings += [f"skill {name!r} does not exist yet" for name in sorted(missing)]
     warnings += _delegate_warnings(deps, agent)
+    if agent.default_task_id and config.get_task(agent.owner, agent.agent_id, agent.default_task_id) is None:
+        warnings.append(f"default task {agent.default_task_id!r} does not exist yet: until it does, runs have no task")
     config.put_agent(agent, precondition=precondition, revision_at=deps.clock.now())
     return Saved(agent, warnings)
 

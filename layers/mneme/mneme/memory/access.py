@@ -208,7 +208,7 @@ def tool_write_access(
     """
     values = scope.template_values()
     enabled = policy.allow_tool_delete if action == "delete" else policy.allow_tool_write
-    whitelist, _ = resolve_patterns(policy.allowed_write_namespaces, values)
+    whitelist, skipped = resolve_patterns(policy.allowed_write_namespaces, values)
     if not enabled:
         flag = "allow_tool_delete" if action == "delete" else "allow_tool_write"
         shown = namespace or policy.write_namespace
@@ -227,7 +227,7 @@ def tool_write_access(
     if target.endswith(".*"):
         raise ToolError(f"namespace {target!r} must be one namespace, not a pattern", field="namespace")
     if not any(covers(grant, target) for grant in whitelist):
-        allowed = ", ".join(whitelist) or "none"
+        allowed = "; ".join([", ".join(whitelist) or "none", *skipped])  # why a pattern allows nothing in this run
         raise MemoryToolDenied(
             f"namespace {target!r} is not in the allowed write namespaces ({allowed})",
             Denial(target, "not_whitelisted"),

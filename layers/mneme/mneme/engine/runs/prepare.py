@@ -51,6 +51,9 @@ def prepare(session: RunSession, *, chat: Chat | None, policy: ResolvedPolicy) -
         parent_run_id=run.parent_run_id,
         chat_id=run.chat_id,
     )
+    default_task = session.config.agent.default_task_id
+    if default_task and session.config.task is None and run.task_id is None:
+        session.recorder.warning(f"the agent's default task {default_task!r} does not exist: the run has no task")
     discovery = mcp_tools.start_discovery(session)  # the MCP servers answer while memory is searched
     _auto_inject(session)
     mcp_tools.finish_discovery(session, discovery)
