@@ -81,6 +81,7 @@ class ConcurrentHttpResolver(APIGatewayHttpResolver):
     def resolve_request(self, event: Mapping[str, Any], context: Any, **request_context: Any) -> dict[str, Any]:
         """Resolve one HTTP event with its own state; ``request_context`` is what routes read from
         ``router.context`` (the deps)."""
+        event = _without_empty_query_values(event)
         state = _RequestState(
             event=self._to_proxy_event(dict(event)),
             lambda_context=context,
@@ -92,3 +93,13 @@ class ConcurrentHttpResolver(APIGatewayHttpResolver):
             return result
         finally:
             self._request_state.reset(token)
+
+
+def _without_empty_query_values(event: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A query parameter sent empty (``?status=``, as a form or SPEC §10's own URL templates leave it) is taken as
+    absent on every route: ``?namespace=`` filtered on the empty namespace (every record hidden) while ``?action=``
+    was a 400."""
+    params = event.get("queryStringParameters")
+    if not params or all(params.values()):
+        return event
+    return {**event, "queryStringParameters": {name: value for name, value in params.items() if value} or None}
