@@ -224,3 +224,27 @@ def test_a_search_with_explain_over_mcp_names_a_deleted_entry(api: Api, world: W
     assert {d["id"]: d["reason"] for d in dropped} == {gone_id: "deleted"}
     reads = [r for r in world.deps.audit.query("alice", action="read").records]
     assert {r.detail["via"] for r in reads} == {"mcp"}
+
+
+@pytest.mark.parametrize("request_id", [{"a": 1}, [1], True, 1.5, None])
+def test_a_request_whose_id_is_not_a_string_or_an_integer_is_an_invalid_request(
+    api: Api, world: World, request_id: Any
+) -> None:
+    params = {"name": "memory-write", "arguments": {"namespace": "vector.user.${user_id}.memory", "content": "Tea."}}
+    message = {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
+    reply = api.post("/mcp", message, headers=LEGACY)
+    assert reply.status == 400 and reply.body["error"]["code"] == -32600
+    assert "id" in reply.body["error"]["message"] and world.memory.documents == {}
+
+
+@pytest.mark.parametrize("version", ["1.0", None, 2])
+def test_a_request_of_another_jsonrpc_version_is_an_invalid_request(api: Api, version: Any) -> None:
+    message = {"jsonrpc": version, "id": 1, "method": "tools/list"}
+    reply = api.post("/mcp", message, headers=LEGACY)
+    assert reply.status == 400 and reply.body["error"]["code"] == -32600
+
+
+@pytest.mark.parametrize("request_id", ["abc", 7, 0])
+def test_a_string_or_integer_id_is_answered_with_it(api: Api, request_id: Any) -> None:
+    reply = api.post("/mcp", {"jsonrpc": "2.0", "id": request_id, "method": "tools/list"}, headers=LEGACY)
+    assert reply.status == 200 and reply.body["id"] == request_id

@@ -45,6 +45,9 @@ def handle_mcp(deps: Deps, caller: Caller, event: dict[str, Any]) -> dict[str, A
     method = str(((event.get("requestContext") or {}).get("http") or {}).get("method") or "").upper()
     if method != "POST":
         return _rpc_error(405, "Method Not Allowed: mneme's MCP server is stateless, use POST", {"Allow": "POST"})
+    refusal = _envelope_error(str(event.get("body") or ""))
+    if refusal is not None:
+        return _rpc_error(400, refusal)
     import anyio
 
     for name in ("mcp", "httpx2"):  # the SDK logs every exchange at INFO: not for a Lambda's log group
@@ -55,6 +58,25 @@ def handle_mcp(deps: Deps, caller: Caller, event: dict[str, Any]) -> dict[str, A
         observability.logger().exception("unhandled error in the MCP endpoint", error_type=type(exc).__name__)
         return _rpc_error(500, "internal error", code=-32603)
     return _as_json(result)
+
+
+def _envelope_error(raw: str) -> str | None:
+    """What JSON-RPC 2.0 and MCP refuse and the SDK misreads: an ``id`` that is not a string or an integer (an
+    object, a list, a boolean, a fraction) made a request a notification — ``202``, nothing run, no answer — and a
+    ``jsonrpc`` other than ``"2.0"`` was an "Invalid params" dump. A body that is not a JSON object is the SDK's
+    to answer."""
+    try:
+        message = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(message, dict):
+        return None
+    if message.get("jsonrpc") != "2.0":
+        return 'Invalid Request: "jsonrpc" must be "2.0"'
+    request_id = message.get("id")
+    if "id" in message and (isinstance(request_id, bool) or not isinstance(request_id, str | int)):
+        return 'Invalid Request: "id" must be a string or an integer'
+    return None
 
 
 def _as_json(result: dict[str, Any]) -> dict[str, Any]:
