@@ -6,7 +6,16 @@ from typing import Any
 
 from mneme.api.context import caller_of, deps_of, new_router
 from mneme.api.listing import PageCursor, PageLimit, RevisionLimit
-from mneme.api.preconditions import CONDITIONAL, CONDITIONAL_DELETE, IfMatch, IfNoneMatch, precondition_of, tagged
+from mneme.api.preconditions import (
+    CONDITIONAL,
+    CONDITIONAL_DELETE,
+    CONDITIONAL_READ,
+    IfMatch,
+    IfNoneMatch,
+    precondition_of,
+    tagged,
+    tagged_read,
+)
 from mneme.api.presenters import agent_view, config_revisions_view, settings_view, skill_view, task_view
 from mneme.api.responses import no_content
 from mneme.engine import configuration, revision_history
@@ -17,11 +26,11 @@ router = new_router()
 
 
 # ------------------------------------------------------------------------------------------ settings
-@router.get("/v1/me/settings", responses=CONDITIONAL)
-def get_settings() -> Any:
+@router.get("/v1/me/settings", responses=CONDITIONAL_READ)
+def get_settings(if_match: IfMatch = None, if_none_match: IfNoneMatch = None) -> Any:
     caller = caller_of(router)
     settings = configuration.get_settings(deps_of(router), caller)
-    return tagged(settings_view(settings, caller), settings)
+    return tagged_read(settings_view(settings, caller), settings, if_match, if_none_match)
 
 
 @router.put("/v1/me/settings", responses=CONDITIONAL)
@@ -42,10 +51,10 @@ def list_agents(limit: PageLimit = None, cursor: PageCursor = None) -> dict[str,
     return {"agents": listed, "cursor": next_cursor}
 
 
-@router.get("/v1/agents/<agent_id>", responses=CONDITIONAL)
-def get_agent(agent_id: str) -> Any:
+@router.get("/v1/agents/<agent_id>", responses=CONDITIONAL_READ)
+def get_agent(agent_id: str, if_match: IfMatch = None, if_none_match: IfNoneMatch = None) -> Any:
     agent = configuration.visible_agent(deps_of(router), caller_of(router), agent_id)
-    return tagged(agent_view(agent), agent)
+    return tagged_read(agent_view(agent), agent, if_match, if_none_match)
 
 
 @router.put("/v1/agents/<agent_id>", responses=CONDITIONAL)
@@ -79,10 +88,10 @@ def list_tasks(agent_id: str, limit: PageLimit = None, cursor: PageCursor = None
     return {"tasks": listed, "cursor": next_cursor}
 
 
-@router.get("/v1/agents/<agent_id>/tasks/<task_id>", responses=CONDITIONAL)
-def get_task(agent_id: str, task_id: str) -> Any:
+@router.get("/v1/agents/<agent_id>/tasks/<task_id>", responses=CONDITIONAL_READ)
+def get_task(agent_id: str, task_id: str, if_match: IfMatch = None, if_none_match: IfNoneMatch = None) -> Any:
     found = configuration.get_task(deps_of(router), caller_of(router), agent_id, task_id)
-    return tagged(task_view(found.item, found.warnings), found.item)
+    return tagged_read(task_view(found.item, found.warnings), found.item, if_match, if_none_match)
 
 
 @router.put("/v1/agents/<agent_id>/tasks/<task_id>", responses=CONDITIONAL)
@@ -119,10 +128,10 @@ def list_skills(limit: PageLimit = None, cursor: PageCursor = None) -> dict[str,
     return {"skills": listed, "cursor": next_cursor}
 
 
-@router.get("/v1/skills/<name>", responses=CONDITIONAL)
-def get_skill(name: str) -> Any:
+@router.get("/v1/skills/<name>", responses=CONDITIONAL_READ)
+def get_skill(name: str, if_match: IfMatch = None, if_none_match: IfNoneMatch = None) -> Any:
     skill = configuration.get_skill(deps_of(router), caller_of(router), name)
-    return tagged(skill_view(skill), skill)
+    return tagged_read(skill_view(skill), skill, if_match, if_none_match)
 
 
 @router.put("/v1/skills/<name>", responses=CONDITIONAL)

@@ -17,6 +17,21 @@ from mneme.json_depth import text_problem
 
 
 def handle_http(app: Any, deps: Any, event: dict[str, Any], context: Any) -> dict[str, Any]:
+    return _not_stored(_answer(app, deps, event, context))
+
+
+def _not_stored(response: dict[str, Any]) -> dict[str, Any]:
+    """Every answer is the caller's own data, or depends on who asks: ``Cache-Control: no-store`` (unless a route
+    says otherwise), so neither a shared browser keeps one user's answers on disk nor its cache revalidates them
+    for the next user who signs in (a ``304`` to an ``If-None-Match`` it sent by itself would show the first
+    user's body). A client that keeps what it read asks with ``If-None-Match`` itself."""
+    headers = dict(response.get("headers") or {})
+    if not any(name.lower() == "cache-control" for name in headers):
+        headers["Cache-Control"] = "no-store"
+    return {**response, "headers": headers}
+
+
+def _answer(app: Any, deps: Any, event: dict[str, Any], context: Any) -> dict[str, Any]:
     path = event.get("rawPath") or ""
     caller = None
     try:

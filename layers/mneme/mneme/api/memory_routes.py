@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from mneme.api.context import caller_of, deps_of, new_router
-from mneme.api.preconditions import IfMatch, precondition_of, tagged, tagged_answer
+from mneme.api.preconditions import IfMatch, IfNoneMatch, precondition_of, tagged, tagged_answer, tagged_read
 from mneme.api.presenters import document_view, revisions_view, search_view
 from mneme.api.responses import json_response, no_content
 from mneme.api.run_views import answers
@@ -102,10 +102,15 @@ def list_documents(
     return {"documents": [document_view(d) for d in page.documents], "namespace": page.namespace, "cursor": page.cursor}
 
 
-@router.get("/v1/memory/documents/<doc_id>", responses=tagged_answer(DocumentView))
-def get_document(doc_id: str, derived: Annotated[bool, Query()] = False) -> Any:
+@router.get("/v1/memory/documents/<doc_id>", responses=tagged_answer(DocumentView, read=True))
+def get_document(
+    doc_id: str,
+    derived: Annotated[bool, Query()] = False,
+    if_match: IfMatch = None,
+    if_none_match: IfNoneMatch = None,
+) -> Any:
     document, cascade = memory_inbox.get_document(deps_of(router), caller_of(router), doc_id, derived=derived)
-    return tagged(document_view(document, cascade), document)
+    return tagged_read(document_view(document, cascade), document, if_match, if_none_match)
 
 
 @router.get("/v1/memory/documents/<doc_id>/revisions", responses=answers(200, RevisionsView))

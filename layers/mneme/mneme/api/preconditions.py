@@ -12,7 +12,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Header
 from pydantic import BaseModel
 
 from mneme.api.responses import JSON, json_response
-from mneme.errors import InvalidInput
+from mneme.errors import InvalidInput, PreconditionFailed
 from mneme.models.precondition import ANY, Precondition, etag_of
 
 _EMPTY = re.compile(r"[\s,]+")
@@ -39,12 +39,19 @@ REFUSED: dict[str, Any] = {
     "description": "If-Match / If-None-Match does not hold: the resource changed (its ETag is answered)"
 }
 CONDITIONAL: dict[int, Any] = {200: {"description": "OK", "headers": ETAG_HEADER}, 412: REFUSED}
+NOT_MODIFIED: dict[str, Any] = {
+    "description": "If-None-Match names the current ETag: not sent again",
+    "headers": ETAG_HEADER,
+}
+#: the ``responses=`` of a conditional GET
+CONDITIONAL_READ: dict[int, Any] = {**CONDITIONAL, 304: NOT_MODIFIED}
 CONDITIONAL_DELETE: dict[int, Any] = {412: REFUSED}
 
 
-def tagged_answer(view: type[BaseModel]) -> dict[int, Any]:
-    """The ``responses=`` of a conditional route answering ``view`` with its ETag."""
-    return {200: {"description": "OK", "headers": ETAG_HEADER, "content": {JSON: {"model": view}}}, 412: REFUSED}
+def tagged_answer(view: type[BaseModel], *, read: bool = False) -> dict[int, Any]:
+    """The ``responses=`` of a conditional route answering ``view`` with its ETag (``read``: a GET, also 304)."""
+    answers = {200: {"description": "OK", "headers": ETAG_HEADER, "content": {JSON: {"model": view}}}, 412: REFUSED}
+    return {**answers, 304: NOT_MODIFIED} if read else answers
 
 
 def _tags(value: str, header: str) -> tuple[str, ...]:
@@ -80,3 +87,18 @@ def precondition_of(if_match: str | None, if_none_match: str | None) -> Precondi
 def tagged(body: dict[str, Any], model: BaseModel) -> Response[str]:
     """A resource's JSON with its entity tag."""
     return json_response(200, body, {"ETag": etag_of(model)})
+
+
+def tagged_read(
+    body: dict[str, Any], model: BaseModel, if_match: str | None, if_none_match: str | None
+) -> Response[str]:
+    """A GET's answer under its preconditions (RFC 9110 §13.2.2): ``If-Match`` that does not hold is a 412; then
+    ``If-None-Match`` naming the current tag (compared weakly) or ``*`` is a ``304 Not Modified`` with the tag and no
+    body — a client that keeps what it read asks again without fetching it again; else the JSON with its tag."""
+    tag = etag_of(model)
+    condition = precondition_of(if_match, if_none_match) or Precondition()
+    if not Precondition(if_match=condition.if_match).holds(tag):
+        raise PreconditionFailed(condition.refusal(tag), details={"etag": tag})
+    if not Precondition(if_none_match=condition.if_none_match).holds(tag):
+        return Response(304, None, "", headers={"ETag": tag})
+    return json_response(200, body, {"ETag": tag})
