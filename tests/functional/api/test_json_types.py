@@ -69,3 +69,16 @@ def test_a_document_ttl_given_as_text_is_a_400_and_stores_nothing(api: Api) -> N
     assert (reply.status, reply.body["field"]) == (400, "ttl_seconds")
     listed = api.get("/v1/memory/documents", query={"namespace": "vector.user.alice.notes"}).body
     assert listed["documents"] == []
+
+
+@pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity"])
+def test_a_number_that_is_not_finite_is_a_400_saying_so(api: Api, number: str) -> None:
+    body = '{"query": "x", "min_score": ' + number + "}"  # Python's JSON reader takes these literals
+    reply = api.post("/v1/memory/search", body)
+    assert (reply.status, reply.body["field"]) == (400, "min_score")
+    assert "finite" in reply.body["message"]
+
+
+def test_a_moment_out_of_range_names_the_range_with_four_digit_years(api: Api) -> None:
+    reply = api.post("/v1/memory/search", {"query": "x", "as_of": "9999-12-31T23:59:59Z"})
+    assert reply.status == 400 and "between 0002-01-01 and 9998-01-01" in reply.body["message"]

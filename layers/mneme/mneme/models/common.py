@@ -1,6 +1,7 @@
 """Constrained field types shared by the models."""
 
 import json
+import math
 import re
 from datetime import UTC, datetime
 from typing import Annotated, Any
@@ -44,6 +45,8 @@ NotBlank = AfterValidator(_not_blank)
 def _json_number(value: Any) -> Any:
     if isinstance(value, bool | str):
         raise ValueError(f"must be a JSON number, not a {'boolean' if isinstance(value, bool) else 'string'}")
+    if isinstance(value, float) and not math.isfinite(value):  # NaN / Infinity: Python's JSON reader takes them
+        raise ValueError("must be a finite number")
     return value
 
 
@@ -68,7 +71,9 @@ def _in_range(value: datetime) -> datetime:
     except OverflowError:
         inside = False
     if not inside:
-        raise ValueError(f"must be between {EARLIEST_MOMENT:%Y-%m-%d} and {LATEST_MOMENT:%Y-%m-%d} in UTC")
+        raise ValueError(
+            f"must be between {EARLIEST_MOMENT.date().isoformat()} and {LATEST_MOMENT.date().isoformat()} in UTC"
+        )
     return value
 
 
