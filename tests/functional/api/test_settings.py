@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.functional.api.conftest import Api
 
 SETTINGS = {"name": "Alice", "email": "alice@example.com", "language": "de", "timezone": "Europe/Berlin"}
@@ -54,3 +56,15 @@ def test_a_timezone_too_long_for_a_file_name_is_400_naming_it(api: Api, world) -
         reply = api.put("/v1/me/settings", {**SETTINGS, "timezone": name})
         assert (reply.status, reply.body["field"]) == (400, "timezone"), reply.body
     assert world.deps.config.get_settings("alice") is None
+
+
+@pytest.mark.parametrize("tag", ["de-DE-u-ca-buddhist", "en-x-foo", "fr-CA", "zh-Hant-TW", "en-US-u-hc-h23-x-acme"])
+def test_a_language_tag_with_extensions_or_private_use_is_saved(api: Api, tag: str) -> None:
+    reply = api.put("/v1/me/settings", {**SETTINGS, "language": tag})
+    assert reply.status == 200 and reply.body["language"] == tag
+
+
+@pytest.mark.parametrize("tag", ["xx-x-foo", "de-u", "en--US", "en-x-", "qq-DE-u-ca-buddhist"])
+def test_a_malformed_or_unknown_language_with_extensions_is_a_400(api: Api, tag: str) -> None:
+    reply = api.put("/v1/me/settings", {**SETTINGS, "language": tag})
+    assert (reply.status, reply.body["field"]) == (400, "language")

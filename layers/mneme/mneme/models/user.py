@@ -8,7 +8,11 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from mneme.models.common import UserId, reserved_user_id
 
-_BCP47 = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
+#: language[-script][-region][-variant]… then extensions (``-u-ca-buddhist``) and private use (``-x-…``): RFC 5646
+_BCP47 = re.compile(
+    r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*(-[0-9A-WY-Za-wy-z](-[A-Za-z0-9]{2,8})+)*(-[Xx](-[A-Za-z0-9]{1,8})+)?$"
+)
+_SINGLETON = re.compile(r"-[A-Za-z0-9](?=-|$)")
 _EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s]+\.[^@\s]+$")
 #: the default language's tags (lower case): known without asking Babel, whose import and locale data cost
 #: a cold start ~20–30 ms (mneme/context/dates.py formats their dates without it too)
@@ -74,8 +78,9 @@ class UserSettings(BaseModel, defer_build=True):
             return value
         from babel import Locale, UnknownLocaleError
 
+        locale = _SINGLETON.split(value, maxsplit=1)[0]  # what Babel knows: the tag before its extensions
         try:
-            Locale.parse(value.replace("-", "_"))
+            Locale.parse(locale.replace("-", "_"))
         except (UnknownLocaleError, ValueError) as exc:
             raise ValueError(f"unknown language {value!r}") from exc
         return value
