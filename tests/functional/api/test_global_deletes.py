@@ -75,3 +75,24 @@ def test_a_users_read_of_a_global_entrys_history_is_a_403_and_an_admins_answers(
     doc_id = _global_entry(api)
     assert api.get(f"/v1/memory/documents/{doc_id}/revisions").status == 403
     assert api.get(f"/v1/memory/documents/{doc_id}/revisions", **ROOT).status == 200
+
+
+def test_a_delete_naming_an_invalid_namespace_is_a_400(api: Api) -> None:
+    doc_id = _own_entry(api)
+    for namespace in ("garbage", "vector.user.alice.*"):
+        reply = api.delete(f"/v1/memory/documents/{doc_id}", query={"namespace": namespace})
+        assert (reply.status, reply.body["field"]) == (400, "namespace")
+    assert api.get(f"/v1/memory/documents/{doc_id}").status == 200
+
+
+def test_a_delete_naming_the_entrys_namespace_with_the_template_deletes_it(api: Api) -> None:
+    doc_id = _own_entry(api)
+    reply = api.delete(f"/v1/memory/documents/{doc_id}", query={"namespace": "vector.user.${user_id}.notes"})
+    assert reply.status in (200, 204)
+    assert api.get(f"/v1/memory/documents/{doc_id}").status == 404
+
+
+def _own_entry(api: Api) -> str:
+    return str(
+        api.post("/v1/memory/documents", {"namespace": "vector.user.alice.notes", "content": "Tea."}).body["ids"][0]
+    )

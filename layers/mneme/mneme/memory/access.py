@@ -280,6 +280,14 @@ def http_delete_allowed(namespace: str, user_id: str, *, is_admin: bool) -> bool
     return can_write(namespace, user_id, is_admin=is_admin)
 
 
+def http_namespace(namespace: str, user_id: str) -> str:
+    """One namespace a request names (``${user_id}`` resolved): an invalid one or a pattern is a 400 naming it."""
+    target = _resolve_http(namespace, user_id, "namespace")
+    if target.endswith(".*"):
+        raise InvalidInput(f"namespace {target!r} must be one namespace, not a pattern", field="namespace")
+    return target
+
+
 def _resolve_http(namespace: str, user_id: str, field_name: str) -> str:
     try:
         return resolve(namespace, {"user_id": user_id})

@@ -22,6 +22,7 @@ from mneme.memory.access import (
     ReadAccess,
     denials_of,
     http_delete_allowed,
+    http_namespace,
     http_search_access,
     http_write_access,
 )
@@ -171,6 +172,8 @@ def delete_memory(
     admin) is a 403, as its PATCH is."""
     ports, trail = memory_ports(deps, caller), _trail(deps, caller)
     store, _ = ports.require()
+    if namespace:  # the entry's namespace, to find it without a lookup: an invalid one is a 400
+        namespace = http_namespace(namespace, caller.user_id)
     document = store.get(doc_id, namespace) if namespace else store.find(doc_id)
     if (
         document is None
