@@ -72,3 +72,31 @@ def test_an_erasure_of_the_owner_takes_the_revisions(backend: Backend) -> None:
     store.put_agent(_agent("One"), revision_at=T0)
     store.erase_owned("alice")
     assert history.history("alice", REF, limit=10, cursor=None).revisions == []
+
+
+def _task(task_id: str) -> Task:
+    return Task(task_id=task_id, agent_id="researcher", owner="alice", name=f"Task {task_id}")
+
+
+@pytest.mark.parametrize("count", [2, 60])  # 60 tasks: 122 writes, past one transaction's 100
+def test_an_agent_deleted_with_its_tasks_keeps_a_revision_of_each_and_names_them(backend: Backend, count: int) -> None:
+    store, history = ItemConfigStore(backend.main), ItemConfigRevisions(backend.main)
+    store.put_agent(_agent("One"), revision_at=T0)
+    ids = [f"t{n:02d}" for n in range(count)]
+    for task_id in ids:
+        store.put_task(_task(task_id))
+    assert store.delete_agent("alice", "researcher", revision_at=T0 + timedelta(minutes=1))
+    (deleted,) = history.history("alice", REF, limit=1, cursor=None).revisions
+    assert deleted.change == "deleted" and sorted(deleted.tasks or []) == ids
+    for task_id in ids:
+        (kept,) = history.history("alice", ConfigRef("task", task_id, "researcher"), limit=5, cursor=None).revisions
+        assert (kept.change, kept.item) == ("deleted", _task(task_id))
+    assert store.list_tasks("alice", "researcher") == []
+
+
+def test_an_agent_deleted_without_tasks_names_none_and_a_save_names_no_tasks(backend: Backend) -> None:
+    store, history = ItemConfigStore(backend.main), ItemConfigRevisions(backend.main)
+    store.put_agent(_agent("One"), revision_at=T0)
+    assert store.delete_agent("alice", "researcher", revision_at=T0 + timedelta(minutes=1))
+    deleted, saved = history.history("alice", REF, limit=2, cursor=None).revisions
+    assert (deleted.change, deleted.tasks, saved.tasks) == ("deleted", None, None)

@@ -119,3 +119,16 @@ def test_a_child_run_names_the_version_of_the_agent_it_runs(api: Api, world: Wor
     root = api.post("/v1/runs", {"agent_id": "master", "input": "/delegate helper :: hi"}).body
     [child] = api.get(f"/v1/runs/{root['run_id']}").body["children"]
     assert api.get(f"/v1/runs/{child}").body["agent_version"] == api.get("/v1/agents/helper").headers["etag"]
+
+
+def test_an_agents_delete_lists_its_tasks_whose_history_is_back_once_the_agent_is(api: Api) -> None:
+    api.put("/v1/agents/researcher", AGENT)
+    api.put("/v1/agents/researcher/tasks/daily", {"name": "Daily"})
+    assert api.delete("/v1/agents/researcher").status == 204
+    revisions = api.get("/v1/agents/researcher/revisions").body["revisions"]  # the test's clock stands still
+    (deleted,) = [r for r in revisions if r["change"] == "deleted"]
+    assert deleted["tasks"] == ["daily"]
+    restored = {k: v for k, v in deleted["agent"].items() if k in AGENT}
+    assert api.put("/v1/agents/researcher", restored, headers={"if-none-match": "*"}).status == 200
+    tasks = api.get("/v1/agents/researcher/tasks/daily/revisions").body["revisions"]
+    assert sorted((r["change"], r["task"]["name"]) for r in tasks) == [("deleted", "Daily"), ("saved", "Daily")]

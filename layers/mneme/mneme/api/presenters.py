@@ -46,9 +46,12 @@ def skill_view(skill: Skill) -> dict[str, Any]:
 
 
 def config_revisions_view(page: ConfigRevisionPage, kind: str, view: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
-    """``{revisions: [{at, change, etag, <kind>: the resource as it was}], cursor}``, newest first."""
+    """``{revisions: [{at, change, etag, <kind>: the resource as it was, tasks?}], cursor}``, newest first
+    (``tasks``: on an agent's delete, the ids of the tasks deleted with it)."""
     revisions = [
-        {"at": r.at.isoformat(), "change": r.change, "etag": r.etag, kind: view(r.item)} for r in page.revisions
+        {"at": r.at.isoformat(), "change": r.change, "etag": r.etag, kind: view(r.item)}
+        | ({"tasks": r.tasks} if r.tasks is not None else {})
+        for r in page.revisions
     ]
     return {"revisions": revisions, "cursor": page.cursor}
 

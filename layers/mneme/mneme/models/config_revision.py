@@ -24,6 +24,7 @@ class ConfigRevision(Record):
     change: ConfigChange
     etag: str  # the resource's entity tag as it was (its GET's then)
     item: Agent | Task | Skill
+    tasks: list[str] | None = None  # a deleted agent's: the tasks deleted with it (each has its own revision)
 
 
 class ConfigRevisionPage(Record):

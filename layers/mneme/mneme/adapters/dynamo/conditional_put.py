@@ -68,13 +68,14 @@ def delete_checked(
     precondition: Precondition | None,
     *,
     read: Callable[[Item], BaseModel],
-    along: Sequence[Key] = (),
+    along: Sequence[Item] = (),
     revision_at: datetime | None = None,
 ) -> bool:
     """Delete the item kept under ``keys`` (its copies in every partition, the first the one written) and the
     items that go with it (``along``: an agent's tasks) — with a precondition, only if it holds for the first copy
     found, whose delete is then conditioned on its stored JSON; False when there is none. One transaction with
-    the others and the revision (the first 100 items; the rest, past DynamoDB's limit, right after)."""
+    the others and the revisions — the item's, naming the ``task_id`` of each item along, and each of theirs, in
+    the item's partition (the first 100 items; the rest, past DynamoDB's limit, right after)."""
     found = next(((key, item) for key in keys if (item := table.get(*key)) is not None), None)
     if found is None:
         return False
@@ -86,10 +87,16 @@ def delete_checked(
             raise PreconditionFailed(precondition.refusal(tag), details={"etag": tag})
         condition = AttrEquals("data", item["data"])
     ops: list[WriteOp] = [Delete(*key, condition=condition)]
+    kept = list({str(other[SK]): other for other in along}.values())  # a task in two partitions: one revision
     if revision_at is not None:
-        ops.append(revision_put(keys[0], item["data"], "deleted", revision_at))
-    ops += [Delete(*other) for other in [*keys, *along] if other != key]
+        tasks = [str(other.get("task_id") or "") for other in kept]
+        ops.append(revision_put(keys[0], item["data"], "deleted", revision_at, tasks=tasks))
+        ops += [revision_put((keys[0][0], other[SK]), other["data"], "deleted", revision_at) for other in kept]
+    ops += [Delete(*other) for other in [*keys, *((o[PK], o[SK]) for o in along)] if other != key]
     _write(table, ops[:TRANSACTION_ITEMS], checked=precondition is not None, doing="deleted")
+    for op in ops[TRANSACTION_ITEMS:]:
+        if isinstance(op, Put):
+            table.put(op.item)
     table.delete_many([(op.pk, op.sk) for op in ops[TRANSACTION_ITEMS:] if isinstance(op, Delete)])
     return True
 

@@ -7,7 +7,9 @@ it records, so neither is ever kept without the other. The item's JSON is kept a
 
 from __future__ import annotations
 
+import json
 import secrets
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from mneme.adapters.dynamo.config_codec import read_model
@@ -22,10 +24,12 @@ REV = "REV#"
 _MODELS: dict[str, type[Agent | Task | Skill]] = {"agent": Agent, "task": Task, "skill": Skill}
 
 
-def revision_put(key: Key, data: str, change: ConfigChange, at: datetime) -> Put:
-    """The revision of the item stored under ``key`` (its JSON ``data``) made at ``at``."""
+def revision_put(key: Key, data: str, change: ConfigChange, at: datetime, *, tasks: Sequence[str] = ()) -> Put:
+    """The revision of the item stored under ``key`` (its JSON ``data``) made at ``at``; ``tasks``: the ids of the
+    tasks a deleted agent took with it (each has a revision of its own)."""
     moment = at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")  # fixed width: the sort key orders by time
-    return Put({PK: key[0], SK: f"{REV}{key[1]}#{moment}#{secrets.token_hex(4)}", "change": change, "data": data})
+    item = {PK: key[0], SK: f"{REV}{key[1]}#{moment}#{secrets.token_hex(4)}", "change": change, "data": data}
+    return Put({**item, "tasks": json.dumps(list(tasks))} if tasks else item)
 
 
 def resource_key(owner: str, ref: ConfigRef) -> Key:
@@ -59,4 +63,5 @@ def _revision(item: Item, model: type[Agent | Task | Skill]) -> ConfigRevision:
         change=item["change"],
         etag=etag_of_json(data),
         item=read_model(model, item),
+        tasks=json.loads(str(item["tasks"])) if item.get("tasks") else None,
     )

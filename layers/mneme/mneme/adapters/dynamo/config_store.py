@@ -110,11 +110,11 @@ class ItemConfigStore(RunConfigReads):
     ) -> bool:
         """Delete the agent and, with it, its tasks (from every partition the owner is read from)."""
         keys = keys_everywhere(owner, agent_key(owner, agent_id))
-        tasks = [(t[PK], t[SK]) for pk, _ in keys for t in query_all(self._table, pk, sk_prefix=f"TASK#{agent_id}#")]
+        tasks = [t for pk, _ in keys for t in query_all(self._table, pk, sk_prefix=f"TASK#{agent_id}#")]
         if precondition is not None or revision_at is not None:
             read = partial(_read, Agent)
             return delete_checked(self._table, keys, precondition, read=read, along=tasks, revision_at=revision_at)
-        self._table.delete_many(tasks)
+        self._table.delete_many([(t[PK], t[SK]) for t in tasks])
         return self._delete_everywhere(keys)
 
     # ------------------------------------------------------------------------------------- tasks
