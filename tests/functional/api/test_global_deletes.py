@@ -96,3 +96,15 @@ def _own_entry(api: Api) -> str:
     return str(
         api.post("/v1/memory/documents", {"namespace": "vector.user.alice.notes", "content": "Tea."}).body["ids"][0]
     )
+
+
+def test_a_global_entry_is_shown_without_who_wrote_it(api: Api) -> None:
+    doc_id = _global_entry(api)
+    shown = api.get(f"/v1/memory/documents/{doc_id}").body
+    hit = api.post("/v1/memory/search", {"query": "How do I reset via SSO?", "top_k": 1}).body["hits"][0]
+    assert shown["metadata"] == {"source": "http"} and hit["metadata"] == {"source": "http"}
+
+
+def test_an_own_entry_still_shows_its_writer(api: Api) -> None:
+    doc_id = _own_entry(api)
+    assert api.get(f"/v1/memory/documents/{doc_id}").body["metadata"]["user_id"] == "alice"

@@ -85,12 +85,23 @@ def audit_view(record: AuditRecord) -> dict[str, Any]:
     return record.model_dump(mode="json", exclude={"record_id"})
 
 
+#: who wrote an entry (the writer's user id, the run's id): not shown with a global entry, which every user reads —
+#: an admin's id, kept even after that user's erasure (docs/privacy.md); admins find the writer in the audit trail
+WRITER_KEYS = frozenset({"user_id", "run_id"})
+
+
+def _shared(body: dict[str, Any]) -> dict[str, Any]:
+    if str(body.get("namespace") or "").startswith("vector.global.") and isinstance(body.get("metadata"), dict):
+        body["metadata"] = {k: v for k, v in body["metadata"].items() if k not in WRITER_KEYS}
+    return body
+
+
 def hit_view(hit: MemoryHit) -> dict[str, Any]:
     """A search hit: SPEC §10's fields, the lifecycle's (``class``, ``observed_at``, chunk links) and, in hybrid
     mode, each leg's score (``vector_similarity``, ``keyword_score``)."""
     body = hit.as_json()
     body["class"] = body.pop("memory_class")
-    return body
+    return _shared(body)
 
 
 def search_view(hits: list[MemoryHit], access: ReadAccess, explained: Explanation | None = None) -> dict[str, Any]:
@@ -137,4 +148,4 @@ def document_view(doc: MemoryDocument, derived: list[str] | None = None) -> dict
     body |= {"class": doc.memory_class, "status": doc.status, "recorded_at": body["created_at"]}
     if derived is not None:
         body["derived"] = derived
-    return body
+    return _shared(body)
