@@ -207,3 +207,13 @@ class RunAborted(MnemeError):
     """The run loop stopped on a limit (tool-call budget, repeated identical calls)."""
 
     status, code = 409, "run_aborted"
+
+
+_PYDANTIC_PREFIXES = ("Value error, ", "Assertion failed, ")
+
+
+def validation_text(error: Any, default: str = "invalid value") -> str:
+    """One pydantic error's message for a person, without pydantic's ``Value error, `` prefix (a validator's own
+    words: "must contain a character other than whitespace", not "Value error, must contain …")."""
+    message = str(error.get("msg") or default)
+    return next((message[len(p) :] for p in _PYDANTIC_PREFIXES if message.startswith(p)), message)

@@ -66,3 +66,13 @@ def test_a_patch_to_blank_content_is_a_400_and_keeps_the_entry(api: Api) -> None
     reply = api.call("PATCH", f"/v1/memory/documents/{doc_id}", {"content": "   "})
     assert (reply.status, reply.body["field"]) == (400, "content")
     assert api.get(f"/v1/memory/documents/{doc_id}").body["content"] == "Tea at four."
+
+
+def test_the_400_says_what_is_wrong_in_the_validators_words(api: Api) -> None:
+    reply = api.post("/v1/memory/search", {"query": "   "})
+    assert reply.body["message"] == "query: must contain a character other than whitespace"
+
+
+def test_a_batch_items_refusal_is_in_the_validators_words(api: Api) -> None:
+    reply = api.post("/v1/memory/documents:batch", {"items": [{"namespace": NS, "content": " "}]})
+    assert reply.body["results"][0]["error"]["message"] == "content: must contain a character other than whitespace"

@@ -8,7 +8,7 @@ from typing import Any
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 
-from mneme.errors import MnemeError
+from mneme.errors import MnemeError, validation_text
 
 JSON = "application/json"
 
@@ -47,7 +47,7 @@ def from_validation(error: RequestValidationError) -> Response[str]:
     if first.get("type") == "json_invalid":
         return json_response(400, {"error": "invalid_json", "message": "the body is not valid JSON", "field": "body"})
     field = _field(first.get("loc", ()))
-    message = f"{field}: {first.get('msg', 'invalid value')}"
+    message = f"{field}: {validation_text(first)}"
     if len(errors) > 1:
         message += f" (and {len(errors) - 1} more)"
     return json_response(400, {"error": "invalid_input", "message": message, "field": field})
