@@ -3,6 +3,7 @@
 import { ApiError, configureApi, get } from "./api.js";
 import * as auth from "./auth.js";
 import { clear, h } from "./dom.js";
+import { forgetDraft, restoreDraft, saveDraft, trackEdits } from "./drafts.js";
 import { agentsView } from "./views/agents.js";
 import { auditView } from "./views/audit.js";
 import { memoryView } from "./views/memory.js";
@@ -45,7 +46,7 @@ async function route() {
   if (window.location.hash && !window.location.hash.startsWith("#/") && auth.session()) return; // an anchor, not a view
   const mine = stopView();
   if (!auth.session()) return showSignIn();
-  const hash = window.location.hash || "#/runs";
+  const hash = currentRoute();
   const found = ROUTES.map(([re, view, section]) => [re.exec(hash), view, section]).find(([m]) => m);
   if (!found) {
     window.location.hash = "#/runs";
@@ -63,6 +64,7 @@ async function route() {
     clear(main);
     main.append(rendered.node);
     leave = rendered.leave || null;
+    restoreDraft(main, hash, auth.userId()); // what was typed when the session ended, back in its form
     const heading = main.querySelector("h1");
     document.title = `${heading ? heading.textContent : "mneme"} · mneme console`;
     main.focus({ preventScroll: true });
@@ -70,6 +72,8 @@ async function route() {
     if (mine === generation) clear(main).append(h("div", { class: "alert", role: "alert" }, errorText(error)));
   }
 }
+
+const currentRoute = () => window.location.hash || "#/runs";
 
 export function errorText(error) {
   if (error instanceof ApiError) return `${error.status || "network"} ${error.code || ""}: ${error.message}`;
@@ -84,7 +88,7 @@ function showWho() {
   if (!user) return;
   who.append(
     h("span", {}, "Signed in as ", h("b", { dataset: { testid: "user" } }, user)),
-    h("button", { type: "button", class: "secondary", onclick: () => { auth.signOut(config); showWho(); route(); } }, "Sign out"),
+    h("button", { type: "button", class: "secondary", onclick: () => { forgetDraft(); auth.signOut(config); showWho(); route(); } }, "Sign out"),
   );
 }
 
@@ -133,6 +137,7 @@ async function boot() {
     token: () => auth.bearer(config),
     unauthorized: () => {
       if (!auth.session()) return; // already signed out (another call of the same view got its 401 first)
+      saveDraft(main, currentRoute(), auth.userId()); // the unsaved forms, given back after the next sign-in
       stopView();
       auth.signOut({ mode: "local" }); // forget the token here; a Cognito session signs in again below
       showSignIn("Your session ended (401): sign in again.");
@@ -146,6 +151,7 @@ async function boot() {
     message = errorText(error);
   }
   showWho();
+  trackEdits(main);
   document.querySelector(".skip-link").addEventListener("click", (event) => {
     event.preventDefault();
     main.focus();

@@ -158,8 +158,7 @@ export async function bearer(config) {
     try {
       store(await tokenRequest(config, { grant_type: "refresh_token", refresh_token: current.refresh_token }), current.refresh_token);
     } catch {
-      write(null);
-      return null;
+      return current.token; // not refreshed: an expired token brings the API's 401, which signs in again (drafts kept)
     }
     return session().token;
   }

@@ -28,7 +28,8 @@ export function controlFor(form, fieldPath) {
   return null;
 }
 
-function formMessage(form, node) {
+/** Put a message at the top of `form` (after its heading); removed by the next clearErrors(). */
+export function formMessage(form, node) {
   node.dataset.formMessage = "";
   const anchor = form.querySelector("h2, h3, legend");
   if (anchor && anchor.parentNode === form) anchor.after(node);
