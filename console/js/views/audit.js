@@ -1,9 +1,9 @@
 // The audit trail (GET /v1/audit): the caller's records, newest first, filtered by run, namespace and
-// action, paged with the server's cursor (previous pages are the cursors already seen).
+// action, paged with the server's cursor (../paging.js: every page keeps the filters it was shown with).
 
 import { get, query } from "../api.js";
-import { clear, field, h, json, when } from "../dom.js";
-import { clearErrors, showError } from "../forms.js";
+import { field, h, json, when } from "../dom.js";
+import { cursorPaging } from "../paging.js";
 
 const ACTIONS = ["", "read", "write", "update", "delete", "denied", "delegation", "delegation_refused", "approval"];
 
@@ -16,39 +16,24 @@ export async function auditView() {
     field({ label: "Action", name: "action", field: "action", type: "select", options: ACTIONS.map((a) => [a, a || "(any)"]) }),
     field({ label: "Per page", name: "limit", field: "limit", type: "number", value: "25", step: "1" }),
     h("div", {}, h("button", { type: "submit" }, "Show")));
-  const cursors = [null]; // cursors[i] opens page i
-
-  async function show(index) {
-    clearErrors(form);
-    const data = new FormData(form);
-    const params = { run_id: data.get("run_id").trim(), namespace: data.get("namespace").trim(), action: data.get("action"), limit: data.get("limit"), cursor: cursors[index] };
-    try {
-      const result = await get(`/v1/audit${query(params)}`);
-      if (result.cursor) cursors[index + 1] = result.cursor;
-      else cursors.length = index + 1;
-      clear(table).append(result.records.length === 0 ? h("p", { class: "muted" }, "No record.") : h("table", { dataset: { testid: "audit-table", page: String(index + 1) } },
-        h("thead", {}, h("tr", {}, ["when", "action", "namespace", "run", "agent", "depth", "detail"].map((c) => h("th", { scope: "col" }, c)))),
-        h("tbody", {}, result.records.map((r) => h("tr", { dataset: { action: r.action } },
-          h("td", { class: "mono" }, when(r.at)), h("td", {}, h("b", {}, r.action)), h("td", { class: "mono" }, r.namespace || "–"),
-          h("td", { class: "mono" }, r.run_id ? h("a", { href: `#/runs/${encodeURIComponent(r.run_id)}` }, r.run_id.slice(0, 12)) : "–"),
-          h("td", {}, r.agent_id || "–"), h("td", { class: "num" }, String(r.depth)),
-          h("td", {}, Object.keys(r.detail || {}).length ? json(r.detail) : "–"))))));
-      clear(pager).append(
-        h("button", { type: "button", class: "secondary", disabled: index === 0, onclick: () => show(index - 1) }, "← Newer"),
-        h("span", { dataset: { testid: "page" } }, `Page ${index + 1}`),
-        h("button", { type: "button", class: "secondary", disabled: !result.cursor, onclick: () => show(index + 1) }, "Older →"));
-    } catch (error) {
-      showError(form, error);
-    }
-  }
-  form.addEventListener("submit", (event) => {
-    event.preventDefault();
-    cursors.length = 1;
-    show(0);
+  const { apply } = cursorPaging({
+    form, table, pager, pageTestId: "page",
+    filters: () => {
+      const data = new FormData(form);
+      return { run_id: data.get("run_id").trim(), namespace: data.get("namespace").trim(), action: data.get("action"), limit: data.get("limit") };
+    },
+    load: (params) => get(`/v1/audit${query(params)}`),
+    render: (result, page) => (result.records.length === 0 ? h("p", { class: "muted" }, "No record.") : h("table", { dataset: { testid: "audit-table", page: String(page) } },
+      h("thead", {}, h("tr", {}, ["when", "action", "namespace", "run", "agent", "depth", "detail"].map((c) => h("th", { scope: "col" }, c)))),
+      h("tbody", {}, result.records.map((r) => h("tr", { dataset: { action: r.action } },
+        h("td", { class: "mono" }, when(r.at)), h("td", {}, h("b", {}, r.action)), h("td", { class: "mono" }, r.namespace || "–"),
+        h("td", { class: "mono" }, r.run_id ? h("a", { href: `#/runs/${encodeURIComponent(r.run_id)}` }, r.run_id.slice(0, 12)) : "–"),
+        h("td", {}, r.agent_id || "–"), h("td", { class: "num" }, String(r.depth)),
+        h("td", {}, Object.keys(r.detail || {}).length ? json(r.detail) : "–")))))),
   });
   const node = h("div", { dataset: { view: "audit" } }, h("h1", {}, "Audit trail"),
     h("p", { class: "muted" }, "Who read or wrote which memory namespace, delegations and approvals — your records only, newest first."),
     form, pager, table);
-  await show(0);
+  await apply();
   return { node };
 }

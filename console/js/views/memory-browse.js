@@ -1,10 +1,11 @@
 // Browse memory: the caller's namespaces with their entries counted by status (`GET /v1/memory/namespaces`),
 // and one namespace's entries, newest first, filtered by status and paged with the server's cursor
-// (`GET /v1/memory/documents?namespace=…&status=…&cursor=…`; deleted entries only when asked for).
+// (`GET /v1/memory/documents?namespace=…&status=…&cursor=…`; deleted entries only when asked for; ../paging.js:
+// every page keeps the filters it was shown with).
 
 import { get, query } from "../api.js";
 import { clear, field, h, when } from "../dom.js";
-import { clearErrors, showError } from "../forms.js";
+import { cursorPaging } from "../paging.js";
 
 const STATUSES = [["", "active and superseded"], ["active", "active"], ["superseded", "superseded"], ["deleted", "deleted"]];
 
@@ -32,34 +33,22 @@ export function browseSection({ open }) {
     h("div", {}, h("button", { type: "submit" }, "Show")));
   listing.append(heading, form, pager, table);
   let namespace = null;
-  let cursors = [null]; // cursors[i] opens page i
-  let index = 0;
-  let asked = 0; // the newest request: an older answer that arrives late is dropped
-
-  async function showPage(at) {
-    clearErrors(form);
-    const data = new FormData(form);
-    const mine = ++asked;
-    try {
-      const page = await get(`/v1/memory/documents${query({ namespace, status: data.get("status"), limit: data.get("limit"), cursor: cursors[at] })}`);
-      if (mine !== asked) return;
-      index = at;
-      if (page.cursor) cursors[at + 1] = page.cursor;
-      else cursors.length = at + 1;
-      clear(table).append(page.documents.length ? entriesTable(page.documents, open) : h("p", { class: "muted" }, "No entry."));
-      table.firstChild.dataset.page = String(at + 1);
-      clear(pager).append(
-        h("button", { type: "button", class: "secondary", disabled: at === 0, onclick: () => showPage(at - 1) }, "← Newer"),
-        h("span", { dataset: { testid: "entries-page" } }, `Page ${at + 1}`),
-        h("button", { type: "button", class: "secondary", disabled: !page.cursor, onclick: () => showPage(at + 1) }, "Older →"));
-    } catch (error) {
-      if (mine === asked) showError(form, error);
-    }
-  }
+  const paging = cursorPaging({
+    form, table, pager, pageTestId: "entries-page",
+    filters: () => {
+      const data = new FormData(form);
+      return { namespace, status: data.get("status"), limit: data.get("limit") };
+    },
+    load: (params) => get(`/v1/memory/documents${query(params)}`),
+    render: (page, number) => {
+      const shown = page.documents.length ? entriesTable(page.documents, open) : h("p", { class: "muted" }, "No entry.");
+      shown.dataset.page = String(number);
+      return shown;
+    },
+  });
 
   function browse(name) {
     namespace = name;
-    cursors = [null];
     listing.hidden = false;
     heading.textContent = `Entries of ${name}`;
     for (const b of counts.querySelectorAll("button[aria-label^='Browse ']")) {
@@ -67,13 +56,8 @@ export function browseSection({ open }) {
       else b.removeAttribute("aria-current");
     }
     heading.focus();
-    return showPage(0);
+    return paging.apply();
   }
-  form.addEventListener("submit", (event) => {
-    event.preventDefault();
-    cursors = [null];
-    showPage(0);
-  });
 
   async function loadCounts() {
     try {
@@ -97,7 +81,7 @@ export function browseSection({ open }) {
     loadCounts,
     refresh: async () => {
       await loadCounts();
-      if (namespace) await showPage(index);
+      if (namespace) await paging.reload();
     },
   };
 }
