@@ -46,9 +46,20 @@ async function listView() {
         h("td", {}, a.tools.join(", ") || "–"), h("td", { dataset: { testid: "delegates" } }, a.delegates.map(delegateText).join(", ") || "–"), h("td", {}, a.tool_approval_default))))));
 }
 
+/** Checkboxes of `values`; a chosen value that is not among them (a skill deleted since) is listed too, ticked and
+ * marked "(missing)", so a save keeps it unless the person unticks it. */
 function checks(name, values, chosen, apiField) {
+  const missing = chosen.filter((v) => !values.includes(v));
+  const box = (v, gone) => h("label", { dataset: gone ? { missing: v } : {} },
+    h("input", { type: "checkbox", name, value: v, checked: chosen.includes(v) }), v, gone ? h("span", { class: "missing" }, " (missing)") : null);
   return h("div", { class: "checks", dataset: { field: apiField } },
-    values.length ? values.map((v) => h("label", {}, h("input", { type: "checkbox", name, value: v, checked: chosen.includes(v) }), v)) : h("span", { class: "muted" }, "none available"));
+    values.length || missing.length ? [...values.map((v) => box(v, false)), ...missing.map((v) => box(v, true))] : h("span", { class: "muted" }, "none available"));
+}
+
+/** The default task's options: none, the agent's tasks, and a stored id with no such task (kept, marked). */
+function taskChoices(tasks, stored) {
+  const ids = tasks.map((t) => t.task_id);
+  return [["", "(none)"], ...ids, ...(stored && !ids.includes(stored) ? [[stored, `${stored} (missing)`]] : [])];
 }
 
 async function agentForm(agentId) {
@@ -68,7 +79,7 @@ async function agentForm(agentId) {
     h("div", { class: "row" },
       field({ label: "Label", name: "label", value: a.label, required: true, hint: "unique among your agents; delegation may use it" }),
       field({ label: "Tool approval default", name: "tool_approval_default", type: "select", options: ["granted", "prompt", "denied"], value: a.tool_approval_default }),
-      field({ label: "Default task", name: "default_task_id", type: "select", options: [["", "(none)"], ...tasks.tasks.map((t) => t.task_id)], value: a.default_task_id || "" })),
+      field({ label: "Default task", name: "default_task_id", type: "select", options: taskChoices(tasks.tasks, a.default_task_id), value: a.default_task_id || "" })),
     field({ label: "Description", name: "description", value: a.description }),
     h("div", { class: "row" },
       field({ label: "Model provider", name: "provider", field: "model.provider", type: "select", options: ["offline", "bedrock", "openai-compatible"], value: a.model.provider }),
