@@ -42,7 +42,29 @@ function stopView() {
   return generation;
 }
 
+let notice = null; // a problem to show above the next view (a `#token=` link that could not be used)
+
+/** A `#token=` link: sign in with it (a message when it cannot be used). */
+function takeLinkToken() {
+  try {
+    auth.takeFragmentToken(config);
+    return null;
+  } catch (error) {
+    return `The link's token was not used: ${errorText(error)}`;
+  } finally {
+    showWho();
+  }
+}
+
 async function route() {
+  if (auth.hasFragmentToken()) {
+    const problem = takeLinkToken();
+    if (problem && !auth.session()) {
+      stopView();
+      return showSignIn(problem);
+    }
+    notice = problem;
+  }
   if (window.location.hash && !window.location.hash.startsWith("#/") && auth.session()) return; // an anchor, not a view
   const mine = stopView();
   if (!auth.session()) return showSignIn();
@@ -64,6 +86,8 @@ async function route() {
     clear(main);
     main.append(rendered.node);
     leave = rendered.leave || null;
+    if (notice) main.prepend(h("div", { class: "alert", role: "alert" }, notice));
+    notice = null;
     restoreDraft(main, hash, auth.userId()); // what was typed when the session ended, back in its form
     const heading = main.querySelector("h1");
     document.title = `${heading ? heading.textContent : "mneme"} · mneme console`;
@@ -146,7 +170,6 @@ async function boot() {
   let message;
   try {
     if (config.mode === "cognito") await auth.finishCognitoSignIn(config);
-    else auth.takeFragmentToken();
   } catch (error) {
     message = errorText(error);
   }

@@ -65,12 +65,17 @@ export function signInWithToken(token) {
   write({ kind: "local", token: trimmed, expires_at: found.exp ? found.exp * 1000 : null });
 }
 
-/** `#token=…` in the URL signs in directly (the token leaves the address bar at once). */
-export function takeFragmentToken() {
-  const match = /^#token=([^&]+)/.exec(window.location.hash);
-  if (!match) return false;
-  signInWithToken(decodeURIComponent(match[1]));
+/** Is the address a `#token=…` link? */
+export const hasFragmentToken = () => window.location.hash.startsWith("#token=");
+
+/** `#token=…` in the URL signs in directly (local mode), at the first load or later in an open tab. The token
+ * leaves the address bar and the tab's history first, whether it is then accepted or not. */
+export function takeFragmentToken(config) {
+  if (!hasFragmentToken()) return false;
+  const raw = window.location.hash.slice("#token=".length).split("&")[0];
   history.replaceState(null, "", `${window.location.pathname}${window.location.search}#/runs`);
+  if (config.mode !== "local") throw new Error("this console signs in through its sign-in page, not with a token in the link");
+  signInWithToken(decodeURIComponent(raw));
   return true;
 }
 

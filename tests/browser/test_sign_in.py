@@ -71,3 +71,36 @@ def test_the_page_and_its_assets_load_without_a_token_but_the_api_needs_one(serv
     assert server.request("GET", "/").status == 200
     assert server.request("GET", "/console/js/app.js").status == 200
     assert server.request("GET", "/v1/agents").status == 401
+
+
+def test_a_token_link_opened_in_a_signed_in_tab_signs_in_with_it(
+    console: Console, server: LocalServer, alice_token: str
+) -> None:
+    # Given a tab signed in as alice, showing the agents
+    page = console.open("#/agents", token=alice_token)
+    expect(page.get_by_test_id("user")).to_have_text("alice")
+    # When a #token= link of another user is opened in it
+    page.goto(f"{console.base}/#token={server.token('bob')}")
+    # Then the tab is signed in as that user, on the runs view
+    expect(page.get_by_test_id("user")).to_have_text("bob")
+    expect(page.get_by_role("heading", name="Runs", exact=True)).to_be_visible()
+
+
+def test_a_token_link_opened_in_a_signed_in_tab_leaves_the_address_bar_and_history(
+    console: Console, server: LocalServer, alice_token: str
+) -> None:
+    page = console.open("#/agents", token=alice_token)
+    expect(page.get_by_test_id("user")).to_have_text("alice")
+    token = server.token("bob")
+    page.goto(f"{console.base}/#token={token}")
+    expect(page.get_by_test_id("user")).to_have_text("bob")
+    assert token not in page.url and page.url.endswith("#/runs")
+    page.go_back()  # the entry the link made holds no token either: back goes to the page before it
+    expect(page.get_by_role("heading", name="Agents", exact=True)).to_be_visible()
+    assert token not in page.url
+
+
+def test_a_token_link_that_is_refused_leaves_the_address_bar_too(console: Console) -> None:
+    page = console.open("#token=not-a-token")
+    expect(page.locator("#signin-error")).to_contain_text("not a JWT")
+    assert "not-a-token" not in page.url
