@@ -27,6 +27,11 @@ function append(el, children) {
   }
 }
 
+/** A wide table in a box of its own that scrolls sideways, so the page itself never does (a phone's width). */
+export function scrollable(table) {
+  return h("div", { class: "table-scroll" }, table);
+}
+
 export function clear(el) {
   while (el.firstChild) el.removeChild(el.firstChild);
   return el;

@@ -3,7 +3,7 @@
 // the server appear inline (../forms.js).
 
 import { del, get, getAll, onlyIfUnchanged, put, query, seg, ApiError } from "../api.js";
-import { field, h } from "../dom.js";
+import { field, h, scrollable } from "../dom.js";
 import { clearErrors, showError, showWarnings, staleSave } from "../forms.js";
 import { delegateText, delegatesFieldset, readDelegates } from "./agent-delegates.js";
 import { historySection, restoreRevision } from "./history.js";
@@ -38,12 +38,12 @@ async function listView() {
     h("h1", {}, "Agents"),
     undoDelete(),
     h("p", {}, h("a", { href: "#/agents/new", class: "button" }, "New agent")),
-    agents.length === 0 ? h("p", { class: "muted" }, "No agent yet.") : h("table", {},
+    agents.length === 0 ? h("p", { class: "muted" }, "No agent yet.") : scrollable(h("table", {},
       h("thead", {}, h("tr", {}, ["agent", "label", "model", "tools", "delegates", "approval"].map((c) => h("th", { scope: "col" }, c)))),
       h("tbody", {}, agents.map((a) => h("tr", { dataset: { agent: a.agent_id } },
         h("td", {}, h("a", { href: agentHref(a.agent_id) }, a.agent_id), a.global ? h("span", { class: "muted" }, " (global)") : null),
         h("td", {}, a.label), h("td", { class: "mono" }, `${a.model.provider} · ${a.model.model_id}`),
-        h("td", {}, a.tools.join(", ") || "–"), h("td", { dataset: { testid: "delegates" } }, a.delegates.map(delegateText).join(", ") || "–"), h("td", {}, a.tool_approval_default))))));
+        h("td", {}, a.tools.join(", ") || "–"), h("td", { dataset: { testid: "delegates" } }, a.delegates.map(delegateText).join(", ") || "–"), h("td", {}, a.tool_approval_default)))))));
 }
 
 /** Checkboxes of `values`; a chosen value that is not among them (a skill deleted since) is listed too, ticked and

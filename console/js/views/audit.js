@@ -2,7 +2,7 @@
 // action, paged with the server's cursor (../paging.js: every page keeps the filters it was shown with).
 
 import { get, query } from "../api.js";
-import { field, h, json, when } from "../dom.js";
+import { field, h, json, when, scrollable } from "../dom.js";
 import { cursorPaging } from "../paging.js";
 
 const ACTIONS = ["", "read", "write", "update", "delete", "denied", "delegation", "delegation_refused", "approval"];
@@ -23,13 +23,13 @@ export async function auditView() {
       return { run_id: data.get("run_id").trim(), namespace: data.get("namespace").trim(), action: data.get("action"), limit: data.get("limit") };
     },
     load: (params) => get(`/v1/audit${query(params)}`),
-    render: (result, page) => (result.records.length === 0 ? h("p", { class: "muted" }, "No record.") : h("table", { dataset: { testid: "audit-table", page: String(page) } },
+    render: (result, page) => (result.records.length === 0 ? h("p", { class: "muted" }, "No record.") : scrollable(h("table", { dataset: { testid: "audit-table", page: String(page) } },
       h("thead", {}, h("tr", {}, ["when", "action", "namespace", "run", "agent", "depth", "detail"].map((c) => h("th", { scope: "col" }, c)))),
       h("tbody", {}, result.records.map((r) => h("tr", { dataset: { action: r.action } },
         h("td", { class: "mono" }, when(r.at)), h("td", {}, h("b", {}, r.action)), h("td", { class: "mono" }, r.namespace || "–"),
         h("td", { class: "mono" }, r.run_id ? h("a", { href: `#/runs/${encodeURIComponent(r.run_id)}` }, r.run_id.slice(0, 12)) : "–"),
         h("td", {}, r.agent_id || "–"), h("td", { class: "num" }, String(r.depth)),
-        h("td", {}, Object.keys(r.detail || {}).length ? json(r.detail) : "–")))))),
+        h("td", {}, Object.keys(r.detail || {}).length ? json(r.detail) : "–"))))))),
   });
   const node = h("div", { dataset: { view: "audit" } }, h("h1", {}, "Audit trail"),
     h("p", { class: "muted" }, "Who read or wrote which memory namespace, delegations and approvals — your records only, newest first."),

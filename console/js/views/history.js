@@ -2,7 +2,7 @@
 // it was. "Restore" saves that version again — with If-Match, so a change made since the page opened is not undone.
 
 import { get, onlyIfUnchanged, put, query } from "../api.js";
-import { h, shortVersion } from "../dom.js";
+import { h, shortVersion, scrollable } from "../dom.js";
 import { showError, staleSave } from "../forms.js";
 
 const when = (at) => new Date(at).toLocaleString();
@@ -24,12 +24,12 @@ export async function historySection(path, kind, currentTag) {
     section.append(h("p", { class: "muted" }, "No change recorded yet."));
     return section;
   }
-  section.append(h("table", {},
+  section.append(scrollable(h("table", {},
     h("thead", {}, h("tr", {}, ["when", "change", "version", ...columns, ""].map((c) => h("th", { scope: "col" }, c)))),
     h("tbody", {}, revisions.map((r, i) => h("tr", { dataset: { revision: r.etag } },
       h("td", {}, when(r.at)), h("td", {}, r.change), h("td", { class: "mono" }, shortVersion(r.etag)), ...cells(r[kind]).map((c) => h("td", {}, c)),
       h("td", {}, i === 0 && r.change === "saved" ? h("span", { class: "muted" }, "current")
-        : h("button", { type: "button", onclick: () => restore(section, path, kind, r, currentTag()) }, "Restore this version")))))));
+        : h("button", { type: "button", onclick: () => restore(section, path, kind, r, currentTag()) }, "Restore this version"))))))));
   return section;
 }
 

@@ -4,20 +4,20 @@
 // every page keeps the filters it was shown with).
 
 import { get, query } from "../api.js";
-import { clear, field, h, when } from "../dom.js";
+import { clear, field, h, when, scrollable } from "../dom.js";
 import { cursorPaging } from "../paging.js";
 
 const STATUSES = [["", "active and superseded"], ["active", "active"], ["superseded", "superseded"], ["deleted", "deleted"]];
 
-function entriesTable(documents, open) {
-  return h("table", { dataset: { testid: "memory-entries" } },
+function entriesTable(documents, open, page) {
+  return scrollable(h("table", { dataset: { testid: "memory-entries", page: String(page) } },
     h("thead", {}, h("tr", {}, ["recorded", "content", "class", "status", "authority", "id"].map((c) => h("th", { scope: "col" }, c)))),
     h("tbody", {}, documents.map((d) => h("tr", { dataset: { memory: d.id, status: d.status } },
       h("td", { class: "mono" }, when(d.recorded_at)),
       h("td", {}, d.content.length > 160 ? `${d.content.slice(0, 160)}…` : d.content),
       h("td", {}, d.class), h("td", {}, d.status), h("td", {}, d.authority || "–"),
       h("td", {}, d.status === "deleted" ? h("span", { class: "mono" }, d.id)
-        : h("button", { type: "button", class: "link mono", "aria-label": `Open memory entry ${d.id}`, onclick: () => open(d.id) }, d.id.slice(0, 12)))))));
+        : h("button", { type: "button", class: "link mono", "aria-label": `Open memory entry ${d.id}`, onclick: () => open(d.id) }, d.id.slice(0, 12))))))));
 }
 
 /** The browse section: `refresh()` reloads the counts and the page shown; `open(id)` opens an entry. */
@@ -40,11 +40,8 @@ export function browseSection({ open }) {
       return { namespace, status: data.get("status"), limit: data.get("limit") };
     },
     load: (params) => get(`/v1/memory/documents${query(params)}`),
-    render: (page, number) => {
-      const shown = page.documents.length ? entriesTable(page.documents, open) : h("p", { class: "muted" }, "No entry.");
-      shown.dataset.page = String(number);
-      return shown;
-    },
+    render: (page, number) => (page.documents.length ? entriesTable(page.documents, open, number)
+      : h("p", { class: "muted", dataset: { page: String(number) } }, "No entry.")),
   });
 
   function browse(name) {
@@ -62,11 +59,11 @@ export function browseSection({ open }) {
   async function loadCounts() {
     try {
       const { namespaces } = await get("/v1/memory/namespaces");
-      clear(counts).append(namespaces.length === 0 ? h("p", { class: "muted" }, "No memory yet.") : h("table", { dataset: { testid: "namespaces" } },
+      clear(counts).append(namespaces.length === 0 ? h("p", { class: "muted" }, "No memory yet.") : scrollable(h("table", { dataset: { testid: "namespaces" } },
         h("thead", {}, h("tr", {}, ["namespace", "active", "superseded", "deleted"].map((c, i) => h("th", { scope: "col", class: i ? "num" : null }, c)))),
         h("tbody", {}, namespaces.map((n) => h("tr", { dataset: { namespace: n.namespace } },
           h("td", {}, h("button", { type: "button", class: "link mono", "aria-label": `Browse ${n.namespace}`, "aria-current": n.namespace === namespace ? "true" : null, onclick: () => browse(n.namespace) }, n.namespace)),
-          h("td", { class: "num" }, String(n.active)), h("td", { class: "num" }, String(n.superseded)), h("td", { class: "num" }, String(n.deleted)))))));
+          h("td", { class: "num" }, String(n.active)), h("td", { class: "num" }, String(n.superseded)), h("td", { class: "num" }, String(n.deleted))))))));
     } catch (error) {
       clear(counts).append(h("div", { class: "alert", role: "alert" }, `${error.status || ""} ${error.message}`));
     }

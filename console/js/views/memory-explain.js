@@ -1,7 +1,7 @@
 // Why a search recalled what it did (issue 35.1): each hit's score parts, and every entry that was not
 // recalled with the first rule that kept it out — shown under the results when "Explain" is ticked.
 
-import { h } from "../dom.js";
+import { h, scrollable } from "../dom.js";
 
 const REASONS = {
   namespace_not_granted: "namespace not searched",
@@ -59,16 +59,16 @@ export function explanationPanel(explanation) {
       h("span", {}, `min_score ${num(t.min_score)} · relative cutoff ${num(t.relative_cutoff)} · top_k ${t.top_k}`)),
     t.confidence ? h("p", { class: "muted", dataset: { testid: "confidence" } }, confidenceText(t.confidence, t.min_score)) : null,
     t.name_lift ? h("p", { class: "muted", dataset: { testid: "name-lift" } }, nameLiftText(t.name_lift)) : null,
-    explanation.hits.length ? h("table", { dataset: { testid: "explained-hits" } },
+    explanation.hits.length ? scrollable(h("table", { dataset: { testid: "explained-hits" } },
       h("thead", {}, h("tr", {}, ["id", ...parts].map((c, i) => h("th", { scope: "col", class: i ? "num" : null }, c)))),
       h("tbody", {}, explanation.hits.map((hit) => h("tr", { dataset: { memory: hit.id } },
         h("td", { class: "mono" }, hit.id.slice(0, 12)),
-        parts.map((p) => h("td", { class: "num" }, num((hit.scores || {})[p]))))))) : null,
+        parts.map((p) => h("td", { class: "num" }, num((hit.scores || {})[p])))))))) : null,
     h("h4", {}, `Not recalled (${explanation.dropped.length})`),
-    explanation.dropped.length ? h("table", { dataset: { testid: "explained-dropped" } },
+    explanation.dropped.length ? scrollable(h("table", { dataset: { testid: "explained-dropped" } },
       h("thead", {}, h("tr", {}, ["id", "namespace", "why", "relevance"].map((c, i) => h("th", { scope: "col", class: i === 3 ? "num" : null }, c)))),
       h("tbody", {}, explanation.dropped.map((entry) => h("tr", { dataset: { memory: entry.id, reason: entry.reason } },
         h("td", { class: "mono" }, entry.id.slice(0, 12)), h("td", { class: "mono" }, entry.namespace || ""),
-        h("td", {}, reasonText(entry)), h("td", { class: "num" }, num((entry.scores || {}).relevance))))))
+        h("td", {}, reasonText(entry)), h("td", { class: "num" }, num((entry.scores || {}).relevance)))))))
       : h("p", { class: "muted" }, "Nothing else was considered."));
 }

@@ -3,7 +3,7 @@
 // entry panel.
 
 import { post } from "../api.js";
-import { announce, clear, field, h, when } from "../dom.js";
+import { announce, clear, field, h, when, scrollable } from "../dom.js";
 import { clearErrors, listOf, showError } from "../forms.js";
 import { cascadeOf, cascadeText, deleteEntry } from "./memory-entry.js";
 import { explanationPanel } from "./memory-explain.js";
@@ -18,14 +18,14 @@ async function confirmedDelete(id, namespace) {
 }
 
 function resultsTable(hits, onDelete, open) {
-  return h("table", { dataset: { testid: "memory-results" } },
+  return scrollable(h("table", { dataset: { testid: "memory-results" } },
     h("thead", {}, h("tr", {}, ["content", "namespace", "similarity", "relevance", "stored", "id", ""].map((c, i) => h("th", { scope: "col", class: i === 2 || i === 3 ? "num" : null }, c)))),
     h("tbody", {}, hits.map((hit) => h("tr", { dataset: { memory: hit.id } },
       h("td", {}, hit.content), h("td", { class: "mono" }, hit.namespace),
       h("td", { class: "num" }, hit.similarity.toFixed(4)), h("td", { class: "num" }, hit.relevance.toFixed(4)),
       h("td", {}, when(hit.created_at)),
       h("td", {}, h("button", { type: "button", class: "link mono", "aria-label": `Open memory entry ${hit.id}`, onclick: () => open(hit.id) }, hit.id.slice(0, 12))),
-      h("td", {}, h("button", { type: "button", class: "danger", "aria-label": `Delete memory entry ${hit.id}`, onclick: (event) => onDelete(hit, event.target) }, "Delete"))))));
+      h("td", {}, h("button", { type: "button", class: "danger", "aria-label": `Delete memory entry ${hit.id}`, onclick: (event) => onDelete(hit, event.target) }, "Delete")))))));
 }
 
 export function searchForm({ open, changed }) {

@@ -3,7 +3,7 @@
 // Nothing is called or written except the read audit.
 
 import { getAll, post } from "../api.js";
-import { clear, field, h } from "../dom.js";
+import { clear, field, h, scrollable } from "../dom.js";
 import { clearErrors, showError } from "../forms.js";
 import { inSaidOrder } from "../hit-text.js";
 import { requestView } from "./request-view.js";
@@ -18,11 +18,11 @@ function said(hit) {
 
 function hitsTable(hits) {
   if (!hits.length) return h("p", { class: "muted" }, "No memory would be injected.");
-  return h("table", { dataset: { testid: "preview-hits" } },
+  return scrollable(h("table", { dataset: { testid: "preview-hits" } },
     h("thead", {}, h("tr", {}, ["#", "namespace", "content", "similarity", "relevance"].map((c, i) => h("th", { scope: "col", class: i >= 3 ? "num" : null }, c)))),
     h("tbody", {}, hits.map((hit, i) => h("tr", {},
       h("td", {}, String(i + 1)), h("td", { class: "mono" }, hit.namespace), h("td", {}, ...said(hit)),
-      ...scores(hit)))));
+      ...scores(hit))))));
 }
 
 /** A hit's two score cells; a standing entry is shown whatever the question: no score, the reason. */

@@ -2,7 +2,7 @@
 // marked, filtered by status and agent, paged with the server's cursor; each row opens its trace in one click.
 
 import { get, query } from "../api.js";
-import { field, h, when } from "../dom.js";
+import { field, h, when, scrollable } from "../dom.js";
 import { cursorPaging } from "../paging.js";
 
 const STATUSES = ["", "failed", "succeeded", "running", "queued", "waiting_approval", "cancelled"];
@@ -35,9 +35,9 @@ export function runList(agents) {
       return { status: data.get("list_status"), agent_id: data.get("list_agent"), limit: 25 };
     },
     load: (params) => get(`/v1/runs${query(params)}`),
-    render: (result, page) => (result.runs.length === 0 ? h("p", { class: "muted" }, "No run.") : h("table", { dataset: { testid: "run-table", page: String(page) } },
+    render: (result, page) => (result.runs.length === 0 ? h("p", { class: "muted" }, "No run.") : scrollable(h("table", { dataset: { testid: "run-table", page: String(page) } },
       h("thead", {}, h("tr", {}, ["started", "status", "input", "agent", "sub-runs", "cost"].map((c) => h("th", { scope: "col" }, c)))),
-      h("tbody", {}, result.runs.map(row)))),
+      h("tbody", {}, result.runs.map(row))))),
   });
   const section = h("section", { "aria-labelledby": "run-list-h", dataset: { section: "run-list" } },
     h("h2", { id: "run-list-h" }, "Your runs"), form, table, pager);

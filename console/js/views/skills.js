@@ -1,7 +1,7 @@
 // Skills: list, create, edit, delete (SPEC §2, §4), with the server's errors inline.
 
 import { ApiError, del, get, getAll, onlyIfUnchanged, put, seg } from "../api.js";
-import { field, h } from "../dom.js";
+import { field, h, scrollable } from "../dom.js";
 import { clearErrors, showError, showWarnings, staleSave } from "../forms.js";
 import { historySection } from "./history.js";
 
@@ -52,9 +52,9 @@ export async function skillsView(name) {
   return { node: h("div", { dataset: { view: "skills" } },
     h("h1", {}, "Skills"),
     h("p", {}, h("a", { href: "#/skills/new", class: "button" }, "New skill")),
-    skills.length === 0 ? h("p", { class: "muted" }, "No skill yet.") : h("table", {},
+    skills.length === 0 ? h("p", { class: "muted" }, "No skill yet.") : scrollable(h("table", {},
       h("thead", {}, h("tr", {}, ["name", "description", "when to use"].map((c) => h("th", { scope: "col" }, c)))),
       h("tbody", {}, skills.map((s) => h("tr", {},
         h("td", {}, h("a", { href: skillHref(s.name) }, s.name), s.global ? h("span", { class: "muted" }, " (global)") : null),
-        h("td", {}, s.description), h("td", {}, s.when_to_use || "–")))))) };
+        h("td", {}, s.description), h("td", {}, s.when_to_use || "–"))))))) };
 }

@@ -1,7 +1,7 @@
 // The sections of the trace view for one run: summary, approvals, timeline, model calls, memory hits and
 // tool calls. Every function returns elements; the data comes from ../trace-data.js.
 
-import { h, badge, number, duration, json, shortVersion, usd, when } from "../dom.js";
+import { h, badge, number, duration, json, shortVersion, usd, when, scrollable } from "../dom.js";
 import { inSaidOrder } from "../hit-text.js";
 import { callFacts, describe, toolCalls } from "../trace-data.js";
 import { requestView } from "./request-view.js";
@@ -65,14 +65,14 @@ export function timeline(events, childHref) {
   const start = events.length ? new Date(events[0].at) : null;
   return h("section", { "aria-labelledby": "tl-h", dataset: { section: "timeline" } },
     h("h2", { id: "tl-h" }, "Timeline"),
-    events.length === 0 ? h("p", { class: "muted" }, "No events yet.") : h("table", {},
+    events.length === 0 ? h("p", { class: "muted" }, "No events yet.") : scrollable(h("table", {},
       h("caption", { class: "visually-hidden" }, "The run's events in order"),
       h("thead", {}, h("tr", {}, h("th", { class: "num", scope: "col" }, "#"), h("th", { class: "num", scope: "col" }, "+time"), h("th", { scope: "col" }, "event"), h("th", { scope: "col" }, "details"))),
       h("tbody", {}, events.map((e) => h("tr", { dataset: { event: e.type } },
         h("td", { class: "num" }, String(e.seq)),
         h("td", { class: "num" }, start ? `${((new Date(e.at) - start) / 1000).toFixed(3)} s` : ""),
         h("td", {}, h("code", {}, e.type)),
-        h("td", {}, describe(e), e.child_run_id ? [" · ", h("a", { href: childHref(e.child_run_id) }, `open ${e.child_run_id}`)] : null))))));
+        h("td", {}, describe(e), e.child_run_id ? [" · ", h("a", { href: childHref(e.child_run_id) }, `open ${e.child_run_id}`)] : null)))))));
 }
 
 export function modelCalls(detail, hasMemoryHits) {
@@ -128,13 +128,13 @@ export function memoryHits(events) {
         e.candidates !== undefined ? h("span", {}, "candidates: ", h("b", {}, `${e.candidates}`), ` (k = ${e.k})`) : null,
         h("span", {}, "hits: ", h("b", {}, String(e.count)))),
       e.standing ? standingEntries(e.standing) : null,
-      (e.hits || []).length ? h("table", {},
+      (e.hits || []).length ? scrollable(h("table", {},
         h("thead", {}, h("tr", {}, ["#", "text", "id", "namespace", "similarity", "relevance"].map((c, i) => h("th", { scope: "col", class: i >= 4 ? "num" : null }, c)))),
         h("tbody", {}, e.hits.map((hit, i) => h("tr", {},
           h("td", {}, String(i + 1)), h("td", {}, ...said(hit)),
           h("td", { class: "mono" }, hit.id), h("td", { class: "mono" }, hit.namespace),
           h("td", { class: "num" }, hit.similarity !== undefined ? hit.similarity.toFixed(4) : "–"),
-          h("td", { class: "num" }, hit.relevance.toFixed(4)))))) : null,
+          h("td", { class: "num" }, hit.relevance.toFixed(4))))))) : null,
       e.dropped ? h("div", {}, h("h4", {}, "Why others were dropped"), h("ul", { dataset: { testid: "dropped" } },
         DROP_REASONS.filter(([key]) => e.dropped[key] > 0).map(([key, text]) => h("li", { dataset: { reason: key } }, `${e.dropped[key]} ${text(e.thresholds)}`)),
         Object.values(e.dropped).every((n) => !n) ? h("li", {}, "none: every candidate became a hit") : null))
@@ -146,12 +146,12 @@ export function toolCallsSection(detail, childHref) {
   const calls = toolCalls(detail.events, detail.requests);
   return h("section", { "aria-labelledby": "tc-h", dataset: { section: "tool-calls" } },
     h("h2", { id: "tc-h" }, `Tool calls (${calls.length})`),
-    calls.length === 0 ? h("p", { class: "muted" }, "No tool was called.") : h("table", {},
+    calls.length === 0 ? h("p", { class: "muted" }, "No tool was called.") : scrollable(h("table", {},
       h("thead", {}, h("tr", {}, ["tool", "status", "arguments", "result"].map((c) => h("th", { scope: "col" }, c)))),
       h("tbody", {}, calls.map((c) => h("tr", { dataset: { call: c.call_id } },
         h("td", {}, h("b", {}, c.tool), h("br"), h("span", { class: "mono muted" }, c.call_id),
           c.child_run_id ? [h("br"), h("a", { href: childHref(c.child_run_id) }, `sub-run ${c.child_agent || ""}`)] : null),
         h("td", {}, badge(c.status), c.approval ? h("div", { class: "muted" }, "asked a person") : null),
         h("td", {}, c.arguments !== undefined ? json(c.arguments) : h("span", { class: "muted" }, "–")),
-        h("td", {}, c.error ? h("pre", { class: "field-error" }, c.error) : c.result !== undefined ? h("pre", {}, c.result) : h("span", { class: "muted" }, "–")))))));
+        h("td", {}, c.error ? h("pre", { class: "field-error" }, c.error) : c.result !== undefined ? h("pre", {}, c.result) : h("span", { class: "muted" }, "–"))))))));
 }
