@@ -5,7 +5,13 @@ import { get, query } from "../api.js";
 import { field, h, json, when, scrollable } from "../dom.js";
 import { cursorPaging } from "../paging.js";
 
-const ACTIONS = ["", "read", "write", "update", "delete", "denied", "delegation", "delegation_refused", "approval"];
+// every action the API records (mneme.models.audit.AuditAction)
+const ACTIONS = ["", "read", "write", "update", "delete", "denied", "delegation", "delegation_refused", "approval", "cancel", "preview", "export", "erasure"];
+
+/** A record's run: a link to its trace, or — a context preview, which has none — its id as text, marked. */
+const runCell = (id) => (!id ? "–" : id.startsWith("preview-")
+  ? h("span", { dataset: { testid: "preview-run" } }, id.slice(0, 16), h("span", { class: "muted" }, " (preview, no trace)"))
+  : h("a", { href: `#/runs/${encodeURIComponent(id)}` }, id.slice(0, 12)));
 
 export async function auditView() {
   const table = h("div", { "aria-live": "polite" });
@@ -27,7 +33,7 @@ export async function auditView() {
       h("thead", {}, h("tr", {}, ["when", "action", "namespace", "run", "agent", "depth", "detail"].map((c) => h("th", { scope: "col" }, c)))),
       h("tbody", {}, result.records.map((r) => h("tr", { dataset: { action: r.action } },
         h("td", { class: "mono" }, when(r.at)), h("td", {}, h("b", {}, r.action)), h("td", { class: "mono" }, r.namespace || "–"),
-        h("td", { class: "mono" }, r.run_id ? h("a", { href: `#/runs/${encodeURIComponent(r.run_id)}` }, r.run_id.slice(0, 12)) : "–"),
+        h("td", { class: "mono" }, runCell(r.run_id)),
         h("td", {}, r.agent_id || "–"), h("td", { class: "num" }, String(r.depth)),
         h("td", {}, Object.keys(r.detail || {}).length ? json(r.detail) : "–"))))))),
   });
