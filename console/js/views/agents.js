@@ -62,7 +62,7 @@ function taskChoices(tasks, stored) {
   return [["", "(none)"], ...ids, ...(stored && !ids.includes(stored) ? [[stored, `${stored} (missing)`]] : [])];
 }
 
-async function agentForm(agentId) {
+async function agentForm(agentId, saved = () => {}) {
   const isNew = !agentId;
   const [agent, { agents }, { skills }, tasks] = await Promise.all([
     isNew ? Promise.resolve(null) : get(`/v1/agents/${seg(agentId)}`),
@@ -110,14 +110,15 @@ async function agentForm(agentId) {
     };
     delete body.warnings;
     try {
-      const saved = await put(`/v1/agents/${seg(id)}`, body, onlyIfUnchanged(etag));
-      etag = saved.etag;
+      const stored = await put(`/v1/agents/${seg(id)}`, body, onlyIfUnchanged(etag));
+      etag = stored.etag;
       if (isNew) {
-        sessionStorage.setItem("mneme.flash", JSON.stringify(saved.warnings || []));
+        sessionStorage.setItem("mneme.flash", JSON.stringify(stored.warnings || []));
         window.location.hash = agentHref(id);
         return;
       }
-      showWarnings(form, saved.warnings);
+      showWarnings(form, stored.warnings);
+      saved();
     } catch (error) {
       showError(form, staleSave(error, "agent", isNew));
     }
@@ -141,7 +142,7 @@ async function remove(form, agentId, etag) {
   }
 }
 
-async function taskForm(agentId, taskId) {
+async function taskForm(agentId, taskId, saved = () => {}) {
   const isNew = !taskId;
   const task = isNew ? { name: "", context_prompt: "", memory_policy: {}, warnings: [] } : await get(`/v1/agents/${seg(agentId)}/tasks/${seg(taskId)}`);
   const form = h("form", { class: "stack", novalidate: true, dataset: { form: "task" } },
@@ -166,10 +167,13 @@ async function taskForm(agentId, taskId) {
     if (!id) return showError(form, new ApiError(400, { error: "invalid_input", message: "task id: required", field: "task_id" }));
     const body = { name: data.get("name"), context_prompt: data.get("context_prompt"), memory_policy: readPolicy(form, task.memory_policy) };
     try {
-      const saved = await put(`/v1/agents/${seg(agentId)}/tasks/${seg(id)}`, body, onlyIfUnchanged(etag));
-      etag = saved.etag;
+      const stored = await put(`/v1/agents/${seg(agentId)}/tasks/${seg(id)}`, body, onlyIfUnchanged(etag));
+      etag = stored.etag;
       if (isNew) window.location.hash = `${agentHref(agentId)}/tasks/${encodeURIComponent(id)}`;
-      else showWarnings(form, saved.warnings);
+      else {
+        showWarnings(form, stored.warnings);
+        saved();
+      }
     } catch (error) {
       showError(form, staleSave(error, "task", isNew));
     }
@@ -182,18 +186,24 @@ export async function agentsView(parts) {
   const agentId = parts[0] === "new" ? null : parts[0];
   if (agentId && parts[1] === "tasks" && parts[2]) {
     const taskId = parts[2] === "new" ? null : parts[2];
-    const { form, etag } = await taskForm(agentId, taskId);
+    let history = null; // listed again after each save
+    const { form, etag } = await taskForm(agentId, taskId, () => history && history.reload());
     const node = h("div", { dataset: { view: "task" } }, h("h1", {}, `Agent ${agentId}`), h("p", {}, h("a", { href: agentHref(agentId) }, `← back to ${agentId}`)), form);
-    if (taskId) node.append(await historySection(`/v1/agents/${seg(agentId)}/tasks/${seg(taskId)}`, "task", etag));
+    if (taskId) {
+      history = await historySection(`/v1/agents/${seg(agentId)}/tasks/${seg(taskId)}`, "task", etag);
+      node.append(history.node);
+    }
     return { node };
   }
-  const { form, tasks, etag } = await agentForm(agentId);
+  let history = null; // listed again after each save
+  const { form, tasks, etag } = await agentForm(agentId, () => history && history.reload());
   const node = h("div", { dataset: { view: "agent" } }, h("h1", {}, agentId ? `Agent ${agentId}` : "New agent"), h("p", {}, h("a", { href: "#/agents" }, "← all agents")), form);
   if (agentId) {
     node.append(h("h2", {}, "Tasks"), h("ul", { class: "list-plain", dataset: { testid: "tasks" } },
       tasks.map((t) => h("li", {}, h("a", { href: `${agentHref(agentId)}/tasks/${encodeURIComponent(t.task_id)}` }, t.task_id), t.name ? ` — ${t.name}` : "")),
-      h("li", {}, h("a", { href: `${agentHref(agentId)}/tasks/new` }, "New task"))),
-      await historySection(`/v1/agents/${seg(agentId)}`, "agent", etag));
+      h("li", {}, h("a", { href: `${agentHref(agentId)}/tasks/new` }, "New task"))));
+    history = await historySection(`/v1/agents/${seg(agentId)}`, "agent", etag);
+    node.append(history.node);
   }
   return { node };
 }

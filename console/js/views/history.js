@@ -2,7 +2,7 @@
 // it was. "Restore" saves that version again — with If-Match, so a change made since the page opened is not undone.
 
 import { get, onlyIfUnchanged, put, query } from "../api.js";
-import { h, shortVersion, scrollable } from "../dom.js";
+import { clear, h, shortVersion, scrollable } from "../dom.js";
 import { showError, staleSave } from "../forms.js";
 
 const when = (at) => new Date(at).toLocaleString();
@@ -14,23 +14,26 @@ const KINDS = {
   skill: { columns: ["description"], cells: (s) => [s.description], derived: ["name", "owner", "global"] },
 };
 
-/** The history section of the resource at `path` (e.g. `/v1/skills/tone`); `currentTag()` is the ETag of the
- * resource as the page last read or saved it. */
+/** The history section of the resource at `path` (e.g. `/v1/skills/tone`): `{ node, reload }` — `reload()` after a
+ * save lists the new revision; `currentTag()` is the ETag of the resource as the page last read or saved it. */
 export async function historySection(path, kind, currentTag) {
-  const { revisions } = await get(`${path}/revisions${query({ limit: 20 })}`);
   const { columns, cells } = KINDS[kind];
-  const section = h("section", { dataset: { testid: "history" } }, h("h2", {}, "History"));
-  if (!revisions.length) {
-    section.append(h("p", { class: "muted" }, "No change recorded yet."));
-    return section;
+  const body = h("div");
+  const section = h("section", { dataset: { testid: "history" } }, h("h2", {}, "History"), body);
+  async function reload() {
+    const { revisions } = await get(`${path}/revisions${query({ limit: 20 })}`);
+    clear(body).append(!revisions.length ? h("p", { class: "muted" }, "No change recorded yet.") : scrollable(h("table", {},
+      h("thead", {}, h("tr", {}, ["when", "change", "version", ...columns, ""].map((c) => h("th", { scope: "col" }, c)))),
+      h("tbody", {}, revisions.map((r, i) => h("tr", { dataset: { revision: r.etag } },
+        h("td", {}, when(r.at)), h("td", {}, r.change), h("td", { class: "mono" }, shortVersion(r.etag)), ...cells(r[kind]).map((c) => h("td", {}, c)),
+        h("td", {}, i === 0 && r.change === "saved" ? h("span", { class: "muted" }, "current")
+          : h("button", { type: "button", onclick: () => restore(section, path, kind, r, currentTag()) }, "Restore this version"))))))));
   }
-  section.append(scrollable(h("table", {},
-    h("thead", {}, h("tr", {}, ["when", "change", "version", ...columns, ""].map((c) => h("th", { scope: "col" }, c)))),
-    h("tbody", {}, revisions.map((r, i) => h("tr", { dataset: { revision: r.etag } },
-      h("td", {}, when(r.at)), h("td", {}, r.change), h("td", { class: "mono" }, shortVersion(r.etag)), ...cells(r[kind]).map((c) => h("td", {}, c)),
-      h("td", {}, i === 0 && r.change === "saved" ? h("span", { class: "muted" }, "current")
-        : h("button", { type: "button", onclick: () => restore(section, path, kind, r, currentTag()) }, "Restore this version"))))))));
-  return section;
+  await reload();
+  return {
+    node: section,
+    reload: () => reload().catch((error) => clear(body).append(h("p", { class: "field-error" }, `The history could not be reloaded: ${error.message}`))),
+  };
 }
 
 /** Save `revision` of the resource at `path` again: over the version `etag` names, or — without one — only if the

@@ -7,7 +7,7 @@ import { historySection } from "./history.js";
 
 const skillHref = (name) => `#/skills/${encodeURIComponent(name)}`;
 
-async function skillForm(name) {
+async function skillForm(name, saved = () => {}) {
   const isNew = name === "new";
   const skill = isNew ? { description: "", when_to_use: "", content: "" } : await get(`/v1/skills/${seg(name)}`);
   let etag = skill.etag; // what this form replaces: the skill as read, then as last saved
@@ -33,7 +33,10 @@ async function skillForm(name) {
     try {
       etag = (await put(`/v1/skills/${seg(id)}`, body, onlyIfUnchanged(etag))).etag;
       if (isNew) window.location.hash = skillHref(id);
-      else showWarnings(form, []);
+      else {
+        showWarnings(form, []);
+        saved();
+      }
     } catch (error) {
       showError(form, staleSave(error, "skill", isNew));
     }
@@ -43,9 +46,13 @@ async function skillForm(name) {
 
 export async function skillsView(name) {
   if (name) {
-    const { form, etag } = await skillForm(name);
+    let history = null; // listed again after each save
+    const { form, etag } = await skillForm(name, () => history && history.reload());
     const node = h("div", { dataset: { view: "skill" } }, h("h1", {}, name === "new" ? "New skill" : `Skill ${name}`), h("p", {}, h("a", { href: "#/skills" }, "← all skills")), form);
-    if (name !== "new") node.append(await historySection(`/v1/skills/${seg(name)}`, "skill", etag));
+    if (name !== "new") {
+      history = await historySection(`/v1/skills/${seg(name)}`, "skill", etag);
+      node.append(history.node);
+    }
     return { node };
   }
   const { skills } = await getAll("/v1/skills", "skills");
