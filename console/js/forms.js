@@ -36,8 +36,13 @@ export function formMessage(form, node) {
   else form.prepend(node);
 }
 
+/** Show `error` in `form`, in place of any earlier error or message there (the newest outcome only); an error with
+ * a `link` ({href, text}) — e.g. to the agent that already has the id — ends with it. */
 export function showError(form, error) {
-  const message = error instanceof ApiError ? `${error.message}${error.status ? ` (${error.status} ${error.code || ""})` : ""}` : String(error.message || error);
+  clearErrors(form);
+  const link = error && error.link;
+  const code = error instanceof ApiError && error.status && !link ? ` (${error.status} ${error.code || ""})` : "";
+  const message = error instanceof ApiError ? `${error.message}${code}` : String(error.message || error);
   const control = error instanceof ApiError ? controlFor(form, error.field) : null;
   if (control) {
     const id = `err-${control.id || Math.random().toString(36).slice(2)}`;
@@ -48,16 +53,19 @@ export function showError(form, error) {
     control.focus();
     return;
   }
-  formMessage(form, h("div", { class: "alert", role: "alert" }, message));
+  formMessage(form, h("div", { class: "alert", role: "alert" }, message, link ? [" ", h("a", { href: link.href }, link.text)] : null));
 }
 
-/** A refused save (412 of `onlyIfUnchanged`) in words for the form's user; any other error as it is. */
-export function staleSave(error, what, isNew, action = "saved") {
+/** A refused save (412 of `onlyIfUnchanged`) in words for the form's user; any other error as it is. A creation
+ * refused because the id is taken (`isNew`) says so plainly, with a link to `href`, the resource that has it. */
+export function staleSave(error, what, { isNew = false, action = "saved", href } = {}) {
   if (!(error instanceof ApiError) || error.status !== 412) return error;
   const message = isNew
-    ? `Not created: ${/^[aeiou]/.test(what) ? "an" : "a"} ${what} with this id already exists (made elsewhere since you opened this form). Open it from the list to edit it.`
+    ? `Not created: ${/^[aeiou]/.test(what) ? "an" : "a"} ${what} with this id already exists.`
     : `Not ${action}: this ${what} was changed elsewhere (another tab, a teammate or the API) since you opened it. Reload the page to see the current version, then make your change again.`;
-  return new ApiError(412, { ...error.body, message, field: undefined });
+  const refused = new ApiError(412, { ...error.body, message, field: undefined });
+  if (isNew && href) refused.link = { href, text: `Open the existing ${what}` };
+  return refused;
 }
 
 export function showWarnings(form, warnings, savedText = "Saved.") {

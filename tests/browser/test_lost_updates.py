@@ -165,3 +165,39 @@ def test_an_agent_deleted_in_the_console_comes_back_with_undo(signed_in: Console
     page.goto(f"{signed_in.base}/#/agents")
     expect(page.get_by_role("heading", name="Agents")).to_be_visible()
     expect(page.get_by_test_id("undo")).to_have_count(0)  # offered once, right after the delete
+
+
+def test_a_new_agent_with_a_taken_id_is_refused_plainly_with_a_link_to_the_existing_one(
+    signed_in: Console, alice: Client
+) -> None:
+    # Given an agent that has existed for a while
+    agent_id = _slug("veteran")
+    alice.call("PUT", f"/v1/agents/{agent_id}", {"label": "The veteran"}, expect=200)
+    # When the new-agent form is submitted with its id
+    page = signed_in.go("#/agents")
+    page.get_by_role("link", name="New agent").click()
+    page.get_by_label("Agent id").fill(agent_id)
+    page.get_by_label("Label", exact=True).fill("The newcomer")
+    page.get_by_role("button", name="Create the agent").click()
+    # Then the refusal says plainly that the id is taken, and its link opens that agent
+    alert = page.get_by_role("alert")
+    expect(alert).to_contain_text("Not created: an agent with this id already exists.")
+    expect(alert).not_to_contain_text("elsewhere since you opened")
+    alert.get_by_role("link", name="Open the existing agent").click()
+    expect(page.get_by_role("heading", name=f"Agent {agent_id}")).to_be_visible()
+    expect(page.get_by_label("Label", exact=True)).to_have_value("The veteran")
+
+
+def test_a_second_refusal_replaces_the_first_instead_of_stacking_under_it(signed_in: Console, alice: Client) -> None:
+    # Given an agent's page, the agent changed elsewhere, and a save refused for it
+    agent_id = _slug("stacked")
+    alice.call("PUT", f"/v1/agents/{agent_id}", {"label": agent_id}, expect=200)
+    page = signed_in.go(f"#/agents/{agent_id}")
+    alice.call("PUT", f"/v1/agents/{agent_id}", {"label": agent_id, "description": "changed"}, expect=200)
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.get_by_role("alert")).to_contain_text("Not saved")
+    # When the delete is refused too
+    page.get_by_role("button", name="Delete the agent").click()
+    # Then only the newest refusal is shown
+    expect(page.get_by_role("alert")).to_have_count(1)
+    expect(page.get_by_role("alert")).to_contain_text("Not deleted")

@@ -120,7 +120,7 @@ async function agentForm(agentId, saved = () => {}) {
       showWarnings(form, stored.warnings);
       saved();
     } catch (error) {
-      showError(form, staleSave(error, "agent", isNew));
+      showError(form, staleSave(error, "agent", { isNew, href: agentHref(id) }));
     }
   });
   const flash = sessionStorage.getItem("mneme.flash");
@@ -138,7 +138,7 @@ async function remove(form, agentId, etag) {
     sessionStorage.setItem("mneme.deleted", agentId);
     window.location.hash = "#/agents";
   } catch (error) {
-    showError(form, staleSave(error, "agent", false, "deleted"));
+    showError(form, staleSave(error, "agent", { action: "deleted" }));
   }
 }
 
@@ -155,7 +155,7 @@ async function taskForm(agentId, taskId, saved = () => {}) {
     h("div", { class: "actions" }, h("button", { type: "submit" }, isNew ? "Create the task" : "Save the task"),
       isNew ? null : h("button", { type: "button", class: "danger", onclick: async () => {
         if (!window.confirm(`Delete task ${taskId}?`)) return;
-        try { await del(`/v1/agents/${seg(agentId)}/tasks/${seg(taskId)}`, { headers: { "If-Match": etag } }); window.location.hash = agentHref(agentId); } catch (error) { showError(form, staleSave(error, "task", false, "deleted")); }
+        try { await del(`/v1/agents/${seg(agentId)}/tasks/${seg(taskId)}`, { headers: { "If-Match": etag } }); window.location.hash = agentHref(agentId); } catch (error) { showError(form, staleSave(error, "task", { action: "deleted" })); }
       } }, "Delete the task")));
   if (task.warnings && task.warnings.length) showWarnings(form, task.warnings, "Stored.");
   let etag = task.etag;
@@ -175,7 +175,7 @@ async function taskForm(agentId, taskId, saved = () => {}) {
         saved();
       }
     } catch (error) {
-      showError(form, staleSave(error, "task", isNew));
+      showError(form, staleSave(error, "task", { isNew, href: `${agentHref(agentId)}/tasks/${encodeURIComponent(id)}` }));
     }
   });
   return { form, etag: () => etag };

@@ -49,7 +49,6 @@ async function restore(section, path, kind, revision, etag) {
     await restoreRevision(path, kind, revision, etag);
     window.location.reload();
   } catch (error) {
-    section.querySelectorAll("[role=alert]").forEach((el) => el.remove());
-    showError(section, staleSave(error, kind, false, "restored"));
+    showError(section, staleSave(error, kind, { action: "restored" }));
   }
 }

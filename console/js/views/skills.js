@@ -20,7 +20,7 @@ async function skillForm(name, saved = () => {}) {
     h("div", { class: "actions" }, h("button", { type: "submit" }, isNew ? "Create the skill" : "Save"),
       isNew ? null : h("button", { type: "button", class: "danger", onclick: async () => {
         if (!window.confirm(`Delete skill ${name}?`)) return;
-        try { await del(`/v1/skills/${seg(name)}`, { headers: { "If-Match": etag } }); window.location.hash = "#/skills"; } catch (error) { showError(form, staleSave(error, "skill", false, "deleted")); }
+        try { await del(`/v1/skills/${seg(name)}`, { headers: { "If-Match": etag } }); window.location.hash = "#/skills"; } catch (error) { showError(form, staleSave(error, "skill", { action: "deleted" })); }
       } }, "Delete the skill")));
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
@@ -38,7 +38,7 @@ async function skillForm(name, saved = () => {}) {
         saved();
       }
     } catch (error) {
-      showError(form, staleSave(error, "skill", isNew));
+      showError(form, staleSave(error, "skill", { isNew, href: skillHref(id) }));
     }
   });
   return { form, etag: () => etag };
