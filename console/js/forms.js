@@ -2,7 +2,7 @@
 // `warnings: [..]`). An error goes next to the input whose `data-field` is the longest prefix of the
 // error's field (`memory_policy.read_namespaces.0` → the read_namespaces input), else above the form.
 
-import { ApiError } from "./api.js";
+import { ApiError, get } from "./api.js";
 import { h } from "./dom.js";
 
 export function clearErrors(form) {
@@ -78,4 +78,22 @@ export function showWarnings(form, warnings, savedText = "Saved.") {
 /** "a, b\nc" → ["a", "b", "c"]; blank → []. */
 export function listOf(text) {
   return String(text || "").split(/[\n,]/).map((s) => s.trim()).filter(Boolean);
+}
+
+/** The address segment of a "new" form (`#/agents/+new`, `#/skills/+new`, `…/tasks/+new`): no id can be it (ids are
+ * lowercase letters, digits and hyphens), so an agent, task or skill named `new` opens at `…/new` like any other. */
+export const NEW = "+new";
+
+/** Is `segment` an old link to a "new" form (`…/new`, before the forms moved to `+new`)? Only when nothing named
+ * `new` exists at `path`; the address then becomes the form's (`newHash`). */
+export async function oldNewLink(segment, path, newHash) {
+  if (segment !== "new") return false;
+  try {
+    await get(path);
+    return false;
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status !== 404) throw error;
+  }
+  history.replaceState(null, "", newHash);
+  return true;
 }

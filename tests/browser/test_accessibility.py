@@ -12,7 +12,7 @@ from tests.browser.conftest import Console
 from tests.browser.waiting import careful_agent, waiting_run
 from tests.functional.local.support import Client, LocalServer
 
-VIEWS = ["#/runs", "#/agents", "#/agents/new", "#/skills/new", "#/preview", "#/memory", "#/audit"]
+VIEWS = ["#/runs", "#/agents", "#/agents/+new", "#/skills/+new", "#/preview", "#/memory", "#/audit"]
 
 UNLABELLED = """() => [...document.querySelectorAll('input, select, textarea, button')]
   .filter((el) => el.type !== 'hidden' && el.offsetParent !== null)

@@ -23,7 +23,7 @@ def _field(page: Page, label: str):
 def _new_agent(console: Console, agent_id: str, label: str | None = None) -> Page:
     """The new-agent form with its id and label filled in."""
     page = console.page
-    page.goto(f"{console.base}/#/agents/new")
+    page.goto(f"{console.base}/#/agents/+new")
     page.get_by_label("Agent id").fill(agent_id)
     page.get_by_label("Label", exact=True).fill(label or agent_id)
     return page
@@ -72,7 +72,7 @@ def test_a_label_already_used_is_reported_on_the_label(signed_in: Console, alice
     # Given an agent labelled "Twin"
     alice.call("PUT", f"/v1/agents/{_slug('first')}", {"label": "Twin"}, expect=200)
     page = signed_in.page
-    page.goto(f"{signed_in.base}/#/agents/new")
+    page.goto(f"{signed_in.base}/#/agents/+new")
     # When another agent is created with the same label
     page.get_by_label("Agent id").fill(_slug("second"))
     page.get_by_label("Label", exact=True).fill("twin")
@@ -86,7 +86,7 @@ def test_a_task_context_with_current_time_shows_the_warning_on_save(signed_in: C
     agent_id = _slug("tasker")
     alice.call("PUT", f"/v1/agents/{agent_id}", {"label": agent_id}, expect=200)
     page = signed_in.page
-    page.goto(f"{signed_in.base}/#/agents/{agent_id}/tasks/new")
+    page.goto(f"{signed_in.base}/#/agents/{agent_id}/tasks/+new")
     # When a task whose context uses ${current_time} is created
     page.get_by_label("Task id").fill("daily")
     page.get_by_label("Task context").fill("You help ${user_name}. It is ${current_time}.")
@@ -104,7 +104,7 @@ def test_a_task_without_time_variables_saves_without_warnings(signed_in: Console
     agent_id = _slug("plain")
     alice.call("PUT", f"/v1/agents/{agent_id}", {"label": agent_id}, expect=200)
     page = signed_in.page
-    page.goto(f"{signed_in.base}/#/agents/{agent_id}/tasks/new")
+    page.goto(f"{signed_in.base}/#/agents/{agent_id}/tasks/+new")
     page.get_by_label("Task id").fill("calm")
     page.get_by_label("Task context").fill("You help ${user_name}.")
     page.get_by_role("button", name="Create the task").click()
@@ -192,7 +192,7 @@ def test_a_skill_is_created_in_its_form_and_a_missing_description_is_reported(
 ) -> None:
     name = _slug("summarize")
     page = signed_in.page
-    page.goto(f"{signed_in.base}/#/skills/new")
+    page.goto(f"{signed_in.base}/#/skills/+new")
     page.get_by_label("Name", exact=True).fill(name)
     page.get_by_label("Content").fill("Summarize in three bullet points.")
     page.get_by_role("button", name="Create the skill").click()

@@ -48,7 +48,7 @@ def test_a_new_agent_with_the_id_of_an_existing_one_is_not_created(signed_in: Co
     alice.call("PUT", f"/v1/agents/{agent_id}", {"label": "The first"}, expect=200)
     # When the console's new-agent form uses its id
     page = signed_in.page
-    page.goto(f"{signed_in.base}/#/agents/new")
+    page.goto(f"{signed_in.base}/#/agents/+new")
     page.get_by_label("Agent id").fill(agent_id)
     page.get_by_label("Label", exact=True).fill("The second")
     page.get_by_role("button", name="Create the agent").click()

@@ -21,7 +21,7 @@ def _slug(prefix: str) -> str:
 
 
 def _create_agent_in_the_form(page: Page, base: str, agent_id: str, label: str, fill: dict[str, str]) -> None:
-    page.goto(f"{base}/#/agents/new")
+    page.goto(f"{base}/#/agents/+new")
     page.get_by_label("Agent id").fill(agent_id)
     page.get_by_label("Label", exact=True).fill(label)
     for name, value in fill.items():

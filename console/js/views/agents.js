@@ -4,7 +4,7 @@
 
 import { del, get, getAll, onlyIfUnchanged, put, query, seg, ApiError } from "../api.js";
 import { field, h, scrollable } from "../dom.js";
-import { clearErrors, showError, showWarnings, staleSave } from "../forms.js";
+import { NEW, clearErrors, oldNewLink, showError, showWarnings, staleSave } from "../forms.js";
 import { delegateText, delegatesFieldset, readDelegates } from "./agent-delegates.js";
 import { historySection, restoreRevision } from "./history.js";
 import { policyFieldset, readPolicy } from "./policy-form.js";
@@ -37,7 +37,7 @@ async function listView() {
   return h("div", { dataset: { view: "agents" } },
     h("h1", {}, "Agents"),
     undoDelete(),
-    h("p", {}, h("a", { href: "#/agents/new", class: "button" }, "New agent")),
+    h("p", {}, h("a", { href: `#/agents/${NEW}`, class: "button" }, "New agent")),
     agents.length === 0 ? h("p", { class: "muted" }, "No agent yet.") : scrollable(h("table", {},
       h("thead", {}, h("tr", {}, ["agent", "label", "model", "tools", "delegates", "approval"].map((c) => h("th", { scope: "col" }, c)))),
       h("tbody", {}, agents.map((a) => h("tr", { dataset: { agent: a.agent_id } },
@@ -183,9 +183,12 @@ async function taskForm(agentId, taskId, saved = () => {}) {
 
 export async function agentsView(parts) {
   if (parts.length === 0) return { node: await listView() };
-  const agentId = parts[0] === "new" ? null : parts[0];
+  const isNew = parts[0] === NEW || (parts.length === 1 && await oldNewLink(parts[0], "/v1/agents/new", `#/agents/${NEW}`));
+  const agentId = isNew ? null : parts[0];
   if (agentId && parts[1] === "tasks" && parts[2]) {
-    const taskId = parts[2] === "new" ? null : parts[2];
+    const tasks = `/v1/agents/${seg(agentId)}/tasks`;
+    const newTask = parts[2] === NEW || await oldNewLink(parts[2], `${tasks}/new`, `${agentHref(agentId)}/tasks/${NEW}`);
+    const taskId = newTask ? null : parts[2];
     let history = null; // listed again after each save
     const { form, etag } = await taskForm(agentId, taskId, () => history && history.reload());
     const node = h("div", { dataset: { view: "task" } }, h("h1", {}, `Agent ${agentId}`), h("p", {}, h("a", { href: agentHref(agentId) }, `← back to ${agentId}`)), form);
@@ -201,7 +204,7 @@ export async function agentsView(parts) {
   if (agentId) {
     node.append(h("h2", {}, "Tasks"), h("ul", { class: "list-plain", dataset: { testid: "tasks" } },
       tasks.map((t) => h("li", {}, h("a", { href: `${agentHref(agentId)}/tasks/${encodeURIComponent(t.task_id)}` }, t.task_id), t.name ? ` — ${t.name}` : "")),
-      h("li", {}, h("a", { href: `${agentHref(agentId)}/tasks/new` }, "New task"))));
+      h("li", {}, h("a", { href: `${agentHref(agentId)}/tasks/${NEW}` }, "New task"))));
     history = await historySection(`/v1/agents/${seg(agentId)}`, "agent", etag);
     node.append(history.node);
   }

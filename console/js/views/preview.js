@@ -35,7 +35,7 @@ export async function previewView() {
   const { agents } = await getAll("/v1/agents", "agents");
   const node = h("div", { dataset: { view: "preview" } }, h("h1", {}, "Context preview"));
   if (!agents.length) {
-    node.append(h("p", { class: "note" }, "No agent yet: ", h("a", { href: "#/agents/new" }, "create one"), " first."));
+    node.append(h("p", { class: "note" }, "No agent yet: ", h("a", { href: "#/agents/+new" }, "create one"), " first."));
     return { node };
   }
   const result = h("div", { dataset: { testid: "preview-result" }, "aria-live": "polite" });

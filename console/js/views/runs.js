@@ -103,7 +103,7 @@ export async function runsView() {
   await listed.ready;
   node.append(listed.section);
   if (agents.length) node.append(await startForm(agents));
-  else node.append(h("p", { class: "note" }, "No agent yet: ", h("a", { href: "#/agents/new" }, "create one"), " to start a run."));
+  else node.append(h("p", { class: "note" }, "No agent yet: ", h("a", { href: "#/agents/+new" }, "create one"), " to start a run."));
   node.append(...openForm());
   if (started.length) {
     node.append(h("h2", {}, "Started in this tab"), h("ul", { class: "list-plain", dataset: { testid: "started" } },

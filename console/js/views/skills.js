@@ -2,13 +2,13 @@
 
 import { ApiError, del, get, getAll, onlyIfUnchanged, put, seg } from "../api.js";
 import { field, h, scrollable } from "../dom.js";
-import { clearErrors, showError, showWarnings, staleSave } from "../forms.js";
+import { NEW, clearErrors, oldNewLink, showError, showWarnings, staleSave } from "../forms.js";
 import { historySection } from "./history.js";
 
 const skillHref = (name) => `#/skills/${encodeURIComponent(name)}`;
 
 async function skillForm(name, saved = () => {}) {
-  const isNew = name === "new";
+  const isNew = name === NEW;
   const skill = isNew ? { description: "", when_to_use: "", content: "" } : await get(`/v1/skills/${seg(name)}`);
   let etag = skill.etag; // what this form replaces: the skill as read, then as last saved
   const form = h("form", { class: "stack", novalidate: true, dataset: { form: "skill" } },
@@ -44,12 +44,13 @@ async function skillForm(name, saved = () => {}) {
   return { form, etag: () => etag };
 }
 
-export async function skillsView(name) {
+export async function skillsView(param) {
+  const name = (await oldNewLink(param, "/v1/skills/new", `#/skills/${NEW}`)) ? NEW : param;
   if (name) {
     let history = null; // listed again after each save
     const { form, etag } = await skillForm(name, () => history && history.reload());
-    const node = h("div", { dataset: { view: "skill" } }, h("h1", {}, name === "new" ? "New skill" : `Skill ${name}`), h("p", {}, h("a", { href: "#/skills" }, "← all skills")), form);
-    if (name !== "new") {
+    const node = h("div", { dataset: { view: "skill" } }, h("h1", {}, name === NEW ? "New skill" : `Skill ${name}`), h("p", {}, h("a", { href: "#/skills" }, "← all skills")), form);
+    if (name !== NEW) {
       history = await historySection(`/v1/skills/${seg(name)}`, "skill", etag);
       node.append(history.node);
     }
@@ -58,7 +59,7 @@ export async function skillsView(name) {
   const { skills } = await getAll("/v1/skills", "skills");
   return { node: h("div", { dataset: { view: "skills" } },
     h("h1", {}, "Skills"),
-    h("p", {}, h("a", { href: "#/skills/new", class: "button" }, "New skill")),
+    h("p", {}, h("a", { href: `#/skills/${NEW}`, class: "button" }, "New skill")),
     skills.length === 0 ? h("p", { class: "muted" }, "No skill yet.") : scrollable(h("table", {},
       h("thead", {}, h("tr", {}, ["name", "description", "when to use"].map((c) => h("th", { scope: "col" }, c)))),
       h("tbody", {}, skills.map((s) => h("tr", {},
