@@ -72,6 +72,8 @@ export function toolCalls(events, requests) {
   for (const e of events) {
     if (e.type === "tool_call") Object.assign(entry(e.call_id), { tool: e.tool, status: e.status, error: e.error || entry(e.call_id).error });
     if (e.type === "approval_requested") for (const c of e.calls || []) Object.assign(entry(c.call_id), { tool: c.tool, arguments: c.arguments, approval: true });
+    // a call still waiting for a person when the run was cancelled: void, never run
+    if (e.type === "cancelled") for (const id of e.voided_calls || []) Object.assign(entry(id), { status: "cancelled", voided: true });
     if (e.type === "delegation_started" || e.type === "delegation_finished") {
       if (e.call_id) Object.assign(entry(e.call_id), { child_run_id: e.child_run_id, child_agent: e.agent_id, outcome: e.outcome });
     }
@@ -89,6 +91,12 @@ export function toolCalls(events, requests) {
   return [...calls.values()];
 }
 
+/** Why a cancelled run ended, as a sentence: "Cancelled by its owner", "Cancelled with run …". */
+export const cancelledText = (run) => {
+  const reason = run.error || "cancelled";
+  return reason.charAt(0).toUpperCase() + reason.slice(1);
+};
+
 /** A short human line per event for the timeline. */
 export function describe(e) {
   const usage = (u) => (u ? `in ${u.input_tokens} · out ${u.output_tokens} · cache read ${u.cache_read_tokens} · cache write ${u.cache_write_tokens}` : "");
@@ -104,6 +112,7 @@ export function describe(e) {
     case "memory_write_skipped": return `auto-write skipped (${e.source}): ${String(e.reason || "").replace(/_/g, " ")}`;
     case "memory_write_queued": return `${e.count} entr${e.count === 1 ? "y" : "ies"} queued (${(e.sources || []).join(", ")})`;
     case "warning": return e.message || "";
+    case "cancelled": return `${e.reason || "cancelled"}${(e.voided_calls || []).length ? ` · call(s) no longer waiting: ${e.voided_calls.join(", ")}` : ""}`;
     case "error": return e.message || e.error || "";
     case "completed": return `${e.status} · ${usage(e.usage)}`;
     default: return "";

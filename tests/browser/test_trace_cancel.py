@@ -62,3 +62,43 @@ def test_a_run_that_ended_before_the_cancel_says_so_next_to_the_button(signed_in
     page.get_by_role("button", name="Cancel the run").click()
     # Then the server's 409 is shown next to the button
     expect(page.get_by_test_id("cancel-error")).to_contain_text("409")
+
+
+BAD_FG = "rgb(138, 28, 28)"  # the error colour (--bad-fg): a failed run's, never a cancelled one's
+
+
+def test_a_cancelled_run_says_so_in_a_neutral_note_not_as_an_error(signed_in: Console, alice: Client) -> None:
+    # Given a run cancelled by its owner
+    run_id = waiting_run(alice, careful_agent(alice), "/search Is this an error?")
+    alice.call("POST", f"/v1/runs/{run_id}/cancel", {}, expect=200)
+    # When its trace is opened
+    page = signed_in.go(f"#/runs/{run_id}")
+    # Then its summary says it was cancelled by its owner, with no error and no error colour
+    summary = page.locator("[data-section=summary]")
+    expect(summary.get_by_test_id("cancelled")).to_have_text("Cancelled by its owner")
+    expect(summary.get_by_role("alert")).to_have_count(0)
+    expect(summary).not_to_contain_text("Error:")
+    expect(page.get_by_test_id("status").locator(".badge")).not_to_have_css("color", BAD_FG)
+
+
+def test_a_cancelled_run_is_listed_as_cancelled_not_with_an_error(signed_in: Console, alice: Client) -> None:
+    run_id = waiting_run(alice, careful_agent(alice), "/search Listed how?")
+    alice.call("POST", f"/v1/runs/{run_id}/cancel", {}, expect=200)
+    page = signed_in.go("#/runs")
+    row = page.locator(f"[data-testid=run-table] tr[data-run='{run_id}']")
+    expect(row.get_by_test_id("run-cancelled")).to_have_text("Cancelled by its owner")
+    expect(row.get_by_test_id("run-error")).to_have_count(0)
+    expect(row.locator(".badge")).not_to_have_css("color", BAD_FG)
+
+
+def test_a_call_voided_by_the_cancel_is_shown_cancelled_not_requested(signed_in: Console, alice: Client) -> None:
+    # Given a run cancelled while its memory-search call waited for a person
+    run_id = waiting_run(alice, careful_agent(alice), "/search Still requested?")
+    alice.call("POST", f"/v1/runs/{run_id}/cancel", {}, expect=200)
+    # When its trace is opened
+    page = signed_in.go(f"#/runs/{run_id}")
+    # Then the call is shown cancelled, not as a request still waiting
+    call = page.locator("[data-section=tool-calls] tbody tr")
+    expect(call).to_have_count(1)
+    expect(call.locator(".badge")).to_have_text("cancelled")
+    expect(call).to_contain_text("the run was cancelled before an answer")

@@ -4,6 +4,7 @@
 import { get, query } from "../api.js";
 import { field, h, when, scrollable } from "../dom.js";
 import { cursorPaging } from "../paging.js";
+import { cancelledText } from "../trace-data.js";
 
 const STATUSES = ["", "failed", "succeeded", "running", "queued", "waiting_approval", "cancelled"];
 
@@ -15,7 +16,8 @@ function row(run) {
     h("td", { class: "mono" }, when(run.created_at)),
     h("td", {}, h("span", { class: `badge ${run.status}` }, run.status)),
     h("td", {}, h("a", { href: trace }, run.input.slice(0, 80) || run.run_id),
-      run.error ? h("div", { class: "field-error", dataset: { testid: "run-error" } }, run.error) : ""),
+      run.status === "cancelled" ? h("div", { class: "muted", dataset: { testid: "run-cancelled" } }, cancelledText(run))
+        : run.error ? h("div", { class: "field-error", dataset: { testid: "run-error" } }, run.error) : ""),
     h("td", {}, run.agent_id),
     h("td", { class: "num" }, String(run.children)),
     h("td", { class: "num" }, cost(run.cost_usd)));

@@ -3,7 +3,7 @@
 
 import { h, badge, number, duration, json, shortVersion, usd, when, scrollable } from "../dom.js";
 import { inSaidOrder } from "../hit-text.js";
-import { callFacts, describe, toolCalls } from "../trace-data.js";
+import { callFacts, cancelledText, describe, toolCalls } from "../trace-data.js";
 import { requestView } from "./request-view.js";
 
 const usageText = (u) => (u ? `${number(u.input_tokens)} in · ${number(u.output_tokens)} out · cache ${number(u.cache_read_tokens)} read / ${number(u.cache_write_tokens)} write` : "–");
@@ -29,7 +29,8 @@ export function runSummary(run, controls = null) {
     controls,
     h("dl", { class: "summary-grid" }, items.map(([k, v]) => h("div", {}, h("dt", {}, k), h("dd", {}, v)))),
     run.output ? [h("h3", {}, "Output"), h("pre", { class: "panel", dataset: { testid: "output" } }, run.output)] : null,
-    run.error ? h("div", { class: "alert", role: "alert" }, `Error: ${run.error}`) : null);
+    run.status === "cancelled" ? h("div", { class: "note", dataset: { testid: "cancelled" } }, cancelledText(run))
+      : run.error ? h("div", { class: "alert", role: "alert" }, `Error: ${run.error}`) : null);
 }
 
 /** Pending approvals across the tree: [{run, calls}], each call answerable once / always / deny. */
@@ -151,7 +152,8 @@ export function toolCallsSection(detail, childHref) {
       h("tbody", {}, calls.map((c) => h("tr", { dataset: { call: c.call_id } },
         h("td", {}, h("b", {}, c.tool), h("br"), h("span", { class: "mono muted" }, c.call_id),
           c.child_run_id ? [h("br"), h("a", { href: childHref(c.child_run_id) }, `sub-run ${c.child_agent || ""}`)] : null),
-        h("td", {}, badge(c.status), c.approval ? h("div", { class: "muted" }, "asked a person") : null),
+        h("td", {}, badge(c.status), c.voided ? h("div", { class: "muted" }, "asked a person; the run was cancelled before an answer")
+          : c.approval ? h("div", { class: "muted" }, "asked a person") : null),
         h("td", {}, c.arguments !== undefined ? json(c.arguments) : h("span", { class: "muted" }, "–")),
         h("td", {}, c.error ? h("pre", { class: "field-error" }, c.error) : c.result !== undefined ? h("pre", {}, c.result) : h("span", { class: "muted" }, "–"))))))));
 }
