@@ -50,6 +50,7 @@ REVISIONS = (
     "tests/functional/adapters/test_config_revisions_store.py",
     "tests/functional/api/test_config_revisions.py",
 )
+PINNED = ("tests/functional/engine/test_pinned_config.py", "tests/functional/engine/test_mcp_discovery.py")
 
 
 @dataclass(frozen=True)
@@ -220,6 +221,35 @@ MUTANTS = (
         'revision = [revision_put(key, item["data"], "saved", revision_at)] if revision_at is not None else []',
         "revision = []",
         REVISIONS,
+    ),
+    Mutant(
+        "task-deleted-without-revision",
+        "adapters/dynamo/conditional_put.py",
+        'ops += [revision_put((keys[0][0], other[SK]), other["data"], "deleted", revision_at) for other in kept]',
+        "pass",
+        REVISIONS[:1],
+    ),
+    # a waiting run runs the configuration it started with, narrowed to what its agent still grants
+    Mutant(
+        "waiting-run-reloads-its-agent",
+        "engine/runs/service.py",
+        "    if state.config is not None:\n        return pinned_config.narrowed(",
+        "    if False:\n        return pinned_config.narrowed(",
+        PINNED[:1],
+    ),
+    Mutant(
+        "revocation-ignored",
+        "engine/runs/pinned_config.py",
+        "return RunConfig(pinned.settings, kept, pinned.task, pinned.skills)",
+        "return pinned",
+        PINNED,
+    ),
+    Mutant(
+        "revoked-tool-still-runs",
+        "engine/runs/loop.py",
+        "call.tool != ACTIVATE_SKILL and call.tool not in enabled_tools(session)",
+        "False",
+        PINNED[:1],
     ),
 )
 
