@@ -13,17 +13,25 @@ const TOOLS = ["memory-search", "memory-write", "memory-update", "memory-delete"
 const agentHref = (id) => `#/agents/${encodeURIComponent(id)}`;
 
 /** "Agent x deleted. Undo" after a delete: the undo saves the agent's last revision (the agent as it was deleted)
- * again, only if no agent of that id exists by then (its tasks are not brought back). */
+ * again, only if no agent of that id exists by then, then each task its delete names (`tasks`) from that task's last
+ * revision; the agent's page then says how many came back and which could not. */
 function undoDelete() {
   const agentId = sessionStorage.getItem("mneme.deleted");
   if (!agentId) return null;
   sessionStorage.removeItem("mneme.deleted");
   const note = h("div", { class: "note", role: "status", dataset: { testid: "undo" } }, `Agent ${agentId} deleted. `);
+  const last = async (path) => (await get(`${path}/revisions${query({ limit: 1 })}`)).revisions[0];
   note.append(h("button", { type: "button", onclick: async () => {
+    const path = `/v1/agents/${seg(agentId)}`;
     try {
-      const path = `/v1/agents/${seg(agentId)}`;
-      const [last] = (await get(`${path}/revisions${query({ limit: 1 })}`)).revisions;
-      await restoreRevision(path, "agent", last);
+      const deleted = await last(path);
+      await restoreRevision(path, "agent", deleted);
+      const tasks = deleted.tasks || [];
+      const results = await Promise.allSettled(tasks.map(async (t) => restoreRevision(`${path}/tasks/${seg(t)}`, "task", await last(`${path}/tasks/${seg(t)}`))));
+      const failed = tasks.flatMap((t, i) => results[i].status === "rejected"
+        ? [`Task ${t} not restored: ${results[i].reason.status === 412 ? "a task with this id exists again" : results[i].reason.message}`] : []);
+      const n = tasks.length - failed.length, of = failed.length ? `${n} of ` : "";
+      sessionStorage.setItem("mneme.flash", JSON.stringify([tasks.length ? `Restored, with ${of}its ${tasks.length} task${tasks.length === 1 ? "" : "s"}.` : "Restored.", failed]));
       window.location.hash = agentHref(agentId);
     } catch (error) {
       note.replaceChildren(`Not restored: ${error.status === 412 ? "an agent with this id exists again" : error.message}`);
@@ -89,7 +97,7 @@ async function agentForm(agentId, saved = () => {}) {
     delegatesFieldset(others, a.delegates),
     policyFieldset(a.memory_policy, "Memory policy (agent)"),
     h("div", { class: "actions" }, h("button", { type: "submit" }, isNew ? "Create the agent" : "Save"),
-      isNew ? null : h("button", { type: "button", class: "danger", onclick: () => remove(form, agentId, etag) }, "Delete the agent")));
+      isNew ? null : h("button", { type: "button", class: "danger", onclick: () => remove(form, agentId, etag, tasks.tasks.length) }, "Delete the agent")));
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     clearErrors(form);
@@ -113,7 +121,7 @@ async function agentForm(agentId, saved = () => {}) {
       const stored = await put(`/v1/agents/${seg(id)}`, body, onlyIfUnchanged(etag));
       etag = stored.etag;
       if (isNew) {
-        sessionStorage.setItem("mneme.flash", JSON.stringify(stored.warnings || []));
+        sessionStorage.setItem("mneme.flash", JSON.stringify(["Created.", stored.warnings || []]));
         window.location.hash = agentHref(id);
         return;
       }
@@ -126,13 +134,15 @@ async function agentForm(agentId, saved = () => {}) {
   const flash = sessionStorage.getItem("mneme.flash");
   if (flash) {
     sessionStorage.removeItem("mneme.flash");
-    showWarnings(form, JSON.parse(flash), "Created.");
+    const [text, warnings] = JSON.parse(flash);
+    showWarnings(form, warnings, text);
   }
   return { form, tasks: tasks.tasks, etag: () => etag };
 }
 
-async function remove(form, agentId, etag) {
-  if (!window.confirm(`Delete agent ${agentId}?`)) return;
+async function remove(form, agentId, etag, tasks) {
+  const its = tasks ? ` Its ${tasks} task${tasks === 1 ? " is" : "s are"} deleted with it (Undo on the agents list brings ${tasks === 1 ? "it" : "them"} back).` : "";
+  if (!window.confirm(`Delete agent ${agentId}?${its}`)) return;
   try {
     await del(`/v1/agents/${seg(agentId)}`, etag ? { headers: { "If-Match": etag } } : undefined);
     sessionStorage.setItem("mneme.deleted", agentId);
