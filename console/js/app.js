@@ -9,6 +9,7 @@ import { auditView } from "./views/audit.js";
 import { memoryView } from "./views/memory.js";
 import { previewView } from "./views/preview.js";
 import { runsView } from "./views/runs.js";
+import { settingsView } from "./views/settings.js";
 import { skillsView } from "./views/skills.js";
 import { traceView } from "./views/trace.js";
 
@@ -25,6 +26,7 @@ const ROUTES = [
   [/^#\/preview$/, () => previewView(), "preview"],
   [/^#\/memory(?:\/([^/]+))?$/, (m) => memoryView(m[1] ? decodeURIComponent(m[1]) : null), "memory"],
   [/^#\/audit$/, () => auditView(), "audit"],
+  [/^#\/settings$/, () => settingsView(), "settings"],
 ];
 
 function markNav(section) {
