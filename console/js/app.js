@@ -20,7 +20,7 @@ let generation = 0; // the newest route(); an older one that finishes late is dr
 
 const ROUTES = [
   [/^#\/runs\/([^/]+)(?:\/([^/]+))?$/, (m) => traceView(decodeURIComponent(m[1]), m[2] ? decodeURIComponent(m[2]) : null), "runs"],
-  [/^#\/runs$/, () => runsView(), "runs"],
+  [/^#\/runs(?:\?(.*))?$/, (m) => runsView(new URLSearchParams(m[1] || "")), "runs"],
   [/^#\/agents(?:\/(.*))?$/, (m) => agentsView((m[1] || "").split("/").filter(Boolean).map(decodeURIComponent)), "agents"],
   [/^#\/skills(?:\/([^/]+))?$/, (m) => skillsView(m[1] ? decodeURIComponent(m[1]) : null), "skills"],
   [/^#\/preview$/, () => previewView(), "preview"],

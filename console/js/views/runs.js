@@ -1,5 +1,6 @@
 // Runs: every run of the caller (GET /v1/runs, views/run-list.js), start a run, open one by id, and find
 // runs through the caller's chats (GET /v1/chats): a chat's messages carry the ids of the runs that wrote them.
+// `#/runs?agent=…&chat=…` opens the start form continuing that chat (a run started with its `chat_id`).
 
 import { get, getAll, post, seg } from "../api.js";
 import { clear, field, h, when } from "../dom.js";
@@ -7,6 +8,9 @@ import { showError, clearErrors } from "../forms.js";
 import { runList } from "./run-list.js";
 
 const STARTED = "mneme.started-runs";
+
+/** The start form continuing chat `chatId` of agent `agentId`. */
+export const continueHref = (agentId, chatId) => `#/runs?${new URLSearchParams({ agent: agentId, chat: chatId })}`;
 
 function remember(run) {
   const list = JSON.parse(sessionStorage.getItem(STARTED) || "[]").filter((r) => r.run_id !== run.run_id);
@@ -21,9 +25,10 @@ async function taskOptions(agentId) {
 }
 
 /** Agent + task selects that keep the task list in step with the chosen agent. */
-export async function agentTaskFields(agents, { agentField = "agent_id", taskField = "task_id" } = {}) {
-  const agentSelect = field({ label: "Agent", name: agentField, type: "select", options: agents.map((a) => [a.agent_id, `${a.label} (${a.agent_id})`]), required: true });
-  const taskSelect = field({ label: "Task", name: taskField, type: "select", options: await taskOptions(agents[0] && agents[0].agent_id) });
+export async function agentTaskFields(agents, { agentField = "agent_id", taskField = "task_id", value } = {}) {
+  const chosen = agents.some((a) => a.agent_id === value) ? value : agents[0] && agents[0].agent_id;
+  const agentSelect = field({ label: "Agent", name: agentField, type: "select", options: agents.map((a) => [a.agent_id, `${a.label} (${a.agent_id})`]), value: chosen, required: true });
+  const taskSelect = field({ label: "Task", name: taskField, type: "select", options: await taskOptions(chosen) });
   agentSelect.querySelector("select").addEventListener("change", async (event) => {
     const select = taskSelect.querySelector("select");
     clear(select).append(...(await taskOptions(event.target.value)).map(([v, t]) => h("option", { value: v }, t)));
@@ -31,11 +36,21 @@ export async function agentTaskFields(agents, { agentField = "agent_id", taskFie
   return [agentSelect, taskSelect];
 }
 
-function startForm(agents) {
-  return agentTaskFields(agents).then(([agentSelect, taskSelect]) => {
+/** "Continues chat x" with the hidden chat_id, and a button that clears both (the run then starts a new chat). */
+function chatNote(chatId) {
+  if (!chatId) return null;
+  const note = h("p", { class: "note", dataset: { testid: "continues" } }, "Continues chat ", h("code", {}, chatId), " ",
+    h("input", { type: "hidden", name: "chat_id", value: chatId }),
+    h("button", { type: "button", class: "secondary", onclick: () => note.remove() }, "Start a new chat instead"));
+  return note;
+}
+
+function startForm(agents, { agent, chat } = {}) {
+  return agentTaskFields(agents, { value: agent }).then(([agentSelect, taskSelect]) => {
     const form = h("form", { class: "stack", "aria-labelledby": "start-h", dataset: { form: "start-run" } });
     form.append(
-      h("h2", { id: "start-h" }, "Start a run"),
+      h("h2", { id: "start-h" }, chat ? "Continue a chat" : "Start a run"),
+      chatNote(chat),
       h("div", { class: "row" }, agentSelect, taskSelect,
         field({ label: "Tool approval", name: "tool_approval", type: "select", options: [["", "(the agent's default)"], "granted", "prompt", "denied"] })),
       field({ label: "Input", name: "input", type: "textarea", rows: 3, required: true, hint: "The offline model obeys /delegate <agent> :: <input>, /search <query>, /skill <name>, /write <ns> :: <text>." }),
@@ -47,6 +62,7 @@ function startForm(agents) {
       const data = new FormData(form);
       const body = { agent_id: data.get("agent_id"), input: data.get("input") };
       if (data.get("task_id")) body.task_id = data.get("task_id");
+      if (data.get("chat_id")) body.chat_id = data.get("chat_id");
       if (data.get("tool_approval")) body.tool_approval = data.get("tool_approval");
       if (!data.get("memory")) body.memory = { enabled: false };
       try {
@@ -77,7 +93,7 @@ function chatRow(chat) {
   const list = h("ul", { class: "list-plain" });
   const details = h("details", { dataset: { chat: chat.chat_id } },
     h("summary", {}, h("b", {}, chat.title || chat.chat_id), h("span", { class: "muted" }, ` · ${chat.agent_id || ""} · ${when(chat.updated_at)}`)),
-    list);
+    list, chat.agent_id ? h("a", { href: continueHref(chat.agent_id, chat.chat_id) }, "Continue this chat") : null);
   details.addEventListener("toggle", async () => {
     if (!details.open || list.childElementCount) return;
     try {
@@ -95,15 +111,17 @@ function chatRow(chat) {
   return h("li", {}, details);
 }
 
-export async function runsView() {
+export async function runsView(params = new URLSearchParams()) {
   const [{ agents }, { chats }] = await Promise.all([getAll("/v1/agents", "agents"), getAll("/v1/chats", "chats")]);
   const started = JSON.parse(sessionStorage.getItem(STARTED) || "[]");
   const node = h("div", { dataset: { view: "runs" } }, h("h1", {}, "Runs"));
+  const preset = { agent: params.get("agent"), chat: params.get("chat") };
   const listed = runList(agents);
   await listed.ready;
-  node.append(listed.section);
-  if (agents.length) node.append(await startForm(agents));
+  if (!preset.chat) node.append(listed.section);
+  if (agents.length) node.append(await startForm(agents, preset));
   else node.append(h("p", { class: "note" }, "No agent yet: ", h("a", { href: "#/agents/+new" }, "create one"), " to start a run."));
+  if (preset.chat) node.append(listed.section); // the continued chat's form first
   node.append(...openForm());
   if (started.length) {
     node.append(h("h2", {}, "Started in this tab"), h("ul", { class: "list-plain", dataset: { testid: "started" } },

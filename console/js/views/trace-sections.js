@@ -5,6 +5,7 @@ import { h, badge, number, duration, json, shortVersion, usd, when, scrollable }
 import { inSaidOrder } from "../hit-text.js";
 import { callFacts, cancelledText, describe, toolCalls } from "../trace-data.js";
 import { requestView } from "./request-view.js";
+import { continueHref } from "./runs.js";
 
 const usageText = (u) => (u ? `${number(u.input_tokens)} in · ${number(u.output_tokens)} out · cache ${number(u.cache_read_tokens)} read / ${number(u.cache_write_tokens)} write` : "–");
 
@@ -21,7 +22,7 @@ export function runSummary(run, controls = null) {
     ["Tokens (whole tree)", usageText(run.tree_usage)],
     ["Cost (this run)", run.usage ? usd(run.usage.cost_usd) : "–"],
     ["Cost (whole tree)", run.tree_usage ? usd(run.tree_usage.cost_usd) : "–"],
-    ["Chat", run.chat_id || "–"],
+    ["Chat", run.chat_id ? h("span", {}, run.chat_id, " · ", h("a", { href: continueHref(run.agent_id, run.chat_id) }, "Continue this chat")) : "–"],
     ["Parent", run.parent_run_id || "–"],
   ];
   return h("section", { "aria-labelledby": "sum-h", dataset: { section: "summary" } },
