@@ -15,7 +15,8 @@ from tests.functional.local.support import Client
 def _finished_run(alice: Client) -> dict[str, Any]:
     agent_id = f"chatty-{uuid.uuid4().hex[:6]}"
     alice.call("PUT", f"/v1/agents/{agent_id}", {"label": agent_id}, expect=200)
-    return alice.call("POST", "/v1/runs", {"agent_id": agent_id, "input": "first turn"}, expect=200)
+    run: dict[str, Any] = alice.call("POST", "/v1/runs", {"agent_id": agent_id, "input": "first turn"}, expect=200)
+    return run
 
 
 def _continue_from_trace(console: Console, run: dict[str, Any]) -> Page:
