@@ -114,7 +114,9 @@ def test_entries_are_paged_with_the_cursor_and_filtered_by_status(console: Conso
     with page.expect_response(lambda r: "/v1/memory/documents?" in r.url and "limit=1" in r.url) as answer:
         per_page.press("Enter")  # the keyboard submits the form
     assert answer.value.status == 200, answer.value.text()
-    # Then the cursor walks the two live entries, newest first, and stops
+    # Then the cursor walks the two live entries, newest first, and stops (the answer is in before the page shows it:
+    # wait for the one row, else the assertion meets the two rows still shown and fails at once, in strict mode)
+    expect(table.locator("tbody tr")).to_have_count(1)
     expect(table.locator("tbody tr")).to_have_attribute("data-memory", ids[2])
     older = page.get_by_role("button", name="Older →")
     older.click()
