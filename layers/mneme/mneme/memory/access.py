@@ -261,9 +261,7 @@ def http_write_access(namespace: str, user_id: str, *, is_admin: bool) -> str:
     Own agent/user scopes; global only for admins (:class:`MemoryWriteForbidden`, a 403, otherwise).
     ``${user_id}`` is the caller's id; another template or an invalid namespace is :class:`InvalidInput`.
     """
-    target = _resolve_http(namespace, user_id, "namespace")
-    if target.endswith(".*"):
-        raise InvalidInput(f"namespace {target!r} must be one namespace, not a pattern", field="namespace")
+    target = http_namespace(namespace, user_id)
     if can_write(target, user_id, is_admin=is_admin):
         return target
     if parse(target).scope == "global":

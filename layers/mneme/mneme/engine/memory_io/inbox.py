@@ -16,13 +16,12 @@ from mneme.engine.deps import Deps
 from mneme.engine.memory_io import ops as memory_ops
 from mneme.engine.memory_io.revisions import acting
 from mneme.errors import EmbeddingInputTooLong, InvalidInput, MemoryUnavailable, NotFound, PreconditionFailed
-from mneme.memory.access import Denial, MemoryWriteForbidden, http_write_access
+from mneme.memory.access import Denial, MemoryWriteForbidden, http_namespace
 from mneme.memory.namespaces import can_write, is_readable, own_namespaces
 from mneme.models.audit import AuditAction
 from mneme.models.memory import MemoryDocument
 from mneme.models.precondition import Precondition, etag_of
 from mneme.models.user import Caller
-from mneme.namespace_grammar import NamespaceError, resolve
 from mneme.ports.memory import MemoryStore
 from mneme.records import Record
 
@@ -42,12 +41,7 @@ def _store(deps: Deps) -> MemoryStore:
 
 
 def _readable(deps: Deps, namespace: str, caller: Caller) -> str:
-    try:
-        target = resolve(namespace, {"user_id": caller.user_id})
-    except NamespaceError as exc:
-        raise InvalidInput(f"invalid namespace {namespace!r}: {exc}", field="namespace") from exc
-    if target.endswith(".*"):
-        raise InvalidInput(f"namespace {target!r} must be one namespace, not a pattern", field="namespace")
+    target = http_namespace(namespace, caller.user_id)
     if not is_readable(target, caller.user_id):  # the caller named it: the refusal is audited (issue 31.10)
         _audit(deps, caller, "denied", target, reason="security_filter")
         raise NotFound(f"no memory namespace {target!r}")
@@ -117,12 +111,8 @@ def patch_document(
     if content is None and tags is None and status is None:
         raise InvalidInput("name at least one of content, tags, status", field="body")
     document = _visible(deps, caller, doc_id)
-    if not can_write(document.namespace, caller.user_id, is_admin=caller.is_admin):
-        try:
-            http_write_access(document.namespace, caller.user_id, is_admin=caller.is_admin)
-        except MemoryWriteForbidden as exc:  # a global entry, a caller who is no admin: audited, then 403
-            _audit(deps, caller, "denied", exc.denial.namespace, reason=exc.denial.reason, id=doc_id)
-            raise
+    if not can_write(document.namespace, caller.user_id, is_admin=caller.is_admin):  # global, no admin: 403
+        forbidden(deps, caller, doc_id, document.namespace, what="write")
     if precondition is not None and not precondition.holds(tag := etag_of(document)):
         raise PreconditionFailed(precondition.refusal(tag), details={"etag": tag})
     store, now = _store(deps), deps.clock.now()

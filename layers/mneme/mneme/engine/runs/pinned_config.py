@@ -19,18 +19,24 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import BaseModel
+
 from mneme.models.agent import Agent, Skill, Task
 from mneme.models.user import UserSettings
 from mneme.ports.stores import RunConfig
 
 
+def _stored(model: BaseModel) -> dict[str, Any]:
+    return model.model_dump(mode="json", exclude_none=True)
+
+
 def pin(config: RunConfig) -> dict[str, Any]:
     """The configuration as the checkpoint keeps it."""
     return {
-        "settings": config.settings.model_dump(mode="json", exclude_none=True),
-        "agent": config.agent.model_dump(mode="json", exclude_none=True),
-        "task": config.task.model_dump(mode="json", exclude_none=True) if config.task is not None else None,
-        "skills": {name: skill.model_dump(mode="json", exclude_none=True) for name, skill in config.skills.items()},
+        "settings": _stored(config.settings),
+        "agent": _stored(config.agent),
+        "task": _stored(config.task) if config.task is not None else None,
+        "skills": {name: _stored(skill) for name, skill in config.skills.items()},
     }
 
 
