@@ -3,6 +3,7 @@ are "required"; JSON with parameters or a ``+json`` type is JSON; a request with
 
 from __future__ import annotations
 
+import base64
 import json
 from typing import Any
 
@@ -68,3 +69,22 @@ def test_an_unauthenticated_form_is_a_401_first(api: Api) -> None:
 def test_the_openapi_document_lists_415_among_the_errors(api: Api) -> None:
     document = json.loads(api.get("/v1/openapi.json", user=None).text)
     assert "415" in document["paths"]["/v1/runs"]["post"]["responses"]["default"]["description"]
+
+
+@pytest.mark.usefixtures("master")
+@pytest.mark.parametrize("base64_encoded", [False, True])
+def test_a_body_behind_a_byte_order_mark_is_read(api: Api, base64_encoded: bool) -> None:
+    text = "\ufeff" + json.dumps(RUN)
+    event = http_event("POST", "/v1/runs", RUN)
+    event["body"] = base64.b64encode(text.encode("utf-8")).decode() if base64_encoded else text
+    event["isBase64Encoded"] = base64_encoded
+    reply = _send(api, event)
+    assert (reply.status, reply.body["output"]) == (200, "offline: hello")
+
+
+@pytest.mark.usefixtures("master")
+def test_a_byte_order_mark_alone_is_no_json_object(api: Api) -> None:
+    event = http_event("POST", "/v1/runs", RUN)
+    event["body"] = "\ufeff[1]"
+    reply = _send(api, event)
+    assert (reply.status, reply.body["field"]) == (400, "body")

@@ -61,7 +61,9 @@ def _answer(app: Any, deps: Any, event: dict[str, Any], context: Any) -> dict[st
 
 def _text_body(event: dict[str, Any]) -> dict[str, Any]:
     """Bodies are JSON text: a binary (base64) body is decoded here, one that is not UTF-8 is a 400, and so
-    is one nested deeper than the JSON limit (checked before Powertools parses it recursively)."""
+    is one nested deeper than the JSON limit (checked before Powertools parses it recursively). A leading
+    byte order mark is dropped (RFC 8259 §8.1 lets a parser ignore it; PowerShell and Notepad write one):
+    it was refused as "the body must be a JSON object" in front of a JSON object."""
     body = event.get("body") or ""
     raw = body.encode("utf-8", "surrogatepass") if not event.get("isBase64Encoded") else _b64(body)
     if len(raw) > MAX_BODY_BYTES:
@@ -72,10 +74,16 @@ def _text_body(event: dict[str, Any]) -> dict[str, Any]:
         except UnicodeDecodeError:
             raise InvalidInput("the body is not UTF-8 text (JSON is expected)", field="body") from None
         event = {**event, "body": body, "isBase64Encoded": False}
+    if body.startswith(_BOM):
+        body = body[len(_BOM) :]
+        event = {**event, "body": body}
     problem = text_problem(body)
     if problem is not None:
         raise InvalidInput(f"the body cannot be read as JSON: {problem}", field="body")
     return event
+
+
+_BOM = "\ufeff"
 
 
 def _b64(body: str) -> bytes:
