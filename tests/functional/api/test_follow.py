@@ -124,6 +124,14 @@ def test_wait_above_20_seconds_is_refused(api: Api, world: World) -> None:
     assert reply.status == 400 and reply.body["field"] == "wait"
 
 
+@pytest.mark.parametrize("wait", ["nan", "inf", "-inf", "1e999"])
+def test_a_wait_that_is_no_finite_number_is_refused_as_such(api: Api, world: World, wait: str) -> None:
+    run_id, _ = _waiting_run(api, world)
+    reply = api.get(f"/v1/runs/{run_id}/events", query={"wait": wait})
+    assert (reply.status, reply.body["field"]) == (400, "wait")
+    assert "finite number" in reply.body["message"]
+
+
 def test_another_users_run_cannot_be_followed(api: Api, world: World, clock: Time) -> None:
     run_id, _ = _waiting_run(api, world)
     assert api.get(f"/v1/runs/{run_id}/events", query={"wait": "5"}, user="bob").status == 404

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler.openapi.params import Query
+from pydantic.types import AllowInfNan
 
 from mneme.api.context import caller_of, deps_of, new_router
 from mneme.api.presenters import audit_view
@@ -37,7 +38,9 @@ def get_events(
     ] = None,
     after: Annotated[int | None, Query(ge=0, description="the seq of the last event seen (= cursor)")] = None,
     wait: Annotated[
-        float, Query(ge=0, le=MAX_WAIT_SECONDS, description="long-poll: wait up to this many seconds for an event")
+        float,
+        AllowInfNan(False),  # "nan" and "inf" answered "less than or equal to 20"; Query drops allow_inf_nan
+        Query(ge=0, le=MAX_WAIT_SECONDS, description="long-poll: wait up to this many seconds for an event"),
     ] = 0,
     tree: Annotated[bool, Query(description="the run and every run below it (events carry run_id, depth)")] = False,
 ) -> dict[str, Any]:
