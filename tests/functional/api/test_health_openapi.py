@@ -9,6 +9,7 @@ from jsonschema.exceptions import ValidationError
 from openapi_schema_validator import validate as validate_instance
 from openapi_spec_validator import validate as validate_spec
 
+from mneme.spec_limits import MAX_DOCUMENT_CHARS
 from tests.functional.api.conftest import Api
 
 SPEC_ROUTES = [
@@ -169,3 +170,12 @@ def test_an_empty_patch_is_refused_by_the_api_and_by_the_document(api: Api, docu
     with pytest.raises(ValidationError):
         validate_instance({}, _body_schema(document, "DocumentPatch"))
     validate_instance({"tags": ["drink"]}, _body_schema(document, "DocumentPatch"))
+
+
+def test_a_documents_content_is_documented_with_the_limit_the_api_answers_413_above(
+    api: Api, document: dict[str, Any]
+) -> None:
+    schema = document["components"]["schemas"]["DocumentBody"]["properties"]["content"]
+    assert schema["maxLength"] == MAX_DOCUMENT_CHARS
+    body = {"namespace": "vector.user.alice.notes", "content": "x" * schema["maxLength"] + "x"}
+    assert api.post("/v1/memory/documents", body).status == 413

@@ -231,7 +231,15 @@ class DocumentBody(BaseModel):
         Literal["episodic", "semantic", "preference", "procedural", "document"] | None,
         Field(alias="class", title="Class"),
     ] = None
-    content: Annotated[str, Field(max_length=1000000, min_length=1, title="Content")]
+    content: Annotated[
+        str,
+        Field(
+            description="stored in chunks of the embedding model's input size; over 200,000 characters: 413",
+            max_length=200000,
+            min_length=1,
+            title="Content",
+        ),
+    ]
     metadata: Annotated[dict[str, Any] | None, Field(max_length=32, title="Metadata")] = {}
     namespace: Annotated[
         str,
@@ -248,7 +256,15 @@ class DocumentBody(BaseModel):
 
 
 class Content(RootModel[str]):
-    root: Annotated[str, Field(max_length=1000000, min_length=1, title="Content")]
+    root: Annotated[
+        str,
+        Field(
+            description="one text, at most the embedding model's input size (all-MiniLM-L6-v2 locally: 2,000 characters; 413 above it)",
+            max_length=1000000,
+            min_length=1,
+            title="Content",
+        ),
+    ]
 
 
 class Tags(RootModel[list[Tag]]):

@@ -47,6 +47,7 @@ from mneme.models.run_request import RunRequest
 from mneme.namespace_grammar import SHAPE
 from mneme.spec_limits import (
     DOCUMENT_BODY_CHARS,
+    MAX_DOCUMENT_CHARS,
     MAX_NAMESPACE_CHARS,
     MAX_NAMESPACES_PER_SEARCH,
     MAX_QUERY_CHARS,
@@ -181,9 +182,34 @@ Tags = Annotated[
 ]
 
 
+#: a document's content: the document states its real limit (a longer content is read, then answered 413 with the
+#: limit and its length); it said 1,000,000, the body's own bound, which a client checking the schema let through
+DocumentContent = Annotated[
+    str,
+    StringConstraints(min_length=1, max_length=DOCUMENT_BODY_CHARS),
+    NotBlank,
+    Field(
+        json_schema_extra={"maxLength": MAX_DOCUMENT_CHARS},
+        description=(
+            f"stored in chunks of the embedding model's input size; over {MAX_DOCUMENT_CHARS:,} characters: 413"
+        ),
+    ),
+]
+#: an entry's content changed in place is one text: at most the embedding model's input size (413 above it)
+PatchedContent = Annotated[
+    str,
+    StringConstraints(min_length=1, max_length=DOCUMENT_BODY_CHARS),
+    NotBlank,
+    Field(
+        description="one text, at most the embedding model's input size (all-MiniLM-L6-v2 locally: 2,000 "
+        "characters; 413 above it)"
+    ),
+]
+
+
 class DocumentBody(_Body):
     namespace: NamespaceText
-    content: Annotated[str, StringConstraints(min_length=1, max_length=DOCUMENT_BODY_CHARS), NotBlank]
+    content: DocumentContent
     tags: Tags = []
     ttl_seconds: Annotated[int, Field(ge=MIN_TTL_SECONDS, le=MAX_TTL_SECONDS), Number] | None = None
     observed_at: Moment | None = None  # when it was true or said (default: now)
@@ -212,7 +238,7 @@ class DocumentPatch(_Body):
 
     model_config = ConfigDict(json_schema_extra={"minProperties": 1})
 
-    content: Annotated[str, StringConstraints(min_length=1, max_length=DOCUMENT_BODY_CHARS), NotBlank] | None = None
+    content: PatchedContent | None = None
     tags: Tags | None = None
     status: Literal["active", "superseded"] | None = None
 
