@@ -70,3 +70,21 @@ def test_a_chat_in_the_chats_list_can_be_continued(signed_in: Console, alice: Cl
     chat.get_by_role("link", name="Continue this chat").click()
     expect(page.get_by_test_id("continues")).to_contain_text(f"Continues chat {run['chat_id']}")
     expect(page.get_by_label("Agent", exact=True)).to_have_value(run["agent_id"])
+
+
+def test_a_sub_agents_run_links_to_its_root_instead_of_continuing_its_chat(signed_in: Console, alice: Client) -> None:
+    alice.call("PUT", "/v1/agents/chat-helper", {"label": "Chat helper"}, expect=200)
+    body = {"label": "Chat master", "tools": ["delegate-to-agent"], "delegates": ["chat-helper"]}
+    alice.call("PUT", "/v1/agents/chat-master", body, expect=200)
+    root = alice.call(
+        "POST", "/v1/runs", {"agent_id": "chat-master", "input": "/delegate chat-helper :: hi"}, expect=202
+    )
+    assert alice.wait_run(root["run_id"], timeout=60)["status"] == "succeeded"
+    events = alice.call("GET", f"/v1/runs/{root['run_id']}/events?tree=true&limit=100", expect=200)["events"]
+    child = next(e["run_id"] for e in events if e["type"] == "run_started" and e["depth"] == 1)
+    page = signed_in.go(f"#/runs/{child}")
+    summary = page.locator("[data-section=summary]")
+    expect(summary.get_by_role("link", name="the root run's chat")).to_have_attribute(
+        "href", f"#/runs/{root['run_id']}"
+    )
+    expect(summary.get_by_role("link", name="Continue this chat")).to_have_count(0)

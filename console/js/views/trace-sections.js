@@ -22,7 +22,7 @@ export function runSummary(run, controls = null) {
     ["Tokens (whole tree)", usageText(run.tree_usage)],
     ["Cost (this run)", run.usage ? usd(run.usage.cost_usd) : "–"],
     ["Cost (whole tree)", run.tree_usage ? usd(run.tree_usage.cost_usd) : "–"],
-    ["Chat", run.chat_id ? h("span", {}, run.chat_id, " · ", h("a", { href: continueHref(run.agent_id, run.chat_id) }, "Continue this chat")) : "–"],
+    ["Chat", chatCell(run)],
     ["Parent", run.parent_run_id || "–"],
   ];
   return h("section", { "aria-labelledby": "sum-h", dataset: { section: "summary" } },
@@ -35,6 +35,17 @@ export function runSummary(run, controls = null) {
 }
 
 /** Pending approvals across the tree: [{run, calls}], each call answerable once / always / deny. */
+// A sub-agent's run shares its root's chat: continuing it from here would add the sub-agent's turn to the root
+// agent's conversation, so the link goes to the root run, whose trace offers to continue the chat.
+function chatCell(run) {
+  if (!run.chat_id) return "–";
+  if (run.parent_run_id) {
+    return h("span", {}, run.chat_id, " · ",
+      h("a", { href: `#/runs/${encodeURIComponent(run.root_run_id)}` }, "the root run's chat"));
+  }
+  return h("span", {}, run.chat_id, " · ", h("a", { href: continueHref(run.agent_id, run.chat_id) }, "Continue this chat"));
+}
+
 export function approvalsPanel(pending, answer) {
   if (!pending.length) return null;
   return h("section", { class: "warn", "aria-labelledby": "appr-h", dataset: { section: "approvals" } },
