@@ -76,7 +76,7 @@ screenshots: ## rerun the browser tests writing their screenshots to docs/screen
 
 deploy-console: $(VENV)/.stamp ## publish console/ to a deployed stack: make deploy-console STACK=mneme-dev [REGION=...]
 	@test -n "$(STACK)" || { echo "usage: make deploy-console STACK=<stack name> [REGION=<region>]" >&2; exit 2; }
-	PYTHONPATH=local $(PY) -m scripts.deploy_console --stack "$(STACK)" $(if $(REGION),--region "$(REGION)")
+	PYTHONPATH=layers/mneme:local $(PY) -m scripts.deploy_console --stack "$(STACK)" $(if $(REGION),--region "$(REGION)")
 
 run: $(VENV)/.stamp ## serve the whole API locally (embedded mode; MNEME_PORT, MNEME_DATA_DIR)
 	PYTHONPATH=layers/mneme:local:functions/run $(PY) -m mneme_local.server

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,6 +17,7 @@ from scripts import deploy_console
 from mneme_local.console_assets import CONSOLE_DIR
 from tests.support.sam_template import load_template
 
+ROOT = Path(__file__).resolve().parents[2]
 REGION = "us-east-1"
 BUCKET = "mneme-dev-console"
 
@@ -137,6 +140,27 @@ def test_the_command_exits_non_zero_when_the_stack_does_not_exist(monkeypatch, c
         monkeypatch.setenv("AWS_DEFAULT_REGION", REGION)
         assert deploy_console.main(["--stack", "no-such-stack", "--region", REGION]) == 1
     assert "cannot read stack 'no-such-stack'" in capsys.readouterr().err
+
+
+def test_make_deploy_console_runs_the_script_and_reports_a_stack_it_cannot_read(tmp_path: Path) -> None:
+    """The Makefile's command line itself (the script imports the mneme package through mneme_local): without
+    AWS credentials it names the stack it could not read, and imports nothing it cannot find."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    missing = str(tmp_path / "none")
+    env |= {"AWS_CONFIG_FILE": missing, "AWS_SHARED_CREDENTIALS_FILE": missing, "AWS_EC2_METADATA_DISABLED": "true"}
+    make = ["make", "--no-print-directory", "-o", ".venv/.stamp"]
+    out = subprocess.run(
+        [*make, "deploy-console", "STACK=no-such-stack", f"REGION={REGION}"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert "Traceback" not in out.stderr, out.stderr
+    assert "deploy-console: cannot read stack 'no-such-stack'" in out.stderr
+    assert out.returncode != 0
 
 
 def test_the_outputs_it_reads_are_the_templates() -> None:
