@@ -139,11 +139,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--region")
     args = parser.parse_args(argv)
     import boto3
+    from botocore.exceptions import BotoCoreError
 
     try:
         result = publish(boto3.session.Session(region_name=args.region), args.stack)
     except DeployError as exc:
         sys.stderr.write(f"deploy-console: {exc}\n")
+        return 1
+    except BotoCoreError as exc:  # no region or no credentials: raised before any call
+        sys.stderr.write(f"deploy-console: cannot read stack {args.stack!r}: {exc} (REGION=<region> sets one)\n")
         return 1
     sys.stdout.write(
         f"console published: {result['url']}\n"

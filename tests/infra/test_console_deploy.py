@@ -142,6 +142,16 @@ def test_the_command_exits_non_zero_when_the_stack_does_not_exist(monkeypatch, c
     assert "cannot read stack 'no-such-stack'" in capsys.readouterr().err
 
 
+def test_without_a_region_the_command_says_so_instead_of_a_traceback(monkeypatch, capsys, tmp_path: Path) -> None:
+    for name in ("AWS_REGION", "AWS_DEFAULT_REGION"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
+    assert deploy_console.main(["--stack", "mneme-dev"]) == 1
+    err = capsys.readouterr().err
+    assert "deploy-console: cannot read stack 'mneme-dev': You must specify a region." in err
+    assert "REGION=<region>" in err
+
+
 def test_make_deploy_console_runs_the_script_and_reports_a_stack_it_cannot_read(tmp_path: Path) -> None:
     """The Makefile's command line itself (the script imports the mneme package through mneme_local): without
     AWS credentials it names the stack it could not read, and imports nothing it cannot find."""
