@@ -158,10 +158,9 @@ e2e: $(VENV)/.stamp ## the opt-in suite against a deployed stack: make e2e STACK
 	MNEME_E2E_STACK="$(STACK)" MNEME_E2E_CREATE_USER="$(if $(filter 1 yes true,$(CREATE_USER)),1,)" \
 	  $(PY) -m pytest tests/e2e -m e2e -q -rs
 
-sam-env: $(VENV)/.stamp ## write .aws-sam/env.json (sam local invoke --env-vars) for a deployed stack: make sam-env STACK=mneme-dev
-	@test -n "$(STACK)" || { echo "usage: make sam-env STACK=<stack>" >&2; exit 2; }
-	@mkdir -p .aws-sam
-	$(PY) -m tests.e2e.stack sam-env --stack "$(STACK)" > .aws-sam/env.json
+sam-env: $(VENV)/.stamp ## write .aws-sam/env.json (sam local invoke --env-vars) for a deployed stack: make sam-env STACK=mneme-dev [REGION=...]
+	@test -n "$(STACK)" || { echo "usage: make sam-env STACK=<stack> [REGION=<region>]" >&2; exit 2; }
+	$(PY) -m tests.e2e.stack sam-env --stack "$(STACK)" $(if $(REGION),--region "$(REGION)") --out .aws-sam/env.json
 	@echo "wrote .aws-sam/env.json for $(STACK)"
 
 .PHONY: e2e sam-env

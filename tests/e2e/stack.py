@@ -55,8 +55,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     env = commands.add_parser("sam-env", help="print the --env-vars file of sam local invoke for a deployed stack")
     env.add_argument("--stack", required=True)
     env.add_argument("--region", default=None)
+    env.add_argument("--out", type=Path, default=None, help="write the file here (only when the stack was read)")
     args = parser.parse_args(argv)
-    sys.stdout.write(json.dumps(sam_env(stack_outputs(args.stack, args.region)), indent=2) + "\n")
+    from botocore.exceptions import BotoCoreError, ClientError, NoRegionError
+
+    try:
+        text = json.dumps(sam_env(stack_outputs(args.stack, args.region)), indent=2) + "\n"
+    except (BotoCoreError, ClientError) as exc:  # no region, no credentials, no such stack
+        hint = " (REGION=<region> sets one)" if isinstance(exc, NoRegionError) else ""
+        sys.stderr.write(f"sam-env: cannot read stack {args.stack!r}: {exc}{hint}\n")
+        return 1
+    if args.out is None:
+        sys.stdout.write(text)
+    else:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(text)
     return 0
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.stack import FROM_OUTPUTS, sam_env
+from tests.e2e.stack import FROM_OUTPUTS, main, sam_env
 from tests.support.sam_template import ROOT, load_template, resources
 
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -118,3 +118,14 @@ def test_make_sam_env_fills_the_stack_specific_names_from_the_outputs(tmp_path: 
     assert env["RunFunction"]["MNEME_MODEL_PROVIDER"] == _event("env.json")["RunFunction"]["MNEME_MODEL_PROVIDER"]
     outputs_declared = set(load_template()["Outputs"])
     assert set(FROM_OUTPUTS.values()) <= outputs_declared
+
+
+def test_make_sam_env_without_aws_says_why_and_writes_no_file(monkeypatch, capsys, tmp_path: Path) -> None:
+    # before: botocore's NoRegionError traceback, and the Makefile's redirect left an empty .aws-sam/env.json
+    for name in ("AWS_REGION", "AWS_DEFAULT_REGION"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
+    out = tmp_path / ".aws-sam" / "env.json"
+    assert main(["sam-env", "--stack", "mneme-dev", "--out", str(out)]) == 1
+    assert "sam-env: cannot read stack 'mneme-dev': You must specify a region." in capsys.readouterr().err
+    assert not out.exists()
