@@ -7,6 +7,7 @@ from pathlib import Path
 
 from mneme.settings import Settings
 from mneme_local.stack import LocalMneme, LocalOptions
+from mneme_local.token import DEFAULT_DATA_DIR
 
 
 def model_lines(options: LocalOptions, settings: Settings) -> list[str]:
@@ -31,6 +32,14 @@ def model_lines(options: LocalOptions, settings: Settings) -> list[str]:
     ]
 
 
+def token_command(data_dir: Path) -> str:
+    """``make token`` as it must be typed for this server: its key is the data folder's, so another folder
+    (``MNEME_DATA_DIR``) must be named, or the token is signed with another key and refused (401)."""
+    folder = data_dir.resolve()
+    prefix = "" if folder == Path(DEFAULT_DATA_DIR).resolve() else f"MNEME_DATA_DIR={folder} "
+    return f"{prefix}make token USER=alice [ADMIN=1]"
+
+
 def banner(*, host: str, port: int, data_dir: Path, options: LocalOptions, settings: Settings, embedder: str) -> str:
     base = f"http://{host}:{port}"
     return "\n".join(
@@ -40,7 +49,7 @@ def banner(*, host: str, port: int, data_dir: Path, options: LocalOptions, setti
             "  model providers:",
             *model_lines(options, settings),
             f"  embedder: {embedder}",
-            f"  token: make token USER=alice [ADMIN=1]   health: curl {base}/v1/health",
+            f"  token: {token_command(data_dir)}   health: curl {base}/v1/health",
             f"  console: {base}/ (sign in with the token)   API docs: {base}/docs",
         ]
     )

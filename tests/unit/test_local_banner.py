@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from mneme.settings import Settings
-from mneme_local.banner import banner, model_lines
+from mneme_local.banner import banner, model_lines, token_command
 from mneme_local.stack import LocalOptions
 
 OFFLINE = LocalOptions(data_dir=Path("/tmp/h33runs/data"))
@@ -45,3 +45,14 @@ def test_the_banner_names_the_data_folder_and_the_embedder() -> None:
     )
     assert "  data folder: /tmp/h33runs/data" in text.splitlines()
     assert "  embedder: local (all-MiniLM)" in text.splitlines()
+
+
+def test_the_token_command_names_a_data_folder_other_than_the_default(monkeypatch, tmp_path: Path) -> None:
+    # a token made without the server's MNEME_DATA_DIR is signed with another folder's key: a 401
+    monkeypatch.chdir(tmp_path)
+    assert token_command(Path(".local-data")) == "make token USER=alice [ADMIN=1]"
+    assert token_command(tmp_path / "data") == f"MNEME_DATA_DIR={tmp_path / 'data'} make token USER=alice [ADMIN=1]"
+    text = banner(
+        host="127.0.0.1", port=8933, data_dir=tmp_path / "data", options=OFFLINE, settings=_settings(), embedder="x"
+    )
+    assert f"  token: MNEME_DATA_DIR={tmp_path / 'data'} make token USER=alice [ADMIN=1]" in text
