@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from mneme.errors import StoreUnavailable
+from mneme_local.files import private_dir
 
 LOCAL_EXPORTS_PREFIX = "/_local/exports/"
 _KEY = re.compile(r"^exports/([0-9a-f]{32})/(exp-[A-Za-z0-9_-]{1,64})\.ndjson$")
@@ -35,7 +36,7 @@ class LocalFileExports:
 
     def write(self, key: str, lines: Iterable[bytes]) -> int:
         target = self.path(key)
-        target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        private_dir(target.parent)  # exports/ and exports/<user hash>/ both 0700
         partial = target.with_suffix(".partial")
         size = 0
         # 0600 from the first byte, whatever the umask, and also over a partial left by a crash (fchmod)

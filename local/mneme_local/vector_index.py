@@ -32,6 +32,8 @@ from typing import Any
 import faiss
 import numpy as np
 
+from mneme_local.files import FILE_MODE
+
 Fetch = Callable[[np.ndarray[Any, Any]], np.ndarray[Any, Any]]  # rowids -> their float32 vectors, same order
 
 NEVER = np.iinfo(np.int64).max
@@ -249,7 +251,9 @@ class NamespaceIndex:
             [self.dimension, self.seq, self.error_max, self.code_norm_max, self.error_cap], dtype=np.float64
         )
         temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        with temporary.open("wb") as out:
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+        os.fchmod(fd, FILE_MODE)  # also over a file a crash left
+        with os.fdopen(fd, "wb") as out:
             np.savez(
                 out,
                 index=faiss.serialize_index(self._faiss),

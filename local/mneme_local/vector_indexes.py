@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from mneme.records import Record
+from mneme_local.files import private_dir
 from mneme_local.vector_index import NEVER, NamespaceIndex, fit_scale
 
 _CHUNK = 50_000  # rows read per fetch when an index is built from the rows
@@ -196,7 +197,7 @@ class NamespaceIndexes:
             return
         path = self._snapshot_file(namespace, index.seq)
         try:
-            self.snapshots.mkdir(parents=True, exist_ok=True)
+            private_dir(self.snapshots)  # the vectors of every user's memories: private like the database
             index.save(path)
         except OSError:
             return  # a cache: the rows still hold everything

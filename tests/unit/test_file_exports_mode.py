@@ -27,6 +27,13 @@ def test_an_archive_is_0600_under_a_permissive_umask(tmp_path: Path, permissive_
     assert exports.path(KEY).stat().st_mode & 0o777 == 0o600
 
 
+def test_the_folders_an_archive_is_written_in_are_0700(tmp_path: Path, permissive_umask: None) -> None:
+    exports = LocalFileExports(tmp_path, "http://127.0.0.1:1")
+    exports.write(KEY, [b"line\n"])
+    assert (tmp_path / "exports").stat().st_mode & 0o777 == 0o700
+    assert exports.path(KEY).parent.stat().st_mode & 0o777 == 0o700
+
+
 def test_an_archive_written_over_a_0644_partial_is_0600(tmp_path: Path, permissive_umask: None) -> None:
     exports = LocalFileExports(tmp_path, "http://127.0.0.1:1")
     partial = exports.path(KEY).with_suffix(".partial")

@@ -4,6 +4,7 @@ and why the int8 scan never changes the answer (exact re-rank with a proven boun
 from __future__ import annotations
 
 import sqlite3
+import stat
 from typing import Any
 
 import faiss
@@ -149,6 +150,20 @@ def test_a_restart_loads_the_saved_index_instead_of_every_vector(path) -> None:
     assert reopened.work.indexes_built == 0 and reopened.work.snapshots_loaded == 1
     assert reopened.work.rows_read == 0  # close() saved the tail too
     assert set(ids_of(found)) == {"a1", "late1"}
+
+
+def test_the_saved_indexes_are_private_like_the_database(path) -> None:
+    # the README: the data folder's files are 0600 (and what mneme creates in it 0700), an existing folder
+    # such as /tmp included; a snapshot holds the vectors of every user's memories
+    store = EmbeddedVectorStore(path)
+    x = vectors(100)
+    fill(store, ALICE, x, "a")
+    store.search(x[0], [ALICE], 5, now=NOW)  # builds and saves alice's index
+    store.close()
+    snapshots = path.parent / f"{path.name}.vectors"
+    assert stat.S_IMODE(snapshots.stat().st_mode) == 0o700
+    files = list(snapshots.iterdir())
+    assert files and all(stat.S_IMODE(f.stat().st_mode) == 0o600 for f in files)
 
 
 def test_a_restart_after_a_crash_replays_only_the_log_tail(path) -> None:
