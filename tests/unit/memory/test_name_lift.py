@@ -13,6 +13,7 @@ from mneme.memory.name_lift import (
     COVERAGE_SCALE,
     NAME_FREE_RAMP,
     SPEAKER_BONUS,
+    STANDOUT_NEAR,
     STANDOUT_SCALE,
     STANDOUT_TURNS,
     name_free_coverage,
@@ -142,9 +143,17 @@ def test_fewer_turns_of_the_named_speaker_than_needed_stand_out_by_nothing() -> 
 def test_a_turn_standing_out_keeps_the_vector_confidence_on_the_models_scale() -> None:
     nothing, clear = calibration.COSINE_SCALE[MODEL]
     low, high = (share * (clear - nothing) for share in STANDOUT_SCALE)
-    assert vector_share(MODEL, 0.0, 0.0, high) == 1.0
-    assert vector_share(MODEL, 0.0, 0.0, low) == 0.0
-    assert 0.0 < vector_share(MODEL, 0.0, 0.0, (low + high) / 2) < 1.0
+    near = nothing - STANDOUT_NEAR  # the least name-free cosine the stand-out vouches for
+    assert vector_share(MODEL, near, 0.0, high) == 1.0
+    assert vector_share(MODEL, near, 0.0, low) == 0.0
+    assert 0.0 < vector_share(MODEL, near, 0.0, (low + high) / 2) < 1.0
+
+
+def test_a_turn_standing_out_says_nothing_of_a_question_whose_name_free_cosine_is_far_under_the_scale() -> None:
+    nothing, clear = calibration.COSINE_SCALE[MODEL]
+    high = STANDOUT_SCALE[1] * (clear - nothing)
+    assert vector_share(MODEL, nothing - STANDOUT_NEAR - 0.01, 0.0, high) == 0.0
+    assert vector_share(MODEL, nothing - STANDOUT_NEAR, 0.0, high) == 1.0
 
 
 def _known(question: str, found: dict[str, int]) -> Bm25:

@@ -79,6 +79,9 @@ COVERAGE_SCALE = (0.05, 0.15)
 #: scale (MiniLM's 0.35-0.75: 0.08-0.16 of cosine), counts from the first to the second
 STANDOUT_SCALE = (0.2, 0.4)
 STANDOUT_TURNS = 3  # turns of the named speakers among the candidates: fewer, and their median says little
+#: the stand-out vouches only for a question whose name-free best cosine is at most this under the model's ``low``: in
+#: a short chat, "What is Sam's favourite band?" (name-free 0.14) had a turn of Sam's stand out of his few others
+STANDOUT_NEAR = 0.05
 SPEAKER_BONUS = 0.1  # added to the name-free cosine of a turn a named speaker said: who, beside what
 _NAME_WORD = re.compile(r"\b[A-Z][\w'-]*\b(?!\.)")  # a capitalised word, not a title ("Dr.")
 #: a capitalised word where a question names a person: its possessor ("Penelope's dog") or the subject after an
@@ -196,6 +199,5 @@ def vector_share(model_id: str, cosine: float, coverage: float, stands_out: floa
     """The share of its vector confidence a question naming a speaker keeps (see the module doc)."""
     nothing, clear = cosine_scale(model_id)
     low, high = (share * (clear - nothing) for share in STANDOUT_SCALE)
-    return max(
-        ramp(cosine, nothing, nothing + NAME_FREE_RAMP), ramp(coverage, *COVERAGE_SCALE), ramp(stands_out, low, high)
-    )
+    standing = ramp(stands_out, low, high) if cosine >= nothing - STANDOUT_NEAR else 0.0
+    return max(ramp(cosine, nothing, nothing + NAME_FREE_RAMP), ramp(coverage, *COVERAGE_SCALE), standing)
