@@ -133,3 +133,18 @@ def test_a_model_without_a_measured_stand_out_has_none() -> None:
 
 def test_a_cosine_the_scale_says_nothing_of_does_not_stand_out() -> None:
     assert calibration.standout_confidence("all-MiniLM-L6-v2", 0.34, [0.1, 0.1, 0.05]) == 0.0
+
+
+def test_one_memory_near_the_question_and_holding_part_of_its_words_vouches_by_both() -> None:
+    cosine_from, cosine_to, _words_from, words_to = calibration.JOINT["all-MiniLM-L6-v2"]
+    assert calibration.joint_confidence("all-MiniLM-L6-v2", [(cosine_to, words_to)]) == 1.0
+    assert 0.0 < calibration.joint_confidence("all-MiniLM-L6-v2", [((cosine_from + cosine_to) / 2, words_to)]) < 1.0
+
+
+def test_the_cosine_of_one_memory_and_the_words_of_another_do_not_add_up() -> None:
+    cosine_from, cosine_to, words_from, words_to = calibration.JOINT["all-MiniLM-L6-v2"]
+    assert calibration.joint_confidence("all-MiniLM-L6-v2", [(cosine_to, words_from), (cosine_from, words_to)]) == 0.0
+
+
+def test_a_model_without_a_measured_joint_scale_has_none() -> None:
+    assert calibration.joint_confidence("amazon.titan-embed-text-v2:0", [(0.9, 1.0)]) == 0.0

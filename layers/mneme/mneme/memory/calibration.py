@@ -1,5 +1,6 @@
 """How much a question's cosine to a memory says, per embedding model (issue 30.2): the calibrated scale of the
-fusion's confidence, a long passage's lift as evidence, and a note standing out of the caller's other candidates.
+fusion's confidence, a long passage's lift as evidence, a note standing out of the caller's other candidates, and a
+memory's cosine and words vouching together.
 Read by :mod:`mneme.memory.hybrid` (the fused relevance), :mod:`mneme.memory.name_lift` and the search's first
 stage (``mneme.engine.memory_io.retrieval``)."""
 
@@ -13,7 +14,7 @@ from mneme.memory.content_prior import CHAT_LINE_CHARS
 from mneme.memory.talk import is_note
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterable, Sequence
 
     from mneme.models.memory import MemoryDocument
 
@@ -41,6 +42,13 @@ LENGTH_LIFT: dict[str, tuple[float, int]] = {"all-MiniLM-L6-v2": (0.075, 300)}
 #: user's other notes at 0.3; the own notes, alone and beside transcripts, measured the same at 0.3 and 0.35). Not
 #: measured for Titan: no stand-out
 STANDOUT: dict[str, tuple[float, float, float]] = {"all-MiniLM-L6-v2": (0.35, 0.15, 0.45)}
+
+#: embedding model → (cosine from, to, coverage from, to): one memory both near the question and holding part of its
+#: words vouches for it, though neither reaches its own bar (the cosine under the scale's ``low``, the words under
+#: ``hybrid.COVERAGE_FLOOR``): "What's the dog's name?" at 0.33 to "We have an old beagle named Chorizo …", which
+#: holds 0.41 of its words, recalled nothing (:func:`joint_confidence`, ``bench/first_hour.py``). Not measured for
+#: Titan: none
+JOINT: dict[str, tuple[float, float, float, float]] = {"all-MiniLM-L6-v2": (0.2, 0.35, 0.2, 0.5)}
 
 
 def cosine_scale(model_id: str) -> tuple[float, float]:
@@ -85,3 +93,19 @@ def evidence_cosine(model_id: str, cosine: float, chars: int) -> float:
     if chars <= start:
         return cosine
     return cosine + lift * math.log2(chars / start)
+
+
+def joint_confidence(model_id: str, evidence: Iterable[tuple[float, float]]) -> float:
+    """The most one memory vouches for a question by its cosine and the share of the question's words it holds
+    together (``evidence``: a (cosine, coverage) pair per vector candidate), ramped over the model's :data:`JOINT`
+    and multiplied; 0 for a model not in it."""
+    if model_id not in JOINT:
+        return 0.0
+    cosine_from, cosine_to, coverage_from, coverage_to = JOINT[model_id]
+    return max(
+        (
+            ramp(cosine, cosine_from, cosine_to) * ramp(coverage, coverage_from, coverage_to)
+            for cosine, coverage in evidence
+        ),
+        default=0.0,
+    )

@@ -119,11 +119,13 @@ class Bm25:
         norm = K1 * (1.0 - B + B * chars / (self.average_chars * max(span, 1.0)))
         return sum(self.idf[key] * tf * (K1 + 1.0) / (tf + norm) for key, tf in counts.items())
 
-    def coverage(self, counts: Mapping[str, float]) -> float:
-        """The share of the query's idf mass these counts contain, in [0, 1]."""
-        if self.total_idf <= 0:
+    def coverage(self, counts: Mapping[str, float], leaving_out: frozenset[str] = frozenset()) -> float:
+        """The share of the query's idf mass these counts contain, in [0, 1]; with ``leaving_out`` (stems), the
+        share of the rest of it."""
+        total = self.total_idf - sum(self.idf.get(key, 0.0) for key in leaving_out)
+        if total <= 1e-12:
             return 0.0
-        return sum(self.idf[key] for key in counts) / self.total_idf
+        return sum(self.idf[key] for key in counts if key not in leaving_out) / total
 
 
 def said_on(moment: datetime) -> str:

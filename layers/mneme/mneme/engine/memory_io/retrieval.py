@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from mneme.memory import calibration, hybrid, name_lift
 from mneme.memory.fusion import fuse
@@ -73,7 +73,9 @@ def retrieve(
     standout = _standout(ports.model_id, query, by_vector)
     if notes is not None:
         notes["confidence"] = _vector_evidence(by_vector, best, standout, keyword_ranks=keyword_ranks)
-    confidence = leg.share * max(calibration.cosine_confidence(ports.model_id, best), standout or 0.0)
+    names = name_lift.name_stems(query)
+    joint = _words_and_vector(ports.model_id, leg, bm25, names, notes)
+    confidence = leg.share * max(calibration.cosine_confidence(ports.model_id, best), standout or 0.0, joint)
     return hybrid.fuse(
         leg.candidates,
         turns,
@@ -83,9 +85,22 @@ def retrieve(
         vector_bonus=leg.bonus,
         keyword_ranks=keyword_ranks,
         model_id=ports.model_id,
-        names=name_lift.name_stems(query),
+        names=names,
         notes=notes,
     )
+
+
+def _words_and_vector(
+    model_id: str, leg: VectorLeg, bm25: Bm25, names: frozenset[str], notes: dict[str, object] | None
+) -> float:
+    """What one of the leg's candidates vouches for by its cosine and its share of the question's words but the
+    people it names (who, not what) together (:func:`mneme.memory.calibration.joint_confidence`)."""
+    joint = calibration.joint_confidence(
+        model_id, [(c.similarity, bm25.coverage(bm25.counts_of(c.document), names)) for c in leg.candidates]
+    )
+    if notes is not None and joint > 0:
+        cast("dict[str, object]", notes["confidence"])["words_and_vector"] = round(leg.share * joint, 4)
+    return joint
 
 
 def _vector_evidence(
