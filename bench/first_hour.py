@@ -41,7 +41,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import use_repo_paths
+from _common import use_repo_paths  # type: ignore[import-not-found]  # the bench's folder, run as a script
 
 use_repo_paths()
 
@@ -558,14 +558,15 @@ class _CachedEmbedder:
     """The local MiniLM embedder behind ``bench/recall_eval.py``'s on-disk cache."""
 
     def __init__(self) -> None:
-        from recall_eval import Embeddings
+        from recall_eval import Embeddings  # type: ignore[import-not-found]
 
         self._cache = Embeddings()
         self.model_id: str = self._cache.model.model_id
         self.dimension: int = self._cache.model.dimension
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        return self._cache(list(texts))
+        vectors: list[list[float]] = self._cache(list(texts))
+        return vectors
 
 
 @dataclass
