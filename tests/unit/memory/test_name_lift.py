@@ -242,3 +242,8 @@ def test_a_store_that_counted_no_document_knows_no_one_as_unknown() -> None:
     words = ["penelope", "cook", "dinner"]
     nothing = KeywordMatches(documents=[], total_documents=0, total_chars=0, doc_freq=dict.fromkeys(words, 0))
     assert unknown(question, Bm25(words, nothing)) == ()
+
+
+def test_where_does_maria_live_keeps_its_stand_out() -> None:
+    nothing, clear = calibration.COSINE_SCALE[MODEL]
+    assert vector_share(MODEL, 0.28, 0.0, STANDOUT_SCALE[1] * (clear - nothing)) == 1.0  # its name-free cosine
