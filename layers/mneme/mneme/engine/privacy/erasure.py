@@ -35,7 +35,7 @@ from mneme.engine.privacy.export import export_prefix
 from mneme.engine.privacy.owned import authored_global, extra_run_ids, run_chat_ids, user_items
 from mneme.errors import Forbidden, InvalidInput, NotFound, StoreUnavailable
 from mneme.models.audit import AuditRecord
-from mneme.models.common import GLOBAL_OWNER
+from mneme.models.common import reserved_user_id
 from mneme.models.privacy import ERASURE_PHASES, ErasureState, GlobalMemory
 from mneme.models.user import Caller
 from mneme.ports.privacy import PrivacyJob
@@ -48,8 +48,9 @@ def _target(caller: Caller, user_id: str | None) -> str:
     target = caller.user_id if user_id is None else user_id
     if user_id is not None and not caller.is_admin:
         raise Forbidden("only an admin may erase another user", field="user_id")
-    if target == GLOBAL_OWNER or not target or len(target) > 128:
-        raise InvalidInput("not a user id that can be erased", field="user_id")
+    reason = reserved_user_id(target)  # the global owner, or a name no token carries: it would erase nobody
+    if reason is not None:
+        raise InvalidInput(f"not a user id that can be erased: {reason}", field="user_id")
     return target
 
 
