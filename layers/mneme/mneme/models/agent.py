@@ -4,6 +4,7 @@ import re
 from typing import Annotated, Any, Literal, Self
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Discriminator,
@@ -159,6 +160,18 @@ class ExternalTool(BaseModel, defer_build=True):
         return value
 
 
+def _one_tool_per_name(tools: list[ExternalTool]) -> list[ExternalTool]:
+    names = [tool.name for tool in tools]  # with two of a name, the model would see one and a call reach the other
+    duplicates = sorted({name for name in names if names.count(name) > 1})
+    if duplicates:
+        raise ValueError(f"external tool names must be unique: {', '.join(map(repr, duplicates))}")
+    return tools
+
+
+#: an agent's external tools: at most 64, each name once
+ExternalTools = Annotated[list[ExternalTool], Field(max_length=64), AfterValidator(_one_tool_per_name)]
+
+
 class Agent(BaseModel, defer_build=True):
     model_config = ConfigDict(extra="ignore")
 
@@ -168,7 +181,7 @@ class Agent(BaseModel, defer_build=True):
     description: ShortText = ""
     model: ModelSpec = ModelSpec()
     tools: list[InternalTool] = []
-    external_tools: Annotated[list[ExternalTool], Field(max_length=64)] = []
+    external_tools: ExternalTools = []
     mcp_servers: Annotated[list[McpServer], Field(max_length=MCP_MAX_SERVERS)] = []
     skills: Annotated[list[Slug], Field(max_length=64)] = []
     delegates: Annotated[list[DelegateItem], Field(max_length=64)] = []
@@ -224,6 +237,7 @@ __all__ = [
     "ContextMode",
     "DelegateEntry",
     "ExternalTool",
+    "ExternalTools",
     "GuardrailSpec",
     "Identifier",
     "InferenceSettings",

@@ -21,7 +21,7 @@ from pydantic import (
 
 from mneme.models.agent import (
     DelegateEntry,
-    ExternalTool,
+    ExternalTools,
     InternalTool,
     ModelSpec,
     ToolApprovalMode,
@@ -93,7 +93,7 @@ class AgentBody(_Body):
     description: ShortText = ""
     model: ModelSpec = ModelSpec()
     tools: list[InternalTool] = []
-    external_tools: Annotated[list[ExternalTool], Field(max_length=64)] = []
+    external_tools: ExternalTools = []
     mcp_servers: Annotated[list[McpServer], Field(max_length=MCP_MAX_SERVERS)] = []
     skills: Annotated[list[Slug], Field(max_length=64)] = []
     delegates: Annotated[
