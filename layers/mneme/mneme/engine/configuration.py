@@ -13,6 +13,7 @@ from mneme.delegation_rules import is_self, refers_to
 from mneme.egress import public_https_problem
 from mneme.engine.deps import Deps
 from mneme.engine.runs.time_budget import step_model_window
+from mneme.engine.runs.tool_args import check_external_schemas
 from mneme.engine.views.pages import sorted_page
 from mneme.errors import Conflict, Forbidden, InvalidInput, NotFound
 from mneme.models.agent import Agent, ModelSpec, Skill, Task
@@ -126,6 +127,7 @@ def put_agent(
         if other.agent_id != agent.agent_id and other.label.casefold() == agent.label.casefold():
             raise Conflict(f"label {agent.label!r} is already used by agent {other.agent_id!r}", field="label")
     _check_mcp_destinations(deps, agent)
+    check_external_schemas([(tool.name, tool.input_schema) for tool in agent.external_tools])
     warnings = body.memory_policy.hints() + _max_tokens_fit(deps, agent)
     missing = set(agent.skills) - {s.name for s in config.get_skills(agent.owner, agent.skills)}
     if agent.owner != GLOBAL_OWNER:
