@@ -45,9 +45,13 @@ def handle_mcp(deps: Deps, caller: Caller, event: dict[str, Any]) -> dict[str, A
     method = str(((event.get("requestContext") or {}).get("http") or {}).get("method") or "").upper()
     if method != "POST":
         return _rpc_error(405, "Method Not Allowed: mneme's MCP server is stateless, use POST", {"Allow": "POST"})
-    refusal = _envelope_error(str(event.get("body") or ""))
+    body = str(event.get("body") or "")
+    refusal = _envelope_error(body)
     if refusal is not None:
         return _rpc_error(400, refusal)
+    invalid = _params_error(body)
+    if invalid is not None:
+        return _rpc_error(400, invalid[1], code=-32602, request_id=invalid[0])
     import anyio
 
     for name in ("mcp", "httpx2"):  # the SDK logs every exchange at INFO: not for a Lambda's log group
@@ -76,6 +80,33 @@ def _envelope_error(raw: str) -> str | None:
     request_id = message.get("id")
     if "id" in message and (isinstance(request_id, bool) or not isinstance(request_id, str | int)):
         return 'Invalid Request: "id" must be a string or an integer'
+    return None
+
+
+def _params_error(raw: str) -> tuple[str | int, str] | None:
+    """(id, why) when a request's params cannot be read — not an object, or a ``tools/call`` without a tool name
+    or with arguments that are not an object: the SDK answers those "Invalid request parameters" with empty
+    data, or a dump of pydantic's union errors, naming nothing. None when the SDK may take it."""
+    try:
+        message = json.loads(raw)  # after _envelope_error: a JSON object's id is a string or an integer
+    except ValueError:
+        return None
+    if not isinstance(message, dict) or "id" not in message:
+        return None
+    method = message.get("method")
+    why = _params_problem(method, message.get("params", None if method == "tools/call" else {}))
+    return None if why is None else (message["id"], f"Invalid params: {why}")
+
+
+def _params_problem(method: Any, params: Any) -> str | None:
+    if not isinstance(params, dict):
+        return '"params" must be an object' + (' with the tool\'s "name"' if method == "tools/call" else "")
+    if method != "tools/call":
+        return None
+    if not isinstance(params.get("name"), str) or not params["name"]:
+        return '"params.name" must be the name of the tool to call (tools/list)'
+    if params.get("arguments") is not None and not isinstance(params["arguments"], dict):
+        return '"params.arguments" must be an object of the tool\'s arguments'
     return None
 
 
@@ -177,9 +208,14 @@ def _result(text: str, *, structured: dict[str, Any] | None = None, error: bool 
 
 
 def _rpc_error(
-    status: int, message: str, headers: dict[str, str] | None = None, *, code: int = -32600
+    status: int,
+    message: str,
+    headers: dict[str, str] | None = None,
+    *,
+    code: int = -32600,
+    request_id: str | int | None = None,
 ) -> dict[str, Any]:
-    body = {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}
+    body = {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
     return {
         "statusCode": status,
         "headers": {"Content-Type": "application/json", **(headers or {})},
