@@ -696,6 +696,15 @@ class NamespacesView(BaseModel):
     namespaces: Annotated[list[NamespaceCountView], Field(title="Namespaces")]
 
 
+class PendingApprovalView(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    arguments: Annotated[dict[str, Any], Field(title="Arguments")]
+    call_id: Annotated[str, Field(title="Call Id")]
+    tool: Annotated[str, Field(title="Tool")]
+
+
 class PreviewView(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -1117,6 +1126,13 @@ class RunView(BaseModel):
     error: Annotated[str | None, Field(title="Error")]
     output: Annotated[str | None, Field(title="Output")]
     parent_run_id: Annotated[str | None, Field(title="Parent Run Id")]
+    pending_approvals: Annotated[
+        list[PendingApprovalView] | None,
+        Field(
+            description="while waiting_approval: the calls not answered yet (GET /v1/runs/{id} only)",
+            title="Pending Approvals",
+        ),
+    ] = None
     root_run_id: Annotated[str, Field(title="Root Run Id")]
     run_id: Annotated[str, Field(title="Run Id")]
     status: Annotated[str, Field(title="Status")]

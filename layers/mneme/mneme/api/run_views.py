@@ -38,6 +38,14 @@ class BudgetView(View):
     used: TreeUsageView | None = Field(description="what the run's whole delegation tree has used so far")
 
 
+class PendingApprovalView(View):
+    """A tool call a run waits for a person's answer to (``POST /v1/runs/{id}/approvals``)."""
+
+    call_id: str
+    tool: str
+    arguments: dict[str, Any]
+
+
 class RunView(View):
     run_id: str
     status: str
@@ -55,6 +63,9 @@ class RunView(View):
         None, description="the agent's ETag when the run was created: its revision in GET /v1/agents/{id}/revisions"
     )
     budget: BudgetView | None = Field(None, description="the tree's budget (GET /v1/runs/{id} only)")
+    pending_approvals: list[PendingApprovalView] | None = Field(
+        None, description="while waiting_approval: the calls not answered yet (GET /v1/runs/{id} only)"
+    )
 
 
 class RunAcceptedView(View):

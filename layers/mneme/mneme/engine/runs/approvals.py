@@ -42,6 +42,16 @@ def decisions(deps: Deps, run_id: str) -> dict[str, Decision]:
     return {name.removeprefix(DECISION_MARK): value["decision"] for name, value in marks.items()}
 
 
+def unanswered(deps: Deps, run: Run) -> list[dict[str, Any]]:
+    """The calls a run waiting for a person still waits for: ``[{call_id, tool, arguments}]``."""
+    raw = deps.runs.load_checkpoint(run.run_id) if run.status is RunStatus.WAITING_APPROVAL else None
+    if not raw:
+        return []
+    answered = decisions(deps, run.run_id)
+    calls = [p for p in _approvals(load_state(raw)) if p.decision is None and p.call_id not in answered]
+    return [{"call_id": p.call_id, "tool": p.tool, "arguments": p.arguments} for p in calls]
+
+
 def apply_decisions(deps: Deps, run_id: str, state: LoopState) -> None:
     """Copy the answers into the pending calls of a resumed step."""
     if any(p.decision is None for p in _approvals(state)):

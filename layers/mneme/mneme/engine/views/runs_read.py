@@ -10,15 +10,20 @@ from mneme.engine.deps import Deps
 from mneme.engine.runs.owner import own_run
 from mneme.engine.views.pages import ENVELOPE_BYTES, start_after, take_page
 from mneme.models.audit import AuditRecord
+from mneme.models.run import RunStatus
 from mneme.models.user import Caller
 
 
 def run_view(deps: Deps, caller: Caller, run_id: str) -> dict[str, Any]:
     """``GET /v1/runs/{id}``: the run, with its tree's budget and what the tree has used of it."""
+    from mneme.engine.runs.approvals import unanswered
     from mneme.engine.runs.budget import budget_view
 
     run = own_run(deps, caller, run_id)
-    return {**run.to_api(), "budget": budget_view(deps, run)}
+    view = {**run.to_api(), "budget": budget_view(deps, run)}
+    if run.status is RunStatus.WAITING_APPROVAL:  # what the person is asked (SPEC §7)
+        view["pending_approvals"] = unanswered(deps, run)
+    return view
 
 
 def run_events(
