@@ -34,6 +34,15 @@ def test_two_external_tools_with_one_name_are_a_400_naming_external_tools(api: A
     assert world.deps.config.get_agent("alice", "forecaster") is None
 
 
+def test_an_agent_stored_before_the_check_with_two_such_tools_still_loads(api: Api, world: World) -> None:
+    # Given an agent stored with two tools of one name before saves refused it
+    tools = [ExternalTool.model_validate(_tool(function=f)) for f in ("weather", "weather-v2")]
+    add_agent(world, external_tools=tools)
+    # Then the owner's other saves (which list every agent of the owner) and the agent's runs still work
+    assert api.put("/v1/agents/forecaster", AGENT).status == 200
+    assert api.post("/v1/runs", {"agent_id": "master", "input": "hello"}).status == 200
+
+
 def test_external_tools_with_different_names_are_saved(api: Api) -> None:
     tools = [_tool("weather"), _tool("tides", "tides")]
     reply = api.put("/v1/agents/forecaster", {**AGENT, "external_tools": tools})

@@ -168,7 +168,8 @@ def _one_tool_per_name(tools: list[ExternalTool]) -> list[ExternalTool]:
     return tools
 
 
-#: an agent's external tools: at most 64, each name once
+#: the external tools of an agent's save (AgentBody): at most 64, each name once. A stored agent is read as it
+#: was saved (one stored before this check must still load: listing the owner's agents reads every one)
 ExternalTools = Annotated[list[ExternalTool], Field(max_length=64), AfterValidator(_one_tool_per_name)]
 
 
@@ -181,7 +182,7 @@ class Agent(BaseModel, defer_build=True):
     description: ShortText = ""
     model: ModelSpec = ModelSpec()
     tools: list[InternalTool] = []
-    external_tools: ExternalTools = []
+    external_tools: Annotated[list[ExternalTool], Field(max_length=64)] = []  # a save's: ExternalTools
     mcp_servers: Annotated[list[McpServer], Field(max_length=MCP_MAX_SERVERS)] = []
     skills: Annotated[list[Slug], Field(max_length=64)] = []
     delegates: Annotated[list[DelegateItem], Field(max_length=64)] = []
