@@ -32,6 +32,11 @@ _DATES = ("created_at", "updated_at", "expires_at", *_LIFECYCLE_DATES)
 #: the ``source`` values whose entries are of a class by default (entries stored without ``memory_class``)
 _SOURCES_OF: dict[str, tuple[str, ...]] = {"episodic": ("run_input", "run_output", "auto_write"), "document": ("http",)}
 _HNSW = {"ef_construction": 128, "m": 16}
+#: the content, and its words by stem (``content.words``, the built-in ``english`` analyzer: possessive, lower case,
+#: Porter stem; its stop words are all mneme's own): mneme counts a question's words by Porter stem, and "name" found
+#: no "named" with the standard analyzer alone, nor counted it (the embedded store's FTS5 does). An index from before
+#: gets the sub-field with :func:`lifecycle_mapping`; its documents indexed before are found by their exact words
+_CONTENT = {"type": "text", "fields": {"words": {"type": "text", "analyzer": "english"}}}
 _ISO_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 
 
@@ -40,7 +45,6 @@ def index_body(dimension: int) -> dict[str, Any]:
     hnsw = {"name": "hnsw", "engine": "faiss", "space_type": "innerproduct", "parameters": _HNSW}
     properties: dict[str, Any] = {
         "embedding": {"type": "knn_vector", "dimension": dimension, "method": hnsw},
-        "content": {"type": "text"},
         "metadata": {"type": "object", "enabled": False},
         **{name: {"type": "keyword"} for name in (*_KEYWORDS, "derived_from", *METADATA_KEYWORDS)},
         **{name: {"type": "date"} for name in ("created_at", "updated_at", "expires_at")},
@@ -51,8 +55,10 @@ def index_body(dimension: int) -> dict[str, Any]:
 
 
 def lifecycle_mapping() -> dict[str, Any]:
-    """The fields added by the lifecycle (``PUT <index>/_mapping`` body for an index from before)."""
-    properties: dict[str, Any] = {name: {"type": "keyword"} for name in _LIFECYCLE_KEYWORDS}
+    """The fields added by the lifecycle (``PUT <index>/_mapping`` body for an index from before), and the content's
+    words by stem (:data:`_CONTENT`)."""
+    properties: dict[str, Any] = {"content": _CONTENT}
+    properties |= {name: {"type": "keyword"} for name in _LIFECYCLE_KEYWORDS}
     properties |= {name: {"type": "date"} for name in _LIFECYCLE_DATES}
     properties |= {name: {"type": "integer"} for name in _LIFECYCLE_INTEGERS}
     return {"properties": properties}
@@ -63,8 +69,9 @@ def keyword_matches_query(words: Sequence[str], patterns: Sequence[str], limit: 
     in aggregations over every live document of ``patterns`` (computed before the ``post_filter``), their
     number, total length and each word's document frequency — the caller's statistics, not the index's."""
 
-    def has(word: str) -> dict[str, Any]:
-        return {"match": {"content": {"query": word}}}
+    def has(word: str) -> dict[str, Any]:  # by stem, or by the exact word in a document indexed before content.words
+        by = [{"match": {field: {"query": word}}} for field in ("content.words", "content")]
+        return {"bool": {"should": by, "minimum_should_match": 1}}
 
     return {
         "size": limit,
