@@ -37,7 +37,9 @@ class _Embedder:
         return [ASKED for _ in texts]
 
 
-def _relevance(store: Any, question: str, notes: list[tuple[str, float]], wanted: int = 0) -> float:
+def _relevance(
+    store: Any, question: str, notes: list[tuple[str, float]], wanted: int = 0, explained: dict[str, Any] | None = None
+) -> float:
     at = NOW - timedelta(minutes=10)
     store.put(
         [
@@ -46,7 +48,8 @@ def _relevance(store: Any, question: str, notes: list[tuple[str, float]], wanted
         ]
     )
     ports = MemoryPorts(store=store, embedder=_Embedder(), audit=None, clock=FixedClock(NOW))  # type: ignore[arg-type]
-    found = retrieve(ports, store, ReadAccess(allowed=(NOTES,)), question, Ranking(top_k=5), vector=ASKED, now=NOW)
+    access = ReadAccess(allowed=(NOTES,))
+    found = retrieve(ports, store, access, question, Ranking(top_k=5), vector=ASKED, now=NOW, notes=explained)
     return next(c.similarity for c in found if c.document.id == f"n{wanted}")
 
 
@@ -68,6 +71,13 @@ def test_without_the_rule_neither_its_cosine_nor_its_words_reach_the_floor(
 ) -> None:
     monkeypatch.setattr(calibration, "JOINT", {})
     assert _relevance(store, "What's the dog's name?", DOG) < FLOOR
+
+
+@pytest.mark.keyword_leg
+def test_explain_shows_what_they_vouch_for_together(store: Any) -> None:
+    explained: dict[str, Any] = {}
+    relevance = _relevance(store, "What's the dog's name?", DOG, explained=explained)
+    assert explained["confidence"]["words_and_vector"] == explained["confidence"]["value"] >= round(relevance, 4)
 
 
 @pytest.mark.keyword_leg
