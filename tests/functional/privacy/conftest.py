@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from tests.functional.adapters.item_backends import make_backend
+from tests.functional.api.conftest import api, world  # noqa: F401 - fixtures
 from tests.functional.memory.conftest import index_name, os_client, osmem  # noqa: F401 - fixtures
 from tests.functional.privacy.support import COMBINATIONS, PrivacyWorld, privacy_world, tmp_store
 

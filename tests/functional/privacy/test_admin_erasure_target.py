@@ -6,19 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from mneme.adapters.models.offline import OfflineModel
 from tests.functional.api.conftest import Api
-from tests.support.deps import World, make_world
-
-
-@pytest.fixture
-def world() -> World:
-    return make_world(OfflineModel())
-
-
-@pytest.fixture
-def api(world: World) -> Api:
-    return Api(world)
+from tests.support.deps import World
 
 
 @pytest.mark.parametrize("user_id", ["%20", "bob%23CHAT%23c1", "USER%23bob", "bob%0A", "__system__"])

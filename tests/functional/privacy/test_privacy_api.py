@@ -8,9 +8,8 @@ from typing import Any
 import pytest
 from openapi_schema_validator import validate as validate_instance
 
-from mneme.adapters.models.offline import OfflineModel
 from tests.functional.api.conftest import Api
-from tests.support.deps import World, make_world
+from tests.support.deps import World
 
 PRIVACY_ROUTES = [
     ("post", "/v1/me/export"),
@@ -22,16 +21,6 @@ PRIVACY_ROUTES = [
     ("get", "/v1/audit/verify"),
     ("get", "/v1/retention"),
 ]
-
-
-@pytest.fixture
-def world() -> World:
-    return make_world(OfflineModel())
-
-
-@pytest.fixture
-def api(world: World) -> Api:
-    return Api(world)
 
 
 @pytest.fixture

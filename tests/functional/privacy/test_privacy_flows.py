@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from mneme.adapters.aws.sqs_queue import job_body
 from mneme.adapters.models.offline import OfflineModel
 from mneme.engine.memory_io.writer import WriterPorts, write_batch
@@ -20,16 +18,6 @@ from tests.functional.adapters.item_backends import Backend
 from tests.functional.api.conftest import Api
 from tests.functional.privacy.support import PrivacyWorld, lines, main_items_of, populate, privacy_world
 from tests.support.deps import World, make_world
-
-
-@pytest.fixture
-def world() -> World:
-    return make_world(OfflineModel())
-
-
-@pytest.fixture
-def api(world: World) -> Api:
-    return Api(world)
 
 
 def test_an_export_held_for_the_worker_is_pending_then_ready_with_a_download_url(api: Api, world: World) -> None:

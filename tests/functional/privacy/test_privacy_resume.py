@@ -3,23 +3,10 @@ run again — locally on start (every open job), on AWS by the sweep (the jobs i
 
 from __future__ import annotations
 
-import pytest
-
-from mneme.adapters.models.offline import OfflineModel
 from mneme.engine.privacy.resume import RESUME_AFTER_SECONDS, resume_open_jobs
 from mneme.runtime import Runtime
 from tests.functional.api.conftest import Api
-from tests.support.deps import World, make_world
-
-
-@pytest.fixture
-def world() -> World:
-    return make_world(OfflineModel())
-
-
-@pytest.fixture
-def api(world: World) -> Api:
-    return Api(world)
+from tests.support.deps import World
 
 
 def _crashed_export(api: Api, world: World) -> str:
