@@ -66,6 +66,27 @@ def test_answering_twice_is_409(api: Api) -> None:
     api.post(f"/v1/runs/{run_id}/approvals", {"call_id": call_id, "decision": "once"})
     reply = api.post(f"/v1/runs/{run_id}/approvals", {"call_id": call_id, "decision": "deny"})
     assert (reply.status, reply.body["error"]) == (409, "conflict")
+    assert "'once'" in reply.body["message"]
+
+
+@pytest.mark.usefixtures("master")
+def test_the_same_answer_again_answers_as_the_first_and_writes_nothing(api: Api, world: World) -> None:
+    run_id, call_id = _waiting(api)
+    api.runtime.handle({"action": "await_approval", "run_id": run_id, "depth": 0, "task_token": "token-1"})
+    first = api.post(f"/v1/runs/{run_id}/approvals", {"call_id": call_id, "decision": "once"})
+    again = api.post(f"/v1/runs/{run_id}/approvals", {"call_id": call_id, "decision": "once"})
+    assert (again.status, again.body) == (200, first.body)
+    assert world.orchestrator.resumed == [("token-1", {"run_id": run_id})]
+    assert len(world.deps.audit.query("alice", action="approval").records) == 1
+
+
+@pytest.mark.usefixtures("master")
+def test_the_same_answer_after_the_run_went_on_says_where_it_is(api: Api) -> None:
+    run_id, call_id = _waiting(api)
+    api.post(f"/v1/runs/{run_id}/approvals", {"call_id": call_id, "decision": "deny"})
+    step_event(api, run_id)
+    again = api.post(f"/v1/runs/{run_id}/approvals", {"call_id": call_id, "decision": "deny"})
+    assert (again.status, again.body["status"], again.body["pending"]) == (200, "succeeded", [])
 
 
 @pytest.mark.usefixtures("master")

@@ -84,11 +84,17 @@ def store_task_token(deps: Deps, run_id: str, task_token: str) -> dict[str, Any]
 
 
 def decide(deps: Deps, caller: Caller, run_id: str, call_id: str, decision: Decision) -> dict[str, Any]:
-    """The run's owner answers one pending call; another user's run is a 404."""
+    """The run's owner answers one pending call; another user's run is a 404. The same answer again (a client's
+    retry after a lost response) answers as the first did, and writes nothing; another answer is a 409."""
     run = deps.runs.get_run(run_id)
     if run is None or run.user_id != caller.user_id:
         raise NotFound(f"no run {run_id!r}")
     run, state = _load(deps, run_id)
+    given = decisions(deps, run_id).get(call_id)
+    if given is not None:
+        if given != decision:
+            raise Conflict(f"tool call {call_id!r} was already answered {given!r}", field="call_id")
+        return _answer(run, state, call_id, decision, decisions(deps, run_id))
     if run.status is not RunStatus.WAITING_APPROVAL:
         raise Conflict(f"run {run_id!r} is {run.status.value}, not waiting for an approval")
     pending = next((p for p in _approvals(state) if p.call_id == call_id), None)
@@ -108,9 +114,15 @@ def decide(deps: Deps, caller: Caller, run_id: str, call_id: str, decision: Deci
         remembered.remember(deps, run, pending.tool, trail)
     answered = decisions(deps, run_id)
     _resume_if_ready(deps, run_id, state, answered)
+    return _answer(run, state, call_id, decision, answered)
+
+
+def _answer(
+    run: Run, state: LoopState, call_id: str, decision: Decision, answered: dict[str, Decision]
+) -> dict[str, Any]:
     remaining = [p.call_id for p in _approvals(state) if p.call_id not in answered]
     return {
-        "run_id": run_id,
+        "run_id": run.run_id,
         "status": run.status.value,
         "call_id": call_id,
         "decision": decision,
