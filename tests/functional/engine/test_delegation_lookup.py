@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.functional.engine.conftest import add_agent, run
+from tests.functional.engine.conftest import add_agent, add_task, run
 from tests.support.deps import World
 
 
@@ -128,3 +128,20 @@ def test_another_users_agent_of_that_id_is_never_found(world: World) -> None:
     assert _tool_errors(world, result.run.run_id) == [
         'Error: delegation refused: agent "b" is not available to you (allowed: b)'
     ]
+
+
+def test_a_task_the_delegate_does_not_have_is_refused_before_a_child_starts(world: World) -> None:
+    add_agent(world, "master", tools=["delegate-to-agent"], delegates=["b"])
+    add_agent(world, "b")
+    result = run(world, '/tool delegate-to-agent {"agent": "b", "input": "work", "task": "nope"}')
+    assert not result.children
+    assert _tool_errors(world, result.run.run_id) == ["Error: delegation refused: agent 'b' has no task 'nope'"]
+    refused = world.deps.audit.query("alice", action="delegation_refused").records
+    assert [r.detail["reason"] for r in refused] == ["delegation refused: agent 'b' has no task 'nope'"]
+
+
+def test_a_task_the_delegate_has_starts_its_child(world: World) -> None:
+    add_agent(world, "master", tools=["delegate-to-agent"], delegates=["b"])
+    add_task(world, add_agent(world, "b"), "review")
+    result = run(world, '/tool delegate-to-agent {"agent": "b", "input": "work", "task": "review"}')
+    assert _child_agents(world, result.children) == ["b"]

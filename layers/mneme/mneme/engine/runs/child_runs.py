@@ -73,11 +73,21 @@ def _target(session: RunSession, reference: str) -> Agent:
     return resolve_target(reference, caller=caller, candidates=config.visible_agents(run.user_id), depth=run.depth)
 
 
+def _check_task(session: RunSession, target: Agent, task: object) -> None:
+    """A task the delegate does not have is refused before a child starts: the child failed at its first step,
+    counted against the user's runs and the tree's budget."""
+    if task and session.deps.config.get_task(target.owner, target.agent_id, str(task)) is None:
+        raise DelegationRefused(
+            f"delegation refused: agent {target.agent_id!r} has no task {str(task)!r}", field="task"
+        )
+
+
 def _start_delegation(session: RunSession, call: ToolCallMessage) -> PendingCall | ToolResultMessage:
     run = session.run
     reference = str(call.arguments.get("agent", ""))
     try:
         target = _target(session, reference)
+        _check_task(session, target, call.arguments.get("task"))
         mode = context_mode(session.config.agent, target, call.arguments.get("context"))
         fork = forking.fork_of(session) if mode == "fork" else None
         # the last guards: a sub-run counts against the user's runs per minute, then the tree's budget; a
