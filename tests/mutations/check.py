@@ -51,6 +51,7 @@ REVISIONS = (
     "tests/functional/api/test_config_revisions.py",
 )
 PINNED = ("tests/functional/engine/test_pinned_config.py", "tests/functional/engine/test_mcp_discovery.py")
+WORDS_AND_VECTOR = ("tests/functional/memory/test_words_and_vector.py", "tests/unit/memory/test_hybrid_confidence.py")
 
 
 @dataclass(frozen=True)
@@ -250,6 +251,20 @@ MUTANTS = (
         "call.tool != ACTIVATE_SKILL and call.tool not in enabled_tools(session)",
         "False",
         PINNED[:1],
+    ),
+    Mutant(
+        "joint-counts-the-names",
+        "engine/memory_io/retrieval.py",
+        "bm25.coverage(bm25.counts_of(c.document), names)",
+        "bm25.coverage(bm25.counts_of(c.document))",
+        WORDS_AND_VECTOR[:1],
+    ),
+    Mutant(
+        "joint-pairs-two-memories",
+        "memory/calibration.py",
+        "for cosine, coverage in evidence\n",
+        "for cosine, coverage in [(max(e[0] for e in evidence), max(e[1] for e in evidence))]\n",
+        WORDS_AND_VECTOR,
     ),
 )
 

@@ -87,6 +87,19 @@ def test_its_words_without_a_near_cosine_do_not_vouch(store: Any) -> None:
 
 
 @pytest.mark.keyword_leg
+def test_one_memorys_cosine_and_anothers_words_do_not_vouch_together(store: Any) -> None:
+    apart = [
+        ("We have an old beagle who needs his arthritis pills every morning.", 0.34),  # near, none of its words
+        ("Our cat is named Pixel.", 0.05),  # its words ("name"), far
+        ("Our son Mateo is six and goes to Hillside Elementary.", 0.02),
+        ("The office closes at 7pm on Fridays.", 0.01),
+        ("Expense reports are due on the 5th.", 0.0),
+        ("Standup moved to 10am.", 0.0),
+    ]
+    assert _relevance(store, "What's the dog's name?", apart, wanted=1) < FLOOR  # the note holding the words
+
+
+@pytest.mark.keyword_leg
 def test_the_name_of_a_known_person_is_not_a_word_of_the_question(store: Any) -> None:
     notes = [  # the first near enough not to say nothing (over MiniLM's low), sharing only the name
         ("Lars joined the data team in May and sits next to Priya.", 0.36),
