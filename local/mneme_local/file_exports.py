@@ -10,14 +10,13 @@ owner's user id). A link does not expire; the archive is deleted with the export
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from mneme.errors import StoreUnavailable
-from mneme_local.files import private_dir
+from mneme_local.files import private_dir, private_writer
 
 LOCAL_EXPORTS_PREFIX = "/_local/exports/"
 _KEY = re.compile(r"^exports/([0-9a-f]{32})/(exp-[A-Za-z0-9_-]{1,64})\.ndjson$")
@@ -39,10 +38,7 @@ class LocalFileExports:
         private_dir(target.parent)  # exports/ and exports/<user hash>/ both 0700
         partial = target.with_suffix(".partial")
         size = 0
-        # 0600 from the first byte, whatever the umask, and also over a partial left by a crash (fchmod)
-        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        os.fchmod(fd, 0o600)
-        with os.fdopen(fd, "wb") as out:
+        with private_writer(partial) as out:
             for line in lines:
                 size += out.write(line)
         partial.replace(target)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 from pathlib import Path
+from typing import BinaryIO
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
@@ -32,3 +33,11 @@ def private_file(path: str | Path) -> Path:
     with contextlib.suppress(FileExistsError):
         os.close(os.open(file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE))
     return file
+
+
+def private_writer(path: str | Path) -> BinaryIO:
+    """``path`` opened to be written anew, 0600 from its first byte whatever the umask, and also over a file a
+    crash left (``fchmod``)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+    os.fchmod(fd, FILE_MODE)
+    return os.fdopen(fd, "wb")

@@ -32,7 +32,7 @@ from typing import Any
 import faiss
 import numpy as np
 
-from mneme_local.files import FILE_MODE
+from mneme_local.files import private_writer
 
 Fetch = Callable[[np.ndarray[Any, Any]], np.ndarray[Any, Any]]  # rowids -> their float32 vectors, same order
 
@@ -251,9 +251,7 @@ class NamespaceIndex:
             [self.dimension, self.seq, self.error_max, self.code_norm_max, self.error_cap], dtype=np.float64
         )
         temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
-        os.fchmod(fd, FILE_MODE)  # also over a file a crash left
-        with os.fdopen(fd, "wb") as out:
+        with private_writer(temporary) as out:
             np.savez(
                 out,
                 index=faiss.serialize_index(self._faiss),

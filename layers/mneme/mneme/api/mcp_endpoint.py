@@ -45,11 +45,11 @@ def handle_mcp(deps: Deps, caller: Caller, event: dict[str, Any]) -> dict[str, A
     method = str(((event.get("requestContext") or {}).get("http") or {}).get("method") or "").upper()
     if method != "POST":
         return _rpc_error(405, "Method Not Allowed: mneme's MCP server is stateless, use POST", {"Allow": "POST"})
-    body = str(event.get("body") or "")
-    refusal = _envelope_error(body)
+    message = _message(str(event.get("body") or ""))
+    refusal = _envelope_error(message)
     if refusal is not None:
         return _rpc_error(400, refusal)
-    invalid = _params_error(body)
+    invalid = _params_error(message)
     if invalid is not None:
         return _rpc_error(400, invalid[1], code=-32602, request_id=invalid[0])
     import anyio
@@ -64,16 +64,21 @@ def handle_mcp(deps: Deps, caller: Caller, event: dict[str, Any]) -> dict[str, A
     return _as_json(result)
 
 
-def _envelope_error(raw: str) -> str | None:
-    """What JSON-RPC 2.0 and MCP refuse and the SDK misreads: an ``id`` that is not a string or an integer (an
-    object, a list, a boolean, a fraction) made a request a notification — ``202``, nothing run, no answer — and a
-    ``jsonrpc`` other than ``"2.0"`` was an "Invalid params" dump. A body that is not a JSON object is the SDK's
-    to answer."""
+def _message(raw: str) -> dict[str, Any] | None:
+    """The request's JSON object, read once for the checks below; None for anything else (the SDK's to answer)."""
     try:
         message = json.loads(raw)
     except ValueError:
         return None
-    if not isinstance(message, dict):
+    return message if isinstance(message, dict) else None
+
+
+def _envelope_error(message: dict[str, Any] | None) -> str | None:
+    """What JSON-RPC 2.0 and MCP refuse and the SDK misreads: an ``id`` that is not a string or an integer (an
+    object, a list, a boolean, a fraction) made a request a notification — ``202``, nothing run, no answer — and a
+    ``jsonrpc`` other than ``"2.0"`` was an "Invalid params" dump. A body that is not a JSON object is the SDK's
+    to answer."""
+    if message is None:
         return None
     if message.get("jsonrpc") != "2.0":
         return 'Invalid Request: "jsonrpc" must be "2.0"'
@@ -83,15 +88,12 @@ def _envelope_error(raw: str) -> str | None:
     return None
 
 
-def _params_error(raw: str) -> tuple[str | int, str] | None:
+def _params_error(message: dict[str, Any] | None) -> tuple[str | int, str] | None:
     """(id, why) when a request's params cannot be read — not an object, or a ``tools/call`` without a tool name
     or with arguments that are not an object: the SDK answers those "Invalid request parameters" with empty
-    data, or a dump of pydantic's union errors, naming nothing. None when the SDK may take it."""
-    try:
-        message = json.loads(raw)  # after _envelope_error: a JSON object's id is a string or an integer
-    except ValueError:
-        return None
-    if not isinstance(message, dict) or "id" not in message:
+    data, or a dump of pydantic's union errors, naming nothing. None when the SDK may take it (after
+    :func:`_envelope_error`: a request's id is a string or an integer)."""
+    if message is None or "id" not in message:
         return None
     method = message.get("method")
     why = _params_problem(method, message.get("params", None if method == "tools/call" else {}))

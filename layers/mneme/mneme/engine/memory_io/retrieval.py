@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from mneme.memory import calibration, hybrid, name_lift
 from mneme.memory.fusion import fuse
@@ -71,10 +71,16 @@ def retrieve(
     )
     keyword_ranks = not name_lift.names_only(query, bm25, turns)
     standout = _standout(ports.model_id, query, by_vector)
-    if notes is not None:
-        notes["confidence"] = _vector_evidence(by_vector, best, standout, keyword_ranks=keyword_ranks)
     names = name_lift.name_stems(query)
-    joint = _words_and_vector(ports.model_id, leg, bm25, names, notes)
+    # one candidate's cosine and its share of the question's words but the people named (who, not what), together;
+    # a generator: a model without the rule (calibration.JOINT) reads no candidate's words for it
+    joint = calibration.joint_confidence(
+        ports.model_id, ((c.similarity, bm25.coverage(bm25.counts_of(c.document), names)) for c in leg.candidates)
+    )
+    if notes is not None:
+        notes["confidence"] = _vector_evidence(
+            by_vector, best, standout, keyword_ranks=keyword_ranks, words_and_vector=leg.share * joint
+        )
     confidence = leg.share * max(calibration.cosine_confidence(ports.model_id, best), standout or 0.0, joint)
     return hybrid.fuse(
         leg.candidates,
@@ -90,28 +96,23 @@ def retrieve(
     )
 
 
-def _words_and_vector(
-    model_id: str, leg: VectorLeg, bm25: Bm25, names: frozenset[str], notes: dict[str, object] | None
-) -> float:
-    """What one of the leg's candidates vouches for by its cosine and its share of the question's words but the
-    people it names (who, not what) together (:func:`mneme.memory.calibration.joint_confidence`)."""
-    joint = calibration.joint_confidence(
-        model_id, [(c.similarity, bm25.coverage(bm25.counts_of(c.document), names)) for c in leg.candidates]
-    )
-    if notes is not None and joint > 0:
-        cast("dict[str, object]", notes["confidence"])["words_and_vector"] = round(leg.share * joint, 4)
-    return joint
-
-
 def _vector_evidence(
-    by_vector: Sequence[MemoryCandidate], best: float, standout: float | None, *, keyword_ranks: bool
+    by_vector: Sequence[MemoryCandidate],
+    best: float,
+    standout: float | None,
+    *,
+    keyword_ranks: bool,
+    words_and_vector: float,
 ) -> dict[str, object]:
     """What explain shows of the vector evidence: the best cosine, as evidence, the stand-out where it may vouch,
-    and ``keyword_ranks`` false when the keyword legs matched only the names asked about."""
+    a candidate's cosine and words vouching together where they do, and ``keyword_ranks`` false when the keyword
+    legs matched only the names asked about."""
     cosine = max((c.similarity for c in by_vector), default=0.0)
     noted: dict[str, object] = {"vector_cosine": round(cosine, 4), "vector_evidence": round(best, 4)}
     if standout is not None:
         noted["vector_standout"] = round(standout, 4)
+    if words_and_vector > 0:
+        noted["words_and_vector"] = round(words_and_vector, 4)
     return noted if keyword_ranks else {**noted, "keyword_ranks": False}
 
 

@@ -43,8 +43,8 @@ def decisions(deps: Deps, run_id: str) -> dict[str, Decision]:
 
 
 def unanswered(deps: Deps, run: Run) -> list[dict[str, Any]]:
-    """The calls a run waiting for a person still waits for: ``[{call_id, tool, arguments}]``."""
-    raw = deps.runs.load_checkpoint(run.run_id) if run.status is RunStatus.WAITING_APPROVAL else None
+    """The calls a run waiting for a person (``waiting_approval``) still waits for: ``[{call_id, tool, arguments}]``."""
+    raw = deps.runs.load_checkpoint(run.run_id)
     if not raw:
         return []
     answered = decisions(deps, run.run_id)
@@ -90,11 +90,12 @@ def decide(deps: Deps, caller: Caller, run_id: str, call_id: str, decision: Deci
     if run is None or run.user_id != caller.user_id:
         raise NotFound(f"no run {run_id!r}")
     run, state = _load(deps, run_id)
-    given = decisions(deps, run_id).get(call_id)
+    answered = decisions(deps, run_id)
+    given = answered.get(call_id)
     if given is not None:
         if given != decision:
             raise Conflict(f"tool call {call_id!r} was already answered {given!r}", field="call_id")
-        return _answer(run, state, call_id, decision, decisions(deps, run_id))
+        return _answer(run, state, call_id, decision, answered)
     if run.status is not RunStatus.WAITING_APPROVAL:
         raise Conflict(f"run {run_id!r} is {run.status.value}, not waiting for an approval")
     pending = next((p for p in _approvals(state) if p.call_id == call_id), None)
