@@ -24,8 +24,8 @@ def _old_and_new(world: World) -> tuple[str, str]:
     return old, new
 
 
-def _ids(api: Api, **body: object) -> list[str]:
-    reply = api.post("/v1/memory/search", {"query": QUERY, "namespaces": [ALICE], "top_k": 5, **body})
+def _ids(api: Api, query: str = QUERY, **body: object) -> list[str]:
+    reply = api.post("/v1/memory/search", {"query": query, "namespaces": [ALICE], "top_k": 5, **body})
     assert reply.status == 200, reply.text
     return [str(hit["id"]) for hit in reply.body["hits"]]
 
@@ -39,7 +39,7 @@ def test_without_the_rule_the_old_value_would_rank_first(
     api: Api, world: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     old, new = _old_and_new(world)
-    monkeypatch.setattr(updates, "later_first", lambda candidates: (list(candidates), {}))
+    monkeypatch.setattr(updates, "later_first", lambda candidates, query="": (list(candidates), {}))
     assert _ids(api) == [old, new]
 
 
@@ -60,3 +60,29 @@ def test_explain_names_the_entry_the_current_value_was_lifted_above(api: Api, wo
     hits = reply.body["explanation"]["hits"]
     assert [(hit["id"], hit.get("restates")) for hit in hits] == [(new, old), (old, None)]
     assert hits[0]["scores"]["relevance"] >= hits[1]["scores"]["relevance"]
+
+
+STANDUP = "What time is standup?"
+
+
+def _standup(world: World) -> tuple[str, str]:
+    jan, jun = datetime(2024, 1, 10, tzinfo=UTC), datetime(2024, 6, 10, tzinfo=UTC)
+    old = "Our daily standup is at 9:30am in the Juniper room."
+    new = "We moved the standup to 10am, and it's on Zoom now."
+    return (
+        remember_at(world, ALICE, old, query=STANDUP, similarity=0.8, observed_at=jan),
+        remember_at(world, ALICE, new, query=STANDUP, similarity=0.5, observed_at=jun),
+    )
+
+
+def test_a_later_answer_that_says_it_changed_ranks_above_the_earlier_answer(api: Api, world: World) -> None:
+    old, new = _standup(world)
+    assert _ids(api, STANDUP) == [new, old]
+
+
+def test_without_the_words_that_say_a_value_changed_the_earlier_answer_ranks_first(
+    api: Api, world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    old, new = _standup(world)
+    monkeypatch.setattr(updates, "CHANGE_CUES", frozenset())
+    assert _ids(api, STANDUP) == [old, new]

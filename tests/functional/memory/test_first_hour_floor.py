@@ -6,7 +6,9 @@ team's notes, updated facts; 142 answerable and 59 off-topic questions), stored 
 Measured when set: the evidence among ``POST /v1/memory/search``'s hits 0.915 (130 of 142), in auto-inject's block
 0.923, off-topic questions silent 0.864 (51 of 59). Without a memory's cosine and words vouching together
 (:data:`mneme.memory.calibration.JOINT`) 0.859 and 0.866; with a named speaker's turn standing out however far the
-question without the name is from every memory (:data:`mneme.memory.name_lift.STANDOUT_NEAR`) 50 of 59 silent."""
+question without the name is from every memory (:data:`mneme.memory.name_lift.STANDOUT_NEAR`) 50 of 59 silent. An
+updated fact's old value ranked above the new one for 0 of the 10 update questions, 4 without the words that say a
+value changed (:data:`mneme.memory.updates.CHANGE_CUES`)."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ import pytest
 from bench.first_hour import SCENARIOS, Result, _Clock, _NoAudit, run_scenario
 
 from mneme.engine.memory_io.ops import MemoryPorts
-from mneme.memory import calibration, name_lift
+from mneme.memory import calibration, name_lift, updates
 from mneme_local.embedder import LocalEmbedder
 from mneme_local.vector_store import EmbeddedVectorStore
 
@@ -26,6 +28,8 @@ INJECTED = 0.89
 SILENT = 0.85
 JOINT_GAIN = 0.03  # 0.859 -> 0.915
 GATE_GAIN = 1  # off-topic questions silenced: 50 -> 51
+STALE_FIRST = 1  # of the 10 questions whose answer changed, the old value ranked above the new one: 0
+CUES_GAIN = 3  # 4 -> 0
 
 
 class _Remembered:
@@ -68,6 +72,10 @@ def _answered(results: list[Result]) -> float:
     return _share(r.at5 for r in results if r.expected)
 
 
+def _stale_first(results: list[Result]) -> int:
+    return sum(1 for r in results if r.stale_first)
+
+
 def _silent(results: list[Result]) -> int:
     return sum(1 for r in results if not r.expected and not r.hits)
 
@@ -102,3 +110,14 @@ def test_a_speakers_turn_standing_out_far_from_the_question_lets_off_topic_quest
 ) -> None:
     monkeypatch.setattr(name_lift, "STANDOUT_NEAR", 1.0)
     assert _silent(_results(embedder, tmp_path)) <= _silent(results) - GATE_GAIN
+
+
+def test_an_updated_facts_new_value_ranks_above_the_old_one(results: list[Result]) -> None:
+    assert _stale_first(results) <= STALE_FIRST
+
+
+def test_without_the_words_that_say_a_value_changed_old_values_rank_first(
+    results: list[Result], embedder: _Remembered, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(updates, "CHANGE_CUES", frozenset())
+    assert _stale_first(_results(embedder, tmp_path)) >= _stale_first(results) + CUES_GAIN

@@ -200,3 +200,68 @@ def test_a_stamped_line_of_another_speaker_does_not_move() -> None:
     found = [cand(doc("old", f"[10 Jan 2024] {OLD}", said=JAN), 0.8)]
     found.append(cand(doc("tom", f"[10 Jun 2024] {NEW.replace('Kate:', 'Tom:')}", said=JUN), 0.5))
     assert later_first(found) == (found, {})
+
+
+STANDUP = "What time is standup?"
+STANDUP_OLD = "Our daily standup is at 9:30am in the Juniper room."
+STANDUP_NEW = "We moved the standup to 10am, and it's on Zoom now."
+
+
+def asked(query: str, *found: MemoryCandidate) -> list[str]:
+    lifted, _ = later_first(list(found), query)
+    return [c.document.id for c in sorted(lifted, key=lambda c: -c.similarity)]
+
+
+def test_a_later_answer_that_says_it_changed_goes_above_the_earlier_answer() -> None:
+    old, new = cand(doc("old", STANDUP_OLD, said=JAN), 0.8), cand(doc("new", STANDUP_NEW, said=JUN), 0.5)
+    assert asked(STANDUP, old, new) == ["new", "old"]
+    assert later_first([old, new], STANDUP)[1] == {"new": "old"}
+
+
+def test_the_same_pair_without_the_question_is_no_update() -> None:
+    # the two share one content word (standup): only the question says they answer the same thing
+    old, new = cand(doc("old", STANDUP_OLD, said=JAN), 0.8), cand(doc("new", STANDUP_NEW, said=JUN), 0.5)
+    assert asked("", old, new) == ["old", "new"]
+
+
+def test_a_later_answer_that_says_nothing_changed_stays_below() -> None:
+    old = cand(doc("old", STANDUP_OLD, said=JAN), 0.8)
+    new = cand(doc("new", "The standup ran long today, 40 minutes.", said=JUN), 0.5)
+    assert asked(STANDUP, old, new) == ["old", "new"]
+
+
+def test_a_change_to_something_else_the_question_does_not_ask_about_stays_below() -> None:
+    old = cand(doc("old", "The Q3 launch is planned for September 15.", said=JAN), 0.8)
+    new = cand(doc("new", "We moved the offsite to October.", said=JUN), 0.5)
+    assert asked("When is the Q3 launch?", old, new) == ["old", "new"]
+
+
+def test_a_later_answer_that_covers_fewer_of_the_questions_words_stays_below() -> None:
+    old = cand(doc("old", "The Q3 launch is planned for September 15.", said=JAN), 0.8)
+    new = cand(doc("new", "The launch party moved to the rooftop.", said=JUN), 0.5)
+    assert asked("When is the Q3 launch?", old, new) == ["old", "new"]
+
+
+def test_an_earlier_changed_answer_stays_below_a_later_plain_one() -> None:
+    old = cand(doc("old", STANDUP_OLD, said=JUN), 0.8)
+    new = cand(doc("new", STANDUP_NEW, said=JAN), 0.5)
+    assert asked(STANDUP, old, new) == ["old", "new"]
+
+
+def test_another_speakers_changed_answer_stays_below() -> None:
+    old = cand(doc("old", f"Lena: {STANDUP_OLD}", said=JAN), 0.8)
+    new = cand(doc("new", f"Omar: {STANDUP_NEW}", said=JUN), 0.5)
+    assert asked(STANDUP, old, new) == ["old", "new"]
+
+
+def test_a_changed_statement_is_no_update_of_one_that_shares_none_of_the_questions_words() -> None:
+    old = cand(doc("old", "Our weekly sync is at 9:30am.", said=JAN), 0.8)
+    new = cand(doc("new", "I moved my yoga class to 10am.", said=JUN), 0.5)
+    assert asked(STANDUP, old, new) == ["old", "new"]
+
+
+def test_a_speakers_later_changed_line_stays_below_their_earlier_line() -> None:
+    # in a conversation the words that say a change are small talk: only notes answer a question anew
+    old = cand(doc("old", f"Lena: {STANDUP_OLD}", said=JAN), 0.8)
+    new = cand(doc("new", f"Lena: {STANDUP_NEW}", said=JUN), 0.5)
+    assert asked(STANDUP, old, new) == ["old", "new"]

@@ -121,7 +121,7 @@ def _search(
             if c.document.id not in ports.hidden_ids
         ]
         candidates, rerank_status = rerank.apply(ports.reranker, query, candidates, ranking.top_k)
-        candidates, restated = updates.later_first(candidates)
+        candidates, restated = updates.later_first(candidates, query)
         reranked_by = None if rerank_status is None or rerank_status.startswith("failed:") else rerank_status
         min_score, cutoff = ranking.floors(ports.model_id, reranked_by=reranked_by)
         ranked = rank_explained(
