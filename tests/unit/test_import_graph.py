@@ -44,8 +44,8 @@ MNEME_LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("adapters: models", ("mneme.adapters.models", "mneme.adapters")),
     ("engine: base", ("mneme.engine.deps", "mneme.engine.audit", "mneme.engine.parallel", "mneme.engine.mcp_catalog")),
     ("engine: memory I/O", ("mneme.engine.memory_io",)),
-    ("engine: privacy", ("mneme.engine.privacy",)),
     ("engine: runs", ("mneme.engine.runs",)),
+    ("engine: privacy", ("mneme.engine.privacy",)),  # an erasure cancels the user's unfinished runs first
     ("engine: views", ("mneme.engine.views", "mneme.engine.configuration", "mneme.engine")),
     ("api", ("mneme.api",)),
     ("roots", ("mneme.runtime", "mneme.composition")),

@@ -11,6 +11,7 @@ ErasureStatus = Literal["running", "done"]
 #: the phases of an erasure, in order; each one is idempotent, so an interrupted erasure resumes after the
 #: last phase it finished (and repeats the one it was in).
 ERASURE_PHASES = (
+    "runs_stopped",
     "inventory",
     "dead_letters",
     "memories",

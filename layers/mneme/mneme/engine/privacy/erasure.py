@@ -4,6 +4,10 @@ An erasure runs in phases (:data:`mneme.models.privacy.ERASURE_PHASES`), each id
 the privacy ledger after each one: an erasure that is interrupted (a timeout, a failing store) resumes after
 the last phase it finished when it is requested again or its job is redelivered.
 
+0. **runs_stopped** — every unfinished run of the user is cancelled with its unfinished descendants, as their
+   owner's cancel does (``mneme.engine.runs.cancel``): their executions stopped, their approval waits ended, a step
+   in flight ends without committing. Nothing of theirs runs on, waits for a person for a week, or writes again
+   after the listing below.
 1. **inventory** — everything the user's erasure will delete, listed by owner in every store (expired
    items too): the receipt's counts by kind and its digest, sha256 over the sorted keys (one per line; the
    ``key`` values of an export). Memories the user wrote into ``vector.global.*`` are listed, not deleted.
@@ -33,6 +37,7 @@ from mneme.engine.audit import AuditScope, AuditTrail, request_trail
 from mneme.engine.deps import Deps
 from mneme.engine.privacy.export import export_prefix
 from mneme.engine.privacy.owned import authored_global, extra_run_ids, run_chat_ids, user_items
+from mneme.engine.runs.cancel import cancel_all_of
 from mneme.errors import Forbidden, InvalidInput, NotFound, StoreUnavailable
 from mneme.models.audit import AuditRecord
 from mneme.models.common import reserved_user_id
@@ -104,6 +109,11 @@ def continue_erasure(deps: Deps, user_id: str, erasure_id: str, *, deadline: flo
 
 
 # ------------------------------------------------------------------------------------------ phases
+def _runs_stopped(deps: Deps, state: ErasureState) -> ErasureState:
+    cancel_all_of(deps, state.user_id, by=state.requested_by, why=f"by the erasure {state.erasure_id}")
+    return state
+
+
 def _inventory(deps: Deps, state: ErasureState) -> ErasureState:
     counts: Counter[str] = Counter()
     keys: list[str] = []
@@ -204,6 +214,7 @@ def _verify(deps: Deps, state: ErasureState) -> ErasureState:
 
 
 _PHASES: dict[str, Callable[[Deps, ErasureState], ErasureState]] = {
+    "runs_stopped": _runs_stopped,
     "inventory": _inventory,
     "dead_letters": _dead_letters,
     "memories": _memories,

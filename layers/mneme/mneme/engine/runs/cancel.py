@@ -38,32 +38,51 @@ def cancel_run(deps: Deps, caller: Caller, run_id: str) -> dict[str, Any]:
     run = own_run(deps, caller, run_id)
     if run.status.finished and run.status is not RunStatus.CANCELLED:
         raise Conflict(f"run {run_id!r} already ended as {run.status.value}; only an unfinished run can be cancelled")
-    subtree = _subtree(deps, run)
-    cancelled: list[Run] = []
-    for member in subtree:
-        reason = "cancelled by its owner" if member.run_id == run_id else f"cancelled with run {run_id}"
-        stored = _cancel_one(deps, member.run_id, by=caller.user_id, reason=reason, origin=run_id)
-        if stored is not None:
-            cancelled.append(stored)
-            if member.run_id != run_id:  # no parent will collect it: it leaves the tree's unfinished count
-                _release(deps, stored)
-    final = {r.run_id: r for r in (deps.runs.get_run(m.run_id) for m in subtree) if r is not None}
-    stopped = [
-        r.run_id
-        for r in final.values()
-        if r.status is RunStatus.CANCELLED and _stop(deps, r, f"run {run_id} was cancelled by its owner")
-    ]
-    for member in cancelled:  # a wait for a person ends even where no execution could be stopped
-        _end_approval_wait(deps, member.run_id)
-    head = final.get(run_id, run)
+    cancelled, stopped, head = _cancel_tree(deps, run, by=caller.user_id, why="by its owner")
     if head.status is not RunStatus.CANCELLED:  # it finished in another way while we cancelled
         raise Conflict(f"run {run_id!r} ended as {head.status.value} before the cancel took effect")
     return {
         "run_id": run_id,
         "status": head.status.value,
         "cancelled": [r.run_id for r in cancelled],
-        "stopped_executions": len(stopped),
+        "stopped_executions": stopped,
     }
+
+
+def cancel_all_of(deps: Deps, user_id: str, *, by: str, why: str) -> int:
+    """Cancel every unfinished run of ``user_id`` with its unfinished descendants, as a cancel by ``by`` does, and
+    stop their executions (an erasure: nothing of theirs runs on, waits for a person or writes again); answers how
+    many runs were cancelled."""
+    count = 0
+    for listed in deps.runs.list_unfinished():  # an index: re-read before acting
+        run = deps.runs.get_run(listed.run_id) if listed.user_id == user_id else None
+        if run is not None and not run.status.finished:
+            count += len(_cancel_tree(deps, run, by=by, why=why)[0])
+    return count
+
+
+def _cancel_tree(deps: Deps, run: Run, *, by: str, why: str) -> tuple[list[Run], int, Run]:
+    """Cancel ``run`` and its unfinished descendants, stop their executions and end their approval waits; the runs
+    cancelled, the executions stopped, and ``run`` as it is stored now."""
+    run_id = run.run_id
+    subtree = _subtree(deps, run)
+    cancelled: list[Run] = []
+    for member in subtree:
+        reason = f"cancelled {why}" if member.run_id == run_id else f"cancelled with run {run_id}"
+        stored = _cancel_one(deps, member.run_id, by=by, reason=reason, origin=run_id)
+        if stored is not None:
+            cancelled.append(stored)
+            if member.run_id != run_id:  # no parent will collect it: it leaves the tree's unfinished count
+                _release(deps, stored)
+    final = {r.run_id: r for r in (deps.runs.get_run(m.run_id) for m in subtree) if r is not None}
+    stopped = sum(
+        1
+        for r in final.values()
+        if r.status is RunStatus.CANCELLED and _stop(deps, r, f"run {run_id} was cancelled {why}")
+    )
+    for member in cancelled:  # a wait for a person ends even where no execution could be stopped
+        _end_approval_wait(deps, member.run_id)
+    return cancelled, stopped, final.get(run_id, run)
 
 
 def _subtree(deps: Deps, run: Run) -> list[Run]:
