@@ -265,3 +265,11 @@ def test_a_speakers_later_changed_line_stays_below_their_earlier_line() -> None:
     old = cand(doc("old", f"Lena: {STANDUP_OLD}", said=JAN), 0.8)
     new = cand(doc("new", f"Lena: {STANDUP_NEW}", said=JUN), 0.5)
     assert asked(STANDUP, old, new) == ["old", "new"]
+
+
+def test_a_long_texts_later_changed_passage_stays_below() -> None:
+    # a long text says "now" and "new" in passing: only whole short notes answer a question anew
+    filler = " We talked about many other things that week, none of them about meetings or rooms at all." * 5
+    old = cand(doc("old", STANDUP_OLD, said=JAN), 0.8)
+    new = cand(doc("new", STANDUP_NEW + filler, said=JUN), 0.5)
+    assert asked(STANDUP, old, new) == ["old", "new"]
