@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from datetime import UTC, datetime, timedelta
 from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
 
 from mneme.memory.ranking import Outcome, rank
 from mneme.memory.updates import later_first, note, said, same_thing
@@ -273,3 +277,54 @@ def test_a_long_texts_later_changed_passage_stays_below() -> None:
     old = cand(doc("old", STANDUP_OLD, said=JAN), 0.8)
     new = cand(doc("new", STANDUP_NEW + filler, said=JUN), 0.5)
     assert asked(STANDUP, old, new) == ["old", "new"]
+
+
+def _every_pair(candidates: list[MemoryCandidate], query: str) -> dict[str, str]:
+    """What later_first lifts, found by comparing each candidate with every higher one of its speaker."""
+    from mneme.memory.updates import asked_words, links, restates
+
+    ordered = sorted(candidates, key=lambda c: -c.similarity)
+    score = {c.document.id: c.similarity for c in ordered}
+    first, replaces, asked = dict(score), links(ordered), asked_words(query)
+    read = {c.document.id: said(c.document) for c in ordered}
+    seen: list[str] = []
+    lifted: dict[str, str] = {}
+    for later in ordered:
+        doc_id, this = later.document.id, read[later.document.id]
+        higher = [i for i in seen if first[i] > later.similarity and restates(this, read[i], asked)]
+        above = higher + [i for i in replaces.get(doc_id, ()) if first.get(i, 0.0) > later.similarity]
+        seen.append(doc_id)
+        if above:
+            best = max(above, key=score.__getitem__)
+            score[doc_id], lifted[doc_id] = math.nextafter(score[best], math.inf), best
+    return lifted
+
+
+_TEXTS = [
+    OLD, NEW, STANDUP_OLD, STANDUP_NEW, "Kate: My sister works nights at the hospital now.",
+    "Kate: We adopted a kitten.",
+    "Tom: My sister works at the bakery.", "The Q3 launch is planned for September 15.", "Kate: Hey!",
+    "The Q3 launch slipped to October 6.", "Our weekly sync is at 9:30am.", "I moved my yoga class to 10am.",
+]  # fmt: skip
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(_TEXTS),
+            st.integers(0, 9),
+            st.sampled_from([0.2, 0.5, 0.5, 0.8, 0.9]),
+            st.sampled_from([None, "kate: my sister works at", "q3 launch"]),
+        ),
+        max_size=12,
+    ),
+    st.sampled_from(["", STANDUP, "When is the Q3 launch?", "Where does Kate's sister work?"]),
+)
+def test_the_lift_compares_a_candidate_with_the_peers_it_shares_a_word_or_subject_with_and_misses_none(
+    drawn: list[tuple[str, int, float, str | None]], query: str
+) -> None:
+    found = [
+        cand(doc(f"m{n}", text, said=JAN + timedelta(days=day), metadata={"subject": subject} if subject else {}), sim)
+        for n, (text, day, sim, subject) in enumerate(drawn)
+    ]
+    assert later_first(found, query)[1] == _every_pair(found, query)
