@@ -44,8 +44,10 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from datetime import UTC, datetime
 from functools import lru_cache
+from itertools import chain
 from typing import TYPE_CHECKING, NamedTuple
 
 from mneme.memory.calibration import short_note
@@ -123,8 +125,12 @@ def same_thing(earlier: Said, later: Said) -> bool:
     """Whether two memories state about the same thing (see the module doc), whoever said them when."""
     if earlier.subject and later.subject:
         return earlier.subject == later.subject
-    shared = len(earlier.words & later.words)
-    return shared >= MIN_SHARED and shared >= OVERLAP * max(len(earlier.words), len(later.words))
+    return alike(len(earlier.words & later.words), max(len(earlier.words), len(later.words)))
+
+
+def alike(shared: int, longest: int) -> bool:
+    """Whether ``shared`` content words make two memories, the longer of ``longest`` words, about the same thing."""
+    return shared >= MIN_SHARED and shared >= OVERLAP * longest
 
 
 def restates(later: Said, earlier: Said, asked: frozenset[str] = frozenset()) -> bool:
@@ -169,28 +175,37 @@ def links(candidates: Sequence[MemoryCandidate]) -> dict[str, frozenset[str]]:
 
 
 class _Peers:
-    """One speaker's candidates so far, best first, indexed by their words and subjects: a candidate is compared
-    only with those it shares a word or a subject with — a superset of those :func:`restates` can accept (the same
-    subject, two shared words, or the question's words) — instead of with every one of them (a search's ~200
-    candidates: 9 ms of pairs in a probe)."""
+    """One speaker's candidates so far, best first, indexed by their words and subjects, so that a candidate is
+    compared only with those it may restate (:meth:`related`) instead of with every one of them (a search's ~200
+    candidates: 5-6 ms of pairs in a probe)."""
 
     def __init__(self) -> None:
         self.ids: list[str] = []
-        self.by_key: dict[str, list[int]] = {}
+        self.sizes: list[int] = []
+        self.by_word: dict[str, list[int]] = {}
+        self.by_subject: dict[str, list[int]] = {}
 
     def add(self, doc_id: str, this: Said) -> None:
-        for key in _keys(this):
-            self.by_key.setdefault(key, []).append(len(self.ids))
+        at = len(self.ids)
+        for word in this.words:
+            self.by_word.setdefault(word, []).append(at)
+        if this.subject:
+            self.by_subject.setdefault(this.subject, []).append(at)
         self.ids.append(doc_id)
+        self.sizes.append(len(this.words))
 
-    def sharing(self, this: Said) -> list[str]:
-        """The peers that share a word or the subject with ``this``, best first."""
-        found = {at for key in _keys(this) for at in self.by_key.get(key, ())}
+    def related(self, this: Said, asked: frozenset[str]) -> list[str]:
+        """The peers ``this`` may restate, best first: a superset of those :func:`restates` accepts — the same
+        subject, enough shared words (:func:`alike`), or, where ``this`` may answer ``asked`` anew, one."""
+        shared = Counter(chain.from_iterable(self.by_word.get(word, ()) for word in this.words))  # counted in C
+        size = len(this.words)
+        if asked and this.note and not this.words.isdisjoint(CHANGE_CUES):
+            found = set(shared)
+        else:
+            found = {at for at, n in shared.items() if alike(n, max(size, self.sizes[at]))}
+        if this.subject:
+            found.update(self.by_subject.get(this.subject, ()))
         return [self.ids[at] for at in sorted(found)]
-
-
-def _keys(this: Said) -> list[str]:
-    return [*this.words, f" subject {this.subject}"] if this.subject else list(this.words)  # no word holds a space
 
 
 def later_first(candidates: Sequence[MemoryCandidate], query: str = "") -> tuple[list[MemoryCandidate], dict[str, str]]:
@@ -208,7 +223,7 @@ def later_first(candidates: Sequence[MemoryCandidate], query: str = "") -> tuple
     for later in ordered:
         doc_id, this = later.document.id, read[later.document.id]
         own = peers.setdefault(this.who, _Peers())
-        higher = [i for i in own.sharing(this) if first[i] > later.similarity and restates(this, read[i], asked)]
+        higher = [i for i in own.related(this, asked) if first[i] > later.similarity and restates(this, read[i], asked)]
         above = higher + [i for i in replaces.get(doc_id, ()) if first.get(i, 0.0) > later.similarity]
         own.add(doc_id, this)
         if above:  # a lifted earlier candidate counts where it now stands
