@@ -58,6 +58,12 @@ def list_documents(
 ) -> Page:
     """One namespace's entries, newest first (``deleted`` only when asked for)."""
     target = _readable(deps, namespace, caller)
+    if status == "deleted" and target.startswith("vector.global.") and not caller.is_admin:
+        # an admin's delete retracts a global entry: other users do not read it back (as its history, 403)
+        _audit(deps, caller, "denied", target, reason="admin_required", status=status)
+        raise MemoryWriteForbidden(
+            f"only an admin may list deleted global memory ({target!r})", Denial(target, "admin_required")
+        )
     documents, following = _store(deps).list_documents(target, status=status, limit=limit, cursor=cursor)
     _audit(deps, caller, "read", target, hits=len(documents), status=status)
     return Page(documents, following, target)
@@ -91,6 +97,9 @@ def get_document(deps: Deps, caller: Caller, doc_id: str, *, derived: bool) -> t
     """One entry by id (superseded ones too), and with ``derived`` the ids a delete would cascade to."""
     document = _visible(deps, caller, doc_id)
     cascade = _store(deps).derived_ids(doc_id) if derived else None
+    if cascade and not caller.is_admin:  # a global entry's: other users' entries derived from it are theirs
+        mine = {d.id for d in _store(deps).entries(cascade) if is_readable(d.namespace, caller.user_id)}
+        cascade = [i for i in cascade if i in mine]
     _audit(deps, caller, "read", document.namespace, hits=1, id=doc_id)
     return document, cascade
 
