@@ -96,3 +96,12 @@ def test_the_same_token_of_two_users_names_two_entries(api: Api, world: World) -
     bob = api.post(PATH, {"items": [bob_item]}, user="bob")
     assert alice.body["results"][0]["ids"] != bob.body["results"][0]["ids"]
     assert len(world.memory.documents) == 2
+
+
+def test_an_item_that_is_no_object_is_refused_alone(api: Api, world: World) -> None:
+    items = [{"namespace": ALICE, "content": "kept"}, 5, None, "x"]
+    reply = api.post("/v1/memory/documents:batch", {"items": items})
+    assert reply.status == 207, reply.text
+    assert [(r["index"], r["status"]) for r in reply.body["results"]] == [(0, 201), (1, 400), (2, 400), (3, 400)]
+    assert reply.body["results"][1]["error"]["field"] == "item"
+    assert [d.content for d in world.memory.documents.values()] == ["kept"]

@@ -230,7 +230,15 @@ class BatchItem(DocumentBody):
 class DocumentBatchBody(_Body):
     """Up to 100 entries; each is validated on its own, so one bad item is reported by index, never the batch."""
 
-    items: Annotated[list[dict[str, Any]], Field(min_length=1, max_length=MAX_BATCH_ITEMS)]
+    # ``Any``: an item that is no object is that item's 400 (``batch._validated``), not the whole batch's
+    items: Annotated[
+        list[Any],
+        Field(
+            min_length=1,
+            max_length=MAX_BATCH_ITEMS,
+            json_schema_extra={"items": {"type": "object", "additionalProperties": True}},
+        ),
+    ]
 
 
 class DocumentPatch(_Body):
