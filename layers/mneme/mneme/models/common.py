@@ -80,16 +80,24 @@ def _in_range(value: datetime) -> datetime:
 Moment = Annotated[datetime, AfterValidator(_in_range)]
 
 
+#: the most bytes a client's free-form object takes as JSON: each chunk and each revision of an entry carries its
+#: metadata, and a revision is one item of at most 400 KB (half a megabyte stored the entry, then failed its
+#: revision: a 413 for a write that was made, and never audited)
+MAX_STORABLE_JSON_BYTES = 16_384
+
+
 def storable_json(value: dict[str, Any]) -> dict[str, Any]:
     """A client's free-form object (a memory's ``metadata``): stored and sent back as JSON, so valid Unicode (a
-    lone surrogate cannot be stored: it was a 500 after the write) and without NaN or Infinity (read back as
-    null)."""
+    lone surrogate cannot be stored: it was a 500 after the write), without NaN or Infinity (read back as
+    null), and at most :data:`MAX_STORABLE_JSON_BYTES`."""
     try:
-        json.dumps(value, ensure_ascii=False, allow_nan=False).encode("utf-8")
+        size = len(json.dumps(value, ensure_ascii=False, allow_nan=False).encode("utf-8"))
     except UnicodeEncodeError:
         raise ValueError("must be valid Unicode text (it holds a lone surrogate)") from None
     except ValueError:
         raise ValueError("must be JSON without NaN or Infinity") from None
+    if size > MAX_STORABLE_JSON_BYTES:
+        raise ValueError(f"must take at most {MAX_STORABLE_JSON_BYTES:,} bytes as JSON, not {size:,}")
     return value
 
 
