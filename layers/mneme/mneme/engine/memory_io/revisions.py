@@ -79,17 +79,23 @@ class RevisionedMemoryStore:
         self,
         changes: Sequence[tuple[RevisionChange, MemoryDocument]],
         author: tuple[RevisionBy, str | None] | None = None,
+        *,
+        at: datetime | None = None,
     ) -> None:
+        """Append a revision per change, at the moment the change states (``at``: the ``now`` it was made with; a
+        new entry's ``created_at``), so that an as-of read at the time the API answered finds it; never later than
+        now. The key orders them as they were written."""
         now = self._clock.now()
         revisions = []
         for change, document in changes:
             by, actor = author or _author(document if change == "create" else None)
+            stated = document.created_at if change == "create" else at
             revisions.append(
                 MemoryRevision(
                     doc_id=document.id,
                     key=f"{now.isoformat()}#{next(_COUNTER):012d}",
                     change=change,
-                    at=now,
+                    at=min(stated, now) if stated is not None else now,
                     by=by,
                     actor=actor,
                     owner_user_id=document.owner_user_id,
@@ -120,12 +126,12 @@ class RevisionedMemoryStore:
         now: datetime,
     ) -> MemoryDocument:
         document = self.inner.update(doc_id, namespace, content=content, tags=tags, vector=vector, now=now)
-        self._keep([("update", document)])
+        self._keep([("update", document)], at=now)
         return document
 
     def soft_delete(self, doc_id: str, namespace: str, *, now: datetime) -> list[str]:
         ids = self.inner.soft_delete(doc_id, namespace, now=now)
-        self._keep([("delete", document) for document in self.inner.entries(ids)])
+        self._keep([("delete", document) for document in self.inner.entries(ids)], at=now)
         return ids
 
     def set_status(
@@ -143,7 +149,7 @@ class RevisionedMemoryStore:
             doc_id, namespace, status=status, superseded_by=superseded_by, now=now, authority=authority
         )
         if before is not None and before.status != document.status:  # the same status again is no change
-            self._keep([("supersede" if status == "superseded" else "restore", document)])
+            self._keep([("supersede" if status == "superseded" else "restore", document)], at=now)
         return document
 
     def refresh(self, doc_id: str, namespace: str, newer: MemoryDocument) -> MemoryDocument:
