@@ -41,21 +41,25 @@ class Precondition(Record):
 
     def holds(self, current: str | None) -> bool:
         """Whether a write may replace the resource whose tag is ``current`` (``None``: it does not exist).
-        ``If-Match`` is evaluated first and, when present, alone (RFC 9110 §13.2.2)."""
-        if self.if_match is not None:
-            if ANY in self.if_match:
-                return current is not None
-            return current is not None and current in self.if_match  # a weak tag never equals a strong one
+        ``If-Match`` is evaluated first, then ``If-None-Match`` (RFC 9110 §13.2.2: both must hold — only
+        ``If-Unmodified-Since`` is skipped when ``If-Match`` is present)."""
+        if self.if_match is not None and not self._matches(current):
+            return False
         if self.if_none_match is not None:
             if ANY in self.if_none_match:
                 return current is None
             return current is None or current not in {_opaque(tag) for tag in self.if_none_match}
         return True
 
+    def _matches(self, current: str | None) -> bool:
+        """Whether ``If-Match`` holds for ``current`` (a weak tag never equals a strong one)."""
+        assert self.if_match is not None
+        return current is not None and (ANY in self.if_match or current in self.if_match)
+
     def refusal(self, current: str | None) -> str:
         """Why the write is refused, in words a user can act on."""
         if current is None:
             return "If-Match: the resource does not exist (it was deleted, or never created)"
-        if self.if_match is not None:
+        if self.if_match is not None and not self._matches(current):
             return f"If-Match: the resource has changed since you read it (its ETag is now {current}); read it again"
         return f"If-None-Match: the resource exists (its ETag is {current})"
