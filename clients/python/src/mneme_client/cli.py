@@ -3,7 +3,7 @@
 The server is ``--url`` (``$MNEME_URL``, else ``http://127.0.0.1:$MNEME_PORT``, else ``:8000``), the token
 ``--token`` (``$MNEME_TOKEN``; ``mneme token alice`` prints a local development token). ``--json`` prints
 the API's JSON instead of text. Exit status: 0 on success, 1 on an API or connection error or a run that did
-not succeed, 2 on bad usage.
+not succeed, 2 on bad usage (a file that cannot be read, a body that is not JSON, a value the request refuses).
 """
 
 from __future__ import annotations
@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any, TextIO, get_args
 
 import httpx
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from mneme_client import models
+from mneme_client.cli_input import InputError, read_json, read_text, refused
 from mneme_client.client import Client, default_url
 from mneme_client.errors import ClientError
 from mneme_client.render import (
@@ -163,9 +164,8 @@ def _agents(client: Client, args: argparse.Namespace, out: TextIO) -> int:
     elif args.action == "get":
         _print(out, client.get_agent(_need(args, "agent_id")))
     elif args.action == "put":
-        source = _need(args, "file")
-        text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
-        _print(out, client.put_agent(_need(args, "agent_id"), json.loads(text)))
+        body = read_json(_need(args, "file"))
+        _print(out, client.put_agent(_need(args, "agent_id"), body))
     else:
         client.delete_agent(_need(args, "agent_id"))
     return 0
@@ -242,12 +242,12 @@ def _memory(client: Client, args: argparse.Namespace, out: TextIO) -> int:
 
 def _import(client: Client, args: argparse.Namespace, out: TextIO) -> int:
     """Every line stored, or said why not (by line number); exit 1 if a line was refused or is not JSON."""
-    text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
+    text = read_text(args.file)
     numbered = [(number, line) for number, line in enumerate(text.splitlines(), 1) if line.strip()]
     items = []
-    for number, line in numbered:
+    for number, raw in numbered:
         try:
-            items.append(json.loads(line))
+            items.append(json.loads(raw))
         except ValueError:
             sys.stderr.write(f"mneme: line {number} is not JSON: nothing imported\n")
             return 1
@@ -327,6 +327,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         sys.stderr.write(f"mneme: {error}\n")
     except httpx.TransportError as error:
         sys.stderr.write(f"mneme: cannot reach {args.url or default_url()} ({error}): is the server running?\n")
+    except (InputError, ValidationError, OSError) as error:  # the command's own input or output file
+        sys.stderr.write(f"mneme: {error if isinstance(error, InputError) else refused(error)}\n")
+        return 2
     return 1
 
 
