@@ -89,7 +89,10 @@ def decide(deps: Deps, caller: Caller, run_id: str, call_id: str, decision: Deci
     run = deps.runs.get_run(run_id)
     if run is None or run.user_id != caller.user_id:
         raise NotFound(f"no run {run_id!r}")
-    run, state = _load(deps, run_id)
+    raw = deps.runs.load_checkpoint(run_id)
+    if raw is None:  # it never paused (it ended in its first step, or has not ended it yet): nothing to answer
+        raise Conflict(f"run {run_id!r} is {run.status.value}, not waiting for an approval")
+    state = load_state(raw)
     answered = decisions(deps, run_id)
     given = answered.get(call_id)
     if given is not None:
