@@ -61,7 +61,7 @@ def get_agent(agent_id: str, if_match: IfMatch = None, if_none_match: IfNoneMatc
 def put_agent(agent_id: str, body: AgentBody, if_match: IfMatch = None, if_none_match: IfNoneMatch = None) -> Any:
     condition = precondition_of(if_match, if_none_match)
     saved = configuration.put_agent(deps_of(router), caller_of(router), agent_id, body, condition)
-    return tagged(agent_view(saved.item, saved.warnings), saved.item)
+    return tagged(agent_view(saved.item, saved.warnings + body.ignored()), saved.item)
 
 
 @router.get("/v1/agents/<agent_id>/revisions")
@@ -100,7 +100,7 @@ def put_task(
 ) -> Any:
     condition = precondition_of(if_match, if_none_match)
     saved = configuration.put_task(deps_of(router), caller_of(router), agent_id, task_id, body, condition)
-    return tagged(task_view(saved.item, saved.warnings), saved.item)
+    return tagged(task_view(saved.item, saved.warnings + body.ignored()), saved.item)
 
 
 @router.get("/v1/agents/<agent_id>/tasks/<task_id>/revisions")

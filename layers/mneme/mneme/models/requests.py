@@ -5,7 +5,7 @@ trigger) is :class:`mneme.models.run_request.RunRequest`.
 Extra fields are ignored: a ``user_id`` or ``owner`` in a body never counts (the user comes from the token).
 """
 
-from typing import Annotated, Any, Literal, Self
+from typing import Annotated, Any, ClassVar, Literal, Self
 
 from pydantic import (
     AfterValidator,
@@ -13,6 +13,7 @@ from pydantic import (
     ConfigDict,
     Discriminator,
     Field,
+    PrivateAttr,
     StringConstraints,
     Tag,
     field_validator,
@@ -20,10 +21,12 @@ from pydantic import (
 )
 
 from mneme.models.agent import (
+    Agent,
     DelegateEntry,
     ExternalTools,
     InternalTool,
     ModelSpec,
+    Task,
     ToolApprovalMode,
     delegate_kind,
 )
@@ -86,9 +89,26 @@ NamespaceText = Annotated[
 
 class _Body(BaseModel, defer_build=True):
     model_config = ConfigDict(extra="ignore", populate_by_name=True)
+    #: fields a client sends back as a GET showed them (ids, owner, warnings): ignored without a word
+    echoed: ClassVar[frozenset[str]] = frozenset()
+    _ignored: list[str] = PrivateAttr(default_factory=list)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _note_ignored(cls, data: Any, handler: Any) -> Any:
+        body = handler(data)
+        if isinstance(data, dict) and isinstance(body, _Body):
+            known = {field.alias or name for name, field in cls.model_fields.items()} | set(cls.model_fields)
+            body._ignored = sorted(str(key) for key in data if key not in known | cls.echoed)
+        return body
+
+    def ignored(self) -> list[str]:
+        """A warning for each field of the body that is not one of the resource's (a typo such as ``tool``)."""
+        return [f"field {name!r} is not one of this resource's: it was ignored" for name in self._ignored]
 
 
 class AgentBody(_Body):
+    echoed = frozenset(Agent.model_fields) | {"warnings"}
     label: Label
     description: ShortText = ""
     model: ModelSpec = ModelSpec()
@@ -145,6 +165,7 @@ class AgentBody(_Body):
 
 
 class TaskBody(_Body):
+    echoed = frozenset(Task.model_fields) | {"warnings"}
     name: Annotated[str, StringConstraints(max_length=200)] = ""
     context_prompt: LongText = ""
     memory_policy: MemoryPolicy = MemoryPolicy()
