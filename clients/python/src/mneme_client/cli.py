@@ -308,8 +308,13 @@ def _chats(client: Client, args: argparse.Namespace, out: TextIO) -> None:
         _print(out, chats) if args.json else out.writelines(
             f"{c.get('chat_id')}\t{c.get('title', '')}\n" for c in chats
         )
-    elif args.action == "show":
-        _print(out, client.get_chat(_need(args, "chat_id")))
+    elif args.action == "show":  # every message: the pages the API answers, joined
+        chat = client.get_chat(_need(args, "chat_id"))
+        messages = list(chat.messages)
+        while chat.cursor:
+            chat = client.get_chat(args.chat_id, cursor=chat.cursor)
+            messages += chat.messages
+        _print(out, chat.model_copy(update={"messages": messages, "cursor": None}))
     else:
         client.delete_chat(_need(args, "chat_id"))
 
