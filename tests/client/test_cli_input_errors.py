@@ -45,3 +45,11 @@ def test_a_memory_write_to_a_malformed_namespace_is_refused_naming_the_field(
 ) -> None:
     code, err = _mneme(capsys, "memory", "write", "notes", "Tea at four.")
     assert code == 2 and err.startswith("mneme: invalid DocumentBody: namespace: ")
+
+
+@pytest.mark.parametrize("hours", ["nan", "-1", "0", "1e20"])
+def test_a_token_valid_for_no_time_or_forever_is_refused(capsys: pytest.CaptureFixture[str], hours: str) -> None:
+    with pytest.raises(SystemExit) as exited:  # argparse: the usage and the reason, exit 2
+        cli.main(["token", "alice", "--hours", hours], out=io.StringIO())
+    assert exited.value.code == 2
+    assert "is not a number of hours above 0" in capsys.readouterr().err

@@ -48,7 +48,7 @@ def _parser() -> argparse.ArgumentParser:
     token = commands.add_parser("token", help="print a local development token (the local server's key)")
     token.add_argument("user", help="the user id (the token's sub)")
     token.add_argument("--admin", action="store_true", help="add the admin group")
-    token.add_argument("--hours", type=float, default=12.0, help="validity in hours (default 12)")
+    token.add_argument("--hours", type=_hours, default=12.0, help="validity in hours (default 12)")
     token.add_argument("--data-dir", default=None, help="the server's data folder ($MNEME_DATA_DIR, .local-data)")
 
     commands.add_parser("health", help="the server's liveness and version")
@@ -90,6 +90,14 @@ def _parser() -> argparse.ArgumentParser:
     chats.add_argument("chat_id", nargs="?")
     _json_everywhere(parser)
     return parser
+
+
+def _hours(text: str) -> float:
+    """A token's validity: a number of hours above 0 and at most ten years (an expired token is no token)."""
+    hours = float(text)
+    if not 0 < hours <= 87_600:  # NaN fails it too
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of hours above 0 (at most 87600)")
+    return hours
 
 
 def _json_everywhere(parser: argparse.ArgumentParser) -> None:
