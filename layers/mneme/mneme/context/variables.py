@@ -39,14 +39,21 @@ def resolve_variables(template: str, values: Mapping[str, str | None]) -> str:
 
 
 def task_context_warnings(context_prompt: str) -> list[str]:
-    """Warnings for a task context: ``${current_date}`` / ``${current_time}`` break prompt caching."""
+    """Warnings for a task context: ``${current_date}`` / ``${current_time}`` break prompt caching, and a name
+    that is no template variable (a typo such as ``${user_nmae}``) always becomes the empty string."""
+    used = used_variables(context_prompt)
     return [
         f"The task context uses ${{{name}}}: its value changes "
         f"{'every minute' if name == 'current_time' else 'every day'}, so the cached prompt prefix is "
         "invalidated and every request costs full price. The current date and time are already appended "
         "to each user message; remove the variable unless the model needs it in the system prompt."
-        for name in used_variables(context_prompt)
+        for name in used
         if name in VOLATILE_VARIABLES
+    ] + [
+        f"The task context uses ${{{name}}}, which is not a template variable: it becomes the empty string "
+        f"(the variables are {', '.join(TEMPLATE_VARIABLES)})"
+        for name in used
+        if name not in TEMPLATE_VARIABLES
     ]
 
 
