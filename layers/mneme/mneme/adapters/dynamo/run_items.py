@@ -5,12 +5,14 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from mneme.adapters.dynamo.items import PK, SK, Item
+from mneme.adapters.dynamo.items import PK, SK, Item, ItemTable, query_all
 from mneme.adapters.dynamo.run_list import root_listing
-from mneme.adapters.dynamo.spill import blob_text
+from mneme.adapters.dynamo.run_texts import RUN_DATA_BYTES, TEXTS_PREFIX, texts_sk, version_of
+from mneme.adapters.dynamo.spill import blob_text, encode, write_blob
 from mneme.adapters.dynamo.ttl import stamp
 from mneme.models import Run
 
@@ -72,3 +74,27 @@ def request_of(head: Item, parts: Sequence[Item]) -> tuple[int, dict[str, Any]]:
     seq = int(str(head[SK]).removeprefix(REQUEST_PREFIX))
     request: dict[str, Any] = json.loads(blob_text(head, parts))
     return seq, request
+
+
+def stored_item(table: ItemTable, run: Run, expires_at: int | None, *, chunk: int) -> Item:
+    """The run's item; when it would be too large, its input and output are written beside it first
+    (:mod:`mneme.adapters.dynamo.run_texts`)."""
+    item = run_item(run, expires_at)
+    if len(str(item["data"]).encode()) <= RUN_DATA_BYTES:
+        return item
+    sk = texts_sk(run.version, uuid.uuid4().hex[:12])
+    texts = encode({"input": run.input, "output": run.output})
+    write_blob(table, run_pk(run.run_id), sk, texts, chunk=chunk, expires_at=expires_at)
+    item = run_item(run.model_copy(update={"input": "", "output": None}), expires_at)
+    item["texts"] = sk
+    return item
+
+
+def drop_before(table: ItemTable, item: Item) -> None:
+    """Delete the texts of the versions before the stored ``item``'s (a later version's, written by a step about to
+    commit, stays)."""
+    if "texts" not in item:
+        return
+    pk, version = str(item[PK]), int(item["version"])
+    stale = [i for i in query_all(table, pk, sk_prefix=TEXTS_PREFIX) if version_of(str(i[SK])) < version]
+    table.delete_many([(pk, str(i[SK])) for i in stale])

@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 
 from mneme.adapters.dynamo.cursors import decode_cursor, encode_cursor
 from mneme.adapters.dynamo.items import PK, SK, Item, ItemTable, key_of
+from mneme.adapters.dynamo.run_texts import run_of
 from mneme.adapters.dynamo.ttl import expired
 from mneme.models import Run
 from mneme.ports.runs import RunFilter, RunPage
@@ -105,13 +106,13 @@ def list_roots(table: ItemTable, user_id: str, wanted: RunFilter, *, now: dateti
             found.append(item)
             if len(found) == wanted.limit:
                 more = position + 1 < len(page.items) or page.last_key is not None
-                return _page(found, key_of(item, table.schema, RUNS_INDEX) if more else None)
+                return _page(table, found, key_of(item, table.schema, RUNS_INDEX) if more else None)
         if page.last_key is None:
-            return _page(found, None)
+            return _page(table, found, None)
         start = page.last_key
-    return _page(found, start)
+    return _page(table, found, start)
 
 
-def _page(items: list[Item], last_key: dict[str, str] | None) -> RunPage:
-    runs = [Run.model_validate_json(i["data"]).model_copy(update={"version": int(i["version"])}) for i in items]
+def _page(table: ItemTable, items: list[Item], last_key: dict[str, str] | None) -> RunPage:
+    runs = [run_of(table, i) for i in items]
     return RunPage(runs=runs, cursor=encode_cursor(last_key) if last_key else None)

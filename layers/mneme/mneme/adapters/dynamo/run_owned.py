@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from mneme.adapters.dynamo.items import PK, SK, Item, ItemTable, query_all
+from mneme.adapters.dynamo.run_texts import TEXTS_PREFIX, texts_of
 from mneme.adapters.dynamo.spill import blob_text
 from mneme.adapters.dynamo.ttl import expired, stamp
 from mneme.models import Run
@@ -50,9 +51,12 @@ def key_of(item: Item) -> str:
 
 
 def _kind(sk: str) -> str | None:
-    """The kind of a run partition's item; None for a chunk of a spilled request or checkpoint."""
+    """The kind of a run partition's item; None for a chunk of a spilled request or checkpoint, and for a run's
+    texts stored beside it (they are the run's: :func:`_data`)."""
     if sk == RUN_SK:
         return "run"
+    if sk.startswith(TEXTS_PREFIX):
+        return None
     for prefix, kind in _HEADS:
         if sk.startswith(prefix):
             if (kind == "request" and sk.count("#") > 1) or (kind == "checkpoint" and sk != "CHECKPOINT"):
@@ -63,12 +67,14 @@ def _kind(sk: str) -> str | None:
     return "run_item"
 
 
-def _data(kind: str, item: Item, partition: Sequence[Item]) -> Any:
+def _data(table: ItemTable, kind: str, item: Item, partition: list[Item]) -> Any:
     if kind in ("request", "checkpoint"):
         return json.loads(blob_text(item, partition))
     if kind == "run_item":
         return {k: v for k, v in item.items() if k not in (PK, SK)}
-    return json.loads(str(item["data"]))
+    data = json.loads(str(item["data"]))
+    texts = texts_of(table, item, partition) if kind == "run" else None  # a run too large for its item
+    return data if texts is None else {**data, **texts}
 
 
 class OwnedRuns:
@@ -100,7 +106,7 @@ class OwnedRuns:
             for item in items:
                 kind = _kind(str(item[SK]))
                 if kind is not None and (include_expired or not expired(item, now)):
-                    yield OwnedItem(kind, key_of(item), _data(kind, item, items))
+                    yield OwnedItem(kind, key_of(item), _data(self._table, kind, item, items))
 
     def erase_owned(self, user_id: str, run_ids: Sequence[str]) -> dict[str, int]:
         """Delete each run's items, the run item last, then its index entry (an interrupted erasure is

@@ -11,6 +11,7 @@ ownership through ``run.user_id``):
 ``REQ#<seq:06d>``                  the exact model request of call ``seq`` (head item)
 ``REQ#<seq:06d>#<blob>#<n:04d>``   chunk ``n`` of a large request (spill, see below)
 ``CHECKPOINT``                     the checkpoint state (head item; large states spill the same way)
+``RUNTEXT#<version>#<nonce>``      the input and output of a run too large for its item (``run_texts``)
 ``MARK#<name>``                     small run-scoped facts written by other parties than the step (the
                                    approval task token, each person's decision), so they never race the
                                    checkpoint
@@ -34,9 +35,8 @@ items. Reading events and requests is lazy (:meth:`ItemRunStore.iter_events`, ``
 of a run with megabytes of recorded requests reads only what the page holds, plus one entry to know
 whether more follow.
 
-**Spill.** Requests and checkpoints larger than one item holds are cut into chunk items under their head
-item (:mod:`mneme.adapters.dynamo.spill`).
-"""
+**Spill.** Requests and checkpoints larger than one item holds are cut into chunk items under their head item
+(:mod:`mneme.adapters.dynamo.spill`), and so are the texts of a run too large for one."""
 
 from __future__ import annotations
 
@@ -59,14 +59,16 @@ from mneme.adapters.dynamo.run_items import (
     REQUEST_HEAD,
     REQUEST_PREFIX,
     RUN_SK,
+    drop_before,
     event_sk,
     request_of,
     request_sk,
-    run_item,
     run_pk,
+    stored_item,
 )
 from mneme.adapters.dynamo.run_list import list_roots
 from mneme.adapters.dynamo.run_owned import OwnedRuns, index_item
+from mneme.adapters.dynamo.run_texts import run_of
 from mneme.adapters.dynamo.spill import CHUNK_CHARS, blob_text, encode, write_blob
 from mneme.adapters.dynamo.ttl import Retention, expired, expiry, stamp
 from mneme.clock import SystemClock
@@ -107,24 +109,25 @@ class ItemRunStore:
 
     # ------------------------------------------------------------------------------------- runs
     def create_run(self, run: Run) -> None:
-        expires_at = self._run_expiry(run)
-        self._table.put(index_item(run, expires_at))  # first: a run is never unlisted (a stray entry is skipped)
-        self._table.put(run_item(run, expires_at), condition="not_exists")
+        self._table.put(index_item(run, self._run_expiry(run)))  # first: never unlisted (a stray entry is skipped)
+        self._table.put(self._stored(run), condition="not_exists")
 
     def get_run(self, run_id: str) -> Run | None:
         item = self._table.get(run_pk(run_id), RUN_SK)
         if item is None or expired(item, self._clock.now()):
             return None
-        return Run.model_validate_json(item["data"]).model_copy(update={"version": int(item["version"])})
+        return run_of(self._table, item)
 
     def update_run(self, run: Run) -> Run:
         updated = run.model_copy(update={"version": run.version + 1})
+        item = self._stored(updated)
         try:
-            self._table.put(run_item(updated, self._run_expiry(updated)), condition=AttrEquals("version", run.version))
+            self._table.put(item, condition=AttrEquals("version", run.version))
         except Conflict:
             if self._table.get(run_pk(run.run_id), RUN_SK) is None:
                 raise NotFound(f"run {run.run_id!r} not found", field="run_id") from None
             raise Conflict(f"run {run.run_id!r} changed since version {run.version}") from None
+        drop_before(self._table, item)
         return updated
 
     def commit(
@@ -153,10 +156,7 @@ class ItemRunStore:
                 self._write_blob(pk, sk, text, expires_at)
             else:
                 items.append(stamp({PK: pk, SK: sk, "chunks": 0, "data": text}, expires_at))
-        run_put = Put(
-            run_item(updated, self._run_expiry(updated)),
-            "not_exists" if create else AttrEquals("version", run.version),
-        )
+        run_put = Put(self._stored(updated), "not_exists" if create else AttrEquals("version", run.version))
         size = sum(len(str(item.get("data", ""))) for item in items)
         if len(items) >= MAX_TRANSACTION or size > MAX_TRANSACTION_CHARS:
             self._table.put_many(items)
@@ -168,6 +168,7 @@ class ItemRunStore:
             if create or exists:
                 raise Conflict(f"run {run.run_id!r} {'exists' if create else 'changed'}") from None
             raise NotFound(f"run {run.run_id!r} not found", field="run_id") from None
+        drop_before(self._table, run_put.item)
         return updated
 
     def list_unfinished(self) -> list[Run]:
@@ -180,7 +181,7 @@ class ItemRunStore:
             for shard in range(ACTIVE_SHARDS)
             for item in query_all(self._table, f"{ACTIVE_INDEX_PREFIX}{shard}", index="GSI1")
         ]
-        runs = [Run.model_validate_json(i["data"]).model_copy(update={"version": int(i["version"])}) for i in items]
+        runs = [run_of(self._table, i) for i in items]
         return sorted((run for run in runs if not run.status.finished), key=lambda run: (run.created_at, run.run_id))
 
     def list_runs(self, user_id: str, wanted: RunFilter) -> RunPage:
@@ -291,6 +292,9 @@ class ItemRunStore:
 
     def erase_owned(self, user_id: str, run_ids: Sequence[str] = ()) -> dict[str, int]:
         return OwnedRuns(self._table).erase_owned(user_id, run_ids)
+
+    def _stored(self, run: Run) -> Item:
+        return stored_item(self._table, run, self._run_expiry(run), chunk=self._chunk)
 
     def _write_blob(self, pk: str, sk: str, text: str, expires_at: int | None) -> None:
         write_blob(self._table, pk, sk, text, chunk=self._chunk, expires_at=expires_at)
