@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from mneme.api.app import MAX_BODY_BYTES
 from tests.functional.api.conftest import Api, add_agent, stored_runs
 from tests.support.shapes import ERROR_KEYS
 
@@ -92,8 +93,23 @@ def test_an_input_of_exactly_the_limit_is_accepted(api: Api, world) -> None:
 
 
 def test_an_oversized_body_is_413_before_parsing(api: Api) -> None:
-    reply = api.post("/v1/runs", json.dumps({"agent_id": "master", "input": "y" * 1_100_000}))
-    assert (reply.status, reply.body["error"]) == (413, "payload_too_large")
+    reply = api.post("/v1/runs", json.dumps({"agent_id": "master", "input": "y" * (MAX_BODY_BYTES + 1)}))
+    assert (reply.status, reply.body["error"], reply.body["field"]) == (413, "payload_too_large", "body")
+
+
+def test_a_run_input_of_the_limit_in_emoji_sent_as_ascii_json_is_accepted(api: Api, world) -> None:
+    # 100,000 characters outside the BMP, escaped as json.dumps does by default: 1.2 MB of body
+    add_agent(world)
+    body = json.dumps({"agent_id": "master", "input": "😀" * 100_000})
+    assert len(body) > 1_000_000
+    assert api.post("/v1/runs", body).status == 200
+
+
+def test_a_document_of_the_limit_in_emoji_sent_as_ascii_json_is_stored(api: Api) -> None:
+    body = json.dumps({"namespace": "vector.user.alice.memory", "content": "😀" * 200_000})
+    assert len(body) > 2_400_000
+    reply = api.post("/v1/memory/documents", body)
+    assert reply.status == 201, reply.text[:300]
 
 
 def test_an_unknown_route_is_a_json_404(api: Api) -> None:
@@ -113,8 +129,10 @@ def test_a_route_with_another_method_is_a_json_405_naming_its_methods(api: Api) 
 
 
 def test_a_body_over_the_limit_in_bytes_is_413_even_with_fewer_characters(api: Api) -> None:
-    # 400,000 four-byte characters: 1.6 MB on the wire
-    reply = api.post("/v1/memory/search", json.dumps({"query": "😀" * 400_000}, ensure_ascii=False))
+    # 700,000 four-byte characters: 2.8 MB on the wire, fewer characters than the limit's bytes
+    text = json.dumps({"query": "😀" * 700_000}, ensure_ascii=False)
+    assert len(text) < MAX_BODY_BYTES < len(text.encode())
+    reply = api.post("/v1/memory/search", text)
     assert (reply.status, reply.body["error"]) == (413, "payload_too_large")
 
 
