@@ -72,9 +72,11 @@ def agent_revisions(agent_id: str, limit: RevisionLimit = 20, cursor: PageCursor
 
 
 @router.delete("/v1/agents/<agent_id>", responses=CONDITIONAL_DELETE)
-def delete_agent(agent_id: str, if_match: IfMatch = None) -> Any:
-    """With ``If-Match``, only the agent as it was read (else 412, nothing deleted); its tasks go with it."""
-    configuration.delete_agent(deps_of(router), caller_of(router), agent_id, precondition_of(if_match, None))
+def delete_agent(agent_id: str, if_match: IfMatch = None, if_none_match: IfNoneMatch = None) -> Any:
+    """With ``If-Match``, only the agent as it was read (else 412, nothing deleted); its tasks go with it.
+    ``If-None-Match: *`` fails on an agent that exists (RFC 9110 §13.1.2), so it is a 412 too."""
+    condition = precondition_of(if_match, if_none_match)
+    configuration.delete_agent(deps_of(router), caller_of(router), agent_id, condition)
     return no_content()
 
 
@@ -112,8 +114,8 @@ def task_revisions(agent_id: str, task_id: str, limit: RevisionLimit = 20, curso
 
 
 @router.delete("/v1/agents/<agent_id>/tasks/<task_id>", responses=CONDITIONAL_DELETE)
-def delete_task(agent_id: str, task_id: str, if_match: IfMatch = None) -> Any:
-    condition = precondition_of(if_match, None)
+def delete_task(agent_id: str, task_id: str, if_match: IfMatch = None, if_none_match: IfNoneMatch = None) -> Any:
+    condition = precondition_of(if_match, if_none_match)
     configuration.delete_task(deps_of(router), caller_of(router), agent_id, task_id, condition)
     return no_content()
 
@@ -148,6 +150,7 @@ def skill_revisions(name: str, limit: RevisionLimit = 20, cursor: PageCursor = N
 
 
 @router.delete("/v1/skills/<name>", responses=CONDITIONAL_DELETE)
-def delete_skill(name: str, if_match: IfMatch = None) -> Any:
-    configuration.delete_skill(deps_of(router), caller_of(router), name, precondition_of(if_match, None))
+def delete_skill(name: str, if_match: IfMatch = None, if_none_match: IfNoneMatch = None) -> Any:
+    condition = precondition_of(if_match, if_none_match)
+    configuration.delete_skill(deps_of(router), caller_of(router), name, condition)
     return no_content()

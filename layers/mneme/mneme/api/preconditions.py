@@ -28,7 +28,11 @@ IfMatch = Annotated[
 ]
 IfNoneMatch = Annotated[
     str | None,
-    Header(alias="If-None-Match", max_length=2048, description='"*": create only, 412 when the resource exists'),
+    Header(
+        alias="If-None-Match",
+        max_length=2048,
+        description='"*" (the resource exists) or its current ETag: a GET is a 304, a PUT or DELETE a 412',
+    ),
 ]
 
 #: the ``responses=`` of a conditional route: what it answers, with its ETag header, and the 412
