@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from mneme.models.user import UserSettings
 from tests.functional.api.conftest import Api
 
 SETTINGS = {"name": "Alice", "email": "alice@example.com", "language": "de", "timezone": "Europe/Berlin"}
@@ -68,3 +69,27 @@ def test_a_language_tag_with_extensions_or_private_use_is_saved(api: Api, tag: s
 def test_a_malformed_or_unknown_language_with_extensions_is_a_400(api: Api, tag: str) -> None:
     reply = api.put("/v1/me/settings", {**SETTINGS, "language": tag})
     assert (reply.status, reply.body["field"]) == (400, "language")
+
+
+@pytest.mark.parametrize("name", ["localtime", "posixrules", "right/UTC", "posix/Europe/Berlin"])
+def test_a_file_of_the_hosts_tz_database_that_is_no_iana_zone_is_400(api: Api, world, name: str) -> None:
+    # ZoneInfo opens these files of /usr/share/zoneinfo: "localtime" is the server's own zone, "right/" counts
+    # leap seconds — what a run's dates show would depend on the host the settings are read on
+    reply = api.put("/v1/me/settings", {**SETTINGS, "timezone": name})
+    assert (reply.status, reply.body["field"]) == (400, "timezone"), reply.body
+    assert world.deps.config.get_settings("alice") is None
+
+
+@pytest.mark.parametrize("name", ["UTC", "America/Argentina/ComodRivadavia", "US/Eastern", "Etc/GMT+5"])
+def test_an_iana_zone_name_is_saved(api: Api, name: str) -> None:
+    reply = api.put("/v1/me/settings", {**SETTINGS, "timezone": name})
+    assert reply.status == 200 and reply.body["timezone"] == name
+
+
+def test_settings_stored_with_a_host_file_as_timezone_still_load(api: Api, world) -> None:
+    # an earlier release saved "localtime": the user's settings (and runs) must still load, to be corrected
+    stored = UserSettings.model_construct(name="Alice", email=None, language="en", timezone="localtime")
+    world.deps.config.put_settings("alice", stored)
+    reply = api.get("/v1/me/settings")
+    assert reply.status == 200 and reply.body["timezone"] == "localtime"
+    assert api.put("/v1/me/settings", {**reply.body, "timezone": "Europe/Berlin"}).status == 200

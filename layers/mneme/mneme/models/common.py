@@ -6,7 +6,18 @@ import re
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BeforeValidator, Field, Strict, StringConstraints
+from pydantic import AfterValidator, BeforeValidator, Field, Strict, StringConstraints, ValidationInfo
+
+#: the validation context of a model read back from storage (``model_validate_json(..., context=STORED)``): a check
+#: a later release added to a field's input (a timezone must be an IANA name) does not refuse what an earlier one
+#: stored — the user's settings, and their runs, must still load for them to correct it
+STORED: dict[str, Any] = {"stored": True}
+
+
+def is_stored(info: ValidationInfo) -> bool:
+    """Whether the model is being read back from storage (:data:`STORED`), not taken from a request."""
+    return isinstance(info.context, dict) and info.context.get("stored") is True
+
 
 #: agent ids, task ids, skill names: lowercase letters, digits and hyphens, at most 64 characters.
 SLUG_PATTERN = r"^[a-z0-9][a-z0-9-]{0,63}$"

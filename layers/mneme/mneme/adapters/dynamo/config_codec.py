@@ -8,6 +8,7 @@ from typing import TypeVar
 from pydantic import BaseModel
 
 from mneme.adapters.dynamo.items import PK, SK, Item, Key
+from mneme.models.common import STORED
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -25,5 +26,5 @@ def model_or_none(cls: type[M], item: Item | None) -> M | None:
 
 def read_model(cls: type[M], item: Item) -> M:
     """The stored model; a field this release does not know (a later release wrote it) is ignored, here only: the
-    API refuses unknown fields."""
-    return cls.model_validate_json(item["data"], extra="ignore")
+    API refuses unknown fields. A value an earlier release accepted loads (:data:`~mneme.models.common.STORED`)."""
+    return cls.model_validate_json(item["data"], extra="ignore", context=STORED)

@@ -22,6 +22,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from mneme.models.agent import Agent, Skill, Task
+from mneme.models.common import STORED
 from mneme.models.user import UserSettings
 from mneme.ports.stores import RunConfig
 
@@ -44,7 +45,7 @@ def unpin(pinned: dict[str, Any]) -> RunConfig:
     """The configuration a checkpoint kept (:func:`pin`)."""
     task = pinned.get("task")
     return RunConfig(
-        UserSettings.model_validate(pinned["settings"], extra="ignore"),
+        UserSettings.model_validate(pinned["settings"], extra="ignore", context=STORED),
         Agent.model_validate(pinned["agent"], extra="ignore"),
         Task.model_validate(task, extra="ignore") if task is not None else None,
         {name: Skill.model_validate(skill, extra="ignore") for name, skill in pinned["skills"].items()},
