@@ -71,6 +71,15 @@ def test_since_and_until_take_iso_times(api: Api, world: World) -> None:
     assert _ids(api, until="2026-11-30T10:00:00") == [early["run_id"]]  # no offset: UTC
 
 
+def test_a_date_alone_as_until_includes_its_whole_day(api: Api, world: World) -> None:
+    # a date means its whole day (UTC): "until 2026-11-30" lists that day's runs, not the ones before it
+    run = start(api, "today")["run_id"]
+    assert _ids(api, until="2026-11-30") == [run]
+    assert _ids(api, since="2026-11-30", until="2026-11-30") == [run]
+    assert _ids(api, until="2026-11-29") == []
+    assert _ids(api, since="2026-12-01") == []
+
+
 def test_pages_follow_the_cursor(api: Api, world: World) -> None:
     started = []
     for n in range(3):

@@ -141,8 +141,8 @@ def _runs_parser(runs: argparse.ArgumentParser) -> None:
     runs.add_argument("--status", choices=get_args(models.RunStatus.model_fields["root"].annotation))
     runs.add_argument("--agent", dest="agent_id", default=None)
     runs.add_argument("--chat", dest="chat_id", default=None)
-    runs.add_argument("--since", default=None, help="created at or after (ISO 8601; UTC if no offset)")
-    runs.add_argument("--until", default=None, help="created at or before (ISO 8601; UTC if no offset)")
+    runs.add_argument("--since", default=None, help="at or after (ISO 8601, UTC if no offset; a date: from its start)")
+    runs.add_argument("--until", default=None, help="at or before (ISO 8601, UTC if no offset; a date: its whole day)")
     runs.add_argument("--limit", type=int, default=None, help="runs per page (the server's default: 50)")
     runs.add_argument("--all", action="store_true", help="every page, not only the first")
 

@@ -11,7 +11,7 @@ from pydantic import Field
 from mneme.api.context import caller_of, deps_of, new_router
 from mneme.api.run_views import View, answers
 from mneme.engine.views.runs_list import list_runs
-from mneme.models.common import Moment
+from mneme.models.common import Moment, MomentUntil
 from mneme.models.run import RunStatus
 from mneme.ports.runs import RunFilter
 
@@ -53,8 +53,13 @@ def get_runs(
     status: Annotated[RunStatus | None, Query(description="only runs (trees) in this status")] = None,
     agent_id: Annotated[str | None, Query(max_length=128, description="only runs of this agent")] = None,
     chat_id: Annotated[str | None, Query(max_length=128, description="only runs of this chat")] = None,
-    since: Annotated[Moment | None, Query(description="created at or after (ISO 8601; UTC if no offset)")] = None,
-    until: Annotated[Moment | None, Query(description="created at or before (ISO 8601; UTC if no offset)")] = None,
+    since: Annotated[
+        Moment | None, Query(description="created at or after (ISO 8601; UTC if no offset; a date: from its start)")
+    ] = None,
+    until: Annotated[
+        MomentUntil | None,
+        Query(description="created at or before (ISO 8601; UTC if no offset; a date: its whole day)"),
+    ] = None,
     limit: Annotated[int, Query(ge=1, le=LIST_LIMIT_MAX)] = LIST_LIMIT_DEFAULT,
     cursor: Annotated[str | None, Query(max_length=2048, description="the cursor of the previous page")] = None,
 ) -> dict[str, Any]:

@@ -3,7 +3,7 @@
 import json
 import math
 import re
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, time
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BeforeValidator, Field, Strict, StringConstraints, ValidationInfo
@@ -89,6 +89,22 @@ def _in_range(value: datetime) -> datetime:
 
 
 Moment = Annotated[datetime, AfterValidator(_in_range)]
+_DATE_ONLY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def _end_of_day(value: Any) -> Any:
+    """A date without a time (``2026-12-07``) as the last microsecond of that day; anything else as given."""
+    if isinstance(value, str) and _DATE_ONLY.match(value):
+        try:
+            return datetime.combine(date.fromisoformat(value), time.max)
+        except ValueError:
+            return value  # no such day (2026-02-30): refused as a moment, naming the field
+    return value
+
+
+#: the end of a time window (a run list's ``until``): a date alone includes its whole day — parsed as a moment,
+#: it was the day's first instant, leaving that day out — as ``since`` a date starts at that day's beginning
+MomentUntil = Annotated[Moment, BeforeValidator(_end_of_day)]
 
 
 #: the most bytes a client's free-form object takes as JSON: each chunk and each revision of an entry carries its
