@@ -116,7 +116,8 @@ def patch_document(
 ) -> MemoryDocument:
     """Confirm or correct an entry: new content (re-embedded), tags, or status; the entry becomes
     ``user_directed`` (the user vouched for it). Nothing to change is a 400. With a precondition (``If-Match``),
-    an entry changed since the caller read it is a 412 and is left as it is."""
+    an entry changed since the caller read it is a 412 and is left as it is. What the entry already is (a retried
+    PATCH, a second click) is answered as it is, unwritten — audited as the read it was, with what it asked."""
     if content is None and tags is None and status is None:
         raise InvalidInput("name at least one of content, tags, status", field="body")
     document = _visible(deps, caller, doc_id)
@@ -124,6 +125,10 @@ def patch_document(
         forbidden(deps, caller, doc_id, document.namespace, what="write")
     if precondition is not None and not precondition.holds(tag := etag_of(document)):
         raise PreconditionFailed(precondition.refusal(tag), details={"etag": tag})
+    asked = [name for name, value in (("content", content), ("tags", tags), ("status", status)) if value is not None]
+    if _already(document, content=content, tags=tags, status=status):
+        _audit(deps, caller, "read", document.namespace, hits=1, id=doc_id, unchanged=asked)
+        return document
     store, now = _store(deps), deps.clock.now()
     ports = memory_ops.MemoryPorts(deps.memory, deps.embedder, deps.audit, deps.clock)
     try:
@@ -145,12 +150,23 @@ def patch_document(
             now=now,
             authority="user_directed",
         )
-    changed = [name for name, value in (("content", content), ("tags", tags), ("status", status)) if value is not None]
-    _audit(deps, caller, "update", document.namespace, id=doc_id, changed=changed)
+    _audit(deps, caller, "update", document.namespace, id=doc_id, changed=asked)
     updated = store.get(doc_id, document.namespace)
     if updated is None:  # deleted meanwhile
         raise NotFound(f"no memory entry {doc_id!r}")
     return updated
+
+
+def _already(document: MemoryDocument, *, content: str | None, tags: list[str] | None, status: str | None) -> bool:
+    """Whether a PATCH asks for what the entry is: its content, tags and status, and the user's word already
+    (confirming an entry a model stored makes it ``user_directed``: a change)."""
+    return (
+        document.authority == "user_directed"
+        and content in (None, document.content)
+        and tags in (None, document.tags)
+        and status in (None, document.status)
+        and not (status == "active" and document.superseded_by is not None)
+    )
 
 
 def list_namespaces(deps: Deps, caller: Caller) -> dict[str, dict[str, int]]:
