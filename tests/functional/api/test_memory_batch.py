@@ -65,6 +65,18 @@ def test_a_token_reused_with_other_content_is_a_409_for_that_item(api: Api, worl
     assert result["status"] == 409 and result["error"]["field"] == "client_token"
 
 
+def test_a_token_whose_entry_was_deleted_is_a_409_for_that_item_not_a_replay(api: Api, world: World) -> None:
+    # Given an item stored under a token, then deleted by the user
+    item = {"namespace": ALICE, "content": "first", "client_token": "t-1"}
+    (stored,) = api.post(PATH, {"items": [item]}).body["results"]
+    assert api.delete(f"/v1/memory/documents/{stored['ids'][0]}").status == 204
+    # When the batch is sent again
+    (result,) = api.post(PATH, {"items": [item]}).body["results"]
+    # Then that item says its entry was deleted, instead of answering ids that are a 404
+    assert result["status"] == 409 and "replayed" not in result and "ids" not in result
+    assert result["error"]["field"] == "client_token" and "deleted" in result["error"]["message"]
+
+
 def test_a_bad_item_is_reported_by_index_and_the_others_are_stored(api: Api, world: World) -> None:
     items = _items(3)
     items[1] = {"namespace": "not a namespace!", "content": "x"}

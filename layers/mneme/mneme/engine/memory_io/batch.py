@@ -7,7 +7,8 @@
 * ``client_token``: the entry's id is derived from the caller, the namespace and the token, so a retried
   batch finds what the first try stored and answers the same ids (``replayed: true``) without storing,
   embedding or auditing it again. The same token with other content is a 409 for that item — in a later
-  request and in the same one (two items with one token stored only the second before: both answered 201).
+  request and in the same one (two items with one token stored only the second before: both answered 201) —
+  and so is a token whose entry was deleted since (it answered ``replayed`` with ids that were a 404).
 """
 
 from __future__ import annotations
@@ -121,10 +122,18 @@ def _target(deps: Deps, caller: Caller, item: BatchItem, trail: AuditTrail) -> s
 
 
 def _replayed(found: list[MemoryDocument], documents: list[MemoryDocument]) -> list[str] | None:
-    """The ids a first try stored under this token (None: nothing stored yet); other content is a conflict."""
+    """The ids a first try stored under this token (None: nothing stored yet); other content is a conflict, and so
+    is an entry deleted since: its ids are a 404 now, and storing it again under the same id would bring back what
+    the user deleted (a deleted entry is kept, marked, until it expires)."""
     if not found:
         return None
     first = found[0]
+    if first.deleted:
+        raise Conflict(
+            f"client_token names entry {first.id!r}, which was deleted since it was stored; "
+            "to store the item again, send it with another client_token",
+            field="client_token",
+        )
     if first.content_hash != documents[0].content_hash or (first.chunk_count or 1) != len(documents):
         raise Conflict("client_token was already used for another entry", field="client_token")
     return chunk_ids(first.id, len(documents))
