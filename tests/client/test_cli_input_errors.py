@@ -47,6 +47,22 @@ def test_a_memory_write_to_a_malformed_namespace_is_refused_naming_the_field(
     assert code == 2 and err.startswith("mneme: invalid DocumentBody: namespace: ")
 
 
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["agents", "get"], "agents get: agent_id is required"),
+        (["agents", "delete"], "agents delete: agent_id is required"),
+        (["agents", "put", "helper"], "agents put: file is required"),
+        (["chats", "show"], "chats show: chat_id is required"),
+        (["chats", "delete"], "chats delete: chat_id is required"),
+    ],
+)
+def test_a_missing_argument_is_bad_usage(capsys: pytest.CaptureFixture[str], argv: list[str], said: str) -> None:
+    # the module's docstring: bad usage exits 2, as argparse's own missing arguments do (it exited 1)
+    code, err = _mneme(capsys, *argv)
+    assert (code, err.strip()) == (2, f"mneme: {said}")
+
+
 @pytest.mark.parametrize("hours", ["nan", "-1", "0", "1e20"])
 def test_a_token_valid_for_no_time_or_forever_is_refused(capsys: pytest.CaptureFixture[str], hours: str) -> None:
     with pytest.raises(SystemExit) as exited:  # argparse: the usage and the reason, exit 2

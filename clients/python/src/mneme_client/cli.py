@@ -154,9 +154,10 @@ def _print(out: TextIO, value: Any) -> None:
 
 
 def _need(args: argparse.Namespace, name: str) -> str:
+    """An argument the action needs though the parser lets it out (``agents get``): bad usage, exit 2."""
     value = getattr(args, name)
     if not value:
-        raise SystemExit(f"mneme {args.command} {args.action}: {name} is required")
+        raise InputError(f"{args.command} {args.action}: {name} is required")
     return str(value)
 
 
@@ -172,8 +173,8 @@ def _agents(client: Client, args: argparse.Namespace, out: TextIO) -> int:
     elif args.action == "get":
         _print(out, client.get_agent(_need(args, "agent_id")))
     elif args.action == "put":
-        body = read_json(_need(args, "file"))
-        _print(out, client.put_agent(_need(args, "agent_id"), body))
+        agent_id = _need(args, "agent_id")
+        _print(out, client.put_agent(agent_id, read_json(_need(args, "file"))))
     else:
         client.delete_agent(_need(args, "agent_id"))
     return 0
