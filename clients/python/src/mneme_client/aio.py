@@ -11,7 +11,7 @@ import httpx
 
 from mneme_client import calls, imports, models
 from mneme_client.calls import Call, RunStarted
-from mneme_client.client import MAX_RECONNECTS, auth_headers, default_url
+from mneme_client.client import MAX_RECONNECTS, api_base, auth_headers, default_url
 from mneme_client.errors import ClientError
 from mneme_client.sse import FollowItem, SSEDecoder, item_of
 
@@ -30,7 +30,10 @@ class AsyncClient:
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         self._http = httpx.AsyncClient(
-            base_url=base_url or default_url(), headers=auth_headers(token), timeout=timeout, transport=transport
+            base_url=api_base(base_url or default_url()),
+            headers=auth_headers(token),
+            timeout=timeout,
+            transport=transport,
         )
 
     async def __aenter__(self) -> AsyncClient:

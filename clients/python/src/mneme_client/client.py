@@ -20,9 +20,16 @@ DEFAULT_URL = "http://127.0.0.1:8000"
 MAX_RECONNECTS = 5  # a stream that closes again and again without progress is given up
 
 
+def api_base(url: str) -> str:
+    """The server's root: ``url`` without trailing slashes or ``/v1`` — every call's path begins with ``/v1``, so a
+    base URL ending in it (as the docs write each route) sent it twice: ``/v1/v1/agents``, "no such route"."""
+    root = url.rstrip("/")
+    return root.removesuffix("/v1").rstrip("/") if root.endswith("/v1") else root
+
+
 def default_url() -> str:
     if os.environ.get("MNEME_URL"):
-        return os.environ["MNEME_URL"].rstrip("/")
+        return api_base(os.environ["MNEME_URL"])
     port = os.environ.get("MNEME_PORT")
     return f"http://127.0.0.1:{port}" if port else DEFAULT_URL
 
@@ -33,8 +40,9 @@ def auth_headers(token: str | None) -> dict[str, str]:
 
 
 class Client:
-    """mneme's HTTP API. ``base_url`` defaults to ``$MNEME_URL`` (else ``127.0.0.1:$MNEME_PORT``, else
-    ``:8000``), ``token`` to ``$MNEME_TOKEN``. Errors raise :class:`mneme_client.ApiError`."""
+    """mneme's HTTP API. ``base_url`` (its ``/v1`` may be given) defaults to ``$MNEME_URL`` (else
+    ``127.0.0.1:$MNEME_PORT``, else ``:8000``), ``token`` to ``$MNEME_TOKEN``. Errors raise
+    :class:`mneme_client.ApiError`."""
 
     def __init__(
         self,
@@ -45,7 +53,10 @@ class Client:
         transport: httpx.BaseTransport | None = None,
     ) -> None:
         self._http = httpx.Client(
-            base_url=base_url or default_url(), headers=auth_headers(token), timeout=timeout, transport=transport
+            base_url=api_base(base_url or default_url()),
+            headers=auth_headers(token),
+            timeout=timeout,
+            transport=transport,
         )
 
     def __enter__(self) -> Client:
