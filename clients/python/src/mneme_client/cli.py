@@ -19,7 +19,7 @@ import httpx
 from pydantic import BaseModel, ValidationError
 
 from mneme_client import models
-from mneme_client.cli_input import InputError, read_json, read_text, refused
+from mneme_client.cli_input import InputError, read_json, read_text, refused, said
 from mneme_client.client import Client, default_url
 from mneme_client.errors import ClientError
 from mneme_client.render import (
@@ -338,7 +338,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         with Client(args.url, args.token) as client:
             return _dispatch(client, args, out)
     except ClientError as error:
-        sys.stderr.write(f"mneme: {error}\n")
+        sys.stderr.write(f"mneme: {said(error, args.token)}\n")
     except httpx.TransportError as error:
         sys.stderr.write(f"mneme: cannot reach {args.url or default_url()} ({error}): is the server running?\n")
     except (InputError, ValidationError, OSError) as error:  # the command's own input or output file

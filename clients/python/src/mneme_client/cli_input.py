@@ -1,6 +1,6 @@
 """What the command line is given that cannot be used — a file it cannot read or write, a body that is not
 JSON, a value the request's model refuses before anything is sent — said in one line (exit 2), never as a
-Python traceback."""
+Python traceback; and a missing token, which only the server's 401 reveals, said as what to set (exit 1)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
+
+from mneme_client.client import auth_headers
+from mneme_client.errors import ApiError, ClientError
 
 
 class InputError(Exception):
@@ -39,3 +42,14 @@ def refused(error: ValidationError | OSError) -> str:
         return f"{error.filename or 'a file'}: {error.strerror or error}"
     fields = (f"{'.'.join(map(str, item['loc'])) or 'value'}: {item['msg']}" for item in error.errors())
     return f"invalid {error.title}: " + "; ".join(fields)
+
+
+def said(error: ClientError, token: str | None) -> str:
+    """The line for an error of the API: a 401 when no token was sent says how to give one (the server names the
+    ``Authorization`` header, which the command line fills from ``--token`` or ``$MNEME_TOKEN``)."""
+    if isinstance(error, ApiError) and error.status == 401 and not auth_headers(token):
+        return (
+            f"{error.status} {error.code}: no token: set $MNEME_TOKEN or pass --token "
+            "(the local server's: export MNEME_TOKEN=$(mneme token <user>))"
+        )
+    return str(error)
