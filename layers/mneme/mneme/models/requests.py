@@ -31,18 +31,7 @@ from mneme.models.agent import (
     delegate_kind,
 )
 from mneme.models.budget import Budget
-from mneme.models.common import (
-    Flag,
-    Label,
-    LongText,
-    Moment,
-    NotBlank,
-    Number,
-    ShortText,
-    Slug,
-    TopK,
-    storable_json,
-)
+from mneme.models.common import Flag, Label, LongText, Moment, NotBlank, Number, ShortText, Slug, TopK, storable_json
 from mneme.models.mcp import McpServer, check_servers
 from mneme.models.memory import MemoryClass
 from mneme.models.policy import Fusion, MemoryPolicy, Retrieval
