@@ -117,3 +117,26 @@ def test_an_item_that_is_no_object_is_refused_alone(api: Api, world: World) -> N
     assert [(r["index"], r["status"]) for r in reply.body["results"]] == [(0, 201), (1, 400), (2, 400), (3, 400)]
     assert reply.body["results"][1]["error"]["field"] == "item"
     assert [d.content for d in world.memory.documents.values()] == ["kept"]
+
+
+def test_a_token_whose_entry_was_edited_since_replays_the_same_item(api: Api, world: World) -> None:
+    # Given an item stored under a token, then corrected by the user
+    item = {"namespace": ALICE, "content": "Kate's sister works at the bakery.", "client_token": "import:7"}
+    (stored,) = api.post(PATH, {"items": [item]}).body["results"]
+    edited = api.call("PATCH", f"/v1/memory/documents/{stored['ids'][0]}", {"content": "Kate's sister is a nurse."})
+    assert edited.status == 200, edited.text
+    writes = len(world.deps.audit.query("alice", action="write").records)
+    # When the same import runs again
+    (result,) = api.post(PATH, {"items": [item]}).body["results"]
+    # Then it is the same request, replayed: the entry keeps the user's correction, nothing is written
+    assert (result["status"], result["ids"], result.get("replayed")) == (201, stored["ids"], True)
+    assert world.memory.documents[stored["ids"][0]].content == "Kate's sister is a nurse."
+    assert len(world.deps.audit.query("alice", action="write").records) == writes
+
+
+def test_a_token_whose_entry_was_edited_is_still_a_409_with_a_third_content(api: Api, world: World) -> None:
+    item = {"namespace": ALICE, "content": "Kate's sister works at the bakery.", "client_token": "import:7"}
+    (stored,) = api.post(PATH, {"items": [item]}).body["results"]
+    api.call("PATCH", f"/v1/memory/documents/{stored['ids'][0]}", {"content": "Kate's sister is a nurse."})
+    (result,) = api.post(PATH, {"items": [dict(item, content="Kate's sister is a pilot.")]}).body["results"]
+    assert result["status"] == 409 and result["error"]["field"] == "client_token"

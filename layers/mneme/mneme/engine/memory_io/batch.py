@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import hashlib
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
@@ -28,7 +29,7 @@ from mneme.models.requests import BatchItem
 from mneme.records import Record
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from mneme.engine.audit import AuditTrail
     from mneme.engine.deps import Deps
@@ -93,7 +94,7 @@ def write_batch(
             documents = memory_ops.chunked(document, limit)
             if item.client_token:
                 found = tokens.get(doc_id) or store.entries([doc_id])
-                if (done := _replayed(found, documents)) is not None:
+                if (done := _replayed(found, documents, partial(_as_created, deps))) is not None:
                     results[index] = {"index": index, "status": 201, "ids": done, "namespace": target, "replayed": True}
                     continue
                 tokens[doc_id] = documents
@@ -121,10 +122,16 @@ def _target(deps: Deps, caller: Caller, item: BatchItem, trail: AuditTrail) -> s
         raise
 
 
-def _replayed(found: list[MemoryDocument], documents: list[MemoryDocument]) -> list[str] | None:
+def _replayed(
+    found: list[MemoryDocument],
+    documents: list[MemoryDocument],
+    created: Callable[[MemoryDocument], MemoryDocument | None],
+) -> list[str] | None:
     """The ids a first try stored under this token (None: nothing stored yet); other content is a conflict, and so
     is an entry deleted since: its ids are a 404 now, and storing it again under the same id would bring back what
-    the user deleted (a deleted entry is kept, marked, until it expires)."""
+    the user deleted (a deleted entry is kept, marked, until it expires). An entry edited since (a PATCH) is
+    compared as it was first stored (``created``: its history's ``create``): the same item sent again is the
+    same request, replayed — an import run again after the user corrected an entry."""
     if not found:
         return None
     first = found[0]
@@ -134,9 +141,25 @@ def _replayed(found: list[MemoryDocument], documents: list[MemoryDocument]) -> l
             "to store the item again, send it with another client_token",
             field="client_token",
         )
-    if first.content_hash != documents[0].content_hash or (first.chunk_count or 1) != len(documents):
+    if not _same(first, documents) and not _same(created(first), documents):
         raise Conflict("client_token was already used for another entry", field="client_token")
     return chunk_ids(first.id, len(documents))
+
+
+def _same(stored: MemoryDocument | None, documents: list[MemoryDocument]) -> bool:
+    return (
+        stored is not None
+        and stored.content_hash == documents[0].content_hash
+        and (stored.chunk_count or 1) == len(documents)
+    )
+
+
+def _as_created(deps: Deps, document: MemoryDocument) -> MemoryDocument | None:
+    """The entry as it was first stored (None: its history is not kept)."""
+    if deps.revisions is None:
+        return None
+    history = deps.revisions.history(document.owner_user_id, document.id)
+    return next((revision.document for revision in history if revision.change == "create"), None)
 
 
 def _store(
