@@ -84,8 +84,15 @@ def write_documents(body: DocumentBatchBody) -> Any:
 
 
 @router.delete("/v1/memory/documents/<doc_id>")
-def delete_document(doc_id: str, namespace: Annotated[str | None, Query(max_length=512)] = None) -> Any:
-    memory_requests.delete_memory(deps_of(router), caller_of(router), doc_id, namespace)
+def delete_document(
+    doc_id: str,
+    namespace: Annotated[str | None, Query(max_length=512)] = None,
+    if_match: IfMatch = None,
+    if_none_match: IfNoneMatch = None,
+) -> Any:
+    """With ``If-Match`` (the entry's ETag as read), an entry changed since is a 412 and is not deleted."""
+    condition = precondition_of(if_match, if_none_match)
+    memory_requests.delete_memory(deps_of(router), caller_of(router), doc_id, namespace, precondition=condition)
     return no_content()
 
 

@@ -16,7 +16,7 @@ from mneme.engine.memory_io import inbox as memory_inbox
 from mneme.engine.memory_io import ops as memory_ops
 from mneme.engine.memory_io.explain import Explanation
 from mneme.engine.memory_io.revisions import acting
-from mneme.errors import InvalidInput
+from mneme.errors import InvalidInput, PreconditionFailed
 from mneme.memory.access import (
     MemoryWriteForbidden,
     ReadAccess,
@@ -32,6 +32,7 @@ from mneme.memory.namespaces import is_readable
 from mneme.memory.policy import MemoryScope, resolved_rules
 from mneme.models.memory import MemoryClass, MemoryHit
 from mneme.models.policy import ResolvedPolicy
+from mneme.models.precondition import Precondition, etag_of
 from mneme.models.user import Caller
 from mneme.records import Record, replace
 
@@ -165,11 +166,18 @@ def write_memory_batch(deps: Deps, caller: Caller, items: Sequence[dict[str, Any
 
 
 def delete_memory(
-    deps: Deps, caller: Caller, doc_id: str, namespace: str | None = None, *, via: str = "http"
+    deps: Deps,
+    caller: Caller,
+    doc_id: str,
+    namespace: str | None = None,
+    *,
+    via: str = "http",
+    precondition: Precondition | None = None,
 ) -> list[str]:
     """Soft-delete an entry (and, by cascade, the entries derived from it); answers every id marked.
     An entry the caller may not read is answered as not found; a global one they read but may not delete (no
-    admin) is a 403, as its PATCH is."""
+    admin) is a 403, as its PATCH is. With a precondition (``If-Match``: the entry as it was read; ``If-None-Match:
+    *``: it must not exist), an entry it does not hold for is a 412 and is left as it is, as a PATCH's."""
     ports, trail = memory_ports(deps, caller), _trail(deps, caller)
     store, _ = ports.require()
     if namespace:  # the entry's namespace, to find it without a lookup: an invalid one is a 400
@@ -184,5 +192,7 @@ def delete_memory(
         memory_inbox.refused(deps, caller, doc_id)
     if not http_delete_allowed(document.namespace, caller.user_id, is_admin=caller.is_admin):
         memory_inbox.forbidden(deps, caller, doc_id, document.namespace)
+    if precondition is not None and not precondition.holds(tag := etag_of(document)):
+        raise PreconditionFailed(precondition.refusal(tag), details={"etag": tag})
     with acting("user", caller.user_id):
         return audited_writes.audited_delete(ports, trail, caller.user_id, document, via=via, id=doc_id)
