@@ -204,7 +204,7 @@ MUTANTS = (
     Mutant(
         "stale-if-match-accepted",
         "adapters/dynamo/conditional_put.py",
-        'raise PreconditionFailed(precondition.refusal(tag), details={"etag": tag} if tag else None)',
+        "precondition.require(tag)",
         "pass",
         CONDITIONAL,
     ),

@@ -148,10 +148,16 @@ def asked_words(query: str) -> frozenset[str]:
 
 def answers_anew(later: Said, earlier: Said, asked: frozenset[str]) -> bool:
     """Whether ``later`` says what changed in the answer ``earlier`` gave to a question of words ``asked``."""
-    if not (later.note and earlier.note):  # talk and long texts say "now" and "new" in passing (the module doc)
+    if not (says_a_change(later, asked) and earlier.note):
         return False
     covered = asked & earlier.words
-    return bool(covered) and covered <= later.words and not later.words.isdisjoint(CHANGE_CUES)
+    return bool(covered) and covered <= later.words
+
+
+def says_a_change(later: Said, asked: frozenset[str]) -> bool:
+    """Whether ``later`` may answer a question anew: a short note (talk and long texts say "now" and "new" in
+    passing, the module doc) with a word that says a value changed, and a question to answer."""
+    return bool(asked) and later.note and not later.words.isdisjoint(CHANGE_CUES)
 
 
 def replaced_turns(doc: MemoryDocument) -> frozenset[str]:
@@ -199,7 +205,7 @@ class _Peers:
         subject, enough shared words (:func:`alike`), or, where ``this`` may answer ``asked`` anew, one."""
         shared = Counter(chain.from_iterable(self.by_word.get(word, ()) for word in this.words))  # counted in C
         size = len(this.words)
-        if asked and this.note and not this.words.isdisjoint(CHANGE_CUES):
+        if says_a_change(this, asked):
             found = set(shared)
         else:
             need, sizes = max(MIN_SHARED, OVERLAP * size), self.sizes  # alike(), unrolled: ~5,000 pairs a search

@@ -13,6 +13,7 @@ import hashlib
 
 from pydantic import BaseModel
 
+from mneme.errors import PreconditionFailed
 from mneme.records import Record
 
 ANY = "*"
@@ -63,3 +64,8 @@ class Precondition(Record):
         if self.if_match is not None and not self._matches(current):
             return f"If-Match: the resource has changed since you read it (its ETag is now {current}); read it again"
         return f"If-None-Match: the resource exists (its ETag is {current})"
+
+    def require(self, current: str | None) -> None:
+        """Refuse, a 412 naming why and the current tag, a write this does not hold for."""
+        if not self.holds(current):
+            raise PreconditionFailed(self.refusal(current), details={"etag": current} if current else None)

@@ -56,8 +56,7 @@ def put_checked(
         current = table.get(*key)
         shown = current or first_visible(shown_instead, lambda other: table.get(*other))
         tag = etag_of(read(shown)) if shown is not None else etag_of(default) if default is not None else None
-        if not precondition.holds(tag):
-            raise PreconditionFailed(precondition.refusal(tag), details={"etag": tag} if tag else None)
+        precondition.require(tag)
         condition = AttrEquals("data", current["data"]) if current is not None else "not_exists"
     _write(table, [Put(item, condition), *revision], checked=precondition is not None, doing="wrote")
 
@@ -82,9 +81,7 @@ def delete_checked(
     key, item = found
     condition: Condition = None
     if precondition is not None:
-        tag = etag_of(read(item))
-        if not precondition.holds(tag):
-            raise PreconditionFailed(precondition.refusal(tag), details={"etag": tag})
+        precondition.require(etag_of(read(item)))
         condition = AttrEquals("data", item["data"])
     ops: list[WriteOp] = [Delete(*key, condition=condition)]
     kept = list({str(other[SK]): other for other in along}.values())  # a task in two partitions: one revision

@@ -3,10 +3,10 @@
 A run item holds the whole run as JSON (UTF-8). An input of 100,000 characters — within SPEC §12 — of CJK text is
 300 KB, and with a long answer the item passed DynamoDB's 400 KB: the step's commit failed after the model had
 answered, a 413 naming DynamoDB, the chat holding a turn of a run that did not exist. Past :data:`RUN_DATA_BYTES`
-the run's ``input`` and ``output`` are written first as a blob of their own (``RUNTEXT#<version>``, chunked by
-:mod:`mneme.adapters.dynamo.spill` when long), and the run item — written last, on its version as always — names
-it (``texts``). Each version has its own blob, so a commit that loses its version race leaves the winner's texts
-untouched; the blob of the version before is deleted once the new item is stored. Every read of a run item
+the run's ``input`` and ``output`` are written first as a blob of their own (``RUNTEXT#<version>#<nonce>``, chunked
+by :mod:`mneme.adapters.dynamo.spill` when long), and the run item — written last, on its version as always — names
+it (``texts``). Each write has its own blob, so a commit that loses its version race leaves the winner's texts
+untouched; the blobs of earlier versions are deleted once the new item is stored. Every read of a run item
 (:func:`run_of`) puts the texts back; the writing is :func:`mneme.adapters.dynamo.run_items.stored_item`.
 """
 

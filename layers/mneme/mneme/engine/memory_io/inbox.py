@@ -15,7 +15,7 @@ from mneme.engine.audit import request_trail
 from mneme.engine.deps import Deps
 from mneme.engine.memory_io import ops as memory_ops
 from mneme.engine.memory_io.revisions import acting
-from mneme.errors import EmbeddingInputTooLong, InvalidInput, MemoryUnavailable, NotFound, PreconditionFailed
+from mneme.errors import EmbeddingInputTooLong, InvalidInput, MemoryUnavailable, NotFound
 from mneme.memory.access import Denial, MemoryWriteForbidden, http_namespace
 from mneme.memory.namespaces import can_write, is_readable, own_namespaces
 from mneme.models.audit import AuditAction
@@ -123,8 +123,8 @@ def patch_document(
     document = _visible(deps, caller, doc_id)
     if not can_write(document.namespace, caller.user_id, is_admin=caller.is_admin):  # global, no admin: 403
         forbidden(deps, caller, doc_id, document.namespace, what="write")
-    if precondition is not None and not precondition.holds(tag := etag_of(document)):
-        raise PreconditionFailed(precondition.refusal(tag), details={"etag": tag})
+    if precondition is not None:
+        precondition.require(etag_of(document))
     asked = [name for name, value in (("content", content), ("tags", tags), ("status", status)) if value is not None]
     if _already(document, content=content, tags=tags, status=status):
         _audit(deps, caller, "read", document.namespace, hits=1, id=doc_id, unchanged=asked)

@@ -16,7 +16,7 @@ from mneme.engine.memory_io import inbox as memory_inbox
 from mneme.engine.memory_io import ops as memory_ops
 from mneme.engine.memory_io.explain import Explanation
 from mneme.engine.memory_io.revisions import acting
-from mneme.errors import InvalidInput, PreconditionFailed
+from mneme.errors import InvalidInput
 from mneme.memory.access import (
     MemoryWriteForbidden,
     ReadAccess,
@@ -192,7 +192,7 @@ def delete_memory(
         memory_inbox.refused(deps, caller, doc_id)
     if not http_delete_allowed(document.namespace, caller.user_id, is_admin=caller.is_admin):
         memory_inbox.forbidden(deps, caller, doc_id, document.namespace)
-    if precondition is not None and not precondition.holds(tag := etag_of(document)):
-        raise PreconditionFailed(precondition.refusal(tag), details={"etag": tag})
+    if precondition is not None:
+        precondition.require(etag_of(document))
     with acting("user", caller.user_id):
         return audited_writes.audited_delete(ports, trail, caller.user_id, document, via=via, id=doc_id)
