@@ -92,3 +92,20 @@ def test_the_wrapper_passes_the_stores_capability_flags_through_and_can_be_copie
     revisioned = RevisionedMemoryStore(inner, ItemMemoryRevisions(MemoryItemTable(MAIN_SCHEMA)), _Clock())
     assert revisioned.keyword_search_available is False
     assert copy.copy(revisioned).inner is inner
+
+
+def test_an_entry_removed_for_good_takes_its_history_and_only_its_own(store) -> None:
+    revisioned, revisions, _ = _revisioned(store)
+    kept, gone = doc("alice lives in Porto"), doc("alice works in Lima")
+    revisioned.put([(kept, unit(1)), (gone, unit(2))])
+    revisioned.hard_delete([gone.id])
+    assert revisions.history("alice", gone.id) == []
+    assert [r.change for r in revisions.history("alice", kept.id)] == ["create"]
+
+
+def test_many_entries_removed_for_good_take_their_histories_from_one_read_of_the_owners(store) -> None:
+    revisioned, revisions, _ = _revisioned(store)
+    entries = [doc(f"alice note number {n}") for n in range(12)]
+    revisioned.put([(entry, unit(n + 1)) for n, entry in enumerate(entries)])
+    revisioned.hard_delete([entry.id for entry in entries[2:]])
+    assert sorted(r.doc_id for r in revisions.owned("alice")) == sorted(entry.id for entry in entries[:2])

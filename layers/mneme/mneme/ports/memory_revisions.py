@@ -30,3 +30,8 @@ class MemoryRevisions(Protocol):
     def erase(self, owner_user_id: str) -> int:
         """Remove every revision of the owner's entries for good; answers how many were removed."""
         ...
+
+    def forget(self, owner_user_id: str, doc_ids: Sequence[str]) -> int:
+        """Remove every revision of these entries of the owner's for good (entries removed for good, or a write
+        taken back); answers how many were removed."""
+        ...

@@ -8,7 +8,8 @@ carries the entry's expiry as the table's TTL attribute.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from mneme.adapters.dynamo.items import PK, SK, ItemTable, query_all
 from mneme.adapters.dynamo.ttl import TTL_ATTRIBUTE
@@ -16,6 +17,7 @@ from mneme.models.revision import MemoryRevision
 
 _PREFIX = "MEMREV#"
 _GLOBAL = "@global"
+_QUERIES_AT_MOST = 8  # entries forgotten one query each; more read the owner's partition once
 
 
 def _partition(owner_user_id: str) -> str:
@@ -55,7 +57,22 @@ class ItemMemoryRevisions:
         return [MemoryRevision.model_validate_json(str(item["revision"])) for item in items]
 
     def erase(self, owner_user_id: str) -> int:
-        keys = [(str(item[PK]), str(item[SK])) for item in query_all(self._table, _partition(owner_user_id))]
+        return self._remove(query_all(self._table, _partition(owner_user_id)))
+
+    def forget(self, owner_user_id: str, doc_ids: Sequence[str]) -> int:
+        """A few entries: a query each; more: one query of the owner's partition, filtered."""
+        wanted = dict.fromkeys(doc_ids)
+        if len(wanted) <= _QUERIES_AT_MOST:
+            return self._remove(
+                item
+                for doc_id in wanted
+                for item in query_all(self._table, _partition(owner_user_id), sk_prefix=f"{doc_id}#")
+            )
+        items = query_all(self._table, _partition(owner_user_id))
+        return self._remove(item for item in items if str(item[SK]).partition("#")[0] in wanted)
+
+    def _remove(self, items: Iterable[Mapping[str, Any]]) -> int:
+        keys = [(str(item[PK]), str(item[SK])) for item in items]
         if keys:
             self._table.delete_many(keys)
         return len(keys)

@@ -9,12 +9,12 @@ from typing import Any
 from mneme import telemetry
 from mneme.engine.audit import AuditTrail, cascade_records
 from mneme.engine.memory_io.ops import MemoryPorts, RecordFactory, append_audit
-from mneme.engine.memory_io.revisions import acting
+from mneme.engine.memory_io.revisions import acting, created
 from mneme.errors import MemoryUnavailable, NotFound
 from mneme.memory.embedding_limits import EmbeddingLimit, limit_for
 from mneme.memory.entry_retention import is_expired
 from mneme.memory.speakers import spoken
-from mneme.models.audit import AuditAction
+from mneme.models.audit import AuditAction, AuditRecord
 from mneme.models.memory import MemoryDocument
 
 
@@ -26,18 +26,30 @@ def audited_write(
     operation: Callable[[], Any],
     **detail: Any,
 ) -> Any:
-    """Run a memory write / update / delete and audit it; the audit failing fails the call (fail closed)."""
+    """Run a memory update and audit it; the audit failing fails the call (fail closed)."""
+    with _span(action, namespace, detail), _by_tool(detail, None, update=action == "update"):
+        result = operation()
+        append_audit(ports.audit, records(action, [namespace], **detail))
+        return result
+
+
+def audited_create(
+    ports: MemoryPorts, records: RecordFactory, namespace: str, documents: Sequence[MemoryDocument], **detail: Any
+) -> list[str]:
+    """Store new ``documents`` (one entry, chunked) and audit the write (:func:`write_audited`)."""
+    with _span("write", namespace, detail) as span:
+        ids = write_audited(ports, documents, records("write", [namespace], **detail))
+        span.set_many({"mneme.memory.ids": ids})
+        return ids
+
+
+def _span(action: AuditAction, namespace: str, detail: dict[str, Any]) -> AbstractContextManager[telemetry.SpanHandle]:
     attributes = {
         "mneme.memory.action": action,
         "mneme.memory.namespace": namespace,
         "mneme.memory.via": detail.get("via"),
     }
-    with telemetry.span(f"memory.{action}", attributes) as span, _by_tool(detail, None, update=action == "update"):
-        result = operation()
-        append_audit(ports.audit, records(action, [namespace], **detail))
-        if isinstance(result, list):
-            span.set_many({"mneme.memory.ids": [str(item) for item in result]})
-        return result
+    return telemetry.span(f"memory.{action}", attributes)
 
 
 def audited_delete(
@@ -76,6 +88,20 @@ def write_documents(ports: MemoryPorts, documents: Sequence[MemoryDocument]) -> 
     store, embedder = ports.require()
     vectors = embedder.embed([spoken(doc.content) for doc in documents])
     return store.put(list(zip(documents, vectors, strict=True)))
+
+
+def write_audited(ports: MemoryPorts, documents: Sequence[MemoryDocument], records: list[AuditRecord]) -> list[str]:
+    """:func:`write_documents`, then its audit records; when they cannot be written, the entries this write
+    created are taken back before the error is raised — a memory never stays without the record of who
+    wrote it, and a retry stores it once (an entry that was already there stays)."""
+    ids = write_documents(ports, documents)
+    try:
+        append_audit(ports.audit, records)
+    except Exception:
+        store, _ = ports.require()
+        store.hard_delete(created(documents, ids))
+        raise
+    return ids
 
 
 def require_document(ports: MemoryPorts, doc_id: str, namespace: str) -> MemoryDocument:

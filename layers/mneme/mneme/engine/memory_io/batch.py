@@ -172,9 +172,19 @@ def _store(
     documents = [doc for plan in planned for doc in plan.documents]
     if not documents:
         return
-    ids = audited_writes.write_documents(ports, documents)
+    records = [
+        record
+        for plan in planned
+        for record in trail.records(
+            "write",
+            [plan.namespace],
+            via="http",
+            batch=True,
+            **({"chunks": len(plan.documents)} if len(plan.documents) > 1 else {}),
+        )
+    ]
+    ids = audited_writes.write_audited(ports, documents, records)
     at = 0
-    records = []
     for plan in planned:
         stored = ids[at : at + len(plan.documents)]
         at += len(plan.documents)
@@ -182,6 +192,3 @@ def _store(
         if stored != [doc.id for doc in plan.documents]:  # identical content was there: it was refreshed (§5.5)
             result["refreshed"] = True
         results[plan.index] = result
-        extra = {"chunks": len(plan.documents)} if len(plan.documents) > 1 else {}
-        records += trail.records("write", [plan.namespace], via="http", batch=True, **extra)
-    ports.audit.append(records)

@@ -148,15 +148,8 @@ def write_memory(
         retention=ports.retention,
     )
     documents = memory_ops.chunked(document, audited_writes.chunk_limit(ports))
-    ids = audited_writes.audited_write(
-        ports,
-        trail.records,
-        "write",
-        target,
-        lambda: audited_writes.write_documents(ports, documents),
-        via=via,
-        **({"chunks": len(documents)} if len(documents) > 1 else {}),
-    )
+    extra = {"chunks": len(documents)} if len(documents) > 1 else {}
+    ids = audited_writes.audited_create(ports, trail.records, target, documents, via=via, **extra)
     return ids, target
 
 

@@ -58,6 +58,12 @@ def _author(document: MemoryDocument | None = None) -> tuple[RevisionBy, str | N
     return by, _text(metadata.get("user_id") if by == "user" else metadata.get("run_id"))
 
 
+def created(documents: Sequence[MemoryDocument], ids: Sequence[str]) -> list[str]:
+    """Of the ids a ``put`` of ``documents`` answered, those it created (identical content already stored
+    answers the existing entry's id, which is not the new document's)."""
+    return [doc_id for document, doc_id in zip(documents, ids, strict=True) if doc_id == document.id]
+
+
 def _text(value: Any) -> str | None:
     return str(value) if value else None
 
@@ -106,13 +112,19 @@ class RevisionedMemoryStore:
 
     # ------------------------------------------------------------------------------------- changes
     def put(self, items: Sequence[tuple[MemoryDocument, Sequence[float]]]) -> list[str]:
+        """Store and keep a revision of each; when the revisions cannot be kept, the entries this call created
+        are taken back (an entry never exists without its history) and the error is raised."""
         ids = self.inner.put(items)
         stored = {doc.id: doc for doc in self.inner.entries(ids)}
         changes: list[tuple[RevisionChange, MemoryDocument]] = []
         for (document, _), doc_id in zip(items, ids, strict=True):
             if doc_id in stored:
                 changes.append(("create" if doc_id == document.id else "update", stored[doc_id]))
-        self._keep(changes)
+        try:
+            self._keep(changes)
+        except Exception:
+            self.inner.hard_delete(created([document for document, _ in items], ids))
+            raise
         return ids
 
     def update(
@@ -179,7 +191,14 @@ class RevisionedMemoryStore:
         return self.inner.iter_authored(user_id)
 
     def hard_delete(self, ids: Sequence[str]) -> int:
-        return self.inner.hard_delete(ids)
+        """Remove entries for good, and their history with them."""
+        owners: dict[str, list[str]] = {}
+        for document in self.inner.entries(ids):
+            owners.setdefault(document.owner_user_id, []).append(document.id)
+        removed = self.inner.hard_delete(ids)
+        for owner, doc_ids in owners.items():
+            self.revisions.forget(owner, doc_ids)
+        return removed
 
     def purge_expired(self, now: datetime, cutoffs: Mapping[MemoryClass, datetime]) -> int:
         return self.inner.purge_expired(now, cutoffs)

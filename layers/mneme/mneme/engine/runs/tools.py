@@ -206,14 +206,7 @@ def _memory_write(session: RunSession, args: dict[str, Any]) -> str:
         documents = memory_ops.chunked(document, audited_writes.chunk_limit(session.memory))
     except PayloadTooLarge as exc:
         raise ToolError(exc.message, field="content") from exc
-    ids = audited_writes.audited_write(
-        session.memory,
-        session.records,
-        "write",
-        target,
-        lambda: audited_writes.write_documents(session.memory, documents),
-        via="tool",
-    )
+    ids = audited_writes.audited_create(session.memory, session.records, target, documents, via="tool")
     return json.dumps({"id": ids[0], "namespace": target})
 
 
