@@ -86,6 +86,25 @@ def state_at(revisions: Sequence[MemoryRevision], moment: datetime) -> list[Memo
     return [last[doc_id].document for doc_id in sorted(last, key=first.__getitem__)]
 
 
+def _global_as_of(revisions: MemoryRevisions, caller: Caller, moment: datetime) -> list[MemoryDocument]:
+    """The global entries as of ``moment`` that ``caller`` may see: all of them for an admin; for a user, only
+    those still readable now as they were then. A global entry is everyone's to read, not its history (its
+    revisions and deleted entries are the admins'), so what an admin retracted or corrected since is not shown."""
+    history = revisions.owned("")
+    then = state_at(history, moment)
+    if caller.is_admin:
+        return then
+    now = {revision.doc_id: revision.document for revision in history}  # each entry's oldest first: its last
+    return [doc for doc in then if _unchanged(doc, now[doc.id])]
+
+
+def _unchanged(then: MemoryDocument, now: MemoryDocument) -> bool:
+    """Whether a user reading ``now`` learns nothing from ``then``: it is not deleted and what a hit or an
+    explanation shows of it is the same."""
+    shown = {"namespace", "content", "tags", "metadata", "memory_class", "observed_at", "deleted", "superseded"}
+    return not now.deleted and then.model_dump(include=shown) == now.model_dump(include=shown)
+
+
 class _At:
     """A clock standing at the as-of moment."""
 
@@ -116,7 +135,7 @@ def search_as_of(
     search = http_search(deps, caller, namespaces, top_k, options=options, via=via)
     access, ranking = search.access, search.ranking
     vectors = ranking.retrieval != "keyword"
-    snapshot = _snapshot(search.ports, revisions, access, caller.user_id, moment, vectors=vectors)
+    snapshot = _snapshot(search.ports, revisions, access, caller, moment, vectors=vectors)
     then = replace(search.ports, clock=_At(moment), view=snapshot)
     records = partial(search.trail.records, as_of=moment.isoformat())
     if not explain:
@@ -131,7 +150,7 @@ def _snapshot(
     ports: memory_ops.MemoryPorts,
     revisions: MemoryRevisions,
     access: ReadAccess,
-    user_id: str,
+    caller: Caller,
     moment: datetime,
     *,
     vectors: bool,
@@ -141,7 +160,7 @@ def _snapshot(
     if access.empty:
         return MemorySnapshot()
     keyword = getattr(ports.store, "keyword_search_available", True)  # False: S3 Vectors (vector-only hybrid)
-    documents = state_at([*revisions.owned(user_id), *revisions.owned("")], moment)
+    documents = [*state_at(revisions.owned(caller.user_id), moment), *_global_as_of(revisions, caller, moment)]
     searchable = [
         doc for doc in documents if live(doc, moment) and any(matches(p, doc.namespace) for p in access.allowed)
     ]
