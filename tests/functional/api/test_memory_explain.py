@@ -128,3 +128,28 @@ def test_the_api_document_describes_the_explain_and_revisions_routes(api: Api) -
     assert "get" in document["paths"]["/v1/memory/documents/{doc_id}/revisions"]
     assert {"explain", "as_of"} <= set(document["components"]["schemas"]["SearchBody"]["properties"])
     assert set(document["components"]["schemas"]["ExplainBody"]["required"]) == {"query", "memory_id"}
+
+
+def _explain_as_alice(api: Api, world: World, memory_id: str) -> tuple[int, str, list[tuple[str, str]]]:
+    """The status, the body with the id masked, and the audit records the request left."""
+    before = len(world.deps.audit.query("alice").records)
+    reply = api.post("/v1/memory/explain", {"query": "the root password", "memory_id": memory_id})
+    records = world.deps.audit.query("alice").records
+    left = [(str(r.action), str(r.detail.get("reason"))) for r in records[: len(records) - before]]
+    return reply.status, reply.text.replace(memory_id, "ID"), left
+
+
+def test_explain_on_a_global_entry_an_admin_deleted_answers_a_user_as_an_unknown_id(api: Api, world: World) -> None:
+    gone = remember(world, "vector.global.howto", "Oops: the root password is hunter2.", owner="")
+    world.memory.soft_delete(gone, "vector.global.howto", now=world.clock.now())
+    retracted = _explain_as_alice(api, world, gone)
+    assert retracted == _explain_as_alice(api, world, "0" * 32)
+    assert retracted[0] == 404 and retracted[2] == [("denied", "not_found")]
+    admin = api.post("/v1/memory/explain", {"query": "the root password", "memory_id": gone}, user="root", admin=True)
+    assert admin.status == 200 and admin.body["namespace"] == "vector.global.howto"
+
+
+def test_explain_on_a_live_global_entry_answers_a_user(api: Api, world: World) -> None:
+    kept = remember(world, "vector.global.howto", "To reset the VPN, restart the client.", owner="")
+    reply = api.post("/v1/memory/explain", {"query": "how do I reset the VPN", "memory_id": kept})
+    assert reply.status == 200 and reply.body["namespace"] == "vector.global.howto"
