@@ -77,6 +77,22 @@ def test_a_users_read_of_a_global_entrys_history_is_a_403_and_an_admins_answers(
     assert api.get(f"/v1/memory/documents/{doc_id}/revisions", **ROOT).status == 200
 
 
+def test_a_users_read_of_the_history_of_a_global_entry_an_admin_deleted_is_an_unknown_ids_404(
+    api: Api, world: World
+) -> None:
+    doc_id = _global_entry(api)
+    assert api.delete(f"/v1/memory/documents/{doc_id}", **ROOT).status == 204
+    unknown = "0" * 32
+    retracted, never = (api.get(f"/v1/memory/documents/{i}/revisions") for i in (doc_id, unknown))
+    assert (retracted.status, retracted.text.replace(doc_id, "ID")) == (404, never.text.replace(unknown, "ID"))
+    denied = world.deps.audit.query("alice", action="denied").records
+    assert sorted((r.namespace, r.detail["reason"], r.detail["id"]) for r in denied) == [
+        (None, "not_found", unknown),
+        (None, "not_found", doc_id),
+    ]
+    assert api.get(f"/v1/memory/documents/{doc_id}/revisions", **ROOT).status == 200
+
+
 def test_a_delete_naming_an_invalid_namespace_is_a_400(api: Api) -> None:
     doc_id = _own_entry(api)
     for namespace in ("garbage", "vector.user.alice.*"):

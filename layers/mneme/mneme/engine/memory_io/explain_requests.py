@@ -100,7 +100,11 @@ def explain_memory(
         raise MemoryUnavailable("long-term memory is not configured")
     found = deps.memory.entries([memory_id])
     document = found[0] if found else None
-    if document is None or not is_readable(document.namespace, caller.user_id) or _retracted(document, caller):
+    if (
+        document is None
+        or not is_readable(document.namespace, caller.user_id)
+        or memory_inbox.retracted(document, caller)
+    ):
         memory_inbox.refused(deps, caller, memory_id)
     assert document is not None
     answer: dict[str, Any] = {"memory_id": memory_id, "namespace": document.namespace, "query": query}
@@ -133,12 +137,6 @@ def explain_memory(
     answer["auto_inject"] = _standing_verdict(answer["auto_inject"], ports, trail.records, policy, scope, document)
     answer["agent_id"], answer["task_id"] = scope.agent_id, scope.task_id
     return answer
-
-
-def _retracted(document: MemoryDocument, caller: Caller) -> bool:
-    """A global entry an admin deleted, asked about by a user: gone for them (their ``GET`` of it is a 404), so
-    it is refused exactly as an unknown id is — never an answer telling them it exists and where."""
-    return document.deleted and not document.owner_user_id and not caller.is_admin
 
 
 def _standing_verdict(

@@ -53,7 +53,11 @@ def revisions_of(deps: Deps, caller: Caller, doc_id: str) -> list[MemoryRevision
     assert deps.memory is not None
     found = deps.memory.entries([doc_id])
     document = found[0] if found else None
-    if document is None or not (_owner(document, caller) or _global(document)):
+    if (
+        document is None
+        or not (_owner(document, caller) or _global(document))
+        or memory_inbox.retracted(document, caller)
+    ):
         memory_inbox.refused(deps, caller, doc_id)
     assert document is not None
     if not _owner(document, caller):  # a global entry a user reads: its history is the admins'

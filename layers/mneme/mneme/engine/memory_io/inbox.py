@@ -84,6 +84,12 @@ def refused(deps: Deps, caller: Caller, doc_id: str) -> NoReturn:
     raise NotFound(f"no memory entry {doc_id!r}")
 
 
+def retracted(document: MemoryDocument, caller: Caller) -> bool:
+    """A global entry an admin deleted, asked about by id by a user: gone for them (their ``GET`` of it is a
+    404), so every route refuses it exactly as an unknown id — never an answer telling them it exists and where."""
+    return document.deleted and not document.owner_user_id and not caller.is_admin
+
+
 def forbidden(deps: Deps, caller: Caller, doc_id: str, namespace: str, *, what: str = "change") -> NoReturn:
     """A 403 for a global entry the caller reads but may not change (or read the history of: ``what``), being no
     admin; audited ``denied``."""
