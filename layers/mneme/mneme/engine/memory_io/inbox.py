@@ -176,9 +176,18 @@ def _already(document: MemoryDocument, *, content: str | None, tags: list[str] |
 
 
 def list_namespaces(deps: Deps, caller: Caller) -> dict[str, dict[str, int]]:
-    """The caller's own namespaces (and global) with their entries counted by status."""
+    """The caller's own namespaces (and global) with their entries counted by status. A user who is not an
+    admin is shown no deleted global entry, not even counted (what an admin retracted is gone for them, as
+    listing it is a 403), nor a global namespace holding nothing else."""
     patterns = own_namespaces(caller.user_id)
     counts = _store(deps).namespace_counts(patterns)
+    if not caller.is_admin:
+        counts = {name: _without_retracted(name, count) for name, count in counts.items()}
+        counts = {name: count for name, count in counts.items() if any(count.values())}
     trail = request_trail(caller.user_id, deps.clock)
     trail.write(deps.audit, "read", list(patterns), via="inbox", listing="namespaces", hits=len(counts))
     return counts
+
+
+def _without_retracted(namespace: str, count: dict[str, int]) -> dict[str, int]:
+    return {**count, "deleted": 0} if namespace.startswith("vector.global.") else count
