@@ -154,6 +154,15 @@ def test_idempotency_keys_are_per_user(api: Api, world: World) -> None:
     assert len(stored_runs(world)) == 2
 
 
+@pytest.mark.usefixtures("master")
+@pytest.mark.parametrize("key", ["", "   "])
+def test_an_empty_idempotency_key_is_a_400_that_starts_no_run(api: Api, world: World, key: str) -> None:
+    # An empty key is a client's bug: treated as no key, a retry would start a second run it meant to prevent
+    reply = api.post("/v1/runs", {"agent_id": "master", "input": "hello"}, headers={"Idempotency-Key": key})
+    assert (reply.status, reply.body["error"], reply.body["field"]) == (400, "invalid_input", "idempotency-key")
+    assert stored_runs(world) == []
+
+
 # ------------------------------------------------------------------------------------------ reads
 @pytest.mark.usefixtures("master")
 def test_get_run_answers_the_run(api: Api) -> None:

@@ -17,7 +17,7 @@ from datetime import datetime
 from mneme.engine import parallel
 from mneme.engine.deps import Deps
 from mneme.engine.runs.service import start_run
-from mneme.errors import Conflict, IdempotencyConflict, RateLimited
+from mneme.errors import Conflict, IdempotencyConflict, InvalidInput, RateLimited
 from mneme.models.run import Run
 from mneme.models.run_request import RunRequest
 from mneme.models.user import Caller
@@ -25,8 +25,13 @@ from mneme.models.user import Caller
 
 def submit_run(deps: Deps, caller: Caller, request: RunRequest, idempotency_key: str | None = None) -> Run:
     """Start a run (or, for a repeated key, answer the run it started); the run as it stands. A new run
-    counts against the caller's runs per minute (a 429 with ``Retry-After`` past it); a retry does not."""
-    if not idempotency_key:
+    counts against the caller's runs per minute (a 429 with ``Retry-After`` past it); a retry does not. An empty
+    key is a 400: taken for no key, the retry it was meant for would start a second run."""
+    if idempotency_key is not None and not idempotency_key.strip():
+        raise InvalidInput(
+            "Idempotency-Key must not be empty: send a unique key, or no header", field="idempotency-key"
+        )
+    if idempotency_key is None:
         return start_run(deps, caller, request, admission=_admission(deps, caller)).run
     key = hashlib.sha256(f"{caller.user_id}\x00{idempotency_key}".encode()).hexdigest()[:32]
     run_id = f"run-{key}"
