@@ -89,3 +89,31 @@ def test_a_write_whose_revision_cannot_be_kept_is_a_503_and_stores_nothing(api: 
     reply = api.post("/v1/memory/documents", PORTO)
     assert reply.status == 503
     assert _listed(api) == [] and _writes(world) == 0
+
+
+def test_a_correction_whose_audit_record_cannot_be_written_is_a_503_and_changes_nothing(api: Api, world: World) -> None:
+    doc_id = api.post("/v1/memory/documents", PORTO).body["ids"][0]
+    _audit_down(world)
+    reply = api.call("PATCH", f"/v1/memory/documents/{doc_id}", {"content": "Alice lives in Lisbon"})
+    assert (reply.status, reply.body["error"]) == (503, "audit_unavailable")
+    assert _listed(api) == ["Alice lives in Porto"]
+    assert world.deps.revisions is not None
+    assert [r.change for r in world.deps.revisions.history("alice", doc_id)] == ["create"]
+
+
+def test_the_correction_retried_once_the_audit_is_back_is_recorded_as_an_update(api: Api, world: World) -> None:
+    doc_id = api.post("/v1/memory/documents", PORTO).body["ids"][0]
+    _audit_down(world)
+    path = f"/v1/memory/documents/{doc_id}"
+    assert api.call("PATCH", path, {"content": "Alice lives in Lisbon"}).status == 503
+    assert api.call("PATCH", path, {"content": "Alice lives in Lisbon"}).status == 200
+    assert len(world.deps.audit.query("alice", action="update").records) == 1
+
+
+def test_a_delete_whose_audit_record_cannot_be_written_is_a_503_and_deletes_nothing(api: Api, world: World) -> None:
+    doc_id = api.post("/v1/memory/documents", PORTO).body["ids"][0]
+    _audit_down(world)
+    assert api.delete(f"/v1/memory/documents/{doc_id}").status == 503
+    assert api.get(f"/v1/memory/documents/{doc_id}").status == 200
+    assert api.delete(f"/v1/memory/documents/{doc_id}").status == 204
+    assert len(world.deps.audit.query("alice", action="delete").records) == 1

@@ -26,11 +26,12 @@ def audited_write(
     operation: Callable[[], Any],
     **detail: Any,
 ) -> Any:
-    """Run a memory update and audit it; the audit failing fails the call (fail closed)."""
+    """Audit a memory update, then make it: the audit failing fails the call with nothing changed (fail closed),
+    so no change is ever left without its record (a change that fails after its record leaves the record of
+    the attempt, and the caller's error)."""
     with _span(action, namespace, detail), _by_tool(detail, None, update=action == "update"):
-        result = operation()
         append_audit(ports.audit, records(action, [namespace], **detail))
-        return result
+        return operation()
 
 
 def audited_create(
@@ -59,16 +60,16 @@ def audited_delete(
     target: MemoryDocument,
     **detail: Any,
 ) -> list[str]:
-    """Soft-delete ``target`` (cascading to the entries derived from it) and audit it: the delete under the
-    deleter, and each cascaded entry's under its owner (fail closed: an audit failure fails the call)."""
+    """Audit, then soft-delete ``target`` (cascading to the entries derived from it): the delete under the
+    deleter, and each cascaded entry's under its owner (fail closed: an audit failure fails the call with nothing
+    deleted)."""
     store, _ = ports.require()
-    with _by_tool(detail, trail.scope.run_id, update=True):
-        deleted = store.soft_delete(target.id, target.namespace, now=ports.clock.now())
-    cascaded = [doc for doc in store.entries([i for i in deleted if i != target.id])]
+    cascaded = store.entries([i for i in store.derived_ids(target.id) if i != target.id])
     records = trail.records("delete", [target.namespace], **detail, cascaded=len(cascaded))
     records += cascade_records(trail, deleter, target, cascaded, via=str(detail.get("via", "")))
     append_audit(ports.audit, records)
-    return deleted
+    with _by_tool(detail, trail.scope.run_id, update=True):
+        return store.soft_delete(target.id, target.namespace, now=ports.clock.now())
 
 
 def _by_tool(detail: dict[str, Any], run_id: str | None, *, update: bool) -> AbstractContextManager[None]:

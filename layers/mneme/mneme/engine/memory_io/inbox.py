@@ -145,6 +145,7 @@ def patch_document(
             "POST /v1/memory/documents, which stores it in chunks, and delete this entry",
             field="content",
         ) from None
+    _audit(deps, caller, "update", document.namespace, id=doc_id, changed=asked)  # first: no change unaudited
     with acting("user", caller.user_id):
         if content is not None or tags is not None:
             store.update(doc_id, document.namespace, content=content, tags=tags, vector=vector, now=now)
@@ -156,7 +157,6 @@ def patch_document(
             now=now,
             authority="user_directed",
         )
-    _audit(deps, caller, "update", document.namespace, id=doc_id, changed=asked)
     updated = store.get(doc_id, document.namespace)
     if updated is None:  # deleted meanwhile
         raise NotFound(f"no memory entry {doc_id!r}")
