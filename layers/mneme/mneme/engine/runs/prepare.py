@@ -41,9 +41,7 @@ def prepare(session: RunSession, *, chat: Chat | None, policy: ResolvedPolicy) -
     state, run = session.state, session.run
     state.started_at = state.started_at or session.deps.clock.now()
     state.policy = policy
-    if chat is not None:
-        _chat_history(session, chat)
-    session.recorder.event(
+    session.recorder.event(  # first: the rolling summary's model call and warnings are the run's own
         "run_started",
         agent_id=run.agent_id,
         task_id=run.task_id,
@@ -51,6 +49,8 @@ def prepare(session: RunSession, *, chat: Chat | None, policy: ResolvedPolicy) -
         parent_run_id=run.parent_run_id,
         chat_id=run.chat_id,
     )
+    if chat is not None:
+        _chat_history(session, chat)
     default_task = session.config.agent.default_task_id
     if default_task and session.config.task is None and run.task_id is None:
         session.recorder.warning(f"the agent's default task {default_task!r} does not exist: the run has no task")
