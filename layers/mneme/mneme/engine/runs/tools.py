@@ -136,6 +136,8 @@ def _memory_search(session: RunSession, args: dict[str, Any]) -> str:
     except ToolError as exc:
         memory_ops.audit_denials(session.memory, session.records, denials_of(exc), via="tool")
         raise
+    for warning in access.warnings:  # a tool_read_namespaces pattern this run cannot resolve (SPEC §5.2)
+        session.recorder.warning(warning)
     top_k = int(args.get("top_k") or session.state.policy.top_k)
     ranking = replace(memory_ops.Ranking.of(session.state.policy, top_k), lines=True)
     query = "" if access.empty else args["query"]
