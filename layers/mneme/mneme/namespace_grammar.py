@@ -94,7 +94,9 @@ def resolve(pattern: str, values: Mapping[str, str | None]) -> str:
         if name not in TEMPLATE_NAMES:
             raise NamespaceError(f"{pattern!r}: unknown template variable {name!r}")
         value = values.get(name)
-        if not value or not SEGMENT.match(value):
+        if not value:
+            raise NamespaceError(f"{pattern!r}: {name} has no value here")
+        if not SEGMENT.match(value):
             raise NamespaceError(f"{pattern!r}: {name} {value!r} is not a valid namespace segment")
         return value
 

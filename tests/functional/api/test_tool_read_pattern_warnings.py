@@ -40,6 +40,8 @@ def test_a_tool_read_pattern_the_run_cannot_resolve_is_warned_about(api: Api, pr
     assert "No authorized namespace" in run["output"]
     warnings = _warnings(api, run["run_id"])
     assert [w for w in warnings if PER_PROJECT in w and "project_id" in w], warnings
+    # naming the missing value in words, not as Python's None
+    assert all("None" not in w for w in warnings), warnings
 
 
 def test_a_tool_read_pattern_that_resolves_is_searched_without_a_warning(api: Api) -> None:
