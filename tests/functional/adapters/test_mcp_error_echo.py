@@ -46,3 +46,15 @@ def test_a_non_mcp_answer_is_reported_by_a_short_status_without_its_body(interna
     message = str(failure.value)
     assert "INTERNAL-ADMIN-PANEL" not in message
     assert message.startswith("MCP error -32700") and len(message) <= 160
+
+
+def test_a_header_value_http_cannot_carry_is_reported_without_the_value(internal: str) -> None:
+    # an access token with a line break (a hostile token endpoint, a pasted secret): h11 refuses to send it
+    # and its error quotes the whole header, credential included
+    source = SdkMcpToolSource(allow_private_networks=True)
+    headers = {"Authorization": "Bearer tok-SECRET-1234\nX-Injected: 1"}
+    with pytest.raises(McpUnavailable) as failure:
+        source.list_tools(McpEndpoint(url=internal, headers=headers, timeout_seconds=5))
+    message = str(failure.value)
+    assert "SECRET-1234" not in message and "Bearer" not in message
+    assert "not valid HTTP" in message

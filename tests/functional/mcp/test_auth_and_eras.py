@@ -152,3 +152,36 @@ def test_a_2026_server_is_negotiated_once_per_container(mcp_server: McpTestServe
     source.list_tools(endpoint)
     source.call_tool(endpoint, "add", {"a": 1, "b": 1})
     assert mcp_server.rpc_methods() == ["server/discover", "tools/list", "tools/list", "tools/call"]
+
+
+@pytest.mark.parametrize(
+    "value",
+    ['{\n  "token": "s3cret-token"\n}', "s3cret-token\r\nX-Injected: 1", "s3cret-token\x00"],
+    ids=["pretty-printed-json", "crlf", "nul"],
+)
+def test_a_secret_no_http_header_can_carry_is_a_warning_that_never_shows_it(
+    api: Api, world: World, guarded: McpTestServer, value: str
+) -> None:
+    # a global agent: the caller (bob) must never see the admin's secret in his run's events
+    world.secrets.put(GLOBAL_OWNER, "mneme/mcp/__global__/tools", value)
+    reply = api.put(
+        "/v1/agents/master",
+        {"label": "Master", "global": True, "mcp_servers": [_bearer(guarded, "mneme/mcp/__global__/tools")]},
+        admin=True,
+    )
+    assert reply.status == 200, reply.text
+    body = run(api, "hello", user="bob")
+    reply = api.get(f"/v1/runs/{body['run_id']}/events", user="bob")
+    assert "s3cret-token" not in reply.text
+    (warning,) = [e for e in reply.body["events"] if e["type"] == "warning" and e.get("server") == "tools"]
+    assert "mneme/mcp/__global__/tools" in warning["message"] and "HTTP header" in warning["message"]
+    assert guarded.seen == []
+
+
+def test_a_secret_with_surrounding_whitespace_is_still_sent_trimmed(
+    api: Api, world: World, guarded: McpTestServer
+) -> None:
+    world.secrets.put("alice", "mneme/mcp/alice/tools", "  s3cret-token\n")
+    put_agent(api, _bearer(guarded))
+    body = run(api, '/tool tools__add {"a": 1, "b": 2}')
+    assert "- tools__add: 3" in body["output"]

@@ -217,6 +217,8 @@ def _unavailable(exc: BaseException, endpoint: McpEndpoint) -> McpUnavailable:
         reason = f"no answer within {endpoint.timeout_seconds:g} s"
     elif isinstance(exc, MCPError):
         reason = f"MCP error {exc.code}: {_short(exc.message)}"
+    elif isinstance(exc, httpx2.LocalProtocolError):  # its text quotes the refused header, a credential maybe
+        reason = "the request could not be sent: a header or the URL is not valid HTTP"
     elif isinstance(exc, httpx2.HTTPStatusError):
         reason = f"HTTP {exc.response.status_code}"
     elif isinstance(exc, httpx2.TransportError | OSError):

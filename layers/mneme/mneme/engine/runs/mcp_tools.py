@@ -40,6 +40,7 @@ from mneme.spec_limits import (
 )
 
 _TOOL_NAME = re.compile(TOOL_NAME_PATTERN)
+_HEADER_VALUE = re.compile(r"[\x20-\x7e]+")  # what a bearer token may hold: printable ASCII
 _HEADER_SAFE = "".join(chr(c) for c in range(0x21, 0x7F) if chr(c) not in "%")
 
 
@@ -59,6 +60,11 @@ def endpoint_for(deps: Deps, server: McpServer, *, owner: str, user_id: str) -> 
             raise SecretUnavailable("no secret store is configured for MCP server credentials")
         secret = deps.secrets.get_secret(auth.secret, owner=owner).strip()
         if auth.type == "bearer":
+            if not _HEADER_VALUE.fullmatch(secret):  # the HTTP client's error would quote the whole header
+                raise SecretUnavailable(
+                    f"secret {auth.secret!r} holds a character an HTTP header cannot carry (a line break, a "
+                    "control or a non-ASCII character); store the bare token"
+                )
             headers["Authorization"] = f"Bearer {secret}"
         else:
             assert auth.token_url is not None and auth.client_id is not None  # McpAuth validated it
