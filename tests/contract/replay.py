@@ -3,6 +3,7 @@ openai-compatible adapter: a fake session stands in for the HTTP transport."""
 
 from __future__ import annotations
 
+import io
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,14 +24,30 @@ def recording(name: str) -> dict[str, Any]:
     return loaded
 
 
+class RecordedRaw:
+    """The body as urllib3 streams it (``stream=True``): ``read1`` until it answers ``b""``."""
+
+    connection = None
+
+    def __init__(self, data: bytes) -> None:
+        self._data = io.BytesIO(data)
+
+    def read1(self, amt: int, decode_content: bool = True) -> bytes:
+        return self._data.read(amt)
+
+
 class RecordedReply:
-    """The recorded answer as ``requests`` gives it to the adapter."""
+    """The recorded answer as ``requests`` gives it to the adapter (the body streamed, ``stream=True``)."""
 
     def __init__(self, answer: dict[str, Any]) -> None:
         self.status_code = int(answer["status"])
         self._body = answer["body"]
         self.headers = {"Content-Type": answer.get("content_type", "")}
         self.text = self._body if isinstance(self._body, str) else json.dumps(self._body)
+        self.raw = RecordedRaw(self.text.encode())
+
+    def close(self) -> None:
+        return None
 
     def json(self) -> Any:
         if isinstance(self._body, str):

@@ -38,6 +38,8 @@ MCP_MAX_SCHEMA_CHARS: Final = 16_000  # a larger input schema is not offered (it
 MCP_MAX_DESCRIPTION_CHARS: Final = 2_000  # longer descriptions are cut
 MCP_RESULT_MAX_CHARS: Final = 20_000  # what the model sees of one result; the rest is cut with a note
 MCP_MAX_RESPONSE_BYTES: Final = 4 * 1024 * 1024  # one HTTP response of an MCP server (hostile servers)
+#: one answer of an openai-compatible endpoint: a 128k-token answer is ~0.5 MB (~3 MB as \u-escaped JSON)
+MODEL_REPLY_MAX_BYTES: Final = 8 * 1024 * 1024
 TOOL_NAME_PATTERN: Final = r"^[A-Za-z0-9_-]{1,64}$"  # Bedrock Converse's toolSpec.name
 
 # bounds shared by the HTTP bodies (models/requests.py) and the internal tools' input schemas (context/tools.py)

@@ -3,7 +3,10 @@ against a configured endpoint (OpenAI itself, vLLM, Ollama, LiteLLM, …).
 
 One client per (base URL, API-key source); ``requests`` is imported when the first client is built, so a
 deployment without such agents pays nothing for it at cold start. Connections are pooled per client.
-Timeouts: 5 s to connect, 60 s to read (the Bedrock client's defaults). Retries: one more attempt on a
+Timeouts: 5 s to connect, 60 s to read (the Bedrock client's defaults), or the run's remaining budget when
+shorter; the read timeout bounds the **whole answer**, not each read (a server sending its body a byte at a
+time would otherwise hold the call forever). An answer is read up to :data:`MODEL_REPLY_MAX_BYTES` (an error
+answer up to 64 KB); a larger one is :class:`ModelUnavailable`, never read into memory. Retries: one more attempt on a
 connection error or a 500/502/503/504 reply; a 429 is not retried here — it becomes
 :class:`ModelThrottled`, which the state machine retries with backoff like Bedrock throttling.
 
@@ -25,12 +28,14 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import time
 from typing import TYPE_CHECKING, Any, Protocol
 
 from mneme.adapters.models.egress import check_base_url, guarded_session
 from mneme.adapters.models.openai_wire import from_chat_completion, to_chat_completions
 from mneme.errors import ModelRequestRejected, ModelThrottled, ModelTimedOut, ModelUnavailable
 from mneme.observability import traced
+from mneme.spec_limits import MODEL_REPLY_MAX_BYTES
 
 if TYPE_CHECKING:
     from mneme.ports.models import ModelResponse
@@ -40,6 +45,8 @@ RETRY_STATUSES = (500, 502, 503, 504)
 REJECTED_STATUSES = frozenset({400, 404, 413, 422})
 AUTH_STATUSES = frozenset({401, 403})
 SECRET_MAX_AGE_SECONDS = 900
+ERROR_BODY_MAX_BYTES = 64 * 1024  # an error answer is read for its code only
+_CHUNK = 64 * 1024
 _SHORT_CODE = re.compile(r"^[A-Za-z0-9_.:-]{1,48}$")
 
 
@@ -100,23 +107,22 @@ class OpenAICompatibleModel:
         key = self._keys.api_key()
         if key:
             headers["Authorization"] = f"Bearer {key}"
+        read_timeout = min(READ_TIMEOUT, timeout_seconds or READ_TIMEOUT)
+        deadline = time.monotonic() + read_timeout  # the whole answer, not each read
         try:
             reply = self._session.post(
                 self._url,
                 data=json.dumps(to_chat_completions(request), ensure_ascii=False).encode(),
                 headers=headers,
-                timeout=(CONNECT_TIMEOUT, min(READ_TIMEOUT, timeout_seconds or READ_TIMEOUT)),
+                timeout=(CONNECT_TIMEOUT, read_timeout),
                 allow_redirects=False,
+                stream=True,  # the body is read below, by the deadline and up to a size
             )
         except requests.ReadTimeout as exc:
-            raise ModelTimedOut(
-                f"the model endpoint for {model_id!r} gave no answer in time", details={"model_id": model_id}
-            ) from exc
+            raise _timed_out(model_id) from exc
         except requests.ConnectionError as exc:
             if _read_timed_out(exc):  # urllib3's Retry wraps a read timeout: requests calls it a ConnectionError
-                raise ModelTimedOut(
-                    f"the model endpoint for {model_id!r} gave no answer in time", details={"model_id": model_id}
-                ) from exc
+                raise _timed_out(model_id) from exc
             raise ModelUnavailable(
                 f"the model endpoint for {model_id!r} could not be reached (ConnectionError)",
                 details={"model_id": model_id, "error": "ConnectionError"},
@@ -126,20 +132,67 @@ class OpenAICompatibleModel:
                 f"the model endpoint for {model_id!r} could not be reached ({type(exc).__name__})",
                 details={"model_id": model_id, "error": type(exc).__name__},
             ) from exc
-        if 300 <= reply.status_code < 400:
-            raise ModelRequestRejected(
-                f"the model endpoint for {model_id!r} answered a redirect ({reply.status_code}); it is not followed",
-                details={"model_id": model_id, "status": reply.status_code},
+        with contextlib.closing(reply):
+            if 300 <= reply.status_code < 400:
+                raise ModelRequestRejected(
+                    f"the model endpoint for {model_id!r} answered a redirect ({reply.status_code}); "
+                    "it is not followed",
+                    details={"model_id": model_id, "status": reply.status_code},
+                )
+            ok = reply.status_code == 200
+            data = _read_body(reply, deadline, MODEL_REPLY_MAX_BYTES if ok else ERROR_BODY_MAX_BYTES, model_id)
+        if not ok:
+            raise _translate(reply.status_code, _error_body(data), model_id)
+        if data is None:
+            raise ModelUnavailable(
+                f"the model endpoint for {model_id!r} answered a body larger than {MODEL_REPLY_MAX_BYTES} bytes",
+                details={"model_id": model_id},
             )
-        if reply.status_code != 200:
-            raise _translate(reply.status_code, _error_body(reply), model_id)
         try:
-            body = reply.json()
+            body = json.loads(data)
         except ValueError as exc:
             raise ModelUnavailable(f"the model endpoint for {model_id!r} answered no JSON") from exc
         if not isinstance(body, dict) or not isinstance(body.get("choices"), list):
             raise ModelUnavailable(f"the model endpoint for {model_id!r} answered no chat completion")
         return from_chat_completion(body)
+
+
+def _timed_out(model_id: str) -> ModelTimedOut:
+    return ModelTimedOut(f"the model endpoint for {model_id!r} gave no answer in time", details={"model_id": model_id})
+
+
+def _read_body(reply: Any, deadline: float, limit: int, model_id: str) -> bytes | None:
+    """The answer's body (decoded), read until ``deadline`` (each read's timeout is the time left, so a
+    dripping server cannot stretch it); None when it is larger than ``limit`` bytes (the rest is not read)."""
+    from urllib3.exceptions import HTTPError, ReadTimeoutError
+
+    length = reply.headers.get("content-length") or ""
+    if length.isdigit() and int(length) > limit:
+        return None
+    raw, size = reply.raw, 0
+    parts: list[bytes] = []
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise _timed_out(model_id)
+        sock = getattr(getattr(raw, "connection", None), "sock", None)
+        if sock is not None:
+            sock.settimeout(left)
+        try:
+            part = raw.read1(_CHUNK, decode_content=True)
+        except ReadTimeoutError as exc:
+            raise _timed_out(model_id) from exc
+        except (HTTPError, OSError) as exc:
+            raise ModelUnavailable(
+                f"the model endpoint for {model_id!r} broke off its answer ({type(exc).__name__})",
+                details={"model_id": model_id, "error": type(exc).__name__},
+            ) from exc
+        if not part:
+            return b"".join(parts)
+        size += len(part)
+        if size > limit:
+            return None
+        parts.append(part)
 
 
 def _read_timed_out(exc: Exception) -> bool:
@@ -166,9 +219,9 @@ def _pooled_session(allow_private: bool) -> Any:
     return guarded_session(allow_private=allow_private, retry=retry, pool_size=10)
 
 
-def _error_body(reply: Any) -> dict[str, Any]:
+def _error_body(data: bytes | None) -> dict[str, Any]:
     try:
-        body = reply.json()
+        body = json.loads(data) if data else None
     except ValueError:
         return {}
     error = body.get("error") if isinstance(body, dict) else None
