@@ -114,3 +114,49 @@ def test_limits_left_out_of_the_sent_schema_are_still_enforced_by_mneme(api: Api
     # Then mneme refused the call and told the model so
     tool_message = [m for m in stub.received[-1].body["messages"] if m["role"] == "tool"][-1]
     assert "invalid arguments" in tool_message["content"]
+
+
+def _with_message(message: Any) -> dict[str, Any]:
+    reply = copy.deepcopy(TEXT)
+    reply["choices"][0]["message"] = message
+    return reply
+
+
+MALFORMED = {
+    "message-is-text": _with_message("Why don't skeletons fight?"),
+    "choice-is-text": {**TEXT, "choices": ["Why don't skeletons fight?"]},
+    "no-choice": {**TEXT, "choices": []},
+    "tool-call-is-text": _with_message({"role": "assistant", "content": None, "tool_calls": ["memory-search"]}),
+    "function-is-text": _with_message(
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function", "function": "x"}]}
+    ),
+    "tool-calls-not-a-list": _with_message({"role": "assistant", "content": None, "tool_calls": {"id": "c1"}}),
+}
+
+
+@pytest.mark.parametrize("answer", MALFORMED.values(), ids=MALFORMED.keys())
+def test_an_answer_that_is_no_chat_completion_fails_the_run_with_that_reason(
+    api: Api, stub: StubServer, answer: dict[str, Any]
+) -> None:
+    # a broken proxy or server: the run fails naming the endpoint's fault, never a 500 nor an empty success
+    api.put("/v1/agents/gpt", AGENT)
+    stub.reply(answer)
+    reply = api.post("/v1/runs", {"agent_id": "gpt", "input": "hi"})
+    assert reply.status == 200, reply.body
+    assert reply.body["status"] == "failed"
+    assert reply.body["error"].startswith(
+        "ModelUnavailable: the model endpoint for 'gpt-4o' answered no chat completion"
+    )
+
+
+def test_an_answer_whose_content_is_a_list_of_parts_is_the_runs_output(api: Api, stub: StubServer) -> None:
+    # Mistral's reasoning models (magistral) answer content as typed chunks: the thinking first, then the text
+    content = [
+        {"type": "thinking", "thinking": [{"type": "text", "text": "The user greets me."}]},
+        {"type": "text", "text": "Hello"},
+        {"type": "text", "text": " there."},
+    ]
+    api.put("/v1/agents/gpt", AGENT)
+    stub.reply(_with_message({"role": "assistant", "content": content}))
+    reply = api.post("/v1/runs", {"agent_id": "gpt", "input": "hi"})
+    assert (reply.body["status"], reply.body["output"]) == ("succeeded", "Hello there.")

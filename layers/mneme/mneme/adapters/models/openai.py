@@ -32,7 +32,7 @@ import time
 from typing import TYPE_CHECKING, Any, Protocol
 
 from mneme.adapters.models.egress import check_base_url, guarded_session
-from mneme.adapters.models.openai_wire import from_chat_completion, to_chat_completions
+from mneme.adapters.models.openai_wire import NotAChatCompletion, from_chat_completion, to_chat_completions
 from mneme.errors import ModelRequestRejected, ModelThrottled, ModelTimedOut, ModelUnavailable
 from mneme.observability import traced
 from mneme.spec_limits import MODEL_REPLY_MAX_BYTES
@@ -152,9 +152,19 @@ class OpenAICompatibleModel:
             body = json.loads(data)
         except ValueError as exc:
             raise ModelUnavailable(f"the model endpoint for {model_id!r} answered no JSON") from exc
-        if not isinstance(body, dict) or not isinstance(body.get("choices"), list):
-            raise ModelUnavailable(f"the model endpoint for {model_id!r} answered no chat completion")
-        return from_chat_completion(body)
+        try:
+            return from_chat_completion(_object(body))
+        except NotAChatCompletion as exc:
+            raise ModelUnavailable(
+                f"the model endpoint for {model_id!r} answered no chat completion ({exc})",
+                details={"model_id": model_id},
+            ) from exc
+
+
+def _object(body: Any) -> dict[str, Any]:
+    if not isinstance(body, dict):
+        raise NotAChatCompletion("it is not a JSON object")
+    return body
 
 
 def _timed_out(model_id: str) -> ModelTimedOut:

@@ -20,12 +20,15 @@ Request:
 * ``inferenceConfig`` → ``max_tokens``, ``temperature``, ``top_p``, ``stop``. Parallel tool calls are the
   server's default and are not switched off.
 
-Reply: ``choices[0].message`` → a ``text`` block and one ``toolUse`` block per tool call (arguments parsed;
+Reply: ``choices[0].message`` → a ``text`` block (``content`` a string, or a list of typed parts whose
+``text`` parts are joined — Mistral's reasoning models answer so, their ``thinking`` parts are not the answer)
+and one ``toolUse`` block per tool call (arguments parsed;
 an argument string that is not a JSON object becomes ``{}``, so the tool's schema check answers the model
 with a tool error); ``finish_reason`` → a Converse stop reason; ``usage`` → :class:`Usage`, where cached
 prompt tokens (``prompt_tokens_details.cached_tokens``, or DeepSeek's ``prompt_cache_hit_tokens``) count
 as cache reads and the rest of ``prompt_tokens`` as input, and ``cache_creation_input_tokens`` (LiteLLM in
-front of Anthropic) as cache writes.
+front of Anthropic) as cache writes. A reply of another shape (no choice, a message or a tool call that is
+not an object) is :class:`NotAChatCompletion`.
 """
 
 from __future__ import annotations
@@ -149,17 +152,46 @@ def _tool(spec: dict[str, Any]) -> dict[str, Any]:
     return {"type": "function", "function": function}
 
 
+class NotAChatCompletion(ValueError):
+    """The endpoint's reply is JSON but not a Chat Completion (the text says which part is wrong)."""
+
+
+def _object(value: Any, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise NotAChatCompletion(f"{where} is not an object")
+    return value
+
+
+def _content_text(content: Any) -> str:
+    """``content`` as text: a string, or the ``text`` parts of a list of typed parts (others are skipped)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            part["text"]
+            for part in content
+            if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str)
+        )
+    return ""
+
+
 def from_chat_completion(body: dict[str, Any]) -> ModelResponse:
     """A Chat Completions reply as a ModelResponse (Converse content blocks and stop reason)."""
-    choices = body.get("choices") or []
-    choice = choices[0] if choices and isinstance(choices[0], dict) else {}
-    message = choice.get("message") or {}
+    choices = body.get("choices")
+    if not isinstance(choices, list) or not choices:
+        raise NotAChatCompletion("it has no choices")
+    choice = _object(choices[0], "choices[0]")
+    message = _object(choice.get("message") or {}, "choices[0].message")
     content: list[dict[str, Any]] = []
-    text = message.get("content")
-    if isinstance(text, str) and text:
+    text = _content_text(message.get("content"))
+    if text:
         content.append({"text": text})
-    for position, call in enumerate(message.get("tool_calls") or [], start=1):
-        function = call.get("function") or {}
+    calls = message.get("tool_calls") or []
+    if not isinstance(calls, list):
+        raise NotAChatCompletion("choices[0].message.tool_calls is not a list")
+    for position, raw_call in enumerate(calls, start=1):
+        call = _object(raw_call, f"tool call {position}")
+        function = _object(call.get("function") or {}, f"tool call {position}'s function")
         content.append(
             {
                 "toolUse": {
