@@ -160,3 +160,26 @@ def test_an_answer_whose_content_is_a_list_of_parts_is_the_runs_output(api: Api,
     stub.reply(_with_message({"role": "assistant", "content": content}))
     reply = api.post("/v1/runs", {"agent_id": "gpt", "input": "hi"})
     assert (reply.body["status"], reply.body["output"]) == ("succeeded", "Hello there.")
+
+
+@pytest.mark.parametrize("count", [float("inf"), 1e308, float("nan"), 10**40], ids=["inf", "1e308", "nan", "10**40"])
+def test_a_token_count_no_call_can_have_is_not_counted(api: Api, stub: StubServer, count: float) -> None:
+    # JSON's 1e400 parses as inf (int() of it raised OverflowError: a 500); 1e308 as an int has 309 digits,
+    # which DynamoDB refuses to store (a number has at most 38 digits), so the run could not be saved on AWS
+    answer = copy.deepcopy(TEXT)
+    answer["usage"].update(prompt_tokens=count, completion_tokens=count)
+    api.put("/v1/agents/gpt", AGENT)
+    stub.reply(answer)
+    reply = api.post("/v1/runs", {"agent_id": "gpt", "input": "hi"})
+    assert reply.status == 200, reply.body
+    assert reply.body["status"] == "succeeded"
+    assert (reply.body["usage"]["input_tokens"], reply.body["usage"]["output_tokens"]) == (0, 0)
+
+
+def test_a_large_but_real_token_count_is_counted(api: Api, stub: StubServer) -> None:
+    answer = copy.deepcopy(TEXT)
+    answer["usage"].update(prompt_tokens=2_000_000, completion_tokens=128_000)
+    api.put("/v1/agents/gpt", AGENT)
+    stub.reply(answer)
+    usage = api.post("/v1/runs", {"agent_id": "gpt", "input": "hi"}).body["usage"]
+    assert (usage["input_tokens"], usage["output_tokens"]) == (2_000_000, 128_000)

@@ -27,8 +27,8 @@ an argument string that is not a JSON object becomes ``{}``, so the tool's schem
 with a tool error); ``finish_reason`` → a Converse stop reason; ``usage`` → :class:`Usage`, where cached
 prompt tokens (``prompt_tokens_details.cached_tokens``, or DeepSeek's ``prompt_cache_hit_tokens``) count
 as cache reads and the rest of ``prompt_tokens`` as input, and ``cache_creation_input_tokens`` (LiteLLM in
-front of Anthropic) as cache writes. A reply of another shape (no choice, a message or a tool call that is
-not an object) is :class:`NotAChatCompletion`.
+front of Anthropic) as cache writes; a count no call can have (infinite, NaN, over a billion) counts 0.
+A reply of another shape (no choice, a message or a tool call that is not an object) is :class:`NotAChatCompletion`.
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ STOP_REASONS = {
     "length": "max_tokens",
     "content_filter": "content_filtered",
 }
+MAX_TOKENS_PER_CALL = 10**9  # a reported count above this is no count (see parse_usage)
 _TOOL_USE_ID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 
@@ -231,7 +232,11 @@ def parse_usage(usage: Any) -> Usage:
         return Usage()
 
     def count(value: Any) -> int:
-        return int(value) if isinstance(value, int | float) and value > 0 else 0
+        """A token count; 0 for anything no call can have (negative, NaN, infinite, over a billion: DynamoDB
+        stores at most 38 digits, and no context window is near that)."""
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= MAX_TOKENS_PER_CALL:
+            return 0
+        return int(value)
 
     details = usage.get("prompt_tokens_details") or {}
     cached = count(details.get("cached_tokens") if isinstance(details, dict) else 0) or count(
