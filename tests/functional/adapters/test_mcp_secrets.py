@@ -101,3 +101,27 @@ def test_locally_no_other_variable_is_read(ref: str) -> None:
     secrets = EnvironmentSecrets({"AWS_SECRET_ACCESS_KEY": "aws", "mneme_mcp_secret_x": "x"})
     with pytest.raises(SecretUnavailable):
         secrets.get_secret(ref, owner="alice")
+
+
+class RefusingClient:
+    """Secrets Manager refusing the role, as AWS words it (the caller's role ARN and account id in the text)."""
+
+    def get_secret_value(self, **kwargs: Any) -> Any:
+        from botocore.exceptions import ClientError
+
+        message = (
+            "User: arn:aws:sts::123456789012:assumed-role/mneme-prod-RunFunctionRole-1A2B3C/mneme-prod-RunFunction "
+            "is not authorized to perform: secretsmanager:GetSecretValue on resource: mneme-prod/mcp/alice/weather"
+        )
+        raise ClientError({"Error": {"Code": "AccessDeniedException", "Message": message}}, "GetSecretValue")
+
+
+def test_a_refused_read_names_the_error_code_never_the_roles_arn_or_account() -> None:
+    # the reason is a warning event of the run: any user of a global agent reads it
+    with pytest.raises(SecretUnavailable) as failure:
+        SecretsManagerStore(RefusingClient(), "mneme-prod/mcp/").get_secret(
+            "mneme-prod/mcp/alice/weather", owner="alice"
+        )
+    message = failure.value.message
+    assert "AccessDeniedException" in message and "mneme-prod/mcp/alice/weather" in message
+    assert "123456789012" not in message and "RunFunctionRole" not in message

@@ -4,6 +4,8 @@ A secret is usable by an agent only when its name lies in the owner's folder und
 ``<prefix><owner>/…`` (``<prefix>__global__/…`` for global agents): one user's agent can never send another
 user's token to a server of its choosing. The run function's IAM policy allows ``GetSecretValue`` on
 ``<prefix>*`` only. Values are kept per container for :data:`TTL_SECONDS` (a rotation is seen after that).
+A failed read is told by its error code (``ResourceNotFoundException``, ``AccessDeniedException``), never by
+AWS's text, which names the function's role and the account (the reason reaches run events).
 """
 
 from __future__ import annotations
@@ -57,8 +59,11 @@ class SecretsManagerStore:
             return cached[1]
         try:
             value = self._client.get_secret_value(SecretId=ref).get("SecretString")
-        except (ClientError, BotoCoreError) as exc:
-            raise SecretUnavailable(f"secret {ref!r} cannot be read: {exc}") from exc
+        except ClientError as exc:  # its text names the function's role and the account: only the code is told
+            code = exc.response.get("Error", {}).get("Code") or "ClientError"
+            raise SecretUnavailable(f"secret {ref!r} cannot be read ({code})") from exc
+        except BotoCoreError as exc:
+            raise SecretUnavailable(f"secret {ref!r} cannot be read ({type(exc).__name__})") from exc
         if not isinstance(value, str) or not value.strip():
             raise SecretUnavailable(f"secret {ref!r} holds no text")
         with self._lock:
