@@ -52,7 +52,6 @@ def plan_auto_write(
     injected_hit_ids: Sequence[str] = (),
     model_spec: Any = None,  # the agent's model (a ModelSpec): extracts when the policy names none
     tree: Mapping[str, Any] | None = None,  # the run's place in its delegation tree, joins each job's metadata
-    configured_allow_write: bool | None = None,  # the agent's and task's allow_write, before the run's overrides
 ) -> AutoWritePlan:
     """What to store after a run.
 
@@ -65,7 +64,7 @@ def plan_auto_write(
       needs an admin) nothing is written and a warning says why.
     """
     if not policy.allow_write:  # the policy's own false, or the run request's memory.enabled=false over a true
-        reason = "run_memory_disabled" if configured_allow_write else "policy_allow_write_false"
+        reason = "run_memory_disabled" if policy.switched_off else "policy_allow_write_false"
         return AutoWritePlan(skipped=(("run", reason),))
     if status is not RunStatus.SUCCEEDED:
         return AutoWritePlan(skipped=(("run", f"run_{status.value}"),))

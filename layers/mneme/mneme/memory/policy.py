@@ -95,7 +95,7 @@ def apply_run_overrides(
     """
     update: dict[str, Any] = {}
     if enabled is False:
-        update.update(auto_read_enabled=False, allow_write=False)
+        update.update(auto_read_enabled=False, allow_write=False, switched_off=policy.allow_write)
     if top_k is not None:
         if isinstance(top_k, bool) or not isinstance(top_k, int) or not TOP_K_MIN <= top_k <= TOP_K_MAX:
             raise InvalidInput(

@@ -137,3 +137,4 @@ class ResolvedPolicy(BaseModel, defer_build=True):
     extraction_model: ExtractionModel | None = None
     namespace_rules: tuple[NamespaceRule, ...] | None = None  # None: the deployment's (settings)
     recency_decay: float | None = None  # None: the deployment's (settings)
+    switched_off: bool = False  # the run request's memory.enabled=false turned off the writes the policy allows

@@ -20,7 +20,6 @@ from mneme.engine.runs import commit
 from mneme.engine.runs.session import RunSession
 from mneme.errors import AuditWriteFailed
 from mneme.memory.autowrite import plan_auto_write
-from mneme.memory.policy import merge_policies
 from mneme.models.chat import ChatMessage, ReasoningMessage, TextMessage
 from mneme.models.run import RunStatus
 
@@ -50,7 +49,6 @@ def succeed(session: RunSession, output: str) -> None:
         injected_hit_ids=state.hit_ids,
         model_spec=session.config.agent.model,
         tree={"root_run_id": run.root_run_id, "depth": run.depth, "queued_at": queued_at},
-        configured_allow_write=_configured_allow_write(session),
     )
     for warning in plan.warnings:
         session.recorder.warning(warning)
@@ -97,10 +95,3 @@ def blocked_by_guardrail(session: RunSession, request_seq: int, guardrail_text: 
         message=guardrail_text,
     )
     fail(session, f"guardrail_intervened: the guardrail {name} blocked this run")
-
-
-def _configured_allow_write(session: RunSession) -> bool:
-    """The agent's (and task's) allow_write before the run request's ``memory`` overrides: a run that switched
-    memory off says so, not that the policy forbids writing."""
-    task = session.config.task
-    return merge_policies(session.config.agent.memory_policy, task.memory_policy if task else None).allow_write
