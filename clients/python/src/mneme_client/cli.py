@@ -57,7 +57,8 @@ def _dispatch(client: Client, args: argparse.Namespace, out: TextIO) -> int:
         return follow_run(client, args.run_id, args, out)
     elif args.command == "events":
         page = client.run_events(args.run_id, tree=args.tree)
-        print_json(out, page) if args.json else out.writelines(event_line(event) + "\n" for event in page.events)
+        lines = (event_line(event, args.run_id) + "\n" for event in page.events)
+        print_json(out, page) if args.json else out.writelines(lines)
     elif args.command == "status":
         run = client.get_run(args.run_id)
         out.write((run.model_dump_json(indent=2) if args.json else f"{run_summary(run)}\n{usage_line(run)}") + "\n")

@@ -13,7 +13,7 @@ from mneme_client.render import FollowPrinter, run_line, run_summary
 
 
 def follow_run(client: Client, run_id: str, args: argparse.Namespace, out: TextIO) -> int:
-    printer = FollowPrinter(out, as_json=args.json)
+    printer = FollowPrinter(out, as_json=args.json, run_id=run_id)
     for item in client.follow(run_id, tree=args.tree):
         printer(item)
     run = client.get_run(run_id)

@@ -17,8 +17,23 @@ def _short(value: Any) -> str:
     return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1] + "…"
 
 
-def event_line(event: models.EventView) -> str:
-    """``[seq] type details`` for one run event (tree events are indented by depth)."""
+def answer_with(run_id: str | None, call_id: object) -> str:
+    """The command that answers a pending tool call, with the ids it needs."""
+    return f"answer with: mneme approve {run_id or 'RUN'} {call_id} [--deny] [--always]"
+
+
+def _calls(calls: list[Any], run_id: str | None) -> str:
+    """Each call a run waits for: its tool, its arguments (shortened) and the command that answers it."""
+    return "; ".join(
+        f"{call.get('tool')} {_short(call.get('arguments') or {})} — {answer_with(run_id, call.get('call_id'))}"
+        for call in calls
+        if isinstance(call, dict)
+    )
+
+
+def event_line(event: models.EventView, run_id: str | None = None) -> str:
+    """``[seq] type details`` for one run event of run ``run_id`` (tree events are indented by depth and carry
+    their own run's id)."""
     fields: dict[str, Any] = event.model_extra or {}
     kind = event.type
     if kind == "tool_call":
@@ -34,9 +49,7 @@ def event_line(event: models.EventView) -> str:
     elif kind in ("delegation_started", "delegation_finished"):
         detail = f"{fields.get('agent_id')} → {fields.get('child_run_id')} (depth {fields.get('depth')})"
     elif kind == "approval_requested":
-        calls = [f"{c.get('tool')} {json.dumps(c.get('arguments') or {}, ensure_ascii=False)} ({c.get('call_id')})"
-                 for c in fields.get("calls") or [] if isinstance(c, dict)]  # fmt: skip
-        detail = _short("; ".join(calls)) + " — answer with: mneme approve RUN CALL_ID [--deny] [--always]"
+        detail = _calls(fields.get("calls") or [], fields.get("run_id") or run_id)
     elif kind == "completed":
         detail = f"{fields.get('status', '')} {_short(fields.get('output') or '')}".strip()
     elif kind in ("error", "warning"):
@@ -50,9 +63,10 @@ def event_line(event: models.EventView) -> str:
 class FollowPrinter:
     """Prints a followed run: event lines, and model text as it streams (on its own lines)."""
 
-    def __init__(self, out: TextIO, *, as_json: bool = False) -> None:
+    def __init__(self, out: TextIO, *, as_json: bool = False, run_id: str | None = None) -> None:
         self.out = out
         self.as_json = as_json
+        self.run_id = run_id
         self._in_text = False
 
     def __call__(self, item: FollowItem) -> None:
@@ -67,7 +81,7 @@ class FollowPrinter:
         if self._in_text:
             self.out.write("\n")
             self._in_text = False
-        text = item.model_dump_json() if self.as_json else event_line(item)
+        text = item.model_dump_json() if self.as_json else event_line(item, self.run_id)
         self.out.write(text + "\n")
         self.out.flush()
 
@@ -96,6 +110,8 @@ def run_summary(run: models.RunView) -> str:
         lines.append(run.output)
     if run.error:
         lines.append(f"error: {run.error}")
+    for call in run.pending_approvals or []:  # a run waiting_approval: what it waits for, and how to answer
+        lines.append(f"waiting for approval: {_calls([call.model_dump(mode='json')], run.run_id)}")
     return "\n".join(lines)
 
 
