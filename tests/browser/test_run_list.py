@@ -86,3 +86,14 @@ def test_the_trace_lists_the_standing_entries_a_run_showed(signed_in: Console, a
     standing = page.locator("[data-section=memory-hits] [data-testid=standing]")
     expect(standing).to_contain_text("vector.user.alice.style")
     expect(standing.locator(f"[data-hit-text='{written['ids'][0]}']")).to_have_text(preference)
+
+
+def test_the_start_form_shows_no_stray_text_when_no_chat_is_continued(signed_in: Console, alice: Client) -> None:
+    # Given an agent to start a run of (the form is shown only then)
+    _agent(alice, "starter")
+    # When alice opens the runs view, not continuing a chat
+    page = signed_in.go("#/runs")
+    form = page.locator("[data-form=start-run]")
+    # Then the form holds its heading and fields, no "null" where the continued chat's note would be
+    expect(form.locator("h2")).to_have_text("Start a run")
+    expect(form).not_to_contain_text("null")

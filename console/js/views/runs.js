@@ -48,9 +48,9 @@ function chatNote(chatId) {
 function startForm(agents, { agent, chat } = {}) {
   return agentTaskFields(agents, { value: agent }).then(([agentSelect, taskSelect]) => {
     const form = h("form", { class: "stack", "aria-labelledby": "start-h", dataset: { form: "start-run" } });
-    form.append(
+    form.append( // a DOM append writes null as the text "null": the chat note only when a chat is continued
       h("h2", { id: "start-h" }, chat ? "Continue a chat" : "Start a run"),
-      chatNote(chat),
+      ...(chat ? [chatNote(chat)] : []),
       h("div", { class: "row" }, agentSelect, taskSelect,
         field({ label: "Tool approval", name: "tool_approval", type: "select", options: [["", "(the agent's default)"], "granted", "prompt", "denied"] })),
       field({ label: "Input", name: "input", type: "textarea", rows: 3, required: true, hint: "The offline model obeys /delegate <agent> :: <input>, /search <query>, /skill <name>, /write <ns> :: <text>." }),
