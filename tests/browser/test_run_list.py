@@ -97,3 +97,16 @@ def test_the_start_form_shows_no_stray_text_when_no_chat_is_continued(signed_in:
     # Then the form holds its heading and fields, no "null" where the continued chat's note would be
     expect(form.locator("h2")).to_have_text("Start a run")
     expect(form).not_to_contain_text("null")
+
+
+def test_a_run_that_cost_nothing_is_listed_at_0_as_its_trace_says(signed_in: Console, alice: Client) -> None:
+    # Given a run of the offline model, which costs nothing
+    run = alice.call("POST", "/v1/runs", {"agent_id": _agent(alice, "free"), "input": "hello"}, expect=200)
+    assert run["tree_usage"]["cost_usd"] == 0
+    # When alice lists her runs, its cost is $0 (before: "–", as a run whose cost is unknown)
+    page = signed_in.go("#/runs")
+    row = page.locator(f"[data-testid=run-table] tr[data-run='{run['run_id']}']")
+    expect(row.locator("td.num").last).to_have_text("$0")
+    # And its trace says the same
+    row.get_by_role("link").click()
+    expect(page.locator("[data-section=summary]")).to_contain_text("Cost (whole tree)$0")

@@ -2,13 +2,11 @@
 // marked, filtered by status and agent, paged with the server's cursor; each row opens its trace in one click.
 
 import { get, query } from "../api.js";
-import { field, h, when, scrollable } from "../dom.js";
+import { field, h, when, scrollable, usd } from "../dom.js";
 import { cursorPaging } from "../paging.js";
 import { cancelledText } from "../trace-data.js";
 
 const STATUSES = ["", "failed", "succeeded", "running", "queued", "waiting_approval", "cancelled"];
-
-const cost = (usd) => (usd ? `$${usd.toFixed(usd < 0.01 ? 6 : 4)}` : "–");
 
 function row(run) {
   const trace = `#/runs/${encodeURIComponent(run.run_id)}`;
@@ -20,7 +18,7 @@ function row(run) {
         : run.error ? h("div", { class: "field-error", dataset: { testid: "run-error" } }, run.error) : ""),
     h("td", {}, run.agent_id),
     h("td", { class: "num" }, String(run.children)),
-    h("td", { class: "num" }, cost(run.cost_usd)));
+    h("td", { class: "num" }, usd(run.cost_usd))); // as the trace writes it: $0 is no unknown cost
 }
 
 export function runList(agents) {
