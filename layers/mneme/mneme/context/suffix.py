@@ -25,8 +25,10 @@ MEMORY_CLOSING = (
 _SEPARATOR = "\n\n"
 
 
-def _stored_on(hit: MemoryHit, timezone: str) -> str:
-    return iso_day(hit.observed_at or hit.created_at, timezone)  # when it was said, if known
+def stored_on(hit: MemoryHit, timezone: str) -> str:
+    """The day an entry is dated by wherever a model reads it (here, and the memory-search tool's ``stored_on``):
+    when it was said, if known, else when it was written, in the user's timezone."""
+    return iso_day(hit.observed_at or hit.created_at, timezone)
 
 
 def memory_entries(hits: Sequence[MemoryHit], timezone: str) -> list[str]:
@@ -36,7 +38,7 @@ def memory_entries(hits: Sequence[MemoryHit], timezone: str) -> list[str]:
     (:mod:`mneme.memory.conversation`) stand around it in the order they were said."""
     groups: list[tuple[tuple[str, str], list[str]]] = []
     for hit in hits:
-        key = (_stored_on(hit, timezone), hit.namespace)
+        key = (stored_on(hit, timezone), hit.namespace)
         said = conversation(hit)  # a chat line with the lines said around it, in their order
         if groups and groups[-1][0] == key:
             groups[-1][1].extend(said)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from mneme.context.suffix import stored_on
 from mneme.context.tools import ACTIVATE_SKILL, INTERNAL_TOOL_SPECS
 from mneme.engine.audit import DENIAL_SAMPLE
 from mneme.engine.memory_io import audited_writes
@@ -150,13 +151,14 @@ def _memory_search(session: RunSession, args: dict[str, Any]) -> str:
     hits = ranked.hits
     if not hits:
         return "No matching memory entries."
+    timezone = session.config.settings.timezone  # the day auto-inject's "Stored on" gives the same entry
     return json.dumps(
         [
             {
                 "id": h.id,
                 "namespace": h.namespace,
                 "content": h.content,
-                "stored_on": h.created_at.date().isoformat(),
+                "stored_on": stored_on(h, timezone),
                 "relevance": round(h.relevance, 4),
                 **_lines(h),
             }
