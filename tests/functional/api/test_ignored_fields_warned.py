@@ -18,7 +18,8 @@ def test_a_misspelt_agent_field_is_saved_without_it_and_named_in_the_warnings(ap
 
 
 def test_an_agent_sent_back_as_read_gets_no_warning(api: Api) -> None:
-    api.put(AGENTS, {"label": "Researcher", "tools": ["memory-search"]})
+    policy = {"tool_read_namespaces": ["vector.user.${user_id}.memory"]}  # memory-search reaching nothing is warned
+    api.put(AGENTS, {"label": "Researcher", "tools": ["memory-search"], "memory_policy": policy})
     shown = api.get(AGENTS).body
     reply = api.put(AGENTS, shown)
     assert reply.status == 200 and reply.body["warnings"] == []

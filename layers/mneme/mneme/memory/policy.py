@@ -148,3 +148,26 @@ def resolved_rules(
             continue
         out.append(rule if pattern == rule.pattern else rule.model_copy(update={"pattern": pattern}))
     return tuple(out)
+
+
+def tool_hints(tools: Sequence[str], policy: MemoryPolicy | None) -> list[str]:
+    """What an agent's memory tools cannot do under its own policy (the save still succeeds): a tool the policy
+    does not offer the model, or one it offers with no namespace to reach — SPEC §5.1's defaults reach none. A
+    task's policy may still set them, which the hint says."""
+    merged = merge_policies(policy)
+    unless = "unless a task's memory_policy sets it"
+    hints = []
+    if "memory-search" in tools and not merged.tool_read_namespaces:
+        hints.append(f"memory-search reaches no namespace: memory_policy.tool_read_namespaces is empty ({unless})")
+    for tool, gate in (
+        ("memory-write", "allow_tool_write"),
+        ("memory-update", "allow_tool_write"),
+        ("memory-delete", "allow_tool_delete"),
+    ):
+        if tool not in tools:
+            continue
+        if not getattr(merged, gate):
+            hints.append(f"{tool} is not offered to the model: memory_policy.{gate} is false ({unless})")
+        elif not merged.allowed_write_namespaces:
+            hints.append(f"{tool} reaches no namespace: memory_policy.allowed_write_namespaces is empty ({unless})")
+    return hints
