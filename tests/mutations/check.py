@@ -41,6 +41,11 @@ AUTO_WRITE = (
 )
 AUDIT_CHAIN = ("tests/functional/adapters/test_audit_chain.py",)
 TAKE_BACK = ("tests/functional/engine/test_cancel_turn.py",)
+UNAUDITED = (
+    "tests/functional/api/test_memory_write_taken_back.py",
+    "tests/functional/engine/test_memory_tool_audit_down.py",
+)
+AUDITED = ("engine/memory_io/audited_writes.py",)
 STANDING = ("tests/functional/engine/test_standing_memories.py",)
 CONDITIONAL = (
     "tests/functional/adapters/test_conditional_config_writes.py",
@@ -184,6 +189,47 @@ MUTANTS = (
         "    if stored is not None:\n        take_back_turn(session)",
         "    if stored is not None:\n        pass",
         TAKE_BACK,
+    ),
+    # SPEC §9: no memory written, corrected or deleted without its audit record
+    Mutant("unaudited-write-kept", *AUDITED, "store.hard_delete(created(documents, ids))", "pass", UNAUDITED),
+    Mutant(
+        "revisionless-entry-kept",
+        "engine/memory_io/revisions.py",
+        "self.inner.hard_delete(created([document for document, _ in items], ids))",
+        "pass",
+        UNAUDITED[:1],
+    ),
+    Mutant(
+        "removed-entry-keeps-its-history",
+        "engine/memory_io/revisions.py",
+        "self.revisions.forget(owner, doc_ids)",
+        "pass",
+        ("tests/functional/memory/test_store_revisions.py",),
+    ),
+    Mutant(
+        "tool-change-before-its-audit",
+        *AUDITED,
+        "append_audit(ports.audit, records(action, [namespace], **detail))\n        return operation()",
+        "return (operation(), append_audit(ports.audit, records(action, [namespace], **detail)))[0]",
+        UNAUDITED[1:],
+    ),
+    Mutant(
+        "delete-before-its-audit",
+        *AUDITED,
+        "    append_audit(ports.audit, records)\n    with _by_tool(detail, trail.scope.run_id, update=True):\n"
+        "        return store.soft_delete(target.id, target.namespace, now=ports.clock.now())",
+        "    with _by_tool(detail, trail.scope.run_id, update=True):\n"
+        "        deleted = store.soft_delete(target.id, target.namespace, now=ports.clock.now())\n"
+        "    append_audit(ports.audit, records)\n    return deleted",
+        UNAUDITED,
+    ),
+    Mutant(
+        "correction-before-its-audit",
+        "engine/memory_io/inbox.py",
+        '    _audit(deps, caller, "update", document.namespace, id=doc_id, changed=asked)'
+        "  # first: no change unaudited\n",
+        "",
+        UNAUDITED[:1],
     ),
     # standing memories: only where auto-inject reads, only live entries
     Mutant(
