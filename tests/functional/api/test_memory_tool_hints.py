@@ -44,3 +44,31 @@ def test_write_tools_with_their_switch_and_namespaces_are_not_warned(api: Api) -
     tools = ["memory-write", "memory-update", "memory-delete"]
     policy = {"allow_tool_write": True, "allow_tool_delete": True, "allowed_write_namespaces": [NOTES]}
     assert _warnings(api, tools, **policy) == []
+
+
+def test_another_users_namespace_in_a_policy_is_warned(api: Api) -> None:
+    [hint] = _warnings(api, [], read_namespaces=["vector.user.bob.memory"])
+    assert hint == "'vector.user.bob.memory' belongs to user 'bob': the security filter refuses it to this agent's runs"
+
+
+def test_the_owners_own_namespaces_are_not_warned(api: Api) -> None:
+    assert _warnings(api, [], read_namespaces=["vector.user.alice.memory", NOTES, "vector.global.howto"]) == []
+
+
+def test_a_global_agent_naming_one_user_is_warned_that_only_that_users_runs_reach_it(api: Api) -> None:
+    body = {"label": "Helpdesk", "global": True, "memory_policy": {"read_namespaces": ["vector.user.bob.memory"]}}
+    reply = api.put("/v1/agents/helpdesk", body, user="root", admin=True)
+    assert reply.status == 200
+    assert reply.body["warnings"] == [
+        "'vector.user.bob.memory' belongs to user 'bob': only that user's runs may reach it"
+    ]
+
+
+def test_a_task_naming_another_users_namespace_is_warned(api: Api) -> None:
+    _warnings(api, [])
+    reply = api.put(
+        f"{AGENT}/tasks/daily", {"name": "Daily", "memory_policy": {"read_namespaces": ["vector.user.bob.memory"]}}
+    )
+    assert reply.status == 200 and [w.split(":")[0] for w in reply.body["warnings"]] == [
+        "'vector.user.bob.memory' belongs to user 'bob'"
+    ]

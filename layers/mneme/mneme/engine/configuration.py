@@ -16,7 +16,7 @@ from mneme.engine.runs.time_budget import step_model_window
 from mneme.engine.runs.tool_args import check_external_schemas
 from mneme.engine.views.pages import sorted_page
 from mneme.errors import Conflict, Forbidden, InvalidInput, NotFound
-from mneme.memory.policy import tool_hints
+from mneme.memory.policy import save_hints
 from mneme.models.agent import Agent, ModelSpec, Skill, Task
 from mneme.models.common import GLOBAL_OWNER, is_slug
 from mneme.models.mcp import destination_problem
@@ -129,7 +129,7 @@ def put_agent(
             raise Conflict(f"label {agent.label!r} is already used by agent {other.agent_id!r}", field="label")
     _check_mcp_destinations(deps, agent)
     check_external_schemas([(tool.name, tool.input_schema) for tool in agent.external_tools])
-    warnings = body.memory_policy.hints() + tool_hints(agent.tools, agent.memory_policy) + _max_tokens_fit(deps, agent)
+    warnings = save_hints(agent.memory_policy, agent.tools, agent.owner) + _max_tokens_fit(deps, agent)
     missing = set(agent.skills) - {s.name for s in config.get_skills(agent.owner, agent.skills)}
     if agent.owner != GLOBAL_OWNER:
         missing -= {s.name for s in config.get_skills(GLOBAL_OWNER, sorted(missing))}
@@ -249,7 +249,7 @@ def put_task(
         **body.model_dump(),
     )
     deps.config.put_task(task, precondition=precondition, revision_at=deps.clock.now())
-    return Saved(task, task_context_warnings(task.context_prompt) + body.memory_policy.hints())
+    return Saved(task, task_context_warnings(task.context_prompt) + save_hints(task.memory_policy, (), agent.owner))
 
 
 def delete_task(

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from mneme.errors import InvalidInput, ToolError
+from mneme.models.common import GLOBAL_OWNER
 from mneme.models.policy import MemoryPolicy, ResolvedPolicy
 from mneme.namespace_grammar import NamespaceError, resolve
 from mneme.records import Record
@@ -170,4 +171,33 @@ def tool_hints(tools: Sequence[str], policy: MemoryPolicy | None) -> list[str]:
             hints.append(f"{tool} is not offered to the model: memory_policy.{gate} is false ({unless})")
         elif not merged.allowed_write_namespaces:
             hints.append(f"{tool} reaches no namespace: memory_policy.allowed_write_namespaces is empty ({unless})")
+    return hints
+
+
+def save_hints(policy: MemoryPolicy, tools: Sequence[str], owner: str) -> list[str]:
+    """The hints an agent's or task's save (of ``owner``'s agent) answers of its memory policy — unusual classes,
+    memory tools that reach nothing, another user's namespaces; the save still succeeds."""
+    return policy.hints() + tool_hints(tools, policy) + foreign_hints(policy, owner, is_global=owner == GLOBAL_OWNER)
+
+
+def foreign_hints(policy: MemoryPolicy, owner: str, *, is_global: bool) -> list[str]:
+    """The policy's namespaces that name another user literally (``vector.user.bob.memory`` in alice's agent):
+    the security filter refuses them to every run of the agent but that user's (the save still succeeds)."""
+    patterns = [
+        *(policy.read_namespaces or []),
+        *(policy.standing_namespaces or []),
+        *(policy.tool_read_namespaces or []),
+        *(policy.allowed_write_namespaces or []),
+        *([policy.write_namespace] if policy.write_namespace else []),
+    ]
+    hints = []
+    for pattern in dict.fromkeys(patterns):
+        segments = pattern.split(".")
+        if len(segments) < 3 or segments[1] not in ("user", "agent") or "{" in segments[2]:
+            continue  # global, or the running user's own (${user_id})
+        named = segments[2]
+        if is_global:
+            hints.append(f"{pattern!r} belongs to user {named!r}: only that user's runs may reach it")
+        elif named != owner:
+            hints.append(f"{pattern!r} belongs to user {named!r}: the security filter refuses it to this agent's runs")
     return hints
