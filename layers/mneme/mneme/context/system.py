@@ -3,6 +3,7 @@ skills, tool notice. They form the stable prefix, so nothing in here may vary pe
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from mneme.records import Record
@@ -41,10 +42,19 @@ def task_context_block(resolved_context: str, *, depth: int, label: str) -> str:
     return f"{context or SUBAGENT_DEFAULT_CONTEXT}\n\n{identity_notice(label)}"
 
 
+_LINE_BREAKS = re.compile(r"\s*[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]\s*")  # str.splitlines()'s breaks
+
+
 def skill_line(skill: Skill) -> str:
-    line = f"- **{skill.name}**: {skill.description.strip()}"
-    when = (skill.when_to_use or "").strip()
+    """One line of the catalog (SPEC §3: one line per skill): a line break in a description or its
+    ``when_to_use`` is read as a space, so no skill's text can add a line, or a skill, to the catalog."""
+    line = f"- **{skill.name}**: {_one_line(skill.description)}"
+    when = _one_line(skill.when_to_use or "")
     return f"{line} {when}" if when else line
+
+
+def _one_line(text: str) -> str:
+    return _LINE_BREAKS.sub(" ", text.strip())
 
 
 def skill_catalog(skills: Sequence[Skill]) -> str:
