@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
+from mneme.adapters.models.deadline import deadline_connection
 from mneme.egress import public_https_problem, resolve_public
 from mneme.errors import ModelRequestRejected
 
@@ -51,29 +52,35 @@ def _pinned(connection: type) -> type:
     return Pinned
 
 
-def _pinned_pools() -> dict[str, type]:
+def _pools(*, pinned: bool) -> dict[str, type]:
+    """Pools whose connections honour a :func:`~mneme.adapters.models.deadline.bounded` deadline, and when
+    ``pinned`` connect to the address checked."""
     from urllib3.connection import HTTPConnection, HTTPSConnection
     from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
+    def connection(cls: type) -> type:
+        bounded = deadline_connection(cls)
+        return _pinned(bounded) if pinned else bounded
+
     class Pool(HTTPConnectionPool):
-        ConnectionCls = _pinned(HTTPConnection)
+        ConnectionCls = connection(HTTPConnection)
 
     class TlsPool(HTTPSConnectionPool):
-        ConnectionCls = _pinned(HTTPSConnection)
+        ConnectionCls = connection(HTTPSConnection)
 
     return {"http": Pool, "https": TlsPool}
 
 
 def guarded_session(*, allow_private: bool, retry: Any, pool_size: int) -> Any:
-    """A ``requests`` session for a model endpoint: retries as given, every new connection checked and pinned
-    unless private networks are allowed."""
+    """A ``requests`` session for a model endpoint: retries as given, every connection bounded by the running
+    call's deadline, and every new connection checked and pinned unless private networks are allowed."""
     import requests
     from requests.adapters import HTTPAdapter
 
     session = requests.Session()
     adapter = HTTPAdapter(max_retries=retry, pool_maxsize=pool_size)
+    adapter.poolmanager.pool_classes_by_scheme = _pools(pinned=not allow_private)
     if not allow_private:
-        adapter.poolmanager.pool_classes_by_scheme = _pinned_pools()
         session.trust_env = False
     session.mount("https://", adapter)
     session.mount("http://", adapter)

@@ -4,10 +4,12 @@ against a configured endpoint (OpenAI itself, vLLM, Ollama, LiteLLM, …).
 One client per (base URL, API-key source); ``requests`` is imported when the first client is built, so a
 deployment without such agents pays nothing for it at cold start. Connections are pooled per client.
 Timeouts: 5 s to connect, 60 s to read (the Bedrock client's defaults), or the run's remaining budget when
-shorter; the read timeout bounds the **whole answer**, not each read (a server sending its body a byte at a
-time would otherwise hold the call forever). An answer is read up to :data:`MODEL_REPLY_MAX_BYTES` (an error
-answer up to 64 KB); a larger one is :class:`ModelUnavailable`, never read into memory. Retries: one more attempt on a
-connection error or a 500/502/503/504 reply; a 429 is not retried here — it becomes
+shorter; the read timeout bounds the **whole exchange** — connection, headers, body and a retry —, not each
+read (a server sending its headers or body a byte at a time would otherwise hold the call forever:
+:mod:`mneme.adapters.models.deadline` cuts the connection off). An answer is read up to
+:data:`MODEL_REPLY_MAX_BYTES` (an error answer up to 64 KB); a larger one is :class:`ModelUnavailable`, never
+read into memory. Retries: one more attempt on a connection error or a 500/502/503/504 reply (whose body is
+read up to 64 KB and the connection closed, never drained); a 429 is not retried here — it becomes
 :class:`ModelThrottled`, which the state machine retries with backoff like Bedrock throttling.
 
 Errors: 401 / 403 / 400 / 404 / 413 / 422 → :class:`ModelRequestRejected`; 429 → :class:`ModelThrottled`; any
@@ -31,6 +33,7 @@ import re
 import time
 from typing import TYPE_CHECKING, Any, Protocol
 
+from mneme.adapters.models.deadline import bounded
 from mneme.adapters.models.egress import check_base_url, guarded_session
 from mneme.adapters.models.openai_wire import NotAChatCompletion, from_chat_completion, to_chat_completions
 from mneme.errors import ModelRequestRejected, ModelThrottled, ModelTimedOut, ModelUnavailable
@@ -99,22 +102,58 @@ class OpenAICompatibleModel:
     @traced("openai.chat_completions")
     def converse(self, request: dict[str, Any], *, timeout_seconds: float | None = None) -> ModelResponse:
         """One Chat Completion; its read timeout is the run's remaining budget when that is shorter."""
-        import requests
-
         model_id = str(request.get("modelId", ""))
         check_base_url(self._url, allow_private=self._allow_private)
         headers = {"Content-Type": "application/json"}
         key = self._keys.api_key()
         if key:
             headers["Authorization"] = f"Bearer {key}"
+        payload = json.dumps(to_chat_completions(request), ensure_ascii=False).encode()
         read_timeout = min(READ_TIMEOUT, timeout_seconds or READ_TIMEOUT)
-        deadline = time.monotonic() + read_timeout  # the whole answer, not each read
+        deadline = time.monotonic() + read_timeout  # the whole exchange (a retry too), not each read
+        with bounded(read_timeout) as exchange:
+            try:
+                status, data = self._post(payload, headers, deadline, model_id)
+                if status in RETRY_STATUSES:  # once more, its error body read only up to ERROR_BODY_MAX_BYTES
+                    status, data = self._post(payload, headers, deadline, model_id)
+            except ModelUnavailable as exc:
+                if type(exc) is ModelUnavailable and exchange.expired:  # the deadline cut the connection off
+                    raise _timed_out(model_id) from exc
+                raise
+        if status != 200:
+            raise _translate(status, _error_body(data), model_id)
+        if data is None:
+            raise ModelUnavailable(
+                f"the model endpoint for {model_id!r} answered a body larger than {MODEL_REPLY_MAX_BYTES} bytes",
+                details={"model_id": model_id},
+            )
+        try:
+            body = json.loads(data)
+        except ValueError as exc:
+            raise ModelUnavailable(f"the model endpoint for {model_id!r} answered no JSON") from exc
+        try:
+            return from_chat_completion(_object(body))
+        except NotAChatCompletion as exc:
+            raise ModelUnavailable(
+                f"the model endpoint for {model_id!r} answered no chat completion ({exc})",
+                details={"model_id": model_id},
+            ) from exc
+
+    def _post(
+        self, payload: bytes, headers: dict[str, str], deadline: float, model_id: str
+    ) -> tuple[int, bytes | None]:
+        """One POST: the status and the body (None when over its limit), all of it by ``deadline``."""
+        import requests
+
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise _timed_out(model_id)
         try:
             reply = self._session.post(
                 self._url,
-                data=json.dumps(to_chat_completions(request), ensure_ascii=False).encode(),
+                data=payload,
                 headers=headers,
-                timeout=(CONNECT_TIMEOUT, read_timeout),
+                timeout=(min(CONNECT_TIMEOUT, left), left),
                 allow_redirects=False,
                 stream=True,  # the body is read below, by the deadline and up to a size
             )
@@ -132,33 +171,15 @@ class OpenAICompatibleModel:
                 f"the model endpoint for {model_id!r} could not be reached ({type(exc).__name__})",
                 details={"model_id": model_id, "error": type(exc).__name__},
             ) from exc
-        with contextlib.closing(reply):
+        with contextlib.closing(reply):  # a body not read to its end closes the connection (never drained)
             if 300 <= reply.status_code < 400:
                 raise ModelRequestRejected(
                     f"the model endpoint for {model_id!r} answered a redirect ({reply.status_code}); "
                     "it is not followed",
                     details={"model_id": model_id, "status": reply.status_code},
                 )
-            ok = reply.status_code == 200
-            data = _read_body(reply, deadline, MODEL_REPLY_MAX_BYTES if ok else ERROR_BODY_MAX_BYTES, model_id)
-        if not ok:
-            raise _translate(reply.status_code, _error_body(data), model_id)
-        if data is None:
-            raise ModelUnavailable(
-                f"the model endpoint for {model_id!r} answered a body larger than {MODEL_REPLY_MAX_BYTES} bytes",
-                details={"model_id": model_id},
-            )
-        try:
-            body = json.loads(data)
-        except ValueError as exc:
-            raise ModelUnavailable(f"the model endpoint for {model_id!r} answered no JSON") from exc
-        try:
-            return from_chat_completion(_object(body))
-        except NotAChatCompletion as exc:
-            raise ModelUnavailable(
-                f"the model endpoint for {model_id!r} answered no chat completion ({exc})",
-                details={"model_id": model_id},
-            ) from exc
+            limit = MODEL_REPLY_MAX_BYTES if reply.status_code == 200 else ERROR_BODY_MAX_BYTES
+            return reply.status_code, _read_body(reply, deadline, limit, model_id)
 
 
 def _object(body: Any) -> dict[str, Any]:
@@ -219,8 +240,7 @@ def _pooled_session(allow_private: bool) -> Any:
         total=1,
         connect=1,
         read=0,
-        status=1,
-        status_forcelist=RETRY_STATUSES,
+        status=0,  # a 5xx is retried by converse, which reads its body only up to ERROR_BODY_MAX_BYTES
         allowed_methods=frozenset({"POST"}),
         backoff_factor=0.5,
         respect_retry_after_header=False,
