@@ -15,7 +15,10 @@ What a hostile or broken server can do is bounded here:
   followed. Local mode allows plain http and loopback (``allow_private_networks``). The check runs before each
   request, the token request included (a name that changes its answer between the check and the connection
   is not caught: the check is against mistakes and plain SSRF, not DNS rebinding).
-* **How much**: every HTTP response is cut off at :data:`MCP_MAX_RESPONSE_BYTES`; the engine also caps the text.
+* **How much**: every HTTP response is cut off at :data:`MCP_MAX_RESPONSE_BYTES`, which ends the operation at
+  once with that reason (no resumed stream reads another answer); a stream ended unanswered is resumed at most
+  :data:`~mneme.adapters.mcp.http.MAX_RESUMPTIONS` times; the endpoint's timeout bounds the whole operation,
+  headers and never-ending SSE streams included. The engine also caps the text.
 * **Failures**: anything that goes wrong (connection, timeout, HTTP status, JSON-RPC error, a result that is
   not MCP) is :class:`McpUnavailable` with a short reason — never an exception of the SDK.
 
@@ -34,7 +37,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from mneme.adapters.mcp.http import check_destination, guarded_transport
+from mneme.adapters.mcp.http import Operation, check_destination, guarded_transport
 from mneme.errors import McpUnavailable
 from mneme.observability import traced
 from mneme.ports.mcp import McpCallResult, McpEndpoint, McpToolInfo, OAuthClientCredentials
@@ -115,34 +118,48 @@ class SdkMcpToolSource:
 
     async def _session(self, endpoint: McpEndpoint, operation: Callable[[Client], Awaitable[T]]) -> T:
         import anyio
+
+        limits = Operation(self._max_bytes)
+        with anyio.fail_after(endpoint.timeout_seconds):
+            with anyio.CancelScope() as scope:
+                limits.on_cut_off = scope.cancel  # an answer over the limit ends the operation at once
+                try:
+                    return await self._operate(endpoint, operation, limits)
+                except Exception:
+                    if limits.cut_off is None:
+                        raise  # else the SDK's account of the cut-off stream: the reason is the limit's
+            raise McpUnavailable(limits.cut_off or "the operation was cut off")
+
+    async def _operate(
+        self, endpoint: McpEndpoint, operation: Callable[[Client], Awaitable[T]], limits: Operation
+    ) -> T:
         import httpx2
         from mcp import Client
         from mcp.client.streamable_http import streamable_http_client
 
-        with anyio.fail_after(endpoint.timeout_seconds):
-            transport = guarded_transport(self._allow_private, self._max_bytes)
-            async with httpx2.AsyncClient(
-                transport=transport,
-                headers=endpoint.headers,
-                timeout=httpx2.Timeout(endpoint.timeout_seconds),
-                follow_redirects=False,
-            ) as http:
-                check_destination(endpoint.url, allow_private=self._allow_private)
-                if endpoint.oauth is not None:
-                    http.headers["Authorization"] = f"Bearer {await self._token(http, endpoint.oauth)}"
-                http.event_hooks["response"] = [_refuse_401]
-                stream = streamable_http_client(endpoint.url, http_client=http, terminate_on_close=False)
-                with self._lock:
-                    era = self._eras.get(endpoint.url)
-                mode, prior = era if era is not None else ("auto", None)
-                async with Client(
-                    stream, mode=mode, prior_discover=prior, cache=None, read_timeout_seconds=endpoint.timeout_seconds
-                ) as client:
-                    result = await operation(client)
-                    if era is None:
-                        with self._lock:
-                            self._eras[endpoint.url] = _era(client)
-                    return result
+        transport = guarded_transport(self._allow_private, limits)
+        async with httpx2.AsyncClient(
+            transport=transport,
+            headers=endpoint.headers,
+            timeout=httpx2.Timeout(endpoint.timeout_seconds),
+            follow_redirects=False,
+        ) as http:
+            check_destination(endpoint.url, allow_private=self._allow_private)
+            if endpoint.oauth is not None:
+                http.headers["Authorization"] = f"Bearer {await self._token(http, endpoint.oauth)}"
+            http.event_hooks["response"] = [_refuse_401]
+            stream = streamable_http_client(endpoint.url, http_client=http, terminate_on_close=False)
+            with self._lock:
+                era = self._eras.get(endpoint.url)
+            mode, prior = era if era is not None else ("auto", None)
+            async with Client(
+                stream, mode=mode, prior_discover=prior, cache=None, read_timeout_seconds=endpoint.timeout_seconds
+            ) as client:
+                result = await operation(client)
+                if era is None:
+                    with self._lock:
+                        self._eras[endpoint.url] = _era(client)
+                return result
 
     async def _token(self, http: httpx2.AsyncClient, oauth: OAuthClientCredentials) -> str:
         key = _token_key(oauth)
