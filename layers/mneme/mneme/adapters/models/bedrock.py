@@ -5,7 +5,8 @@ A call gets a timeout from the run's budget (``timeout_seconds``, engine/runs/bu
 TimedClients`, one attempt each), and retried here — throttling, 5xx, dropped connections — only while
 another attempt fits (:func:`~mneme.adapters.aws.timed_calls.call_within`). A read timeout (or Bedrock's own
 ``ModelTimeoutException``) is :class:`ModelTimedOut` and never retried: a long generation is billed once.
-Without a timeout the client given is used as it is. What fails is translated here:
+Without a timeout the client given is used as it is. What fails is translated here (an error inside a
+ConverseStream carries the stream member's name, ``throttlingException``: it is read as ``ThrottlingException``):
 
 * ``ThrottlingException`` / ``ServiceQuotaExceededException`` → :class:`ModelThrottled`;
 * ``ValidationException`` / ``AccessDeniedException`` / ``ResourceNotFoundException`` →
@@ -218,6 +219,7 @@ def parse_usage(usage: Any) -> Usage:
 def _translate(exc: ClientError, model_id: str) -> ModelUnavailable:
     error = exc.response.get("Error", {})
     code = str(error.get("Code", "Unknown"))
+    code = code[:1].upper() + code[1:]  # inside a ConverseStream: "throttlingException", the stream's member
     message = str(error.get("Message", "")) or code
     details = {"model_id": model_id, "aws_error": code}
     if code in THROTTLING_CODES:
