@@ -225,7 +225,7 @@ def _translate(exc: ClientError, model_id: str) -> ModelUnavailable:
     if code in THROTTLING_CODES:
         return ModelThrottled(f"Bedrock model {model_id!r} is throttled: {message}", details=details)
     if code == "ModelTimeoutException":
-        return ModelTimedOut(f"Bedrock model {model_id!r} timed out: {message}", details=details)
+        return ModelTimedOut(f"Bedrock model {model_id!r} timed out ({code}): {message}", details=details)
     if code in REJECTED_CODES:
         return ModelRequestRejected(
             f"Bedrock rejected the request for model {model_id!r} ({code}): {message}", details=details
