@@ -104,7 +104,9 @@ export function describe(e) {
     case "run_started": return `agent ${e.agent_id}${e.task_id ? ` · task ${e.task_id}` : ""} · depth ${e.depth}`;
     case "memory_hits": return `${e.via === "tool" ? "memory-search tool" : "auto-inject"}: ${e.count} hit(s) from ${(e.namespaces || []).join(", ") || "no namespace"}${e.standing ? ` · ${e.standing.count} standing` : ""}`;
     case "context_built": return `request #${e.request_seq} · ${e.cache_points} cache point(s) · tools: ${(e.tools || []).join(", ") || "none"}`;
-    case "model_call": return `request #${e.request_seq} · ${e.stop_reason} · ${usage(e.usage)}`;
+    case "model_call": return e.purpose === "summary"
+      ? `rolling summary${e.request_seq ? ` · request #${e.request_seq}` : ""} · ${usage(e.usage)}`
+      : `request #${e.request_seq} · ${e.stop_reason} · ${usage(e.usage)}`;
     case "tool_call": return `${e.tool} ${e.status} (${e.call_id})${e.error ? ` — ${e.error}` : ""}`;
     case "delegation_started": return `to ${e.agent_id} at depth ${e.depth}`;
     case "delegation_finished": return `${e.agent_id} at depth ${e.depth}: ${e.outcome || ""}`;

@@ -182,6 +182,34 @@ def test_the_rolling_summary_is_marked_in_the_history(signed_in: Console, alice:
     expect(page.locator("[data-region=current] [data-part=user_text]")).to_contain_text("part 2:")
 
 
+def test_the_rolling_summary_call_is_shown_as_such_before_the_runs_own(signed_in: Console, alice: Client) -> None:
+    # Given a run that compressed its chat (a summary call, then its own)
+    agent_id = _slug("summing")
+    alice.call(
+        "PUT", f"/v1/agents/{agent_id}", {"label": agent_id, "memory_policy": {"auto_read_enabled": False}}, expect=200
+    )
+    chat_id = f"chat-{uuid.uuid4().hex[:10]}"
+    run_id = ""
+    for n in range(3):
+        body = {"agent_id": agent_id, "chat_id": chat_id, "input": f"part {n}: " + "lorem ipsum dolor sit amet " * 500}
+        run_id = alice.call("POST", "/v1/runs", body, expect=200)["run_id"]
+    # When its trace is opened
+    page = signed_in.page
+    page.goto(f"{signed_in.base}/#/runs/{run_id}")
+    # Then the first of its two model calls is the summary's, with its instruction and the text it compressed
+    calls = page.locator("[data-section=model-calls] > details")
+    expect(calls).to_have_count(2)
+    summary = calls.nth(0)
+    expect(summary).to_have_attribute("data-purpose", "summary")
+    expect(summary.locator("summary")).to_contain_text("rolling summary")
+    summary.locator("summary").click()
+    expect(summary.locator("[data-part=summary_input]")).to_contain_text("part 0:")
+    expect(summary.locator("[data-region=current]")).to_have_count(0)
+    # and the run's own call, last and open, is laid out by part as before
+    expect(calls.nth(1).locator("[data-region=current] [data-part=user_text]")).to_contain_text("part 2:")
+    expect(page.locator("[data-section=timeline]")).to_contain_text("rolling summary · request #1")
+
+
 def test_a_run_that_does_not_exist_says_so(signed_in: Console) -> None:
     page = signed_in.page
     page.goto(f"{signed_in.base}/#/runs/run-that-never-was")

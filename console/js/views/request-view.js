@@ -108,3 +108,20 @@ export function requestView(request, { sizes, usage, hasMemory, stopReason } = {
     h("p", { class: "kv" }, facts.map(([k, v]) => h("span", {}, `${k}: `, h("b", {}, v)))),
     regions);
 }
+
+/**
+ * summaryRequestView(request, {usage}) → element: the rolling summary's request (`"purpose": "summary"`), which
+ * is no turn of the conversation: its instruction and the text of the messages it compresses, as sent.
+ */
+export function summaryRequestView(request, { usage } = {}) {
+  const text = (blocks) => (blocks || []).map((b) => b.text ?? "").join("\n");
+  const facts = [
+    ["model", request.modelId || "–"],
+    usage ? ["input tokens", number(usage.input_tokens)] : null,
+    usage ? ["output tokens", number(usage.output_tokens)] : null,
+  ].filter(Boolean);
+  return h("div", { class: "request", dataset: { testid: "summary-request" } },
+    h("p", { class: "kv" }, facts.map(([k, v]) => h("span", {}, `${k}: `, h("b", {}, v)))),
+    textPart("summary_instruction", text(request.system), "System · Summary instruction"),
+    (request.messages || []).map((m) => textPart("summary_input", text(m.content), "The messages to summarize, with the previous summary")));
+}

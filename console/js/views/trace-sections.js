@@ -4,7 +4,7 @@
 import { h, badge, number, duration, json, shortVersion, usd, when, scrollable } from "../dom.js";
 import { inSaidOrder } from "../hit-text.js";
 import { callFacts, cancelledText, describe, toolCalls } from "../trace-data.js";
-import { requestView } from "./request-view.js";
+import { requestView, summaryRequestView } from "./request-view.js";
 import { continueHref } from "./runs.js";
 
 const usageText = (u) => (u ? `${number(u.input_tokens)} in · ${number(u.output_tokens)} out · cache ${number(u.cache_read_tokens)} read / ${number(u.cache_write_tokens)} write` : "–");
@@ -97,8 +97,15 @@ export function modelCalls(detail, hasMemoryHits) {
       const seq = index + 1;
       const fact = facts.get(seq) || {};
       const u = fact.usage;
-      return h("details", { open: seq === count, dataset: { key: `req-${detail.runId}-${seq}`, request: String(seq) } },
-        h("summary", {}, h("b", {}, `Model call ${seq}`), ` — ${fact.stopReason || "no answer recorded"} · ${u ? `${number(u.input_tokens)} in / ${number(u.output_tokens)} out · cache read ${number(u.cache_read_tokens)} · cache write ${number(u.cache_write_tokens)}` : ""}`),
+      const tokens = u ? `${number(u.input_tokens)} in / ${number(u.output_tokens)} out · cache read ${number(u.cache_read_tokens)} · cache write ${number(u.cache_write_tokens)}` : "";
+      const dataset = { key: `req-${detail.runId}-${seq}`, request: String(seq) };
+      if (request.purpose === "summary") {  // the rolling summary's call, made before the run's own (SPEC §4)
+        return h("details", { open: seq === count, dataset: { ...dataset, purpose: "summary" } },
+          h("summary", {}, h("b", {}, `Model call ${seq}`), ` — rolling summary of the chat's older messages · ${tokens}`),
+          summaryRequestView(request, { usage: u }));
+      }
+      return h("details", { open: seq === count, dataset },
+        h("summary", {}, h("b", {}, `Model call ${seq}`), ` — ${fact.stopReason || "no answer recorded"} · ${tokens}`),
         requestView(request, { sizes: fact.sizes, usage: u, stopReason: fact.stopReason, hasMemory: hasMemoryHits }));
     }));
 }

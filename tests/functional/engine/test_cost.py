@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from mneme import observability
+from mneme.adapters.models.summarizer import ModelSummarizer
 from mneme.engine.runs.service import step
 from mneme.models.chat import Chat, TextMessage
 from mneme.models.pricing import DEFAULT_PRICES
@@ -107,6 +108,25 @@ def test_a_model_without_a_price_costs_zero_and_says_so() -> None:
     assert result.run.usage.cost_usd == 0
     warnings = [e.data["message"] for e in world.deps.runs.list_events(result.run.run_id) if e.type == "warning"]
     assert any("no price for model 'mystery-7b'" in w for w in warnings)
+
+
+def test_an_unpriced_model_says_so_also_after_the_summary_call() -> None:
+    # Given a chat long enough for a rolling summary made by a priced model, and an agent on an unpriced one
+    world = make_world(ScriptedModel([text_response("ok", usage=SMALL)]), MNEME_SUMMARY_TRIGGER_MESSAGES="2")
+    summary_model = ScriptedModel([text_response("the summary", usage=SMALL)])
+    world.deps.summarizer = ModelSummarizer(summary_model, HAIKU, provider="bedrock")
+    add_agent(world, model={"provider": "openai-compatible", "model_id": "mystery-7b"})
+    now = world.clock.now()
+    messages = [TextMessage(role=r, text=f"{r} {i}") for i in range(3) for r in ("user", "assistant")]
+    world.deps.chats.create_chat(Chat(chat_id="c1", user_id="alice", created_at=now, updated_at=now, messages=messages))
+    # When a run continues the chat (the summary's request is the run's first)
+    result = run(world, "and now?", chat_id="c1")
+    # Then the run's own model is still named as unpriced
+    assert [c.get("purpose") for c in model_calls(world, result.run.run_id)] == ["summary", None]
+    warnings = [e.data["message"] for e in world.deps.runs.list_events(result.run.run_id) if e.type == "warning"]
+    assert [w for w in warnings if "no price for model" in w] == [
+        "no price for model 'mystery-7b': its calls count 0 USD (set MNEME_MODEL_PRICES)"
+    ]
 
 
 def test_the_cost_metric_has_the_agent_as_dimension_and_the_user_as_metadata(capsys) -> None:

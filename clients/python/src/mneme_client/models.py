@@ -757,7 +757,13 @@ class RequestsView(BaseModel):
             title="Cursor",
         ),
     ]
-    requests: Annotated[list[dict[str, Any]], Field(title="Requests")]
+    requests: Annotated[
+        list[dict[str, Any]],
+        Field(
+            description='the Converse request of each model call, in call order; the rolling summary\'s call (made before the run\'s own) is marked "purpose": "summary"',
+            title="Requests",
+        ),
+    ]
 
 
 class RetentionView(BaseModel):

@@ -52,7 +52,10 @@ class RememberedApprovalsView(View):
 
 
 class RequestsView(View):
-    requests: list[dict[str, Any]]
+    requests: list[dict[str, Any]] = Field(
+        description="the Converse request of each model call, in call order; the rolling summary's call (made"
+        ' before the run\'s own) is marked "purpose": "summary"'
+    )
     cursor: str | None = Field(description="pass as cursor for the next page; null on the last page")
 
 

@@ -59,12 +59,14 @@ class StreamingModel(Protocol):
 
 
 class Summary(Record):
-    """A rolling summary and what its model call used (priced by the engine like every model call)."""
+    """A rolling summary and what its model call used (priced by the engine like every model call); ``request``
+    is the Converse request the call sent (recorded with the run's own, SPEC §10), None when no model made it."""
 
     text: str
     usage: Usage = field(default_factory=Usage)
     model_id: str = ""
     provider: str = "offline"
+    request: dict[str, Any] | None = field(default=None, repr=False)
 
 
 class Summarizer(Protocol):

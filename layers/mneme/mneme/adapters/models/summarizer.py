@@ -62,7 +62,7 @@ class ModelSummarizer:
         summary = response.text.strip()
         if not summary:
             raise ModelUnavailable(f"the summary model {self._model_id!r} returned no text")
-        return Summary(summary[:SUMMARY_MAX_CHARS], response.usage, self._model_id, self._provider)
+        return Summary(summary[:SUMMARY_MAX_CHARS], response.usage, self._model_id, self._provider, request)
 
 
 def render(previous_summary: str | None, messages: Sequence[ChatMessage]) -> str:

@@ -25,6 +25,9 @@ from mneme.ports.models import Summarizer, Summary
 from mneme.ports.stores import RunConfig
 from mneme.records import replace
 
+#: the mark of the rolling summary's model call, on its recorded request and its ``model_call`` event
+SUMMARY = {"purpose": "summary"}
+
 
 def run_policy(config: RunConfig, memory: MemoryOverride | None) -> ResolvedPolicy:
     """The run's memory policy, merged once per run: the agent's, the task's over it, the request's overrides."""
@@ -74,9 +77,7 @@ def _chat_history(session: RunSession, chat: Chat) -> None:
         trigger_messages=settings.summary_trigger_messages,
     )
     if view.summary_call is not None:
-        call = view.summary_call
-        priced = charge(session, call.model_id, call.usage, provider=call.provider)
-        session.recorder.event("model_call", purpose="summary", model_id=call.model_id, usage=priced.model_dump())
+        _summary_call(session, view.summary_call)
     if view.warning:
         session.recorder.warning(view.warning)
     if view.changed and view.new_summary is not None:
@@ -89,6 +90,14 @@ def _chat_history(session: RunSession, chat: Chat) -> None:
     state.history = list(view.messages)
     state.reattached_skills = list(view.reattached_skill_blocks)
     state.chat_message_count = chat.message_count
+
+
+def _summary_call(session: RunSession, call: Summary) -> None:
+    """The summary call is one of the run's model calls (SPEC §10): priced, and its request recorded in call
+    order — before the run's own — marked ``"purpose": "summary"`` as its ``model_call`` event is."""
+    priced = charge(session, call.model_id, call.usage, provider=call.provider)
+    seq = {} if call.request is None else {"request_seq": session.recorder.request({**call.request, **SUMMARY})}
+    session.recorder.event("model_call", **SUMMARY, **seq, model_id=call.model_id, usage=priced.model_dump())
 
 
 class _NoSummarizer:

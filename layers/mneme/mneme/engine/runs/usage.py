@@ -12,7 +12,9 @@ from mneme.models.run import Usage
 def charge(session: RunSession, model_id: str, usage: Usage, *, provider: str) -> Usage:
     """Price ``usage`` of one call of ``model_id``, add it to the run and its tree, and return it priced."""
     table = session.deps.settings.price_table
-    first_call = session.state.request_seq <= 1  # warn once per run, not on every call
+    # warn once per run, not on every call: on the summary call (before any of the run's own is counted) and on
+    # the run's first own call (counted after it is priced); a recorded summary request takes request_seq 1
+    first_call = session.run.model_calls == 0
     if first_call and provider != "offline" and table.price_for(model_id) is None:
         session.recorder.warning(f"no price for model {model_id!r}: its calls count 0 USD (set MNEME_MODEL_PRICES)")
     priced = table.priced(model_id, usage)
