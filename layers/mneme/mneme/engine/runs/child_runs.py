@@ -223,8 +223,15 @@ def collect(
             session.deps.runs.update_run(child)
     elif child is None:
         content, status, outcome = "Error: the sub-agent run was lost", "error", "failed"
-    elif child.status is RunStatus.SUCCEEDED:
+    elif child.status is RunStatus.SUCCEEDED and (child.output or "").strip():
         content, status, outcome = child.output or "", "success", "succeeded"
+        run.tree_usage = run.tree_usage + child.tree_usage
+    elif child.status is RunStatus.SUCCEEDED:  # never an empty success (SPEC §6): no text is no answer
+        content, status, outcome = (
+            f"Error: the sub-agent {child.agent_id!r} gave no answer (its model ended its turn without any text)",
+            "error",
+            "succeeded",
+        )
         run.tree_usage = run.tree_usage + child.tree_usage
     elif child.status is RunStatus.CANCELLED:
         content, status, outcome = (
