@@ -158,9 +158,9 @@ def test_a_denied_approval_becomes_a_tool_error_in_the_trace(signed_in: Console,
     expect(row.locator(".badge")).to_have_text("error")
 
 
-def test_the_rolling_summary_is_marked_in_the_history(signed_in: Console, alice: Client) -> None:
-    # Given a chat whose history grew past the summary threshold (8,000 estimated tokens)
-    agent_id = _slug("chatty")
+def _compressing_run(alice: Client, name: str) -> str:
+    """The third run of a new chat of three long inputs: it compresses the chat's history (a summary call first)."""
+    agent_id = _slug(name)
     alice.call(
         "PUT", f"/v1/agents/{agent_id}", {"label": agent_id, "memory_policy": {"auto_read_enabled": False}}, expect=200
     )
@@ -168,7 +168,13 @@ def test_the_rolling_summary_is_marked_in_the_history(signed_in: Console, alice:
     run_id = ""
     for n in range(3):
         body = {"agent_id": agent_id, "chat_id": chat_id, "input": f"part {n}: " + "lorem ipsum dolor sit amet " * 500}
-        run_id = alice.call("POST", "/v1/runs", body, expect=200)["run_id"]
+        run_id = str(alice.call("POST", "/v1/runs", body, expect=200)["run_id"])
+    return run_id
+
+
+def test_the_rolling_summary_is_marked_in_the_history(signed_in: Console, alice: Client) -> None:
+    # Given a chat whose history grew past the summary threshold (8,000 estimated tokens)
+    run_id = _compressing_run(alice, "chatty")
     # When the last run's trace is opened
     page = signed_in.page
     page.goto(f"{signed_in.base}/#/runs/{run_id}")
@@ -184,15 +190,7 @@ def test_the_rolling_summary_is_marked_in_the_history(signed_in: Console, alice:
 
 def test_the_rolling_summary_call_is_shown_as_such_before_the_runs_own(signed_in: Console, alice: Client) -> None:
     # Given a run that compressed its chat (a summary call, then its own)
-    agent_id = _slug("summing")
-    alice.call(
-        "PUT", f"/v1/agents/{agent_id}", {"label": agent_id, "memory_policy": {"auto_read_enabled": False}}, expect=200
-    )
-    chat_id = f"chat-{uuid.uuid4().hex[:10]}"
-    run_id = ""
-    for n in range(3):
-        body = {"agent_id": agent_id, "chat_id": chat_id, "input": f"part {n}: " + "lorem ipsum dolor sit amet " * 500}
-        run_id = alice.call("POST", "/v1/runs", body, expect=200)["run_id"]
+    run_id = _compressing_run(alice, "summing")
     # When its trace is opened
     page = signed_in.page
     page.goto(f"{signed_in.base}/#/runs/{run_id}")

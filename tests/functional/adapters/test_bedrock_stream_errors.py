@@ -16,6 +16,7 @@ from botocore.awsrequest import AWSResponse
 
 from mneme.adapters.models.bedrock import BedrockModel, bedrock_client_config
 from mneme.errors import ModelRequestRejected, ModelThrottled, ModelUnavailable
+from tests.support.raw_body import RawBody
 
 REQUEST: dict[str, Any] = {"modelId": "m1", "messages": [{"role": "user", "content": [{"text": "hi"}]}]}
 
@@ -42,21 +43,6 @@ def _exception(kind: str, text: str) -> bytes:
     return _message(headers, {"message": text})
 
 
-class _Raw:
-    def __init__(self, body: bytes) -> None:
-        self._body = body
-
-    def stream(self, *_: Any, **__: Any) -> Any:
-        yield self._body
-
-    def read(self, *_: Any, **__: Any) -> bytes:
-        body, self._body = self._body, b""
-        return body
-
-    def close(self) -> None:
-        return None
-
-
 def _streaming(exception: str) -> BedrockModel:
     """A real bedrock-runtime client answering a stream that starts a text, then fails with ``exception``."""
     body = (
@@ -68,7 +54,7 @@ def _streaming(exception: str) -> BedrockModel:
 
     def answer(request: Any, **_: Any) -> Any:
         headers: Any = {"Content-Type": "application/vnd.amazon.eventstream"}
-        return AWSResponse(request.url, 200, headers, _Raw(body))
+        return AWSResponse(request.url, 200, headers, RawBody(body))
 
     client.meta.events.register("before-send.bedrock-runtime.ConverseStream", answer)
     return BedrockModel(client)

@@ -8,25 +8,16 @@ from typing import Any
 
 import pytest
 
-from mneme.adapters.models.offline import OfflineModel
-from mneme.adapters.models.summarizer import SUMMARY_INSTRUCTION, ModelSummarizer
+from mneme.adapters.models.summarizer import SUMMARY_INSTRUCTION
 from mneme.history import SUMMARY_PREFIX
-from tests.functional.api.conftest import Api, add_agent
-from tests.functional.api.run_support import events_of, start
-from tests.support.deps import World, make_world
+from tests.functional.api.conftest import Api
+from tests.functional.api.run_support import events_of, fill_chat, start, summarizing_world
+from tests.support.deps import World
 
 
 @pytest.fixture
 def world() -> World:
-    world = make_world(OfflineModel())
-    world.deps.summarizer = ModelSummarizer(OfflineModel(), "offline", provider="offline")
-    add_agent(world, "master", label="Master")
-    return world
-
-
-def _fill(api: Api, runs: int) -> None:
-    for i in range(runs):
-        start(api, f"message number {i}", chat_id="c1")
+    return summarizing_world()
 
 
 def _requests(api: Api, run_id: str) -> list[dict[str, Any]]:
@@ -42,7 +33,7 @@ def _texts(request: dict[str, Any]) -> str:
 
 def test_a_run_that_compresses_its_chat_answers_the_summary_request_first(api: Api) -> None:
     # Given a chat of 42 stored messages: more than the 40 the summary allows uncovered
-    _fill(api, 21)
+    fill_chat(api, 21)
     # When one more run continues it (a summary call, then the run's own call)
     run = start(api, "and now?", chat_id="c1")
     # Then its context answers both requests in call order: the summary's first, recognisable by its purpose
@@ -60,7 +51,7 @@ def test_a_run_that_compresses_its_chat_answers_the_summary_request_first(api: A
 
 def test_a_run_without_compression_answers_only_its_own_request(api: Api) -> None:
     # Given a chat of exactly 40 stored messages: not more than the limit
-    _fill(api, 20)
+    fill_chat(api, 20)
     # When one more run continues it
     run = start(api, "and now?", chat_id="c1")
     # Then its context holds its one request, without a purpose

@@ -5,29 +5,19 @@ from __future__ import annotations
 
 import pytest
 
-from mneme.adapters.models.offline import OfflineModel
-from mneme.adapters.models.summarizer import ModelSummarizer
-from tests.functional.api.conftest import Api, add_agent
-from tests.functional.api.run_support import events_of, start
-from tests.support.deps import World, make_world
+from tests.functional.api.conftest import Api
+from tests.functional.api.run_support import events_of, fill_chat, start, summarizing_world
+from tests.support.deps import World
 
 
 @pytest.fixture
 def world() -> World:
-    world = make_world(OfflineModel())
-    world.deps.summarizer = ModelSummarizer(OfflineModel(), "offline", provider="offline")
-    add_agent(world, "master", label="Master")
-    return world
-
-
-def _fill(api: Api, runs: int) -> None:
-    for i in range(runs):
-        start(api, f"message number {i}", chat_id="c1")
+    return summarizing_world()
 
 
 def test_the_run_that_compresses_the_history_starts_its_events_with_run_started(api: Api) -> None:
     # Given a chat of 42 stored messages: more than the 40 the summary allows uncovered
-    _fill(api, 21)
+    fill_chat(api, 21)
     # When one more run continues it
     run = start(api, "and now?", chat_id="c1")
     # Then the history was summarized in this run, and its events still begin with run_started
@@ -41,7 +31,7 @@ def test_the_run_that_compresses_the_history_starts_its_events_with_run_started(
 
 def test_a_run_that_needs_no_summary_makes_no_summary_call(api: Api) -> None:
     # Given a chat of exactly 40 stored messages: not more than the limit
-    _fill(api, 20)
+    fill_chat(api, 20)
     # When one more run continues it
     run = start(api, "and now?", chat_id="c1")
     # Then nothing was summarized and run_started is still first

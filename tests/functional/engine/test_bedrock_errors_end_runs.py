@@ -18,18 +18,7 @@ from mneme.errors import ModelThrottled
 from mneme.models.run import RunStatus
 from tests.functional.engine.conftest import add_agent, run
 from tests.support.deps import World, make_world
-
-
-class _Raw:
-    def __init__(self, body: bytes) -> None:
-        self._body = body
-
-    def stream(self, *_: Any, **__: Any) -> Any:
-        yield self._body
-
-    def read(self, *_: Any, **__: Any) -> bytes:
-        body, self._body = self._body, b""
-        return body
+from tests.support.raw_body import RawBody
 
 
 def _world(code: str, status: int, message: str) -> World:
@@ -37,7 +26,7 @@ def _world(code: str, status: int, message: str) -> World:
 
     def answer(request: Any, **_: Any) -> Any:
         headers: Any = {"x-amzn-ErrorType": f"{code}:http://internal.amazon.com/", "Content-Type": "application/json"}
-        return AWSResponse(request.url, status, headers, _Raw(json.dumps({"message": message}).encode()))
+        return AWSResponse(request.url, status, headers, RawBody(json.dumps({"message": message}).encode()))
 
     client.meta.events.register("before-send.bedrock-runtime.Converse", answer)
     world = make_world(BedrockModel(client))
