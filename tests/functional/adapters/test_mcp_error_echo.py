@@ -3,7 +3,6 @@ answer of whatever service answered (a failure's reason is shown in the run's ev
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
@@ -12,6 +11,7 @@ import pytest
 from mneme.adapters.mcp.client import SdkMcpToolSource
 from mneme.errors import McpUnavailable
 from mneme.ports.mcp import McpEndpoint
+from tests.support.serving import serving
 
 BODY = ("INTERNAL-ADMIN-PANEL " * 40).encode()
 
@@ -31,12 +31,8 @@ class _Internal(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def internal() -> Iterator[str]:
-    server = HTTPServer(("127.0.0.1", 0), _Internal)  # a free port: the tests run in parallel workers
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}/mcp"
-    server.shutdown()
-    server.server_close()
+    with serving(HTTPServer(("127.0.0.1", 0), _Internal)) as server:  # a free port: tests run in parallel workers
+        yield f"http://127.0.0.1:{server.server_port}/mcp"
 
 
 def test_a_non_mcp_answer_is_reported_by_a_short_status_without_its_body(internal: str) -> None:

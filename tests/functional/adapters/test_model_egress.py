@@ -6,7 +6,6 @@ status, never the body. Private networks are allowed only where the deployment s
 from __future__ import annotations
 
 import socket
-import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -18,6 +17,7 @@ from mneme.adapters.models.egress import guarded_session
 from mneme.adapters.models.openai import OpenAICompatibleModel, StaticKey
 from mneme.errors import ModelRequestRejected, ModelUnavailable
 from tests.support.openai_stub import TEXT, StubServer, openai_stub
+from tests.support.serving import serving
 
 REQUEST: dict[str, Any] = {"modelId": "gpt-4o", "messages": [{"role": "user", "content": [{"text": "hi"}]}]}
 PUBLIC = "93.184.216.34"
@@ -155,14 +155,8 @@ def redirector(stub: StubServer) -> Iterator[str]:
         def log_message(self, format: str, *args: Any) -> None:
             return
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(ThreadingHTTPServer(("127.0.0.1", 0), Handler)) as server:
         yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def test_a_redirect_is_never_followed(redirector: str, stub: StubServer) -> None:

@@ -5,7 +5,6 @@ MODEL_REPLY_MAX_BYTES is refused, not read into memory (a 300 MB answer took a 1
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,6 +17,7 @@ from mneme.adapters.models.openai import OpenAICompatibleModel, StaticKey
 from mneme.errors import ModelTimedOut, ModelUnavailable
 from mneme.spec_limits import MODEL_REPLY_MAX_BYTES
 from tests.support.openai_stub import TEXT
+from tests.support.serving import serving
 
 REQUEST: dict[str, Any] = {"modelId": "m", "messages": [{"role": "user", "content": [{"text": "hi"}]}]}
 DRIP_SECONDS = 5.0  # how long the dripping server takes over its whole answer
@@ -64,13 +64,8 @@ def _serve(mode: str, size: int = 0) -> Iterator[str]:
     handler = type("Handler", (_Server,), {"mode": mode, "size": size})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(server):
         yield f"http://127.0.0.1:{server.server_port}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 @pytest.fixture

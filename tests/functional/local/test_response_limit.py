@@ -4,7 +4,6 @@ answers 500), so a route that would fail on AWS fails locally too; one just unde
 from __future__ import annotations
 
 import json
-import threading
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -15,6 +14,7 @@ import pytest
 from mneme.spec_limits import LAMBDA_RESPONSE_BYTES
 from mneme_local.aws_stand_ins import free_port
 from mneme_local.server import LocalHTTPServer
+from tests.support.serving import serving
 
 KEY = b"k" * 64
 BODY_SIZE = {"size": 0}
@@ -31,14 +31,8 @@ def _answer(_event: dict[str, Any]) -> dict[str, Any]:
 @pytest.fixture
 def base() -> Iterator[str]:
     port = free_port()
-    server = LocalHTTPServer(port, KEY, _answer, quiet=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(LocalHTTPServer(port, KEY, _answer, quiet=True)):
         yield f"http://127.0.0.1:{port}"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def _get(base: str) -> tuple[int, bytes]:

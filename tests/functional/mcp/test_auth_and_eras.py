@@ -63,16 +63,21 @@ def test_a_wrong_token_is_a_warning_naming_the_refusal(api: Api, world: World, g
     assert "401" in warning["message"]
 
 
-def test_a_global_agent_reads_the_global_folder_never_the_callers(
-    api: Api, world: World, guarded: McpTestServer
-) -> None:
-    world.secrets.put(GLOBAL_OWNER, "mneme/mcp/__global__/tools", "s3cret-token")
+def _global_agent_with_secret(api: Api, world: World, guarded: McpTestServer, secret: str) -> None:
+    """A global agent ``master`` calling ``guarded`` with the bearer token ``secret`` of the global folder."""
+    world.secrets.put(GLOBAL_OWNER, "mneme/mcp/__global__/tools", secret)
     reply = api.put(
         "/v1/agents/master",
         {"label": "Master", "global": True, "mcp_servers": [_bearer(guarded, "mneme/mcp/__global__/tools")]},
         admin=True,
     )
     assert reply.status == 200, reply.text
+
+
+def test_a_global_agent_reads_the_global_folder_never_the_callers(
+    api: Api, world: World, guarded: McpTestServer
+) -> None:
+    _global_agent_with_secret(api, world, guarded, "s3cret-token")
     body = run(api, '/tool tools__add {"a": 2, "b": 2}', user="bob")
     assert "- tools__add: 4" in body["output"]
     assert set(world.secrets.reads) == {(GLOBAL_OWNER, "mneme/mcp/__global__/tools")}
@@ -163,13 +168,7 @@ def test_a_secret_no_http_header_can_carry_is_a_warning_that_never_shows_it(
     api: Api, world: World, guarded: McpTestServer, value: str
 ) -> None:
     # a global agent: the caller (bob) must never see the admin's secret in his run's events
-    world.secrets.put(GLOBAL_OWNER, "mneme/mcp/__global__/tools", value)
-    reply = api.put(
-        "/v1/agents/master",
-        {"label": "Master", "global": True, "mcp_servers": [_bearer(guarded, "mneme/mcp/__global__/tools")]},
-        admin=True,
-    )
-    assert reply.status == 200, reply.text
+    _global_agent_with_secret(api, world, guarded, value)
     body = run(api, "hello", user="bob")
     reply = api.get(f"/v1/runs/{body['run_id']}/events", user="bob")
     assert "s3cret-token" not in reply.text
