@@ -177,7 +177,6 @@ def test_rejected_requests_are_a_distinct_model_unavailable(client: Any, code: s
     [
         ("ServiceUnavailableException", 503),
         ("InternalServerException", 500),
-        ("ModelNotReadyException", 429),
         ("ModelErrorException", 424),
     ],
 )
@@ -188,6 +187,15 @@ def test_transient_errors_map_to_model_unavailable(client: Any, code: str, statu
             BedrockModel(client).converse(REQUEST)
     assert type(caught.value) is ModelUnavailable
     assert caught.value.details["aws_error"] == code
+
+
+def test_a_model_not_ready_yet_maps_to_throttled_for_a_retry_with_backoff(client: Any) -> None:
+    # AWS: "the AWS SDK will automatically retry the operation up to 5 times"; botocore's retry modes do not
+    with Stubber(client) as stub:
+        stub.add_client_error("converse", "ModelNotReadyException", "try later", http_status_code=429)
+        with pytest.raises(ModelThrottled) as caught:
+            BedrockModel(client).converse(REQUEST)
+    assert caught.value.details["aws_error"] == "ModelNotReadyException"
 
 
 def test_bedrocks_own_model_timeout_is_a_timed_out_call(client: Any) -> None:

@@ -41,7 +41,6 @@ def _world(code: str, status: int, message: str) -> World:
         ("AccessDeniedException", 403, "You don't have access to the model with the specified model ID."),
         ("ResourceNotFoundException", 404, "Model not found."),
         ("ServiceUnavailableException", 503, "Bedrock is unable to process your request."),
-        ("ModelNotReadyException", 429, "Model is not ready to serve inference requests."),
         ("ModelErrorException", 424, "The model returned an error."),
         ("InternalServerException", 500, "An internal server error occurred."),
     ],
@@ -54,8 +53,15 @@ def test_a_bedrock_error_fails_the_run_with_its_name(code: str, status: int, mes
     assert stored.error is not None and code in stored.error and "internal error" not in stored.error
 
 
-def test_throttling_hands_the_run_to_the_state_machine_whose_step_raises_it_for_retry() -> None:
-    world = _world("ThrottlingException", 429, "Too many requests, please wait before trying again.")
+@pytest.mark.parametrize(
+    ("code", "message"),
+    [
+        ("ThrottlingException", "Too many requests, please wait before trying again."),
+        ("ModelNotReadyException", "Model is not ready to serve inference requests."),  # AWS: retry it
+    ],
+)
+def test_throttling_hands_the_run_to_the_state_machine_whose_step_raises_it_for_retry(code: str, message: str) -> None:
+    world = _world(code, 429, message)
     result = run(world, "hello there")
     assert result.outcome == "continue" and result.run.status is RunStatus.RUNNING
     with pytest.raises(ModelThrottled):

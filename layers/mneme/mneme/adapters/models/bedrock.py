@@ -45,6 +45,9 @@ if TYPE_CHECKING:
     from mypy_boto3_bedrock_runtime import BedrockRuntimeClient
 
 THROTTLING_CODES = frozenset({"ThrottlingException", "ServiceQuotaExceededException", "TooManyRequestsException"})
+#: a 429 AWS says to retry ("the AWS SDK will automatically retry the operation up to 5 times") that botocore's
+#: retry modes do not: a model (an imported one, say) warming up; retried with backoff like throttling
+NOT_READY_CODE = "ModelNotReadyException"
 REJECTED_CODES = frozenset({"ValidationException", "AccessDeniedException", "ResourceNotFoundException"})
 UNKNOWN_STOP_REASON = "unknown"
 
@@ -224,6 +227,8 @@ def _translate(exc: ClientError, model_id: str) -> ModelUnavailable:
     details = {"model_id": model_id, "aws_error": code}
     if code in THROTTLING_CODES:
         return ModelThrottled(f"Bedrock model {model_id!r} is throttled: {message}", details=details)
+    if code == NOT_READY_CODE:
+        return ModelThrottled(f"Bedrock model {model_id!r} is not ready yet ({code}): {message}", details=details)
     if code == "ModelTimeoutException":
         return ModelTimedOut(f"Bedrock model {model_id!r} timed out ({code}): {message}", details=details)
     if code in REJECTED_CODES:
