@@ -7,7 +7,13 @@ the state machine's ``Retry`` / ``Catch``.
 
 from __future__ import annotations
 
+import re
 from typing import Any
+
+#: what an AWS error's text says of the deployment itself: its account id and the names of its roles and users
+#: ("User: arn:aws:sts::123456789012:assumed-role/mneme-RunFunctionRole-X/mneme-Run is not authorized ...")
+_ACCOUNT = re.compile(r"(?<![0-9])[0-9]{12}(?![0-9])")
+_PRINCIPAL = re.compile(r"(:(?:assumed-role|role|user|federated-user)/)[^\s,;'\"]+")
 
 
 class MnemeError(Exception):
@@ -92,9 +98,18 @@ class Throttled(MnemeError):
 
 
 class DependencyUnavailable(MnemeError):
-    """An external system failed or is not configured."""
+    """An external system failed or is not configured. Its message may quote the system's own text, which callers
+    and run events show: the account id and the role or user names an AWS error names are left out."""
 
     status, code = 503, "dependency_unavailable"
+
+    def __init__(self, message: str, *, field: str | None = None, details: dict[str, Any] | None = None):
+        super().__init__(deployment_redacted(message), field=field, details=details)
+
+
+def deployment_redacted(text: str) -> str:
+    """``text`` without an AWS account id (``<account>``) or the name of a role or user (``<role>``)."""
+    return _ACCOUNT.sub("<account>", _PRINCIPAL.sub(r"\1<principal>", text))
 
 
 class MemoryUnavailable(DependencyUnavailable):

@@ -78,3 +78,15 @@ def test_a_model_timeout_hands_the_run_off_once_then_its_step_fails_it_with_the_
     stored = world.deps.runs.get_run(result.run.run_id)
     assert done.outcome == "done" and stored is not None and stored.status is RunStatus.FAILED
     assert stored.error is not None and "ModelTimeoutException" in stored.error
+
+
+def test_a_runs_reason_names_what_aws_refused_but_not_the_account_or_the_role() -> None:
+    denied = (
+        "User: arn:aws:sts::123456789012:assumed-role/mneme-RunFunctionRole-1A2B3C/mneme-RunFunction is not"
+        " authorized to perform: bedrock:InvokeModel on resource: arn:aws:bedrock:us-east-1::foundation-model/x"
+    )
+    world = _world("AccessDeniedException", 403, denied)
+    result = run(world, "hello there")
+    stored = world.deps.runs.get_run(result.run.run_id)
+    assert stored is not None and stored.error is not None and "bedrock:InvokeModel" in stored.error
+    assert "123456789012" not in stored.error and "mneme-RunFunctionRole" not in stored.error

@@ -13,7 +13,7 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError, ReadTimeoutError
 
 from mneme.adapters.aws.timed_calls import CONNECT_TIMEOUT_SECONDS, TimedClients
-from mneme.errors import ToolError
+from mneme.errors import ToolError, deployment_redacted
 from mneme.observability import traced
 
 
@@ -33,7 +33,7 @@ class LambdaToolInvoker:
             within = f"{timeout_seconds:.0f} s" if timeout_seconds else "its read timeout"
             raise ToolError(f"the tool's function did not answer within {within}") from exc
         except (ClientError, BotoCoreError) as exc:
-            raise ToolError(f"the tool's function could not be invoked: {exc}") from exc
+            raise ToolError(f"the tool's function could not be invoked: {deployment_redacted(str(exc))}") from exc
         body = response["Payload"].read()
         try:
             result = json.loads(body) if body else None
