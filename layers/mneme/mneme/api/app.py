@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
 import threading
 from collections.abc import Iterable
 from typing import Any
@@ -134,15 +135,41 @@ _MCP_OPERATION: dict[str, Any] = {
 }
 
 
+#: the ``error`` code an answer of each status usually carries (an example's; a route's description names others)
+_CODES = {
+    400: "invalid_input",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    409: "conflict",
+    412: "precondition_failed",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+    429: "rate_limited",
+    503: "memory_unavailable",
+}
+_NAMED_CODE = re.compile(r"`([a-z_]+)`: (.+)", re.DOTALL)
+_RETRY_AFTER = {"Retry-After": {"description": "seconds to wait before retrying", "schema": {"type": "integer"}}}
+#: what every route with a body may answer (mneme.api.entry refuses it before a route runs)
+_BODY_REFUSALS = {
+    413: f"the body is over {MAX_BODY_BYTES:,} bytes",
+    415: "the body is not sent as JSON (`Content-Type: application/json`)",
+}
+_DEFAULT = (
+    "any other error, on any route: a 500 `internal_error`, or a 429 `throttled` / 503 `store_unavailable` when the "
+    "database throttles or cannot be reached (retry after Retry-After)"
+)
+
+
 def _document_errors(schema: dict[str, Any]) -> dict[str, Any]:
-    """Document the errors the API really answers (SPEC §10): validation is a 400 ``{error, message, field}``
-    (Powertools documents a 422 it never sends here), every non-public route may answer 401, and the public
-    routes need no token."""
+    """Document the errors the API really answers (SPEC §10), each route its own: validation is a 400
+    ``{error, message, field}`` (Powertools documents a 422 it never sends here), every non-public route may answer
+    401, a route with a body 413 and 415, and each route the statuses it declares (``refusals`` in its
+    ``responses=``) — all with the one error body and an example; the public routes need no token."""
     from mneme.api.views import ErrorView
 
     components = schema.setdefault("components", {})
     components.setdefault("schemas", {})["Error"] = ErrorView.model_json_schema()
-    error = {"content": {JSON: {"schema": {"$ref": "#/components/schemas/Error"}}}}
     for schema_name in ("HTTPValidationError", "ValidationError", "ResponseValidationError"):
         components["schemas"].pop(schema_name, None)
     for path, operations in schema.get("paths", {}).items():
@@ -152,12 +179,36 @@ def _document_errors(schema: dict[str, Any]) -> dict[str, Any]:
             if method == "delete" and "202" not in responses:  # deletes answer 204 without a body (not erasures)
                 responses.pop("200", None)
                 responses["204"] = {"description": "deleted"}
-            responses["400"] = {"description": "invalid input; `field` names the failing field", **error}
-            if "412" in responses:  # a conditional route's refused precondition
-                responses["412"] = {**responses["412"], **error}
+            responses["400"] = {"description": "invalid input; `field` names the failing field"}
             if path in PUBLIC_PATHS:
                 operation["security"] = []
             else:
-                responses["401"] = {"description": "no verified token", **error}
-            responses["default"] = {"description": "an error (403, 404, 409, 413, 415, 429 or 503)", **error}
+                responses["401"] = {"description": "no verified token"}
+            if "requestBody" in operation:
+                for status, reason in _BODY_REFUSALS.items():
+                    responses.setdefault(str(status), {"description": reason})
+            for status, response in responses.items():
+                if status.isdigit() and int(status) >= 400:
+                    responses[status] = _error_answer(int(status), response)
+            responses["default"] = {"description": _DEFAULT, **_error_content(None)}
     return schema
+
+
+def _error_answer(status: int, response: dict[str, Any]) -> dict[str, Any]:
+    """An error status of a route: its description, the error body with an example, Retry-After where it is sent."""
+    description = str(response.get("description") or "")
+    named = _NAMED_CODE.match(description)  # "`idempotency_conflict`: …": the code this route's answer carries
+    code, said = named.groups() if named else (_CODES.get(status, "error"), description)
+    answer = {"description": description, **_error_content({"error": code, "message": said.split(";")[0]})}
+    if status in (429, 503):
+        answer["headers"] = _RETRY_AFTER
+    elif status == 412:
+        answer["headers"] = {"ETag": {"description": "the resource's current entity tag", "schema": {"type": "string"}}}
+    return answer
+
+
+def _error_content(example: dict[str, Any] | None) -> dict[str, Any]:
+    media: dict[str, Any] = {"schema": {"$ref": "#/components/schemas/Error"}}
+    if example is not None:
+        media["example"] = example
+    return {"content": {JSON: media}}

@@ -8,6 +8,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from mneme.api.context import caller_of, deps_of, new_router
 from mneme.api.presenters import audit_view
+from mneme.api.responses import refusals
 from mneme.api.run_views import answers
 from mneme.api.views import AuditPageView
 from mneme.engine.views.audit_reads import list_audit
@@ -16,7 +17,9 @@ from mneme.models.audit import AuditAction
 router = new_router()
 
 
-@router.get("/v1/audit", responses=answers(200, AuditPageView))
+@router.get(
+    "/v1/audit", responses={**answers(200, AuditPageView), **refusals({404: "`run_id` names no run of the caller's"})}
+)
 def get_audit(
     run_id: Annotated[str | None, Query(max_length=128)] = None,
     namespace: Annotated[str | None, Query(max_length=512)] = None,

@@ -17,12 +17,18 @@ from mneme.api.preconditions import (
     tagged_read,
 )
 from mneme.api.presenters import agent_view, config_revisions_view, settings_view, skill_view, task_view
-from mneme.api.responses import no_content
+from mneme.api.responses import OK, no_content, refusals
 from mneme.engine import configuration, revision_history
 from mneme.models.requests import AgentBody, SkillBody, TaskBody
 from mneme.models.user import UserSettings
 
 router = new_router()
+
+_GLOBAL_WRITE = "a global resource (`global: true`, or one an admin made) changed by a user who is not an admin"
+_NO_AGENT = "no agent of this id the caller may read (their own, or a global one)"
+_NO_TASK = "no such agent or task the caller may read"
+_NO_SKILL = "no skill of this name the caller may read (their own, or a global one)"
+_LARGE = "the body is over 2,500,000 bytes, or the saved item over what the database stores (400 KB)"
 
 
 # ------------------------------------------------------------------------------------------ settings
@@ -33,7 +39,7 @@ def get_settings(if_match: IfMatch = None, if_none_match: IfNoneMatch = None) ->
     return tagged_read(settings_view(settings, caller), settings, if_match, if_none_match)
 
 
-@router.put("/v1/me/settings", responses=CONDITIONAL)
+@router.put("/v1/me/settings", responses={**CONDITIONAL, **refusals({413: _LARGE})})
 def put_settings(body: UserSettings, if_match: IfMatch = None, if_none_match: IfNoneMatch = None) -> Any:
     caller = caller_of(router)
     condition = precondition_of(if_match, if_none_match)
@@ -51,27 +57,35 @@ def list_agents(limit: PageLimit = None, cursor: PageCursor = None) -> dict[str,
     return {"agents": listed, "cursor": next_cursor}
 
 
-@router.get("/v1/agents/<agent_id>", responses=CONDITIONAL_READ)
+@router.get("/v1/agents/<agent_id>", responses={**CONDITIONAL_READ, **refusals({404: _NO_AGENT})})
 def get_agent(agent_id: str, if_match: IfMatch = None, if_none_match: IfNoneMatch = None) -> Any:
     agent = configuration.visible_agent(deps_of(router), caller_of(router), agent_id)
     return tagged_read(agent_view(agent), agent, if_match, if_none_match)
 
 
-@router.put("/v1/agents/<agent_id>", responses=CONDITIONAL)
+@router.put(
+    "/v1/agents/<agent_id>",
+    responses={
+        **CONDITIONAL,
+        **refusals({403: _GLOBAL_WRITE, 409: "the label is another agent's of the same owner", 413: _LARGE}),
+    },
+)
 def put_agent(agent_id: str, body: AgentBody, if_match: IfMatch = None, if_none_match: IfNoneMatch = None) -> Any:
     condition = precondition_of(if_match, if_none_match)
     saved = configuration.put_agent(deps_of(router), caller_of(router), agent_id, body, condition)
     return tagged(agent_view(saved.item, saved.warnings + body.ignored()), saved.item)
 
 
-@router.get("/v1/agents/<agent_id>/revisions")
+@router.get("/v1/agents/<agent_id>/revisions", responses={**OK, **refusals({404: _NO_AGENT})})
 def agent_revisions(agent_id: str, limit: RevisionLimit = 20, cursor: PageCursor = None) -> dict[str, Any]:
     """The agent's saves and deletes, newest first, each with the agent as it was (restore: PUT its fields)."""
     page = revision_history.agent_history(deps_of(router), caller_of(router), agent_id, limit=limit, cursor=cursor)
     return config_revisions_view(page, "agent", agent_view)
 
 
-@router.delete("/v1/agents/<agent_id>", responses=CONDITIONAL_DELETE)
+@router.delete(
+    "/v1/agents/<agent_id>", responses={**CONDITIONAL_DELETE, **refusals({403: _GLOBAL_WRITE, 404: _NO_AGENT})}
+)
 def delete_agent(agent_id: str, if_match: IfMatch = None, if_none_match: IfNoneMatch = None) -> Any:
     """With ``If-Match``, only the agent as it was read (else 412, nothing deleted); its tasks go with it.
     ``If-None-Match: *`` fails on an agent that exists (RFC 9110 §13.1.2), so it is a 412 too."""
@@ -81,7 +95,7 @@ def delete_agent(agent_id: str, if_match: IfMatch = None, if_none_match: IfNoneM
 
 
 # ------------------------------------------------------------------------------------------ tasks
-@router.get("/v1/agents/<agent_id>/tasks")
+@router.get("/v1/agents/<agent_id>/tasks", responses={**OK, **refusals({404: _NO_AGENT})})
 def list_tasks(agent_id: str, limit: PageLimit = None, cursor: PageCursor = None) -> dict[str, Any]:
     """The agent's tasks, by id, a page at a time."""
     listed, next_cursor = configuration.list_tasks(
@@ -90,13 +104,16 @@ def list_tasks(agent_id: str, limit: PageLimit = None, cursor: PageCursor = None
     return {"tasks": listed, "cursor": next_cursor}
 
 
-@router.get("/v1/agents/<agent_id>/tasks/<task_id>", responses=CONDITIONAL_READ)
+@router.get("/v1/agents/<agent_id>/tasks/<task_id>", responses={**CONDITIONAL_READ, **refusals({404: _NO_TASK})})
 def get_task(agent_id: str, task_id: str, if_match: IfMatch = None, if_none_match: IfNoneMatch = None) -> Any:
     found = configuration.get_task(deps_of(router), caller_of(router), agent_id, task_id)
     return tagged_read(task_view(found.item, found.warnings), found.item, if_match, if_none_match)
 
 
-@router.put("/v1/agents/<agent_id>/tasks/<task_id>", responses=CONDITIONAL)
+@router.put(
+    "/v1/agents/<agent_id>/tasks/<task_id>",
+    responses={**CONDITIONAL, **refusals({403: _GLOBAL_WRITE, 404: _NO_AGENT, 413: _LARGE})},
+)
 def put_task(
     agent_id: str, task_id: str, body: TaskBody, if_match: IfMatch = None, if_none_match: IfNoneMatch = None
 ) -> Any:
@@ -105,7 +122,7 @@ def put_task(
     return tagged(task_view(saved.item, saved.warnings + body.ignored()), saved.item)
 
 
-@router.get("/v1/agents/<agent_id>/tasks/<task_id>/revisions")
+@router.get("/v1/agents/<agent_id>/tasks/<task_id>/revisions", responses={**OK, **refusals({404: _NO_TASK})})
 def task_revisions(agent_id: str, task_id: str, limit: RevisionLimit = 20, cursor: PageCursor = None) -> dict[str, Any]:
     page = revision_history.task_history(
         deps_of(router), caller_of(router), agent_id, task_id, limit=limit, cursor=cursor
@@ -113,7 +130,10 @@ def task_revisions(agent_id: str, task_id: str, limit: RevisionLimit = 20, curso
     return config_revisions_view(page, "task", task_view)
 
 
-@router.delete("/v1/agents/<agent_id>/tasks/<task_id>", responses=CONDITIONAL_DELETE)
+@router.delete(
+    "/v1/agents/<agent_id>/tasks/<task_id>",
+    responses={**CONDITIONAL_DELETE, **refusals({403: _GLOBAL_WRITE, 404: _NO_TASK})},
+)
 def delete_task(agent_id: str, task_id: str, if_match: IfMatch = None, if_none_match: IfNoneMatch = None) -> Any:
     condition = precondition_of(if_match, if_none_match)
     configuration.delete_task(deps_of(router), caller_of(router), agent_id, task_id, condition)
@@ -130,26 +150,26 @@ def list_skills(limit: PageLimit = None, cursor: PageCursor = None) -> dict[str,
     return {"skills": listed, "cursor": next_cursor}
 
 
-@router.get("/v1/skills/<name>", responses=CONDITIONAL_READ)
+@router.get("/v1/skills/<name>", responses={**CONDITIONAL_READ, **refusals({404: _NO_SKILL})})
 def get_skill(name: str, if_match: IfMatch = None, if_none_match: IfNoneMatch = None) -> Any:
     skill = configuration.get_skill(deps_of(router), caller_of(router), name)
     return tagged_read(skill_view(skill), skill, if_match, if_none_match)
 
 
-@router.put("/v1/skills/<name>", responses=CONDITIONAL)
+@router.put("/v1/skills/<name>", responses={**CONDITIONAL, **refusals({403: _GLOBAL_WRITE, 413: _LARGE})})
 def put_skill(name: str, body: SkillBody, if_match: IfMatch = None, if_none_match: IfNoneMatch = None) -> Any:
     condition = precondition_of(if_match, if_none_match)
     skill = configuration.put_skill(deps_of(router), caller_of(router), name, body, condition)
     return tagged(skill_view(skill), skill)
 
 
-@router.get("/v1/skills/<name>/revisions")
+@router.get("/v1/skills/<name>/revisions", responses={**OK, **refusals({404: _NO_SKILL})})
 def skill_revisions(name: str, limit: RevisionLimit = 20, cursor: PageCursor = None) -> dict[str, Any]:
     page = revision_history.skill_history(deps_of(router), caller_of(router), name, limit=limit, cursor=cursor)
     return config_revisions_view(page, "skill", skill_view)
 
 
-@router.delete("/v1/skills/<name>", responses=CONDITIONAL_DELETE)
+@router.delete("/v1/skills/<name>", responses={**CONDITIONAL_DELETE, **refusals({403: _GLOBAL_WRITE, 404: _NO_SKILL})})
 def delete_skill(name: str, if_match: IfMatch = None, if_none_match: IfNoneMatch = None) -> Any:
     condition = precondition_of(if_match, if_none_match)
     configuration.delete_skill(deps_of(router), caller_of(router), name, condition)

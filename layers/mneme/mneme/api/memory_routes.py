@@ -7,9 +7,17 @@ from typing import Annotated, Any, Literal
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from mneme.api.context import caller_of, deps_of, new_router
-from mneme.api.preconditions import IfMatch, IfNoneMatch, precondition_of, tagged, tagged_answer, tagged_read
+from mneme.api.preconditions import (
+    CONDITIONAL_DELETE,
+    IfMatch,
+    IfNoneMatch,
+    precondition_of,
+    tagged,
+    tagged_answer,
+    tagged_read,
+)
 from mneme.api.presenters import document_view, revisions_view, search_view
-from mneme.api.responses import json_response, no_content
+from mneme.api.responses import json_response, no_content, refusals
 from mneme.api.run_views import answers
 from mneme.api.views import (
     BatchResultsView,
@@ -36,8 +44,17 @@ from mneme.models.requests import (
 
 router = new_router()
 
+#: every memory route reads or changes the store and writes the audit record of what it did (fail closed)
+_UNAVAILABLE = (
+    "`memory_unavailable`: long-term memory is not configured or cannot be reached; `audit_unavailable`: the audit "
+    "record could not be written, so nothing was read or changed. Retry after Retry-After seconds"
+)
+_NO_ENTRY = "no memory entry of this id the caller may read (an unknown id and another user's answer alike)"
+_GLOBAL = "a global entry, which only an admin changes (or reads the history or deleted entries of)"
+_MEMORY = refusals({503: _UNAVAILABLE})
 
-@router.post("/v1/memory/search", responses=answers(200, SearchView))
+
+@router.post("/v1/memory/search", responses={**answers(200, SearchView), **_MEMORY})
 def search(body: SearchBody) -> dict[str, Any]:
     found = explain_requests.search_memory(
         deps_of(router),
@@ -54,14 +71,33 @@ def search(body: SearchBody) -> dict[str, Any]:
     return search_view(found.hits, found.access, found.explanation)
 
 
-@router.post("/v1/memory/explain", responses=answers(200, ExplainView))
+@router.post(
+    "/v1/memory/explain",
+    responses={
+        **answers(200, ExplainView),
+        **refusals({404: f"{_NO_ENTRY}, or no agent or task of this id the caller may use"}),
+        **_MEMORY,
+    },
+)
 def explain(body: ExplainBody) -> dict[str, Any]:
     return explain_requests.explain_memory(
         deps_of(router), caller_of(router), body.query, body.memory_id, agent_id=body.agent_id, task_id=body.task_id
     )
 
 
-@router.post("/v1/memory/documents", responses=answers(201, DocumentsView, "the entry was written"))
+@router.post(
+    "/v1/memory/documents",
+    responses={
+        **answers(201, DocumentsView, "the entry was written"),
+        **refusals(
+            {
+                403: "the namespace is not the caller's to write (another user's, or global and not an admin)",
+                413: "the content is over 200,000 characters or chunks, or the body over 2,500,000 bytes",
+            }
+        ),
+        **_MEMORY,
+    },
+)
 def write_document(body: DocumentBody) -> Any:
     ids, namespace = memory_requests.write_memory(
         deps_of(router),
@@ -77,13 +113,22 @@ def write_document(body: DocumentBody) -> Any:
     return json_response(201, {"ids": ids, "namespace": namespace})
 
 
-@router.post("/v1/memory/documents:batch", responses=answers(207, BatchResultsView, "each item's result, by index"))
+@router.post(
+    "/v1/memory/documents:batch",
+    responses={
+        **answers(207, BatchResultsView, "each item's result, by index (an item's 403, 409, 413 there)"),
+        **_MEMORY,
+    },
+)
 def write_documents(body: DocumentBatchBody) -> Any:
     results = memory_requests.write_memory_batch(deps_of(router), caller_of(router), body.items)
     return json_response(207, {"results": results})
 
 
-@router.delete("/v1/memory/documents/<doc_id>")
+@router.delete(
+    "/v1/memory/documents/<doc_id>",
+    responses={**CONDITIONAL_DELETE, **refusals({403: _GLOBAL, 404: _NO_ENTRY}), **_MEMORY},
+)
 def delete_document(
     doc_id: str,
     namespace: Annotated[str | None, Query(max_length=512)] = None,
@@ -96,7 +141,14 @@ def delete_document(
     return no_content()
 
 
-@router.get("/v1/memory/documents", responses=answers(200, DocumentPageView))
+@router.get(
+    "/v1/memory/documents",
+    responses={
+        **answers(200, DocumentPageView),
+        **refusals({403: _GLOBAL, 404: "the namespace is not one the caller may read"}),
+        **_MEMORY,
+    },
+)
 def list_documents(
     namespace: Annotated[str, Query(min_length=1, max_length=512, json_schema_extra={"pattern": NAMESPACE_SHAPE})],
     status: Annotated[Literal["active", "superseded", "deleted"] | None, Query()] = None,
@@ -109,7 +161,10 @@ def list_documents(
     return {"documents": [document_view(d) for d in page.documents], "namespace": page.namespace, "cursor": page.cursor}
 
 
-@router.get("/v1/memory/documents/<doc_id>", responses=tagged_answer(DocumentView, read=True))
+@router.get(
+    "/v1/memory/documents/<doc_id>",
+    responses={**tagged_answer(DocumentView, read=True), **refusals({404: _NO_ENTRY}), **_MEMORY},
+)
 def get_document(
     doc_id: str,
     derived: Annotated[bool, Query()] = False,
@@ -120,12 +175,28 @@ def get_document(
     return tagged_read(document_view(document, cascade), document, if_match, if_none_match)
 
 
-@router.get("/v1/memory/documents/<doc_id>/revisions", responses=answers(200, RevisionsView))
+@router.get(
+    "/v1/memory/documents/<doc_id>/revisions",
+    responses={**answers(200, RevisionsView), **refusals({403: _GLOBAL, 404: _NO_ENTRY}), **_MEMORY},
+)
 def list_revisions(doc_id: str) -> dict[str, Any]:
     return revisions_view(memory_history.revisions_of(deps_of(router), caller_of(router), doc_id))
 
 
-@router.patch("/v1/memory/documents/<doc_id>", responses=tagged_answer(DocumentView))
+@router.patch(
+    "/v1/memory/documents/<doc_id>",
+    responses={
+        **tagged_answer(DocumentView),
+        **refusals(
+            {
+                403: _GLOBAL,
+                404: _NO_ENTRY,
+                413: "`embedding_input_too_long`: the new content is longer than the embedding model takes",
+            }
+        ),
+        **_MEMORY,
+    },
+)
 def patch_document(doc_id: str, body: DocumentPatch, if_match: IfMatch = None) -> Any:
     """With ``If-Match`` (the entry's ETag as read), an entry changed since is a 412 and stays as it is."""
     document = memory_inbox.patch_document(
@@ -140,7 +211,7 @@ def patch_document(doc_id: str, body: DocumentPatch, if_match: IfMatch = None) -
     return tagged(document_view(document), document)
 
 
-@router.get("/v1/memory/namespaces", responses=answers(200, NamespacesView))
+@router.get("/v1/memory/namespaces", responses={**answers(200, NamespacesView), **_MEMORY})
 def list_namespaces() -> dict[str, Any]:
     counts = memory_inbox.list_namespaces(deps_of(router), caller_of(router))
     return {"namespaces": [{"namespace": name, **count} for name, count in counts.items()]}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from aws_lambda_powertools.event_handler import Response
@@ -11,6 +12,17 @@ from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValida
 from mneme.errors import MnemeError, validation_text
 
 JSON = "application/json"
+
+
+#: a route's success as Powertools documents it from the handler's return type, for a route listing its errors
+OK: dict[int, Any] = {200: {"description": "Successful Response"}}
+
+
+def refusals(reasons: Mapping[int, str]) -> dict[int, Any]:
+    """The ``responses=`` entries of the errors a route answers besides a 400 and a 401, each with what it means
+    on that route: only what the route can answer (a 404 where it looks a resource up, a 409 where a conflict can
+    occur, …). The OpenAPI document gives each the one error body, ``{error, message, field?}`` (mneme.api.app)."""
+    return {status: {"description": reason} for status, reason in reasons.items()}
 
 
 def json_response(status: int, body: Any, headers: dict[str, str] | None = None) -> Response[str]:

@@ -10,6 +10,7 @@ from pydantic.types import AllowInfNan
 
 from mneme.api.context import caller_of, deps_of, new_router
 from mneme.api.presenters import audit_view
+from mneme.api.responses import OK, refusals
 from mneme.api.run_views import RunView, answers
 from mneme.api.views import AuditTreeView, CancelView, EventsView, PreviewView, RequestsView
 from mneme.engine.runs import approvals, cancel
@@ -22,14 +23,19 @@ from mneme.spec_limits import PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX
 
 router = new_router()
 
+_NO_RUN = "no run of the caller's with this id"
+_TOO_LARGE = "one item of the page is larger than a response may carry: it cannot be read over HTTP"
 
-@router.get("/v1/runs/<run_id>", responses=answers(200, RunView))
+
+@router.get("/v1/runs/<run_id>", responses={**answers(200, RunView), **refusals({404: _NO_RUN})})
 def get_run(run_id: str) -> dict[str, Any]:
     """The run, with its tree's budget and what the tree has used of it."""
     return runs_read.run_view(deps_of(router), caller_of(router), run_id)
 
 
-@router.get("/v1/runs/<run_id>/events", responses=answers(200, EventsView))
+@router.get(
+    "/v1/runs/<run_id>/events", responses={**answers(200, EventsView), **refusals({404: _NO_RUN, 413: _TOO_LARGE})}
+)
 def get_events(
     run_id: str,
     limit: Annotated[int, Query(ge=1, le=PAGE_LIMIT_MAX)] = PAGE_LIMIT_DEFAULT,
@@ -51,13 +57,21 @@ def get_events(
     )
 
 
-@router.post("/v1/runs/<run_id>/cancel", responses=answers(200, CancelView))
+@router.post(
+    "/v1/runs/<run_id>/cancel",
+    responses={
+        **answers(200, CancelView),
+        **refusals({404: _NO_RUN, 409: "the run already ended otherwise (succeeded or failed), or kept changing"}),
+    },
+)
 def post_cancel(run_id: str) -> dict[str, Any]:
     """Cancel the run and every unfinished run below it (idempotent; 409 for a run that ended otherwise)."""
     return cancel.cancel_run(deps_of(router), caller_of(router), run_id)
 
 
-@router.get("/v1/runs/<run_id>/context", responses=answers(200, RequestsView))
+@router.get(
+    "/v1/runs/<run_id>/context", responses={**answers(200, RequestsView), **refusals({404: _NO_RUN, 413: _TOO_LARGE})}
+)
 def get_context(
     run_id: str,
     limit: Annotated[int, Query(ge=1, le=PAGE_LIMIT_MAX)] = PAGE_LIMIT_DEFAULT,
@@ -67,17 +81,39 @@ def get_context(
     return runs_read.run_context(deps_of(router), caller_of(router), run_id, limit=limit, cursor=cursor)
 
 
-@router.get("/v1/runs/<run_id>/audit", responses=answers(200, AuditTreeView))
+@router.get("/v1/runs/<run_id>/audit", responses={**answers(200, AuditTreeView), **refusals({404: _NO_RUN})})
 def get_tree_audit(run_id: str) -> dict[str, Any]:
     """Every audit record of the run's delegation tree (from its root run), oldest first."""
     return {"records": [audit_view(r) for r in runs_read.tree_audit(deps_of(router), caller_of(router), run_id)]}
 
 
-@router.post("/v1/runs/<run_id>/approvals")
+@router.post(
+    "/v1/runs/<run_id>/approvals",
+    responses={
+        **OK,
+        **refusals(
+            {
+                404: "no run of the caller's with this id, or no tool call `call_id` it waits for",
+                409: "the run waits for no approval, or the call was already answered otherwise",
+            }
+        ),
+    },
+)
 def post_approval(run_id: str, body: ApprovalBody) -> dict[str, Any]:
     return approvals.decide(deps_of(router), caller_of(router), run_id, body.call_id, body.decision)
 
 
-@router.post("/v1/context/preview", responses=answers(200, PreviewView))
+@router.post(
+    "/v1/context/preview",
+    responses={
+        **answers(200, PreviewView),
+        **refusals(
+            {
+                404: "no agent, task or chat of this id the caller may use",
+                413: "the input is over 200,000 characters, or the body over 2,500,000 bytes",
+            }
+        ),
+    },
+)
 def post_preview(body: RunRequest, explain: Annotated[bool, Query()] = False) -> dict[str, Any]:
     return preview(deps_of(router), caller_of(router), body, explain=explain)

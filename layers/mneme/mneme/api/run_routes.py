@@ -12,6 +12,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Header
 
 from mneme.api.context import caller_of, deps_of, new_router
 from mneme.api.presenters import run_answer
+from mneme.api.responses import refusals
 from mneme.api.run_views import RunAcceptedView, RunView, answers
 from mneme.engine.runs.admission import submit_run
 from mneme.models.run_request import RunRequest
@@ -24,6 +25,15 @@ router = new_router()
     responses={
         **answers(200, RunView, "the finished run"),
         **answers(202, RunAcceptedView, "the run continues in the state machine"),
+        **refusals(
+            {
+                404: "no agent, task or chat of this id the caller may use",
+                409: "`idempotency_conflict`: the Idempotency-Key was sent with another request",
+                413: "the input is over 200,000 characters, or the body over 2,500,000 bytes",
+                429: "`rate_limited`: the caller started the deployment's limit of runs in the last minute "
+                "(`RunsPerUserPerMinute`); retry after Retry-After seconds",
+            }
+        ),
     },
 )
 def create_run(
