@@ -2,8 +2,9 @@
 
 The server is ``--url`` (``$MNEME_URL``, else ``http://127.0.0.1:$MNEME_PORT``, else ``:8000``), the token
 ``--token`` (``$MNEME_TOKEN``; ``mneme token alice`` prints a local development token). ``--json`` prints
-the API's JSON instead of text. Exit status: 0 on success, 1 on an API or connection error or a run that did
-not succeed, 2 on bad usage (a file that cannot be read, a body that is not JSON, a value the request refuses).
+the API's JSON instead of text. Exit status: 0 on success; 2 on bad usage — a file that cannot be read, a body
+that is not JSON, a value refused before anything is sent or by the server (its 400 or 422 answer); 1 on any other
+error (another error status of the API, a server that cannot be reached) or a run that did not succeed.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import TextIO
 import httpx
 from pydantic import ValidationError
 
-from mneme_client.cli_input import InputError, read_json, refused, said
+from mneme_client.cli_input import InputError, exit_status, read_json, refused, said
 from mneme_client.cli_memory import memory_command
 from mneme_client.cli_output import need, print_json
 from mneme_client.cli_parser import parser
@@ -104,6 +105,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
             return _dispatch(client, args, out)
     except ClientError as error:
         sys.stderr.write(f"mneme: {said(error, args.token)}\n")
+        return exit_status(error)
     except httpx.TransportError as error:
         sys.stderr.write(f"mneme: cannot reach {args.url or default_url()} ({error}): is the server running?\n")
     except (InputError, ValidationError, OSError) as error:  # the command's own input or output file

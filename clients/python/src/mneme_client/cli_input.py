@@ -1,6 +1,7 @@
 """What the command line is given that cannot be used — a file it cannot read or write, a body that is not
-JSON, a value the request's model refuses before anything is sent — said in one line (exit 2), never as a
-Python traceback; and a missing token, which only the server's 401 reveals, said as what to set (exit 1)."""
+JSON, a value the request's model refuses before anything is sent, or one only the server refuses (its 400 or
+422) — said in one line (exit 2), never as a Python traceback; and a missing token, which only the server's 401
+reveals, said as what to set (exit 1)."""
 
 from __future__ import annotations
 
@@ -42,6 +43,17 @@ def refused(error: ValidationError | OSError) -> str:
         return f"{error.filename or 'a file'}: {error.strerror or error}"
     fields = (f"{'.'.join(map(str, item['loc'])) or 'value'}: {item['msg']}" for item in error.errors())
     return f"invalid {error.title}: " + "; ".join(fields)
+
+
+#: the answers of the server that refuse a value of the request: bad usage, as the client's own refusals
+REFUSED_BY_THE_SERVER = (400, 422)
+
+
+def exit_status(error: ClientError) -> int:
+    """2 for a value the server refuses (``mneme runs --limit 0``, ``--since yesterday``, an agent body with
+    ``"label": 5``: the client sends them as given), as for one the client refuses itself; 1 for any other error
+    (a 401, a 404, a 409, a 5xx, a stream that failed)."""
+    return 2 if isinstance(error, ApiError) and error.status in REFUSED_BY_THE_SERVER else 1
 
 
 def said(error: ClientError, token: str | None) -> str:

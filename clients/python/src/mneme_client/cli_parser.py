@@ -7,13 +7,22 @@ from typing import get_args
 
 from mneme_client import models
 
+EXIT_STATUS = """exit status:
+  0  success
+  1  an error of the API other than a refused value (401, 403, 404, 409, 429, 5xx), a server that cannot be
+     reached, a run that did not succeed, or a memory import with a line refused
+  2  bad usage: an argument or file left out or unreadable, a body that is not JSON, a value refused before
+     anything is sent or by the server (its 400 or 422 answer: e.g. runs --limit 0, runs --since yesterday)"""
+
 
 def parser() -> argparse.ArgumentParser:
     """Every command of ``mneme``, ``--json`` accepted after a command too."""
     parser = argparse.ArgumentParser(
         prog="mneme",
         description="The command line of mneme's HTTP API.",
-        epilog="example: export MNEME_TOKEN=$(mneme token alice); mneme run planner 'When is the review?' --follow",
+        epilog="example: export MNEME_TOKEN=$(mneme token alice); mneme run planner 'When is the review?' --follow\n\n"
+        + EXIT_STATUS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--url", default=None, help="the API's base URL (default: $MNEME_URL or the local server)")
     parser.add_argument("--token", default=None, help="the bearer token (default: $MNEME_TOKEN)")
