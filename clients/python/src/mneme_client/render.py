@@ -61,29 +61,57 @@ def event_line(event: models.EventView, run_id: str | None = None) -> str:
 
 
 class FollowPrinter:
-    """Prints a followed run: event lines, and model text as it streams (on its own lines)."""
+    """Prints a followed run: event lines, and model text as it streams (on its own lines) — a tree's text indented
+    by its run's depth, as that run's events are (the delta's ``depth``, else the depth its events named)."""
 
     def __init__(self, out: TextIO, *, as_json: bool = False, run_id: str | None = None) -> None:
         self.out = out
         self.as_json = as_json
         self.run_id = run_id
         self._in_text = False
+        self._text_run: str | None = None
+        self._line_start = True
+        self._depths: dict[str, int] = {}
 
     def __call__(self, item: FollowItem) -> None:
         if isinstance(item, TextDelta):
             if self.as_json:
-                self.out.write(json.dumps({"delta": item.text, "run_id": item.run_id}) + "\n")
+                self.out.write(json.dumps({"delta": item.text, "run_id": item.run_id, "depth": item.depth}) + "\n")
             else:
-                self.out.write(item.text)
-                self._in_text = True
+                self._text(item)
             self.out.flush()
             return
-        if self._in_text:
-            self.out.write("\n")
-            self._in_text = False
+        self._learn_depths(item)
+        self._end_text()
         text = item.model_dump_json() if self.as_json else event_line(item, self.run_id)
         self.out.write(text + "\n")
         self.out.flush()
+
+    def _text(self, item: TextDelta) -> None:
+        if self._in_text and item.run_id != self._text_run:  # another run's text: on a line of its own
+            self._end_text()
+        indent = "  " * (item.depth or self._depths.get(item.run_id, 0))
+        for number, piece in enumerate(item.text.split("\n")):
+            if number:  # a line break inside the text: the next line is indented too
+                self.out.write("\n")
+                self._line_start = True
+            if piece:
+                self.out.write((indent if self._line_start else "") + piece)
+                self._line_start = False
+        self._in_text, self._text_run = True, item.run_id
+
+    def _end_text(self) -> None:
+        if self._in_text and not self._line_start:
+            self.out.write("\n")
+        self._in_text, self._text_run, self._line_start = False, None, True
+
+    def _learn_depths(self, event: models.EventView) -> None:
+        """Each run's depth, from a tree's events: their own run's (``run_depth``), and a delegation's child's."""
+        fields: dict[str, Any] = event.model_extra or {}
+        if isinstance(fields.get("run_id"), str) and isinstance(fields.get("run_depth"), int):
+            self._depths[fields["run_id"]] = fields["run_depth"]
+        if event.type == "delegation_started" and isinstance(fields.get("child_run_id"), str):
+            self._depths[fields["child_run_id"]] = int(fields.get("depth") or 0)
 
 
 def hit_lines(view: models.SearchView) -> list[str]:
