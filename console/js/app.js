@@ -8,7 +8,7 @@ import { agentsView } from "./views/agents.js";
 import { auditView } from "./views/audit.js";
 import { memoryView } from "./views/memory.js";
 import { previewView } from "./views/preview.js";
-import { runsView } from "./views/runs.js";
+import { forgetStarted, runsView } from "./views/runs.js";
 import { settingsView } from "./views/settings.js";
 import { skillsView } from "./views/skills.js";
 import { traceView } from "./views/trace.js";
@@ -114,7 +114,7 @@ function showWho() {
   if (!user) return;
   who.append(
     h("span", {}, "Signed in as ", h("b", { dataset: { testid: "user" } }, user)),
-    h("button", { type: "button", class: "secondary", onclick: () => { forgetDraft(); auth.signOut(config); showWho(); route(); } }, "Sign out"),
+    h("button", { type: "button", class: "secondary", onclick: () => { forgetDraft(); forgetStarted(); auth.signOut(config); showWho(); route(); } }, "Sign out"),
   );
 }
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import uuid
 
-from playwright.sync_api import expect
+from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import Console
-from tests.functional.local.support import Client
+from tests.functional.local.support import Client, LocalServer
 
 
 def test_a_chats_runs_are_listed_when_it_is_opened_and_link_to_their_traces(signed_in: Console, alice: Client) -> None:
@@ -69,3 +69,53 @@ def test_the_current_views_navigation_link_shows_it_afresh(signed_in: Console, a
     # When "Runs" is chosen again in the navigation, the view is loaded again
     page.get_by_role("navigation", name="Main").get_by_role("link", name="Runs").click()
     expect(page.locator(f"select[name=agent_id] option[value='{agent_id}']")).to_have_count(1)
+
+
+def _start_in_the_tab(console: Console, alice: Client, text: str) -> None:
+    agent_id = f"shared-{uuid.uuid4().hex[:6]}"
+    alice.call("PUT", f"/v1/agents/{agent_id}", {"label": agent_id}, expect=200)
+    page = console.go("#/runs")
+    page.get_by_label("Agent", exact=True).select_option(agent_id)
+    page.get_by_label("Input").fill(text)
+    page.get_by_role("button", name="Start the run").click()
+    expect(page.get_by_test_id("output")).to_have_text(f"offline: {text}")
+
+
+def _runs_as(console: Console, token: str, user: str) -> Page:
+    page = console.open("#/runs", token=token)
+    expect(page.get_by_test_id("user")).to_have_text(user)
+    expect(page.get_by_role("heading", name="Chats")).to_be_visible()
+    return page
+
+
+def test_signing_out_forgets_the_runs_started_in_the_tab(
+    signed_in: Console, alice: Client, server: LocalServer
+) -> None:
+    # Given alice started a run in this tab, then signed out
+    secret = f"alice's private question {uuid.uuid4().hex[:6]}"
+    _start_in_the_tab(signed_in, alice, secret)
+    signed_in.page.get_by_role("button", name="Sign out").click()
+    # When mallory signs in in the same tab and opens the runs
+    mallory = f"mallory-{uuid.uuid4().hex[:6]}"
+    page = _runs_as(signed_in, server.token(mallory), mallory)
+    # Then nothing of alice's run is on the page, nor kept in the tab
+    expect(page.get_by_test_id("started")).to_have_count(0)
+    expect(page.get_by_text(secret)).to_have_count(0)
+    assert secret not in page.evaluate("() => Object.values(sessionStorage).join(' ')")
+
+
+def test_the_runs_started_in_a_tab_are_shown_to_the_user_who_started_them_only(
+    signed_in: Console, alice: Client, server: LocalServer
+) -> None:
+    # Given alice started a run in this tab
+    secret = f"alice's private question {uuid.uuid4().hex[:6]}"
+    _start_in_the_tab(signed_in, alice, secret)
+    # When mallory signs in in the same tab without alice signing out (a token link) and opens the runs
+    mallory = f"mallory-{uuid.uuid4().hex[:6]}"
+    page = _runs_as(signed_in, server.token(mallory), mallory)
+    # Then alice's run is not listed to mallory
+    expect(page.get_by_test_id("started")).to_have_count(0)
+    expect(page.get_by_text(secret)).to_have_count(0)
+    # And alice, signed in again in the tab, finds it listed
+    page = _runs_as(signed_in, alice.token, "alice")
+    expect(page.get_by_test_id("started").get_by_role("link", name=secret)).to_be_visible()

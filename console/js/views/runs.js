@@ -3,6 +3,7 @@
 // `#/runs?agent=…&chat=…` opens the start form continuing that chat (a run started with its `chat_id`).
 
 import { get, getAll, post, seg } from "../api.js";
+import { userId } from "../auth.js";
 import { clear, field, h, when } from "../dom.js";
 import { showError, clearErrors } from "../forms.js";
 import { runList } from "./run-list.js";
@@ -12,10 +13,20 @@ const STARTED = "mneme.started-runs";
 /** The start form continuing chat `chatId` of agent `agentId`. */
 export const continueHref = (agentId, chatId) => `#/runs?${new URLSearchParams({ agent: agentId, chat: chatId })}`;
 
+/** The runs started in this tab by the signed-in user: the list is kept with its user's id, so whoever signs in
+ * next in the same tab (after a sign-out or an expired session) never sees another user's inputs. */
+function startedHere() {
+  const kept = JSON.parse(sessionStorage.getItem(STARTED) || "null");
+  return kept && !Array.isArray(kept) && kept.user === userId() ? kept.runs : [];
+}
+
+/** Signing out forgets the runs started in the tab (as it forgets the draft). */
+export const forgetStarted = () => sessionStorage.removeItem(STARTED);
+
 function remember(run) {
-  const list = JSON.parse(sessionStorage.getItem(STARTED) || "[]").filter((r) => r.run_id !== run.run_id);
+  const list = startedHere().filter((r) => r.run_id !== run.run_id);
   list.unshift({ run_id: run.run_id, agent_id: run.agent_id, input: run.input.slice(0, 120), at: new Date().toISOString() });
-  sessionStorage.setItem(STARTED, JSON.stringify(list.slice(0, 20)));
+  sessionStorage.setItem(STARTED, JSON.stringify({ user: userId(), runs: list.slice(0, 20) }));
 }
 
 async function taskOptions(agentId) {
@@ -113,7 +124,7 @@ function chatRow(chat) {
 
 export async function runsView(params = new URLSearchParams()) {
   const [{ agents }, { chats }] = await Promise.all([getAll("/v1/agents", "agents"), getAll("/v1/chats", "chats")]);
-  const started = JSON.parse(sessionStorage.getItem(STARTED) || "[]");
+  const started = startedHere();
   const node = h("div", { dataset: { view: "runs" } }, h("h1", {}, "Runs"));
   const preset = { agent: params.get("agent"), chat: params.get("chat") };
   const listed = runList(agents);
