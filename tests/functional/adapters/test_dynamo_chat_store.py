@@ -88,6 +88,18 @@ def test_many_messages_span_transactions(store: ItemChatStore) -> None:
     assert [m.text for m in chat.messages] == [f"m{i}" for i in range(270)]  # type: ignore[union-attr]
 
 
+def test_a_turn_of_many_long_tool_results_spans_transactions_of_at_most_4_mb(store: ItemChatStore) -> None:
+    """A turn of 45 tool results of 100,000 characters (4.5 MB) went into one transaction, which DynamoDB
+    refuses past 4 MB: the run failed after its model had answered. Now it is stored whole, in order."""
+    results = [ToolResultMessage(call_id=f"t{i}", tool="lookup", content=f"{i:02d}" + "y" * 99_998) for i in range(45)]
+    store.create_chat(_chat(messages=[TextMessage(role="user", text="go"), *results]))
+    store.append_messages("alice", "c1", results, expected_count=46)
+    chat = store.get_chat("alice", "c1")
+    assert chat is not None and chat.message_count == 91
+    stored = [m.content[:2] for m in chat.messages if isinstance(m, ToolResultMessage)]
+    assert stored == [f"{i:02d}" for i in range(45)] * 2
+
+
 def _words(chat: Chat | None) -> list[str]:
     return [m.text for m in chat.messages if isinstance(m, TextMessage)] if chat else []
 

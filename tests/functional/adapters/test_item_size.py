@@ -10,7 +10,7 @@ import pytest
 
 from mneme.adapters.dynamo.item_size import MAX_ITEM_BYTES, item_bytes
 from mneme.adapters.dynamo.items import PK, SK, Put
-from mneme.errors import PayloadTooLarge
+from mneme.errors import PayloadTooLarge, StoreUnavailable
 from tests.functional.adapters.item_backends import BACKENDS, Backend, make_backend
 
 EMOJI = "😀"  # 4 bytes in UTF-8, one character
@@ -56,3 +56,14 @@ def test_the_size_counts_names_and_utf8_values() -> None:
     assert item_bytes({"ab": "é"}) == 2 + 2
     assert item_bytes({"m": {"k": ["x", None]}}) == 1 + 3 + (1 + (3 + 2 + 2) + 1)
     assert item_bytes(_item("s", "x" * MAX_ITEM_BYTES)) > MAX_ITEM_BYTES
+
+
+def test_a_transaction_over_4_mb_is_refused_whole_on_every_backend(backend: Backend) -> None:
+    """DynamoDB refuses a TransactWriteItems whose items add up to more than 4 MB; moto and the local tables
+    used to store it, so code that built such a transaction passed offline and failed on AWS."""
+    parts = [Put(_item(f"T#{i:02d}", EMOJI * 90_000)) for i in range(12)]  # 12 x 360,000 bytes = 4.3 MB
+    with pytest.raises(StoreUnavailable, match="4 MB"):
+        backend.main.transact(parts)
+    assert backend.main.get("USER#alice", "T#00") is None
+    backend.main.transact(parts[:11])  # 3.96 MB: within it
+    assert backend.main.get("USER#alice", "T#10") is not None

@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
+from mneme.adapters.dynamo.item_size import MAX_ITEM_BYTES, MAX_TRANSACTION_BYTES
 from mneme.adapters.dynamo.items import PK, SK, Item
 from mneme.models import Chat, ChatMessage
 from mneme.spec_limits import SUMMARY_TRIGGER_MESSAGES
@@ -16,6 +17,10 @@ HEADER_SK = "CHAT"
 MSG_PREFIX = "MSG#"
 #: a DynamoDB transaction holds at most 100 writes: the header update + 99 messages.
 MAX_MESSAGES_PER_TRANSACTION = 99
+#: ... and at most 4 MB of items: the messages of one take what the header (an item, <= 400 KB) leaves
+MESSAGE_BYTES_PER_TRANSACTION = MAX_TRANSACTION_BYTES - MAX_ITEM_BYTES
+#: a message item's bytes besides its JSON: the key and attribute names, the key values, the TTL
+MESSAGE_ITEM_OVERHEAD = 512
 #: items read per query while iterating messages lazily
 READ_PAGE = 50
 
@@ -76,3 +81,15 @@ def seq_of(item: Item) -> int:
 #: items per page of a tail read: past the message trigger a chat is summarized, so one page normally
 #: holds its whole uncovered tail (and, for a short chat, the header too)
 TAIL_PAGE = SUMMARY_TRIGGER_MESSAGES + 1
+
+
+def fitting(encoded: list[str]) -> int:
+    """How many of the leading messages (as their stored JSON) one transaction takes beside the header: at most
+    99, and no more bytes than DynamoDB's 4 MB leaves (a chat turn of many long tool results used to go in one
+    transaction, refused on AWS, and the run failed after its model had answered). At least one."""
+    size = 0
+    for n, text in enumerate(encoded[:MAX_MESSAGES_PER_TRANSACTION]):
+        size += len(text.encode("utf-8", "surrogatepass")) + MESSAGE_ITEM_OVERHEAD
+        if size > MESSAGE_BYTES_PER_TRANSACTION:
+            return max(n, 1)
+    return min(len(encoded), MAX_MESSAGES_PER_TRANSACTION)

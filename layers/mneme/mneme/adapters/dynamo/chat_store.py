@@ -41,6 +41,7 @@ from mneme.adapters.dynamo.chat_items import (
     chat_of,
     chat_pk,
     chats_gsi_pk,
+    fitting,
     listed_key,
     listing_item,
     message_sk,
@@ -171,21 +172,25 @@ class ItemChatStore:
         stamp(header, expiry(chat.created_at, self._days))
         if chat.summary is not None:
             header["summary"] = chat.summary
-        first = list(chat.messages[:MAX_MESSAGES_PER_TRANSACTION])
-        header["count"] = len(first)
-        self._table.transact([Put(header, "not_exists"), *self._message_puts(pk, 0, first)])
-        if len(chat.messages) > len(first):
-            self.append_messages(chat.user_id, chat.chat_id, chat.messages[len(first) :], expected_count=len(first))
+        encoded = [MESSAGE_JSON.dump_json(m).decode() for m in chat.messages]
+        first = fitting(encoded) if encoded else 0
+        header["count"] = first
+        self._table.transact([Put(header, "not_exists"), *self._message_puts(pk, 0, encoded[:first])])
+        if len(chat.messages) > first:
+            self.append_messages(chat.user_id, chat.chat_id, chat.messages[first:], expected_count=first)
 
     def append_messages(
         self, user_id: str, chat_id: str, messages: Sequence[ChatMessage], *, expected_count: int
     ) -> None:
         """Append after exactly ``expected_count`` messages (Conflict otherwise; NotFound without chat).
-        More than 99 messages are written in consecutive transactions, each conditional on the count."""
+        More than one transaction takes (99 messages, 4 MB) are written in consecutive transactions, each
+        conditional on the count."""
         pk = chat_pk(user_id, chat_id)
         count = expected_count
-        for start in range(0, len(messages), MAX_MESSAGES_PER_TRANSACTION):
-            batch = list(messages[start : start + MAX_MESSAGES_PER_TRANSACTION])
+        encoded = [MESSAGE_JSON.dump_json(m).decode() for m in messages]
+        while encoded:
+            n = fitting(encoded)
+            batch, encoded = encoded[:n], encoded[n:]
             values: Item = {"count": count + len(batch), **listing_item(user_id, chat_id, self._clock.now())}
             ops: list[WriteOp] = [Update(pk, HEADER_SK, values, AttrEquals("count", count))]
             try:
@@ -276,12 +281,10 @@ class ItemChatStore:
                 counts["chat" if item[SK] == HEADER_SK else "message"] += 1
         return counts
 
-    def _message_puts(self, pk: str, first_seq: int, messages: Sequence[ChatMessage]) -> list[WriteOp]:
+    def _message_puts(self, pk: str, first_seq: int, encoded: Sequence[str]) -> list[WriteOp]:
+        """The puts of new messages, each given as its stored JSON."""
         expires_at = self._expiry_now()
         return [
-            Put(
-                stamp({PK: pk, SK: message_sk(first_seq + i), "data": MESSAGE_JSON.dump_json(m).decode()}, expires_at),
-                "not_exists",
-            )
-            for i, m in enumerate(messages)
+            Put(stamp({PK: pk, SK: message_sk(first_seq + i), "data": data}, expires_at), "not_exists")
+            for i, data in enumerate(encoded)
         ]

@@ -8,12 +8,14 @@ stand-in used to store it, so an agent with an 830 KB tool schema saved locally 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-from mneme.errors import PayloadTooLarge
+from mneme.errors import PayloadTooLarge, StoreUnavailable
 
 MAX_ITEM_BYTES = 400 * 1024
+#: TransactWriteItems: "the aggregate size of the items in the transaction cannot exceed 4 MB"
+MAX_TRANSACTION_BYTES = 4 * 1024 * 1024
 
 
 def item_bytes(item: Mapping[str, Any]) -> int:
@@ -46,4 +48,15 @@ def check_item_size(item: Mapping[str, Any]) -> None:
         raise PayloadTooLarge(
             "item too large for DynamoDB: Item size has exceeded the maximum allowed size "
             f"({size} > {MAX_ITEM_BYTES} bytes)"
+        )
+
+
+def check_transaction_bytes(items: Iterable[Mapping[str, Any]]) -> None:
+    """Refuse, as DynamoDB does, a transaction whose items add up to more than 4 MB (a ValidationException; moto
+    and the local tables used to accept it, so a chat turn of large tool results stored offline and failed on AWS)."""
+    size = sum(item_bytes(item) for item in items)
+    if size > MAX_TRANSACTION_BYTES:
+        raise StoreUnavailable(
+            "DynamoDB request failed (ValidationException): the aggregate size of the items in a transaction "
+            f"cannot exceed 4 MB ({size} > {MAX_TRANSACTION_BYTES} bytes)"
         )

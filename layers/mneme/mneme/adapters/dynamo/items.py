@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal, Protocol
 
+from mneme.adapters.dynamo.item_size import check_transaction_bytes
 from mneme.errors import Conflict, StoreUnavailable
 from mneme.records import Record, field
 
@@ -73,13 +74,16 @@ TRANSACTION_ITEMS = 100
 
 
 def check_transaction(ops: Sequence[WriteOp]) -> None:
-    """Refuse, as DynamoDB does, a transaction of more items than it takes (the local and in-memory tables call
-    this, so offline code meets the limit it would meet on AWS)."""
+    """Refuse, as DynamoDB does, a transaction of more items or more bytes than it takes (every backend calls
+    this, so offline code meets the limits it would meet on AWS, which moto does not check)."""
     if len(ops) > TRANSACTION_ITEMS:
         raise StoreUnavailable(
             f"DynamoDB request failed (ValidationException): a transaction takes at most {TRANSACTION_ITEMS} items, "
             f"not {len(ops)}"
         )
+    check_transaction_bytes(
+        op.item if isinstance(op, Put) else {PK: op.pk, SK: op.sk, **getattr(op, "values", {})} for op in ops
+    )
 
 
 def op_key(op: WriteOp) -> Key:

@@ -27,6 +27,7 @@ from mneme.adapters.dynamo.items import (
     Put,
     TableSchema,
     WriteOp,
+    check_transaction,
 )
 from mneme.errors import Conflict, Throttled
 from mneme.observability import traced
@@ -169,6 +170,7 @@ class DynamoItemTable:
 
     @traced("dynamodb.transact")
     def transact(self, ops: Sequence[WriteOp]) -> None:
+        check_transaction(ops)  # DynamoDB's 100 items and 4 MB, before a request it would refuse
         items: list[dict[str, Any]] = []
         for op in ops:
             if isinstance(op, Put):
