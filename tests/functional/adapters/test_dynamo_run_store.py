@@ -81,6 +81,17 @@ def test_events_in_order(store: ItemRunStore) -> None:
     assert store.list_events("r2") == []
 
 
+def test_a_commit_of_events_over_4_mb_in_utf8_is_stored(store: ItemRunStore) -> None:
+    """The commit measured its transaction in characters (3.5 million): 14 events of 100,000 CJK characters are
+    1.4 million characters but 4.2 MB in UTF-8, over DynamoDB's 4 MB, and the step's commit was refused."""
+    run = store.commit(_run(), create=True)
+    events = [RunEvent(seq=i, type="memory_hits", at=T0, data={"text": f"{i:02d}" + "中" * 100_000}) for i in range(14)]
+    store.commit(run, events=events)
+    assert store.list_events("r1") == events
+    stored = store.get_run("r1")
+    assert stored is not None and stored.version == run.version + 1
+
+
 def test_requests_round_trip_in_order(store: ItemRunStore) -> None:
     requests = [{"modelId": "m", "messages": [{"role": "user", "content": [{"text": f"q{i}"}]}]} for i in range(3)]
     for seq, request in reversed(list(enumerate(requests))):

@@ -25,9 +25,10 @@ MARK_PREFIX = "MARK#"
 OUTBOX_INDEX_PK = "OUTBOX"
 ACTIVE_INDEX_PREFIX = "ACTIVE#"
 ACTIVE_SHARDS = 4
-#: DynamoDB transactions: at most 100 items and 4 MB
+#: DynamoDB transactions: at most 100 items and 4 MB (counted in UTF-8 bytes, as DynamoDB counts: in
+#: characters, a step's events of CJK text passed it at a third of the count)
 MAX_TRANSACTION = 100
-MAX_TRANSACTION_CHARS = 3_500_000
+MAX_TRANSACTION_BYTES = 3_500_000
 
 REQUEST_HEAD = re.compile(r"^REQ#\d{6}$")
 #: items read per query while iterating lazily (a request head and its chunks may span pages)

@@ -44,6 +44,7 @@ import json
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from mneme.adapters.dynamo.item_size import item_bytes
 from mneme.adapters.dynamo.items import PK, SK, AttrEquals, Item, ItemTable, Put, query_all
 from mneme.adapters.dynamo.run_items import (
     ACTIVE_INDEX_PREFIX,
@@ -52,7 +53,7 @@ from mneme.adapters.dynamo.run_items import (
     EVENT_PREFIX,
     MARK_PREFIX,
     MAX_TRANSACTION,
-    MAX_TRANSACTION_CHARS,
+    MAX_TRANSACTION_BYTES,
     OUTBOX_INDEX_PK,
     OUTBOX_SK,
     READ_PAGE,
@@ -157,8 +158,7 @@ class ItemRunStore:
             else:
                 items.append(stamp({PK: pk, SK: sk, "chunks": 0, "data": text}, expires_at))
         run_put = Put(self._stored(updated), "not_exists" if create else AttrEquals("version", run.version))
-        size = sum(len(str(item.get("data", ""))) for item in items)
-        if len(items) >= MAX_TRANSACTION or size > MAX_TRANSACTION_CHARS:
+        if len(items) >= MAX_TRANSACTION or sum(map(item_bytes, items)) > MAX_TRANSACTION_BYTES:
             self._table.put_many(items)
             items = []
         try:
