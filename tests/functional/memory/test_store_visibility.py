@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from mneme.adapters.dynamo.memory_journal import ItemMemoryJournal
-from mneme.errors import NotFound
+from mneme.errors import MemoryUnavailable, NotFound
 from tests.fakes.clock import FixedClock
 from tests.fakes.items import MemoryItemTable
 from tests.functional.memory.conftest import NOW, KnnEmulatingStore, doc, ids_of, unit
@@ -192,3 +192,20 @@ def test_an_entry_deleted_for_good_leaves_nothing_in_the_journal(os_client, inde
     left = [item for item in table._items.values() if entry.id in str(item) or entry.content_hash in str(item)]
     assert left == []
     assert list(journal.lookup([other.id])) == [other.id]
+
+
+def test_entries_a_partly_failed_bulk_did_index_are_not_indexed_again_by_the_retry(
+    os_client, os_admin, index_name, clock
+):
+    """OpenSearch answers a ``_bulk`` with some items failed as a whole success with ``errors: true``: the
+    adapter raised before journaling the items that were indexed, so the writer's retry — inside the refresh
+    window, where searches do not see them yet — indexed them a second time (two entries of one memory id)."""
+    store = _store(os_client, index_name, clock, 60)
+    kept, refused = doc("Alice's locker code is 4471"), doc("Alice likes tea", doc_id="other")
+    with pytest.raises(MemoryUnavailable, match="rejected"):
+        store.put([(kept, unit(1)), (refused, [1.0, 0.0])])  # the second vector has the wrong dimension
+    clock.advance(seconds=5)
+    store.put([(kept, unit(1)), (refused, unit(2))])  # the retry of the whole batch
+    clock.advance(seconds=61)
+    stored = os_admin.search(index=index_name, body={"query": {"match_all": {}}, "size": 10})["hits"]["hits"]
+    assert sorted(hit["_source"]["memory_id"] for hit in stored) == sorted([kept.id, refused.id])

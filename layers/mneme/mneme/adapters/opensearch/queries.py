@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from mneme.errors import MemoryUnavailable
 from mneme.models.memory import MemoryCandidate, MemoryClass, MemoryDocument, default_class
 
 if TYPE_CHECKING:
@@ -209,3 +210,12 @@ def parse_hits(response: Mapping[str, Any]) -> list[MemoryCandidate]:
         MemoryCandidate(document=from_source(hit["_source"]), similarity=score_to_similarity(hit["_score"]))
         for hit in response.get("hits", {}).get("hits", [])
     ]
+
+
+def bulk_rejected(result: Mapping[str, Any]) -> None:
+    """MemoryUnavailable naming how many items of a ``_bulk`` answer failed, and the first reason."""
+    if result.get("errors"):
+        errors = [next(iter(item.values())).get("error") for item in result.get("items", [])]
+        failed = [error for error in errors if error]
+        first = failed[0] if failed else None
+        raise MemoryUnavailable(f"OpenSearch bulk write rejected {len(failed)} of {len(errors)} items: {first}")

@@ -23,6 +23,7 @@ from mneme.adapters.opensearch.journaled import Found, OpenSearchJournaled
 from mneme.adapters.opensearch.lifecycle import OpenSearchLifecycle
 from mneme.adapters.opensearch.owned import OpenSearchOwned
 from mneme.adapters.opensearch.queries import (
+    bulk_rejected,
     from_source,
     index_body,
     iso_utc,
@@ -114,7 +115,9 @@ class OpenSearchMemoryStore(OpenSearchJournaled, OpenSearchLifecycle, OpenSearch
             raise MemoryUnavailable(f"OpenSearch query failed: {next(r['error'] for r in responses if 'error' in r)}")
         return responses
 
-    def _bulk(self, actions: list[dict[str, Any]]) -> dict[str, Any]:
+    def _bulk(self, actions: list[dict[str, Any]], *, partial: bool = False) -> dict[str, Any]:
+        """The ``_bulk`` answer; MemoryUnavailable when an item failed, unless ``partial`` (then the caller keeps
+        what was done, and raises with :func:`bulk_rejected`)."""
         if not actions:
             return {}
         kwargs: dict[str, Any] = {} if self._service == "aoss" else {"refresh": "wait_for"}
@@ -122,9 +125,8 @@ class OpenSearchMemoryStore(OpenSearchJournaled, OpenSearchLifecycle, OpenSearch
             result = self._client.bulk(body=actions, **kwargs)
         except OpenSearchHTTPError as exc:
             raise MemoryUnavailable(f"OpenSearch bulk write failed: {exc}") from exc
-        if result.get("errors"):
-            errors = [next(iter(item.values())).get("error") for item in result.get("items", [])]
-            raise MemoryUnavailable(f"OpenSearch bulk write rejected: {next(filter(None, errors), None)}")
+        if not partial:
+            bulk_rejected(result)
         return dict(result)
 
     def _query(self, clauses: list[dict[str, Any]], size: int = _MAX_HITS) -> list[dict[str, Any]]:
@@ -192,9 +194,13 @@ class OpenSearchMemoryStore(OpenSearchJournaled, OpenSearchLifecycle, OpenSearch
                 meta = {"_index": self._index} | ({} if self._service == "aoss" else {"_id": body["memory_id"]})
                 actions += [{"index": meta}, body]
                 created.append(next(doc for doc, _ in items if doc.id == body["memory_id"]))
-        result = self._bulk(actions)
+        # a partly failed bulk: the items it did index are journaled before the failure is raised, so the retry
+        # (inside the refresh window, where searches miss them) finds them instead of indexing them again
+        result = self._bulk(actions, partial=True)
         indexed = [next(iter(item.values())) for item in result.get("items", []) if "index" in item]
-        self._note([(doc, str(item["_id"])) for doc, item in zip(created, indexed, strict=False)], "active")
+        done = [(doc, str(item["_id"])) for doc, item in zip(created, indexed, strict=False) if "error" not in item]
+        self._note(done, "active")
+        bulk_rejected(result)
         return ids
 
     def _stored_ids(self, memory_ids: Sequence[str]) -> dict[str, str]:
