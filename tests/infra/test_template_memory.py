@@ -118,3 +118,11 @@ def test_the_functions_get_the_endpoint_service_and_index() -> None:
     assert env["MNEME_OPENSEARCH_SERVICE"] == {"Fn::If": ["CreateCollection", "aoss", {"Ref": "OpenSearchService"}]}
     assert env["MNEME_OPENSEARCH_INDEX"] == {"Ref": "OpenSearchIndex"}
     assert env["MNEME_EMBEDDING_MODEL_ID"] == {"Ref": "EmbeddingModelId"}
+
+
+def test_the_memory_queues_take_the_largest_message_the_adapter_packs() -> None:
+    from mneme.adapters.aws.sqs_queue import BATCH_BYTES
+
+    queues = resources("AWS::SQS::Queue")
+    assert queues["MemoryQueue"]["Properties"]["MaximumMessageSize"] == BATCH_BYTES == 1_048_576
+    assert queues["MemoryDLQ"]["Properties"]["MaximumMessageSize"] == BATCH_BYTES
