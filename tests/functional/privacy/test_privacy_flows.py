@@ -238,3 +238,66 @@ def test_expired_chats_and_runs_are_not_exported_but_are_erased() -> None:
     assert not kinds & {"chat", "message", "run", "event", "request", "run_index"}
     assert receipt["counts"]["chat"] == 1 and receipt["counts"]["run"] == 1 and receipt["counts"]["message"] >= 2
     assert [(i["PK"], i["SK"]) for i in main_items_of(_pw(world, api), "alice")] == [("ERASURE#alice", "STATE")]
+
+
+def _erasure_during_embedding(api: Api, world: World) -> None:
+    """The writer passed its tombstone check, then alice's erasure runs to the end while it embeds."""
+    embed, erased = world.embedder.embed, list[int]()
+
+    def embed_then_erase(texts: Any) -> Any:
+        vectors = embed(texts)
+        if not erased:
+            erased.append(1)
+            assert api.delete("/v1/me", user="alice").status == 200
+        return vectors
+
+    world.embedder.embed = embed_then_erase  # type: ignore[method-assign]
+
+
+def test_a_write_checked_before_the_erasure_and_stored_after_it_is_deleted(api: Api, world: World) -> None:
+    # Given a write of alice's queued before her erasure, and one of bob's, in one batch
+    before = world.clock.now().isoformat()
+    jobs = _job("alice", before, "in-flight"), _job("bob", before, "other")
+    # When her erasure finishes while the writer embeds them (after it found no tombstone)
+    _erasure_during_embedding(api, world)
+    answer = _deliver(world, *jobs)
+    # Then nothing of hers was left behind (nor retried), and bob's is written
+    assert answer == {"batchItemFailures": []}
+    assert sorted(world.memory.documents) == ["other"]
+    assert world.deps.audit.query("alice", action="write").records == []
+
+
+def test_an_extraction_checked_before_the_erasure_and_stored_after_it_is_deleted(api: Api, world: World) -> None:
+    # Given an extraction job of alice's queued before her erasure
+    metadata = {"source": "run_output", "user_id": "alice", "queued_at": world.clock.now().isoformat()}
+    content, strategies = "I prefer green tea. My name is Alice.", ["facts", "preferences"]
+    job = MemoryWriteJob(
+        "x1", "vector.user.alice.memory", "alice", content, metadata=metadata, kind="extract", strategies=strategies
+    )
+    # When her erasure finishes while the writer embeds what the model extracted
+    _erasure_during_embedding(api, world)
+    answer = _deliver(world, job)
+    # Then nothing extracted of hers remains
+    assert answer == {"batchItemFailures": []}
+    assert world.memory.documents == {}
+
+
+def test_a_write_whose_second_tombstone_read_fails_is_undone_and_retried(world: World) -> None:
+    # Given a writer that reads the tombstones once, then finds them unreadable after the write
+    read, reads = world.deps.privacy_ledger.erasures, list[int]()
+
+    def once(user_ids: Any) -> Any:
+        reads.append(1)
+        if len(reads) > 1:
+            raise StoreUnavailable("down")
+        return read(user_ids)
+
+    world.deps.privacy_ledger.erasures = once  # type: ignore[method-assign]
+    # When a write of alice's is delivered
+    answer = _deliver(world, _job("alice", world.clock.now().isoformat(), "j1"))
+    # Then it is retried and nothing of it stays written blind; a later delivery writes it
+    assert answer == {"batchItemFailures": [{"itemIdentifier": "j1"}]}
+    assert world.memory.documents == {}
+    world.deps.privacy_ledger.erasures = read  # type: ignore[method-assign]
+    assert _deliver(world, _job("alice", world.clock.now().isoformat(), "j1")) == {"batchItemFailures": []}
+    assert sorted(world.memory.documents) == ["j1"]

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from mneme.engine.memory_io.consolidate import Recent, consolidate
 from mneme.engine.memory_io.entries import new_document
+from mneme.engine.memory_io.erased_writes import undo_erased
 from mneme.engine.memory_io.writer_ports import audit_decisions, job_trail
 from mneme.errors import Conflict, MnemeError, ModelRequestRejected
 from mneme.memory.embedding_limits import limit_for
@@ -86,11 +87,13 @@ def run(ports: WriterPorts, job: MemoryWriteJob, recent: Recent | None = None) -
             ]
         usage_detail = {"model_id": spec.model_id, **usage.model_dump(exclude_defaults=True)}
         logger().info("memory extraction", extra={"job_id": job.job_id, "items": len(documents), **usage_detail})
-        audit_decisions(ports, [(job, decisions)])
-        charge_run(ports, job, usage)
+        written, retried = undo_erased(ports, [(job, decisions)])  # its user erased meanwhile: nothing stays
+        audit_decisions(ports, written)
+        if written:
+            charge_run(ports, job, usage)
     except MnemeError:
         return False
-    return True
+    return not retried
 
 
 def made_by(job: MemoryWriteJob, strategy: str) -> dict[str, Any]:

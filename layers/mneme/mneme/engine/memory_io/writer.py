@@ -11,27 +11,26 @@ redelivered message never duplicates a memory. Only the items that failed are re
 
 A job of a user whose data was erased (the privacy ledger's tombstone) is dropped when it was queued before
 the erasure finished: a write still in the queue, or redelivered later, never brings erased data back. When
-the tombstones cannot be read, the batch is retried rather than written.
+the tombstones cannot be read, the batch is retried rather than written. They are read again after the write
+(``erased_writes``): what a job wrote while its user's erasure ran is deleted for good.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from datetime import UTC
 from typing import Any
 
-from mneme import observability
 from mneme.engine.memory_io import extract_job
 from mneme.engine.memory_io import ops as memory_ops
 from mneme.engine.memory_io.consolidate import Decision, Recent, consolidate
 from mneme.engine.memory_io.entries import chunked
-from mneme.engine.memory_io.writer_ports import WriterPorts, audit_decisions, queued_at
+from mneme.engine.memory_io.erased_writes import not_erased, undo_erased
+from mneme.engine.memory_io.writer_ports import WriterPorts, audit_decisions
 from mneme.errors import MnemeError
 from mneme.memory.embedding_limits import EmbeddingLimit, limit_for
 from mneme.memory.speakers import spoken
 from mneme.models.memory import Authority, MemoryDocument
-from mneme.models.privacy import ErasureState
 from mneme.ports.memory import MemoryStore, MemoryWriteJob
 from mneme.ports.models import Embedder
 
@@ -51,7 +50,7 @@ def write_batch(ports: WriterPorts, records: Sequence[dict[str, Any]]) -> dict[s
         except (KeyError, TypeError, ValueError):
             failures.append(str(record.get("messageId", "")))
     try:
-        jobs = _not_erased(ports, jobs)
+        jobs = not_erased(ports, jobs)
     except MnemeError:  # the tombstones could not be read: retried later, never written blind
         failures += [message_id for message_id, _ in jobs]
         jobs = []
@@ -85,32 +84,6 @@ def _document(ports: WriterPorts, job: MemoryWriteJob) -> Any:
     )
 
 
-def _writers(job: MemoryWriteJob) -> set[str]:
-    return {user for user in (job.owner_user_id, str(job.metadata.get("user_id") or "")) if user}
-
-
-def _erased(job: MemoryWriteJob, erasure: ErasureState) -> bool:
-    """Queued before the erasure finished (or while it runs, or at an unknown time): its data is erased."""
-    queued = queued_at(job)
-    if queued is not None and queued.tzinfo is None:
-        queued = queued.replace(tzinfo=UTC)  # a time without zone is UTC (as every time mneme writes)
-    return erasure.finished_at is None or queued is None or queued <= erasure.finished_at
-
-
-def _not_erased(ports: WriterPorts, jobs: list[tuple[str, MemoryWriteJob]]) -> list[tuple[str, MemoryWriteJob]]:
-    """The jobs to write: those of erased users are dropped (and so deleted from the queue)."""
-    if ports.ledger is None or not jobs:
-        return jobs
-    erasures = ports.ledger.erasures(sorted({user for _, job in jobs for user in _writers(job)}))
-    kept = []
-    for message_id, job in jobs:
-        if any(user in erasures and _erased(job, erasures[user]) for user in _writers(job)):
-            observability.logger().warning("dropped a memory write of an erased user", job_id=job.job_id)
-            continue
-        kept.append((message_id, job))
-    return kept
-
-
 def _write(ports: WriterPorts, jobs: list[tuple[str, MemoryWriteJob]], recent: Recent) -> list[str]:
     """Store each job's documents (consolidated); the ids of the failed messages. The batch's texts are embedded
     in one call (one job's bad text is then retried alone, so it fails only its own message)."""
@@ -125,7 +98,7 @@ def _write(ports: WriterPorts, jobs: list[tuple[str, MemoryWriteJob]], recent: R
         except MnemeError:
             failed.append(message_id)
     vectors = _embedded(ports.embedder, [documents for _, _, documents in built])
-    written: list[tuple[MemoryWriteJob, list[Decision]]] = []
+    written: list[tuple[MemoryWriteJob, Sequence[Decision]]] = []
     for (message_id, job, documents), job_vectors in zip(built, vectors, strict=True):
         try:
             if isinstance(job_vectors, MnemeError):
@@ -134,6 +107,8 @@ def _write(ports: WriterPorts, jobs: list[tuple[str, MemoryWriteJob]], recent: R
         except MnemeError:
             failed.append(message_id)
     try:
+        written, retried = undo_erased(ports, written)  # an erasure that ran meanwhile: nothing of it stays
+        failed += [m for m, job in jobs if job in retried]
         audit_decisions(ports, written)
     except MnemeError:
         ids = {job.job_id for job, _ in written}
