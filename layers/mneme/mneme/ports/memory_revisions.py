@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from datetime import datetime
 
     from mneme.models.revision import MemoryRevision
 
@@ -34,4 +35,13 @@ class MemoryRevisions(Protocol):
     def forget(self, owner_user_id: str, doc_ids: Sequence[str]) -> int:
         """Remove every revision of these entries of the owner's for good (entries removed for good, or a write
         taken back); answers how many were removed."""
+        ...
+
+    def claim(self, owner_user_id: str, doc_id: str, etag: str, *, now: datetime) -> bool:
+        """Claim the entry's version ``etag`` for one conditional change (``If-Match``): False when another change
+        based on that version claimed it first (two requests that read the same ETag: one wins)."""
+        ...
+
+    def release(self, owner_user_id: str, doc_id: str, etag: str) -> None:
+        """Give a claim back: its change failed before it changed the entry."""
         ...

@@ -14,6 +14,7 @@ from typing import Any, Literal, NoReturn
 from mneme.engine.audit import request_trail
 from mneme.engine.deps import Deps
 from mneme.engine.memory_io import ops as memory_ops
+from mneme.engine.memory_io.conditional import claimed
 from mneme.engine.memory_io.revisions import acting
 from mneme.errors import EmbeddingInputTooLong, InvalidInput, MemoryUnavailable, NotFound
 from mneme.memory.access import Denial, MemoryWriteForbidden, http_namespace
@@ -135,6 +136,21 @@ def patch_document(
     if _already(document, content=content, tags=tags, status=status):
         _audit(deps, caller, "read", document.namespace, hits=1, id=doc_id, unchanged=asked)
         return document
+    with claimed(deps, document, precondition):  # two PATCHes that read the same ETag: one wins, one is a 412
+        return _patched(deps, caller, document, content=content, tags=tags, status=status, asked=asked)
+
+
+def _patched(
+    deps: Deps,
+    caller: Caller,
+    document: MemoryDocument,
+    *,
+    content: str | None,
+    tags: list[str] | None,
+    status: Literal["active", "superseded"] | None,
+    asked: list[str],
+) -> MemoryDocument:
+    doc_id = document.id
     store, now = _store(deps), deps.clock.now()
     ports = memory_ops.MemoryPorts(deps.memory, deps.embedder, deps.audit, deps.clock)
     try:

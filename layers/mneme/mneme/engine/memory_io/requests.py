@@ -14,6 +14,7 @@ from mneme.engine.memory_io import audited_writes
 from mneme.engine.memory_io import batch as memory_batch
 from mneme.engine.memory_io import inbox as memory_inbox
 from mneme.engine.memory_io import ops as memory_ops
+from mneme.engine.memory_io.conditional import claimed
 from mneme.engine.memory_io.explain import Explanation
 from mneme.engine.memory_io.revisions import acting
 from mneme.errors import InvalidInput
@@ -187,5 +188,5 @@ def delete_memory(
         memory_inbox.forbidden(deps, caller, doc_id, document.namespace)
     if precondition is not None:
         precondition.require(etag_of(document))
-    with acting("user", caller.user_id):
+    with claimed(deps, document, precondition), acting("user", caller.user_id):  # one change per version read
         return audited_writes.audited_delete(ports, trail, caller.user_id, document, via=via, id=doc_id)
