@@ -72,6 +72,9 @@ class ItemPrivacyLedger:
             stamp(self._open(item, job, status.status in ("pending", "running")), int(status.expires_at.timestamp()))
         )
 
+    def delete_export(self, user_id: str, export_id: str) -> None:
+        self._table.delete(owner_pk(user_id), export_sk(export_id))
+
     def get_erasure(self, user_id: str) -> ErasureState | None:
         item = self._live(self._table.get(erasure_pk(user_id), STATE_SK))
         return ErasureState.model_validate_json(item["data"]) if item is not None else None

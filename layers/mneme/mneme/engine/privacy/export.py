@@ -85,7 +85,8 @@ def export_view(deps: Deps, caller: Caller, export_id: str) -> dict[str, Any]:
 
 def build_export(deps: Deps, user_id: str, export_id: str) -> ExportStatus | None:
     """The privacy worker's part: write the archive and mark the export ready (or failed, and raise, so the
-    job is retried). An export that is ready already, or unknown (expired), is left alone."""
+    job is retried). An export that is ready already, or unknown (expired), is left alone; one its user's erasure
+    overtook is removed (None)."""
     storage, _ = _ports(deps)
     status = deps.privacy_ledger.get_export(user_id, export_id)
     if status is None or status.status == "ready":
@@ -97,12 +98,26 @@ def build_export(deps: Deps, user_id: str, export_id: str) -> ExportStatus | Non
         size = storage.write(status.object_key, (line.encode() for line in archive_lines(deps, status, counts)))
     except MnemeError as exc:
         deps.privacy_ledger.put_export(status.model_copy(update={"status": "failed", "error": exc.message}))
+        _undone_if_erased(deps, storage, status)
         raise
     done = status.model_copy(
         update={"status": "ready", "finished_at": deps.clock.now(), "bytes": size, "counts": dict(counts)}
     )
     deps.privacy_ledger.put_export(done)
-    return done
+    return None if _undone_if_erased(deps, storage, status) else done
+
+
+def _undone_if_erased(deps: Deps, storage: ExportStorage, status: ExportStatus) -> bool:
+    """After the archive and the record are written: when the user's erasure started meanwhile (it runs, or
+    finished after the export was asked for), both are removed — it may have listed the prefix and the records
+    before they were written, even given its receipt, and the archive holds the data as it was before. The
+    erasure state is written before it deletes anything: when it is not found here, its listings see both."""
+    erasure = deps.privacy_ledger.get_erasure(status.user_id)
+    if erasure is None or (erasure.finished_at is not None and erasure.finished_at <= status.created_at):
+        return False
+    storage.delete(status.object_key)
+    deps.privacy_ledger.delete_export(status.user_id, status.export_id)
+    return True
 
 
 def _line(item: OwnedItem) -> str:
