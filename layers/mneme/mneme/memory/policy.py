@@ -183,15 +183,8 @@ def save_hints(policy: MemoryPolicy, tools: Sequence[str], owner: str) -> list[s
 def foreign_hints(policy: MemoryPolicy, owner: str, *, is_global: bool) -> list[str]:
     """The policy's namespaces that name another user literally (``vector.user.bob.memory`` in alice's agent):
     the security filter refuses them to every run of the agent but that user's (the save still succeeds)."""
-    patterns = [
-        *(policy.read_namespaces or []),
-        *(policy.standing_namespaces or []),
-        *(policy.tool_read_namespaces or []),
-        *(policy.allowed_write_namespaces or []),
-        *([policy.write_namespace] if policy.write_namespace else []),
-    ]
     hints = []
-    for pattern in dict.fromkeys(patterns):
+    for pattern in policy.patterns():
         segments = pattern.split(".")
         if len(segments) < 3 or segments[1] not in ("user", "agent") or "{" in segments[2]:
             continue  # global, or the running user's own (${user_id})

@@ -87,16 +87,20 @@ class MemoryPolicy(BaseModel, defer_build=True):
             _one_namespace(value, "write_namespace")
         return value
 
-    def hints(self) -> list[str]:
-        """Hints for suspicious class suffixes (the save still succeeds)."""
-        patterns = [
+    def patterns(self) -> list[str]:
+        """Every namespace pattern the policy names, once each, in field order."""
+        named = [
             *(self.read_namespaces or []),
             *(self.standing_namespaces or []),
             *(self.tool_read_namespaces or []),
             *(self.allowed_write_namespaces or []),
             *([self.write_namespace] if self.write_namespace else []),
         ]
-        return [hint for pattern in dict.fromkeys(patterns) if (hint := validate_pattern(pattern))]
+        return list(dict.fromkeys(named))
+
+    def hints(self) -> list[str]:
+        """Hints for suspicious class suffixes (the save still succeeds)."""
+        return [hint for pattern in self.patterns() if (hint := validate_pattern(pattern))]
 
 
 def _one_namespace(pattern: str, what: str) -> None:
