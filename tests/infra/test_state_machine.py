@@ -143,3 +143,16 @@ def test_the_step_task_is_the_one_run_function() -> None:
     assert "Step" in tasks
     for name in tasks:
         assert _all_states()[name]["Parameters"]["FunctionName"] == "${RunFunctionArn}", name
+
+
+def test_every_way_into_the_step_carries_the_outcome_it_follows() -> None:
+    # The step reads "$.outcome" (a path that must exist on AWS, else States.Runtime fails the execution): a
+    # child's input and the depth guard's Pass set it; the delegation states keep the step's "delegate"
+    # (ResultPath null), which tells the next step its children's executions have all ended.
+    states = _all_states()
+    assert states["Step"]["Parameters"]["Payload"]["after.$"] == "$.outcome"
+    for task in ("DelegateOne", "RunChild"):
+        assert states[task]["Parameters"]["Input"]["outcome"] == "start"
+    assert states["Delegate"]["ResultPath"] is None and states["DelegateOne"]["ResultPath"] is None
+    assert states["DelegateOne"]["Catch"][0]["ResultPath"] != "$"
+    assert states["RefuseDelegation"]["Parameters"]["outcome"] not in ("delegate", "start")

@@ -109,6 +109,7 @@ class Runtime:
             self.deps,
             run_id,
             delegation_refused=bool(event.get("delegation_refused")),
+            children_ended=event.get("after") == "delegate",
             entered_at=_parse_time(event.get("entered_at")),
             execution_arn=str(event.get("execution_id") or "") or None,
         )

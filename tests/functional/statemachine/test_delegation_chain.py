@@ -189,3 +189,53 @@ def test_a_crashing_step_is_caught_by_the_machine_and_the_parent_sees_the_reason
     child = world.deps.runs.get_run(master.children[0])
     assert child.status is RunStatus.FAILED and "disk on fire" in (child.error or "")
     assert "disk on fire" in (master.output or "")
+
+
+def _child_execution_fails_unrecorded(machine, agent_id: str) -> None:
+    """The run function crashes on every call for ``agent_id``'s runs — its step and the Catch's ``fail``
+    alike — so the child's execution fails without its run ever being marked (as when its execution cannot
+    even be started: the run stays queued)."""
+    world = machine.world
+    original = sfn_emulation.HANDLERS[machine.function]
+
+    def crash_for(event, ctx):
+        run_ = world.deps.runs.get_run(str(event.get("run_id")))
+        if event.get("action") in ("step", "fail") and run_ is not None and run_.agent_id == agent_id:
+            raise RuntimeError("the run store is unreachable from here")
+        return original(event, ctx)
+
+    sfn_emulation.HANDLERS[machine.function] = crash_for
+
+
+def test_a_child_whose_execution_ended_unrecorded_is_a_tool_error_not_a_restarted_child(machine) -> None:
+    # Given a child whose execution fails without its run being marked failed
+    world = machine.world
+    add_agent(world, "master", tools=["delegate-to-agent"], delegates=["b"])
+    add_agent(world, "b")
+    _child_execution_fails_unrecorded(machine, "b")
+    # When the master delegates once
+    master = machine.wait(run(world, "/delegate b :: work").run.run_id, timeout=15)
+    # Then the parent's next step saw the child's execution end: the child is failed, the parent's model got a
+    # tool error, and the child was started once (not again and again until the parent's history is full)
+    child = world.deps.runs.get_run(master.children[0])
+    assert child is not None and child.status is RunStatus.FAILED
+    assert master.status is RunStatus.SUCCEEDED
+    assert "Error: the sub-agent 'b' failed" in (master.output or "")
+    assert len(machine.executions()) == 2
+
+
+def test_children_of_a_map_whose_executions_ended_unrecorded_are_tool_errors(machine) -> None:
+    # Given two children in one turn, one of whose executions fails without its run being marked
+    world = machine.world
+    add_agent(world, "master", tools=["delegate-to-agent"], delegates=["b", "c"])
+    add_agent(world, "b")
+    add_agent(world, "c")
+    _child_execution_fails_unrecorded(machine, "b")
+    # When both run through the Map
+    master = machine.wait(run(world, "/delegate b :: first job\n/delegate c :: second job").run.run_id, timeout=15)
+    # Then c's answer and b's failure both came back, in one round of children
+    b, c = (world.deps.runs.get_run(child) for child in master.children)
+    assert b is not None and b.status is RunStatus.FAILED
+    assert c is not None and c.status is RunStatus.SUCCEEDED
+    assert "Error: the sub-agent 'b' failed" in (master.output or "") and "second job" in (master.output or "")
+    assert len(machine.executions()) == 3

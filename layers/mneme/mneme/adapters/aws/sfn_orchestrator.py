@@ -30,7 +30,7 @@ class StepFunctionsOrchestrator:
     def start(self, run_id: str, *, depth: int) -> str:
         if not self._arn:
             raise OrchestratorUnavailable("no state machine is configured")
-        payload = {"run_id": run_id, "depth": depth, "delegation_refused": False}
+        payload = {"run_id": run_id, "depth": depth, "delegation_refused": False, "outcome": "start"}
         try:
             response = self._client.start_execution(
                 stateMachineArn=self._arn, name=execution_name(run_id), input=json.dumps(payload)

@@ -15,6 +15,7 @@ from mneme import telemetry
 from mneme.context.tools import DELEGATE_TO_AGENT
 from mneme.delegation_rules import context_mode, effective_approval, resolve_target, sub_run_context
 from mneme.engine.runs import budget, forking
+from mneme.engine.runs.approvals import mark_failed
 from mneme.engine.runs.session import RunSession
 from mneme.engine.runs.state import LoopState, PendingCall
 from mneme.errors import AuditWriteFailed, DelegationRefused
@@ -206,12 +207,29 @@ def _refused(session: RunSession, call: ToolCallMessage, reference: str, reason:
     )
 
 
+#: why a child is failed whose execution ended while its run was unfinished
+LOST = {
+    "Error": "ChildExecutionEnded",
+    "Cause": "its execution ended before its run finished (it could not be started, or it failed without "
+    "recording why)",
+}
+
+
+def _lost(session: RunSession, child: Run) -> Run:
+    """The parent's delegation state is over, so the child's execution has ended, yet its run is unfinished: it
+    will never finish (started again, it would only run what it ran before). It is failed with the reason."""
+    mark_failed(session.deps, child.run_id, LOST)
+    return session.deps.runs.get_run(child.run_id) or child
+
+
 def collect(
     session: RunSession, pending: PendingCall, child: Run | None, *, refused_by_state_machine: bool
 ) -> ToolResultMessage:
     """The child's final text, or a tool error with the reason (never an empty success)."""
     run = session.run
     budget.release_child(session)
+    if not refused_by_state_machine and child is not None and not child.status.finished:
+        child = _lost(session, child)
     if refused_by_state_machine:
         content, status, outcome = (
             "Error: the delegation depth limit (5) was reached; no sub-agent was started",

@@ -235,13 +235,14 @@ def _collect_children(session: RunSession) -> None:
     """Every delegation whose child is final (or lost, or refused by the state machine) becomes a result."""
     state = session.state
     refused, state.delegation_refused = state.delegation_refused, False
+    ended, state.children_ended = state.children_ended, False  # an unfinished child then never finishes
     still: list[PendingCall] = []
     for pending in state.pending:
         if pending.kind != "delegation":
             still.append(pending)
             continue
         child = session.deps.runs.get_run(pending.child_run_id or "")
-        if refused or child is None or child.status.finished:
+        if refused or ended or child is None or child.status.finished:
             _ready(session, delegate.collect(session, pending, child, refused_by_state_machine=refused))
         else:
             still.append(pending)

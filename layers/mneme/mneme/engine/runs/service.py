@@ -157,10 +157,14 @@ def step(
     run_id: str,
     *,
     delegation_refused: bool = False,
+    children_ended: bool = False,
     entered_at: datetime | None = None,
     execution_arn: str | None = None,
 ) -> StepResult:
-    """One step inside the state machine: resume a checkpointed run (or start a child) until it waits."""
+    """One step inside the state machine: resume a checkpointed run (or start a child) until it waits.
+
+    ``children_ended``: the step follows the delegation states, whose nested executions have all ended
+    (succeeded, failed, or never started); a child whose run is still unfinished then will never finish."""
     run = deps.runs.get_run(run_id)
     if run is None:
         raise NotFound(f"no run {run_id!r}")
@@ -176,6 +180,7 @@ def step(
             raise
     state, unreadable = _stored_state(deps, run)
     state.delegation_refused = delegation_refused
+    state.children_ended = children_ended
     recorder = Recorder(deps, run, state, base_time=entered_at)
     time_budget = TimeBudget.step(deps.settings, deps.monotonic)
     session = RunSession.start(deps, run, state, _placeholder_config(run), recorder, time_budget=time_budget)

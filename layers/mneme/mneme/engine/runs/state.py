@@ -60,6 +60,7 @@ class LoopState(BaseModel, defer_build=True):
     pending: list[PendingCall] = []
     approval_reported: list[str] = []  # pending calls already listed in an approval_requested event
     delegation_refused: bool = False  # the state machine's depth guard refused this step's children
+    children_ended: bool = False  # the executions of this run's children have all ended (see loop)
     always_allowed: list[str] = []
     fork: ForkPrefix | None = None  # a forked child (issue 35.4): its parent's prefix, sent first
     mcp_tools: list[McpTool] = []  # discovered at run start, offered for the whole run (sorted by name)
