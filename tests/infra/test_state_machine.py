@@ -156,3 +156,37 @@ def test_every_way_into_the_step_carries_the_outcome_it_follows() -> None:
     assert states["Delegate"]["ResultPath"] is None and states["DelegateOne"]["ResultPath"] is None
     assert states["DelegateOne"]["Catch"][0]["ResultPath"] != "$"
     assert states["RefuseDelegation"]["Parameters"]["outcome"] not in ("delegate", "start")
+
+
+def _mneme_error_names() -> set[str]:
+    from mneme import errors
+
+    def below(cls: type[Exception]) -> set[type[Exception]]:
+        found: set[type[Exception]] = {cls}
+        for direct in cls.__subclasses__():
+            found |= below(direct)
+        return found
+
+    return {cls.__name__ for cls in below(errors.MnemeError)}
+
+
+def test_every_error_name_the_machine_retries_is_one_the_run_function_raises() -> None:
+    # A name no exception has would never match: the error it meant goes to the Catch instead
+    names = _mneme_error_names()
+    for name, state in _all_states().items():
+        for retrier in state.get("Retry", []):
+            for error in retrier["ErrorEquals"]:
+                if not error.startswith(("States.", "Lambda.", "StepFunctions.")):
+                    assert error in names, (name, error)
+
+
+@pytest.mark.parametrize("task", ["Step", "AwaitApproval", "MarkFailed"])
+def test_run_function_tasks_retry_what_the_step_raises_for_the_state_machine_to_retry(task: str) -> None:
+    # The step raises these for a retry (engine/runs/step_end.TRANSIENT, by class name); the wait and the
+    # Catch's fail read and write the same store, idempotently
+    from mneme.engine.runs.step_end import TRANSIENT
+
+    retried = {error for retrier in _all_states()[task].get("Retry", []) for error in retrier["ErrorEquals"]}
+    store = {"StoreUnavailable", "Throttled"}
+    expected = {cls.__name__ for cls in TRANSIENT} if task == "Step" else store
+    assert retried >= expected

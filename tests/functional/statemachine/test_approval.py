@@ -90,3 +90,34 @@ def test_always_is_not_asked_again_in_the_same_run(machine) -> None:
     # Then one question was asked for both calls, and the run finished
     assert done.status is RunStatus.SUCCEEDED
     assert len([e for e in world.deps.runs.list_events(done.run_id) if e.type == "approval_requested"]) == 1
+
+
+def _store_blip_once(machine, action: str) -> list[str]:
+    """The run function's ``action`` meets a store throttle once (the error a DynamoDB blip raises)."""
+    from mneme.errors import StoreUnavailable
+    from mneme_local import sfn_emulation
+
+    original = sfn_emulation.HANDLERS[machine.function]
+    seen: list[str] = []
+
+    def blip(event, ctx):
+        if event.get("action") == action and not seen:
+            seen.append(action)
+            raise StoreUnavailable("DynamoDB is briefly unavailable")
+        return original(event, ctx)
+
+    sfn_emulation.HANDLERS[machine.function] = blip
+    return seen
+
+
+def test_a_store_blip_while_the_token_is_stored_is_retried_not_a_failed_run(machine) -> None:
+    # Given the store fails once as the state machine hands its task token to the run function
+    seen = _store_blip_once(machine, "await_approval")
+    world, waiting = _prompted(machine)
+    # When the state machine retries the wait (as it retries the step for the same error)
+    _wait_token(machine, waiting.run_id)
+    # Then the run still waits for its person, who can approve it to the end
+    assert seen == ["await_approval"]
+    assert world.deps.runs.get_run(waiting.run_id).status is RunStatus.WAITING_APPROVAL
+    approvals.decide(world.deps, ALICE, waiting.run_id, _first_call(world, waiting.run_id), "once")
+    assert machine.wait(waiting.run_id).status is RunStatus.SUCCEEDED

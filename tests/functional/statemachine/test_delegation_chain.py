@@ -239,3 +239,34 @@ def test_children_of_a_map_whose_executions_ended_unrecorded_are_tool_errors(mac
     assert c is not None and c.status is RunStatus.SUCCEEDED
     assert "Error: the sub-agent 'b' failed" in (master.output or "") and "second job" in (master.output or "")
     assert len(machine.executions()) == 3
+
+
+def test_a_store_blip_while_a_run_is_marked_failed_is_retried(machine) -> None:
+    # Given a child whose step crashes, and the store failing once as the Catch marks it failed
+    world = machine.world
+    add_agent(world, "master", tools=["delegate-to-agent"], delegates=["b"])
+    add_agent(world, "b")
+    original = sfn_emulation.HANDLERS[machine.function]
+    seen: list[str] = []
+
+    def crash_then_blip(event, ctx):
+        from mneme.errors import StoreUnavailable
+
+        run_ = world.deps.runs.get_run(str(event.get("run_id")))
+        if run_ is None or run_.agent_id != "b" or event.get("action") not in ("step", "fail"):
+            return original(event, ctx)
+        if event["action"] == "step":
+            raise RuntimeError("disk on fire")
+        if not seen:
+            seen.append("fail")
+            raise StoreUnavailable("DynamoDB is briefly unavailable")
+        return original(event, ctx)
+
+    sfn_emulation.HANDLERS[machine.function] = crash_then_blip
+    # When the master delegates
+    master = machine.wait(run(world, "/delegate b :: work").run.run_id, timeout=20)
+    # Then the retried Catch recorded the child's own reason, which the parent's model saw
+    child = world.deps.runs.get_run(master.children[0])
+    assert seen == ["fail"]
+    assert child.status is RunStatus.FAILED and "disk on fire" in (child.error or "")
+    assert "disk on fire" in (master.output or "")
