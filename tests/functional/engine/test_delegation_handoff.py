@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from mneme.engine.runs.state import LoopState
 from mneme.models.chat import SystemMessage, TextMessage
@@ -131,3 +132,44 @@ def test_a_child_of_an_agent_with_two_tasks_and_no_default_runs_without_a_task(w
     assert child.task_id is None
     first_request = world.deps.runs.list_requests(child.run_id)[0]
     assert "You draft texts." not in json.dumps(first_request) and "You edit texts." not in json.dumps(first_request)
+
+
+def _forged_step(world, run_id: str, **forged) -> dict[str, Any]:
+    """A state machine step whose state was crafted: the depth it carries is not the run's."""
+    from mneme.runtime import Runtime
+
+    event = {"action": "step", "run_id": run_id, "delegation_refused": False, "execution_id": "x", **forged}
+    answer: dict[str, Any] = Runtime(world.deps).handle(event)
+    return answer
+
+
+def test_the_depth_a_step_runs_at_is_the_stored_one_whatever_the_state_carries(world) -> None:
+    # Given a child at depth 1 that may delegate on, and forged depths in its step's state
+    add_agent(world, "master", tools=["delegate-to-agent"], delegates=["b"])
+    add_agent(world, "b", tools=["delegate-to-agent"], delegates=["c"])
+    add_agent(world, "c")
+    for forged in ({"depth": 6}, {"depth": -1}, {"depth": "0"}, {}):
+        world.orchestrator.started.clear()
+        child_id = run(world, "/delegate b :: /delegate c :: hi").run.children[0]
+        # When the child steps with the forged state
+        answer = _forged_step(world, child_id, **forged)
+        # Then it delegated at its own depth: the machine's guard and the grandchild see depth 1 and 2
+        assert answer["outcome"] == "delegate" and answer["depth"] == 1, forged
+        grandchild = world.deps.runs.get_run(answer["child_run_id"])
+        assert grandchild is not None and grandchild.depth == 2
+
+
+def test_a_run_at_depth_5_cannot_delegate_whatever_depth_its_state_carries(world) -> None:
+    # Given a stored run at depth 5 whose step's state says depth 0
+    add_agent(world, "master", tools=["delegate-to-agent"], delegates=["b"])
+    add_agent(world, "b")
+    child_id = run(world, "/delegate b :: hi").run.children[0]
+    deep = world.deps.runs.get_run(child_id)
+    world.deps.runs.update_run(deep.model_copy(update={"depth": 5, "agent_id": "master", "input": "/delegate b :: x"}))
+    world.deps.runs.save_checkpoint(child_id, LoopState(user_text="/delegate b :: x").model_dump(mode="json"))
+    # When it steps with the forged depth
+    answer = _forged_step(world, child_id, depth=0)
+    # Then it ran at its stored depth: delegate-to-agent is not offered there, no child was created
+    stored = world.deps.runs.get_run(child_id)
+    assert answer["outcome"] == "done" and answer["depth"] == 5 and stored.children == []
+    assert "'delegate-to-agent' is not available" in (stored.output or "")
