@@ -1,7 +1,10 @@
 """The history of an agent, task or skill: the revisions its saves and deletes through the API made, newest first
 (``GET …/revisions``). A user sees the history of what a GET of the resource shows them: their own, or — when they
 have none of that id, and never had — the global one's. A deleted resource keeps its history: restoring it is
-saving a revision's fields again."""
+saving a revision's fields again. A global resource's past is its admins' (only they change or restore it): a user
+who is not an admin sees of it only the current version, as its GET does, and nothing once it is deleted — so what an
+admin took out of a global agent, task or skill (a pasted key, withdrawn instructions) is not readable by every
+user from its history."""
 
 from __future__ import annotations
 
@@ -32,6 +35,9 @@ def task_history(
     """The task's, under the agent a GET shows (the agent must exist; its tasks go with it)."""
     agent = visible_agent(deps, caller, agent_id)
     ref = ConfigRef("task", _name(task_id, "task"), agent.agent_id)
+    if agent.owner == GLOBAL_OWNER and not caller.is_admin:
+        current = deps.config.get_task(agent.owner, agent.agent_id, ref.name) is not None
+        return _current_only(deps, ref, exists=current, cursor=cursor)
     page = _store(deps).history(agent.owner, ref, limit=limit, cursor=cursor)
     if not page.revisions and cursor is None and deps.config.get_task(agent.owner, agent.agent_id, ref.name) is None:
         raise NotFound(f"no task {task_id!r} on agent {agent_id!r}")
@@ -43,12 +49,22 @@ def _own_else_global(
 ) -> ConfigRevisionPage:
     store = _store(deps)
     owner = caller.user_id if own or store.history(caller.user_id, ref, limit=1, cursor=None).revisions else None
+    shown = deps.config.find_agent if ref.kind == "agent" else deps.config.find_skill
+    if owner is None and not caller.is_admin:
+        return _current_only(deps, ref, exists=shown(caller.user_id, ref.name) is not None, cursor=cursor)
     page = store.history(owner or GLOBAL_OWNER, ref, limit=limit, cursor=cursor)
-    if not page.revisions and cursor is None and not own:
-        shown = deps.config.find_agent if ref.kind == "agent" else deps.config.find_skill
-        if shown(caller.user_id, ref.name) is None:
-            raise NotFound(f"no {ref.kind} {ref.name!r}")
+    if not page.revisions and cursor is None and not own and shown(caller.user_id, ref.name) is None:
+        raise NotFound(f"no {ref.kind} {ref.name!r}")
     return page
+
+
+def _current_only(deps: Deps, ref: ConfigRef, *, exists: bool, cursor: str | None) -> ConfigRevisionPage:
+    """A global resource's history as a user who is not an admin sees it: its latest save while it exists (what its
+    GET shows), on one page; a deleted one is a 404 like its GET."""
+    if not exists:
+        raise NotFound(f"no {ref.kind} {ref.name!r}")
+    latest = [] if cursor is not None else _store(deps).history(GLOBAL_OWNER, ref, limit=1, cursor=None).revisions
+    return ConfigRevisionPage(revisions=[r for r in latest if r.change == "saved"], cursor=None)
 
 
 def _name(value: str, kind: str) -> str:
