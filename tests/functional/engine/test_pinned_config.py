@@ -151,3 +151,32 @@ def test_a_child_runs_and_names_the_agent_its_first_step_loaded(world) -> None:
     child = world.deps.runs.get_run(child_id)
     assert child is not None and child.agent_version == etag_of(edited)
     assert _tools(_last_request(world, child_id)) == ["memory-search"]
+
+
+def test_a_run_whose_own_agent_was_deleted_fails_even_with_a_global_agent_of_that_id(world) -> None:
+    run_id = _waiting(world)
+    shared = add_agent(world, owner="__global__", tools=["memory-search"], memory_policy=SEARCH)
+    add_task(world, shared, context_prompt="The global agent's task.")  # the run's task id, under the global agent
+    assert world.deps.config.delete_agent("alice", "master")
+    _approve_and_step(world, run_id)
+    failed = world.deps.runs.get_run(run_id)
+    assert failed is not None and failed.status is RunStatus.FAILED and "master" in (failed.error or "")
+    assert [e for e in world.deps.runs.list_events(run_id) if e.data.get("status") == "success"] == []
+
+
+def test_a_run_of_a_global_agent_fails_once_the_users_own_agent_of_that_id_hides_it(world) -> None:
+    add_agent(world, owner="__global__", tools=["memory-search"], memory_policy=SEARCH)
+    waiting = run(world, "/search What do I like?", tool_approval="prompt").run
+    assert waiting.status is RunStatus.WAITING_APPROVAL
+    add_agent(world, tools=["memory-search"], memory_policy=SEARCH)  # alice's own master
+    _approve_and_step(world, waiting.run_id)
+    failed = world.deps.runs.get_run(waiting.run_id)
+    assert failed is not None and failed.status is RunStatus.FAILED and "hidden by your own" in (failed.error or "")
+
+
+def test_a_run_of_a_global_agent_steps_on_while_the_global_agent_is_kept(world) -> None:
+    add_agent(world, owner="__global__", tools=["memory-search"], memory_policy=SEARCH)
+    waiting = run(world, "/search What do I like?", tool_approval="prompt").run
+    _approve_and_step(world, waiting.run_id)
+    resumed = world.deps.runs.get_run(waiting.run_id)
+    assert resumed is not None and resumed.status is RunStatus.SUCCEEDED

@@ -9,7 +9,9 @@ cache). A new run, and a child delegated later, run the agent as it is when they
 **A revocation applies at once** (:func:`narrowed`): a tool, external tool, MCP server or delegate taken off the
 agent since is no longer offered to or callable by the run, and an MCP server or external tool still on it is
 reached as it is configured now (its address, its credentials); nothing added since is offered. A run whose
-agent was deleted meanwhile fails at its next step, as before.
+agent was deleted meanwhile fails at its next step, as before — also when an agent of that id of another owner is
+found in its place (the global one once the user's own is deleted, the user's own saved over a global one): the
+run never takes its tools, servers or credentials from an agent it did not start with.
 
 Pinned only when a checkpoint is written (a run that finishes in its first step writes none), as the stored JSON
 of each item (nulls left out, as the configuration store keeps them), read back ignoring fields a later release
@@ -21,8 +23,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from mneme.errors import NotFound
 from mneme.models.agent import Agent, Skill, Task
-from mneme.models.common import STORED
+from mneme.models.common import GLOBAL_OWNER, STORED
 from mneme.models.user import UserSettings
 from mneme.ports.stores import RunConfig
 
@@ -55,6 +58,14 @@ def unpin(pinned: dict[str, Any]) -> RunConfig:
 def narrowed(pinned: RunConfig, current: RunConfig) -> RunConfig:
     """``pinned`` with only the capabilities ``current`` (the configuration as stored now) still grants."""
     agent, now = pinned.agent, current.agent
+    if now.owner != agent.owner:
+        started = "the global agent" if agent.owner == GLOBAL_OWNER else "your agent"
+        found = "a global one" if now.owner == GLOBAL_OWNER else "your own"
+        raise NotFound(
+            f"agent {agent.agent_id!r} not found: {started} this run started with was deleted or is hidden by "
+            f"{found} of that id",
+            field="agent_id",
+        )
     servers = {server.name: server for server in now.mcp_servers}
     external = {tool.name: tool for tool in now.external_tools}
     delegates = set(now.delegate_names)
