@@ -3,6 +3,8 @@ revoked (``GET /v1/me/approvals``, ``DELETE /v1/me/approvals/{id}``), and every 
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tests.functional.api.conftest import Api, add_agent
@@ -111,3 +113,33 @@ def test_the_grant_applies_to_a_sub_agent_of_that_agent_too(api: Api, world: Wor
     # Then the child, a run of the master agent in prompt mode, searched without asking
     assert [e for e in events_of(api, child) if e["type"] == "approval_requested"] == []
     assert api.get(f"/v1/runs/{child}").body["status"] == "succeeded"
+
+
+def test_a_grant_for_the_users_own_agent_does_not_hold_for_the_global_agent_of_that_id(api: Api, world: World) -> None:
+    # Given alice's "always" for her own master's search, and a global master of an admin's
+    _always(api)
+    add_agent(world, "master", owner="__global__", tools=["memory-search"], tool_approval_default="prompt")
+    # When she deletes her master, so her runs of master run the global one
+    assert api.delete("/v1/agents/master").status == 204
+    # Then the global agent's search asks her: her grant was for her agent, not for the admin's
+    assert len(_asks(api)[1]) == 1
+
+
+def test_a_grant_for_a_global_agent_does_not_hold_for_the_users_own_agent_of_that_id(api: Api, world: World) -> None:
+    add_agent(world, "shared", owner="__global__", tools=["memory-search"], tool_approval_default="prompt")
+    run_id, (call_id,) = _asks(api, agent="shared")
+    assert api.post(f"/v1/runs/{run_id}/approvals", {"call_id": call_id, "decision": "always"}).status == 200
+    step_event(api, run_id)
+    assert _asks(api, agent="shared")[1] == []  # the global agent's grant holds for it
+    add_agent(world, "shared", tools=["memory-search"], tool_approval_default="prompt")  # alice's own shared
+    assert len(_asks(api, agent="shared")[1]) == 1
+
+
+def test_a_grant_remembered_before_owners_were_kept_still_holds(api: Api, world: World) -> None:
+    _always(api)
+    table = world.deps.grants._table  # type: ignore[attr-defined]
+    (item,) = [i for i in table.query("OWNER#alice", sk_prefix="APPROVAL#").items]
+    data = json.loads(item["data"])
+    assert data.pop("agent_owner") == "alice"
+    table.put({**item, "data": json.dumps(data)})  # as an earlier release stored it
+    assert _asks(api)[1] == []

@@ -178,6 +178,12 @@ class RememberedApproval(Record):
     tool: str
     created_at: datetime
     run_id: str | None = None
+    #: whose agent it was given for (the user's own, or ``GLOBAL_OWNER``): it holds for that agent only, not for
+    #: another owner's agent of the same id; None — remembered before owners were kept — holds for either
+    agent_owner: str | None = None
+
+    def holds_for(self, agent_owner: str) -> bool:
+        return self.agent_owner is None or self.agent_owner == agent_owner
 
     def to_api(self) -> dict[str, Any]:
         return {
@@ -191,14 +197,15 @@ class RememberedApproval(Record):
 
 class ApprovalGrants(Protocol):
     def remember(
-        self, user_id: str, agent_id: str, tool: str, *, run_id: str | None, at: datetime
+        self, user_id: str, agent_id: str, tool: str, *, agent_owner: str, run_id: str | None, at: datetime
     ) -> RememberedApproval:
-        """Keep the grant (remembering the same pair again refreshes it); the grant as stored."""
+        """Keep the grant for the agent of that owner (remembering the same pair again refreshes it); the grant
+        as stored."""
         ...
 
     def list(self, user_id: str) -> list[RememberedApproval]: ...
-    def tools_for(self, user_id: str, agent_id: str) -> frozenset[str]:
-        """The tools the user always approves for this agent."""
+    def tools_for(self, user_id: str, agent_id: str, agent_owner: str) -> frozenset[str]:
+        """The tools the user always approves for this agent (of that owner: the user, or global)."""
         ...
 
     def revoke(self, user_id: str, approval_id: str) -> RememberedApproval | None:

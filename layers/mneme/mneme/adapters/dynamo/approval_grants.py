@@ -41,6 +41,7 @@ def _grant(item: Item) -> RememberedApproval:
         tool=str(data["tool"]),
         created_at=datetime.fromisoformat(str(data["created_at"])),
         run_id=data.get("run_id"),
+        agent_owner=data.get("agent_owner"),
     )
 
 
@@ -49,9 +50,9 @@ class ItemApprovalGrants:
         self._table = table
 
     def remember(
-        self, user_id: str, agent_id: str, tool: str, *, run_id: str | None, at: datetime
+        self, user_id: str, agent_id: str, tool: str, *, agent_owner: str, run_id: str | None, at: datetime
     ) -> RememberedApproval:
-        grant = RememberedApproval(approval_id(agent_id, tool), user_id, agent_id, tool, at, run_id)
+        grant = RememberedApproval(approval_id(agent_id, tool), user_id, agent_id, tool, at, run_id, agent_owner)
         data = {
             "approval_id": grant.approval_id,
             "user_id": grant.user_id,
@@ -59,6 +60,7 @@ class ItemApprovalGrants:
             "tool": grant.tool,
             "created_at": grant.created_at.isoformat(),
             "run_id": grant.run_id,
+            "agent_owner": grant.agent_owner,
         }
         self._table.put(
             {
@@ -73,9 +75,9 @@ class ItemApprovalGrants:
     def list(self, user_id: str) -> list[RememberedApproval]:
         return [_grant(item) for item in query_all(self._table, owner_pk(user_id), sk_prefix=PREFIX)]
 
-    def tools_for(self, user_id: str, agent_id: str) -> frozenset[str]:
+    def tools_for(self, user_id: str, agent_id: str, agent_owner: str) -> frozenset[str]:
         items = query_all(self._table, owner_pk(user_id), sk_prefix=f"{PREFIX}{agent_id}#")
-        return frozenset(_grant(item).tool for item in items)
+        return frozenset(grant.tool for grant in map(_grant, items) if grant.holds_for(agent_owner))
 
     def revoke(self, user_id: str, approval_id: str) -> RememberedApproval | None:
         grant = next((g for g in self.list(user_id) if g.approval_id == approval_id), None)

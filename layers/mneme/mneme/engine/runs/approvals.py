@@ -115,10 +115,19 @@ def decide(deps: Deps, caller: Caller, run_id: str, call_id: str, decision: Deci
     trail = AuditTrail(AuditScope.of_run(run), key=f"{run_id}#approval#{call_id}", clock=deps.clock)
     trail.write(deps.audit, "approval", [None], call_id=call_id, tool=pending.tool, decision=decision)
     if decision == "always":  # and in the runs to come, until the owner revokes it (issue 15.6)
-        remembered.remember(deps, run, pending.tool, trail)
+        remembered.remember(deps, run, _agent_owner(deps, run, state), pending.tool, trail)
     answered = decisions(deps, run_id)
     _resume_if_ready(deps, run_id, state, answered)
     return _answer(run, state, call_id, decision, answered)
+
+
+def _agent_owner(deps: Deps, run: Run, state: LoopState) -> str:
+    """Whose agent the run runs: the one its checkpoint pinned; a checkpoint from before it pinned one (version
+    6): the agent the user sees of that id now (no agent: the user's)."""
+    if state.config is not None:
+        return str(state.config["agent"].get("owner") or run.user_id)
+    agent = deps.config.find_agent(run.user_id, run.agent_id)
+    return agent.owner if agent is not None else run.user_id
 
 
 def _answer(

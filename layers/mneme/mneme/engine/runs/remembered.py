@@ -22,8 +22,8 @@ def allowed(session: RunSession, call: ToolCallMessage) -> bool:
     """Whether a tool call of a ``prompt`` run goes ahead without asking (always in this run, or remembered)."""
     if call.tool in session.state.always_allowed:
         return True
-    run = session.run
-    remembered = session.context.remembered.get(lambda: session.deps.grants.tools_for(run.user_id, run.agent_id))
+    run, owner = session.run, session.config.agent.owner
+    remembered = session.context.remembered.get(lambda: session.deps.grants.tools_for(run.user_id, run.agent_id, owner))
     if call.tool not in remembered:
         return False
     try:
@@ -35,9 +35,13 @@ def allowed(session: RunSession, call: ToolCallMessage) -> bool:
     return True
 
 
-def remember(deps: Deps, run: Run, tool: str, trail: AuditTrail) -> None:
-    """The owner answered ``always``: keep it for (user, agent, tool) across runs, and audit that."""
-    grant = deps.grants.remember(run.user_id, run.agent_id, tool, run_id=run.run_id, at=deps.clock.now())
+def remember(deps: Deps, run: Run, agent_owner: str, tool: str, trail: AuditTrail) -> None:
+    """The owner answered ``always``: keep it for (user, agent, tool) across runs, and audit that. It holds for
+    the agent the run runs (``agent_owner``: the user's own or the global one), not for another owner's agent of
+    that id — a global agent found once the user's own is deleted, or the user's own saved over a global one."""
+    grant = deps.grants.remember(
+        run.user_id, run.agent_id, tool, agent_owner=agent_owner, run_id=run.run_id, at=deps.clock.now()
+    )
     trail.write(
         deps.audit, "approval", [None], tool=tool, decision="always", remembered=True, approval_id=grant.approval_id
     )
