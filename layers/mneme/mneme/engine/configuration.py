@@ -11,8 +11,8 @@ from mneme.context.caching import supports_reasoning
 from mneme.context.variables import task_context_warnings
 from mneme.delegation_rules import is_self, refers_to
 from mneme.egress import public_https_problem
+from mneme.engine.agent_checks import hides_global, max_tokens_fit
 from mneme.engine.deps import Deps
-from mneme.engine.runs.time_budget import step_model_window
 from mneme.engine.runs.tool_args import check_external_schemas
 from mneme.engine.views.pages import sorted_page
 from mneme.errors import Conflict, Forbidden, InvalidInput, NotFound
@@ -24,7 +24,6 @@ from mneme.models.precondition import Precondition
 from mneme.models.requests import AgentBody, SkillBody, TaskBody
 from mneme.models.user import Caller, UserSettings
 from mneme.records import Record, field
-from mneme.spec_limits import OUTPUT_TOKENS_PER_SECOND_FAST, OUTPUT_TOKENS_PER_SECOND_SLOW
 
 T = TypeVar("T")
 #: a listed item as the API shows it, and the page of them a list route answers (with its cursor)
@@ -124,17 +123,18 @@ def put_agent(
         owner=_owner(caller, body.is_global),
         **body.model_dump(exclude={"is_global"}),
     )
-    for other in config.list_agents(agent.owner):
+    owned = config.list_agents(agent.owner)
+    for other in owned:
         if other.agent_id != agent.agent_id and other.label.casefold() == agent.label.casefold():
             raise Conflict(f"label {agent.label!r} is already used by agent {other.agent_id!r}", field="label")
     _check_mcp_destinations(deps, agent)
     check_external_schemas([(tool.name, tool.input_schema) for tool in agent.external_tools])
-    warnings = save_hints(agent.memory_policy, agent.tools, agent.owner) + _max_tokens_fit(deps, agent)
+    warnings = save_hints(agent.memory_policy, agent.tools, agent.owner) + max_tokens_fit(deps, agent)
     missing = set(agent.skills) - {s.name for s in config.get_skills(agent.owner, agent.skills)}
     if agent.owner != GLOBAL_OWNER:
         missing -= {s.name for s in config.get_skills(GLOBAL_OWNER, sorted(missing))}
     warnings += [f"skill {name!r} does not exist yet" for name in sorted(missing)]
-    warnings += _delegate_warnings(deps, agent)
+    warnings += _delegate_warnings(deps, agent) + hides_global(deps, caller, agent, owned)
     if agent.default_task_id and config.get_task(agent.owner, agent.agent_id, agent.default_task_id) is None:
         warnings.append(f"default task {agent.default_task_id!r} does not exist yet: until it does, runs have no task")
     config.put_agent(agent, precondition=precondition, revision_at=deps.clock.now())
@@ -179,30 +179,6 @@ def _check_mcp_destinations(deps: Deps, agent: Agent) -> None:
             problem = destination_problem(url, allow_private=allow) if url else None
             if problem:
                 raise InvalidInput(problem, field=f"mcp_servers.{n}.{name}")
-
-
-def _max_tokens_fit(deps: Deps, agent: Agent) -> list[str]:
-    """``max_tokens`` against the time a model call gets (issue 11.5): one that cannot be generated within a
-    state machine step's model window even at a fast model's speed is refused; one that a slow model could
-    not finish gets a warning."""
-    max_tokens = agent.model.inference.max_tokens
-    if max_tokens is None or agent.model.provider == "offline":
-        return []
-    window = step_model_window(deps.settings)
-    if max_tokens / OUTPUT_TOKENS_PER_SECOND_FAST > window:
-        limit = int(window * OUTPUT_TOKENS_PER_SECOND_FAST)
-        raise InvalidInput(
-            f"model.inference.max_tokens {max_tokens} cannot be generated within a model call's {window:.0f} s "
-            f"(at {OUTPUT_TOKENS_PER_SECOND_FAST} tokens/s at most {limit}); lower it",
-            field="model.inference.max_tokens",
-        )
-    if max_tokens / OUTPUT_TOKENS_PER_SECOND_SLOW > window:
-        return [
-            f"model.inference.max_tokens {max_tokens}: a model writing {OUTPUT_TOKENS_PER_SECOND_SLOW} tokens/s "
-            f"needs {max_tokens / OUTPUT_TOKENS_PER_SECOND_SLOW:.0f} s for it, more than a model call's "
-            f"{window:.0f} s; a long answer may time out"
-        ]
-    return []
 
 
 def delete_agent(deps: Deps, caller: Caller, agent_id: str, precondition: Precondition | None = None) -> None:
