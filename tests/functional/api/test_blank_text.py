@@ -76,3 +76,16 @@ def test_the_400_says_what_is_wrong_in_the_validators_words(api: Api) -> None:
 def test_a_batch_items_refusal_is_in_the_validators_words(api: Api) -> None:
     reply = api.post("/v1/memory/documents:batch", {"items": [{"namespace": NS, "content": " "}]})
     assert reply.body["results"][0]["error"]["message"] == "content: must contain a character other than whitespace"
+
+
+@pytest.mark.parametrize("field", ["description", "content"])
+@pytest.mark.parametrize("blank", ["", "   ", "\u3000\n"])
+def test_a_skill_of_blank_description_or_content_is_a_400_and_stores_nothing(api: Api, field: str, blank: str) -> None:
+    reply = api.put("/v1/skills/tone", {"description": "Sets the tone.", "content": "Be warm.", field: blank})
+    assert (reply.status, reply.body["field"]) == (400, field)
+    assert api.get("/v1/skills/tone").status == 404
+
+
+def test_a_skill_with_a_word_inside_whitespace_is_saved(api: Api) -> None:
+    reply = api.put("/v1/skills/tone", {"description": " Sets the tone. ", "content": "\n Be warm.\n"})
+    assert reply.status == 200 and reply.body["content"] == "\n Be warm.\n"

@@ -161,9 +161,12 @@ class TaskBody(_Body):
 
 
 class SkillBody(_Body):
-    description: Annotated[str, StringConstraints(min_length=1, max_length=1024)]
+    """A skill's description is what its catalog line offers the model and its content what ``activate_skill``
+    answers: whitespace alone in either is a 400 naming it (a skill nothing could match, or that gives nothing)."""
+
+    description: Annotated[str, StringConstraints(min_length=1, max_length=1024), NotBlank]
     when_to_use: ShortText | None = None
-    content: LongText
+    content: Annotated[LongText, NotBlank]
     is_global: Flag = Field(False, alias="global", description="admins only: a global skill")
 
 
