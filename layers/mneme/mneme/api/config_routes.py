@@ -78,7 +78,8 @@ def put_agent(agent_id: str, body: AgentBody, if_match: IfMatch = None, if_none_
 
 @router.get("/v1/agents/<agent_id>/revisions", responses={**OK, **refusals({404: _NO_AGENT})})
 def agent_revisions(agent_id: str, limit: RevisionLimit = 20, cursor: PageCursor = None) -> dict[str, Any]:
-    """The agent's saves and deletes, newest first, each with the agent as it was (restore: PUT its fields)."""
+    """The agent's saves and deletes, newest first, each with the agent as it was (restore: PUT its fields). Of a
+    global agent a user who is not an admin sees only its current version, and a 404 once it is deleted."""
     page = revision_history.agent_history(deps_of(router), caller_of(router), agent_id, limit=limit, cursor=cursor)
     return config_revisions_view(page, "agent", agent_view)
 
