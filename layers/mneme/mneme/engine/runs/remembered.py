@@ -22,7 +22,8 @@ def allowed(session: RunSession, call: ToolCallMessage) -> bool:
     """Whether a tool call of a ``prompt`` run goes ahead without asking (always in this run, or remembered)."""
     if call.tool in session.state.always_allowed:
         return True
-    run, owner = session.run, session.config.agent.owner
+    run = session.run
+    owner = session.config.agent.owner or run.user_id  # as the grant was remembered (approvals._agent_owner)
     remembered = session.context.remembered.get(lambda: session.deps.grants.tools_for(run.user_id, run.agent_id, owner))
     if call.tool not in remembered:
         return False
