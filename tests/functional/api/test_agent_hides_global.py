@@ -1,4 +1,4 @@
-"""A user's agent saved under the id of a global agent (SPEC §2: agents are owned by a user, or global): it is
+"""A user's agent (or skill) saved under the id of a global one (SPEC §2: agents are owned by a user, or global): it is
 saved — their own, which their runs, delegations and reads then find in the global one's place — and the save
 says so, so neither a user nor an admin who left out ``"global": true`` believes the global agent was changed."""
 
@@ -39,3 +39,13 @@ def test_an_admin_who_left_out_global_is_told_how_to_change_the_global_agent(api
     (warning,) = _hiding(saved.body)
     assert '"global": true' in warning
     assert api.get(PATH, user="bob").body["label"] == "Helpdesk"
+
+
+def test_a_users_skill_saved_over_a_global_name_says_it_hides_the_global_one(api: Api) -> None:
+    skill = {"description": "Sets the tone.", "content": "Be warm."}
+    assert api.put("/v1/skills/tone", {**skill, "global": True}, **ROOT).status == 200
+    saved = api.put("/v1/skills/tone", {**skill, "content": "Be terse."})
+    assert (saved.status, saved.body["global"]) == (200, False)
+    assert [w for w in saved.body["warnings"] if "hides the global skill" in w] != []
+    assert api.put("/v1/skills/tone", {**skill, "content": "Be terser."}).body["warnings"] == []  # hers already
+    assert api.get("/v1/skills/tone", user="bob").body["content"] == "Be warm."

@@ -160,8 +160,8 @@ def get_skill(name: str, if_match: IfMatch = None, if_none_match: IfNoneMatch = 
 @router.put("/v1/skills/<name>", responses={**CONDITIONAL, **refusals({403: _GLOBAL_WRITE, 413: _LARGE})})
 def put_skill(name: str, body: SkillBody, if_match: IfMatch = None, if_none_match: IfNoneMatch = None) -> Any:
     condition = precondition_of(if_match, if_none_match)
-    skill = configuration.put_skill(deps_of(router), caller_of(router), name, body, condition)
-    return tagged(skill_view(skill), skill)
+    saved = configuration.put_skill(deps_of(router), caller_of(router), name, body, condition)
+    return tagged(skill_view(saved.item, saved.warnings), saved.item)
 
 
 @router.get("/v1/skills/<name>/revisions", responses={**OK, **refusals({404: _NO_SKILL})})

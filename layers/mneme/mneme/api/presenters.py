@@ -41,8 +41,11 @@ def task_view(task: Task, warnings: list[str] | None = None) -> dict[str, Any]:
     return dump(task, **({"warnings": warnings} if warnings is not None else {}))
 
 
-def skill_view(skill: Skill) -> dict[str, Any]:
-    return dump(skill, **{"global": skill.owner == GLOBAL_OWNER})
+def skill_view(skill: Skill, warnings: list[str] | None = None) -> dict[str, Any]:
+    extra: dict[str, Any] = {"global": skill.owner == GLOBAL_OWNER}
+    if warnings is not None:
+        extra["warnings"] = warnings
+    return dump(skill, **extra)
 
 
 def config_revisions_view(page: ConfigRevisionPage, kind: str, view: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:

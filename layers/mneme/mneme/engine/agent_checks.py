@@ -1,5 +1,5 @@
-"""What an agent's save is told beyond its validation (SPEC §2): a ``max_tokens`` its model cannot write in time, and
-an own agent that hides a global one of the same id."""
+"""What an agent's or skill's save is told beyond its validation (SPEC §2): a ``max_tokens`` its model cannot write in
+time, and an own agent or skill that hides a global one of the same id or name."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from mneme.engine.deps import Deps
 from mneme.engine.runs.time_budget import step_model_window
 from mneme.errors import InvalidInput
-from mneme.models.agent import Agent
+from mneme.models.agent import Agent, Skill
 from mneme.models.common import GLOBAL_OWNER
 from mneme.models.user import Caller
 from mneme.spec_limits import OUTPUT_TOKENS_PER_SECOND_FAST, OUTPUT_TOKENS_PER_SECOND_SLOW
@@ -53,4 +53,19 @@ def hides_global(deps: Deps, caller: Caller, agent: Agent, owned: Sequence[Agent
     )
     if caller.is_admin:
         warning += '; to change the global agent instead, save it with "global": true'
+    return [warning]
+
+
+def skill_hides_global(deps: Deps, caller: Caller, skill: Skill) -> list[str]:
+    """As :func:`hides_global`, for a skill (read before its save): the user's agents then load theirs."""
+    if skill.owner == GLOBAL_OWNER or deps.config.get_skills(skill.owner, [skill.name]):
+        return []
+    if not deps.config.get_skills(GLOBAL_OWNER, [skill.name]):
+        return []
+    warning = (
+        f"skill {skill.name!r} is now your own and hides the global skill of that name from you: your agents "
+        "load yours, other users' the global one; delete yours to use the global one again"
+    )
+    if caller.is_admin:
+        warning += '; to change the global skill instead, save it with "global": true'
     return [warning]

@@ -11,7 +11,7 @@ from mneme.context.caching import supports_reasoning
 from mneme.context.variables import task_context_warnings
 from mneme.delegation_rules import is_self, refers_to
 from mneme.egress import public_https_problem
-from mneme.engine.agent_checks import hides_global, max_tokens_fit
+from mneme.engine.agent_checks import hides_global, max_tokens_fit, skill_hides_global
 from mneme.engine.deps import Deps
 from mneme.engine.runs.tool_args import check_external_schemas
 from mneme.engine.views.pages import sorted_page
@@ -254,14 +254,15 @@ def get_skill(deps: Deps, caller: Caller, name: str) -> Skill:
 
 def put_skill(
     deps: Deps, caller: Caller, name: str, body: SkillBody, precondition: Precondition | None = None
-) -> Skill:
+) -> Saved[Skill]:
     skill = Skill(
         name=_slug(name, "name", for_write=True),
         owner=_owner(caller, body.is_global),
         **body.model_dump(exclude={"is_global"}),
     )
+    warnings = skill_hides_global(deps, caller, skill)
     deps.config.put_skill(skill, precondition=precondition, revision_at=deps.clock.now())
-    return skill
+    return Saved(skill, warnings)
 
 
 def delete_skill(deps: Deps, caller: Caller, name: str, precondition: Precondition | None = None) -> None:
