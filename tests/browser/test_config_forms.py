@@ -285,3 +285,21 @@ def test_the_skills_list_shows_every_skill_when_they_take_more_than_one_response
     rows = page.locator("[data-view=skills] tbody tr")
     expect(rows).to_have_count(len(names))
     expect(rows.last).to_contain_text("about skill-54")
+
+
+def test_saving_a_global_skill_as_a_user_shows_that_the_users_copy_now_hides_it(
+    server: LocalServer, console: Console
+) -> None:
+    # Given a global skill of an admin's, opened by a user in the skill form
+    name = _slug("house-style")
+    admin = Client(server, server.token(f"admin-{uuid.uuid4().hex[:6]}", admin=True))
+    shared = {"description": "House style", "content": "Be warm.", "global": True}
+    admin.call("PUT", f"/v1/skills/{name}", shared, expect=200)
+    user, _ = fresh_user(server, console, f"#/skills/{name}")
+    page = console.go(f"#/skills/{name}")
+    # When the user saves it
+    page.get_by_label("Content").fill("Be terse.")
+    page.get_by_role("button", name="Save").click()
+    # Then the form says the saved skill is theirs and hides the global one
+    expect(page.get_by_test_id("warnings")).to_contain_text("hides the global skill")
+    assert user.call("GET", f"/v1/skills/{name}", expect=200)["global"] is False

@@ -31,10 +31,11 @@ async function skillForm(name, saved = () => {}) {
     const body = { description: data.get("description"), content: data.get("content") };
     if (String(data.get("when_to_use") || "").trim()) body.when_to_use = data.get("when_to_use");
     try {
-      etag = (await put(`/v1/skills/${seg(id)}`, body, onlyIfUnchanged(etag))).etag;
+      const stored = await put(`/v1/skills/${seg(id)}`, body, onlyIfUnchanged(etag));
+      etag = stored.etag;
       if (isNew) window.location.hash = skillHref(id);
       else {
-        showWarnings(form, []);
+        showWarnings(form, stored.warnings);
         saved();
       }
     } catch (error) {
