@@ -72,6 +72,25 @@ def exceeded(session: RunSession) -> BudgetExceeded | None:
     return None
 
 
+def summary_refused(session: RunSession) -> BudgetExceeded | None:
+    """Checked before the rolling summary's call (SPEC §4), one of the run's model calls: the limit that leaves
+    no room for it *and* the run's own call after it (a spent limit, or ``max_model_calls`` one call short).
+    The summary is then not made (the history passes through unchanged) rather than spending the run's last
+    call on it."""
+    spent = exceeded(session)
+    limits = session.run.budget
+    if spent is not None or limits is None:
+        return spent
+    usage = tree_usage(session.deps, session.run)
+    if usage is not None and usage.model_calls + 2 > limits.max_model_calls:
+        return BudgetExceeded(
+            f"max_model_calls — the run tree used {usage.model_calls:,} of its {limits.max_model_calls:,} model "
+            "calls and needs the next one for its own answer",
+            details={"limit": "max_model_calls", "used": usage.model_calls, "allowed": limits.max_model_calls},
+        )
+    return None
+
+
 def charge_model_call(session: RunSession, usage: Usage) -> None:
     """Count one model call and its tokens for the run and, when it is shared, for its tree."""
     run = session.run

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from mneme.engine.memory_io import ops as memory_ops
 from mneme.engine.memory_io.standing import Standing, read_standing, with_standing
-from mneme.engine.runs import mcp_tools
+from mneme.engine.runs import budget, mcp_tools
 from mneme.engine.runs.session import RunSession
 from mneme.engine.runs.spans import in_run_span
 from mneme.engine.runs.time_budget import TimeBudget
@@ -71,7 +71,7 @@ def _chat_history(session: RunSession, chat: Chat) -> None:
         covers=chat.summary_covers,
         first_seq=chat.first_seq,
         covered_skills=chat.summary_skills,
-        summarizer=_Budgeted(session.deps.summarizer or _NoSummarizer(), session.time_budget),
+        summarizer=_Budgeted(session.deps.summarizer or _NoSummarizer(), session),
         skills=session.config.skills,
         trigger_tokens=settings.summary_trigger_tokens,
         trigger_messages=settings.summary_trigger_messages,
@@ -93,9 +93,11 @@ def _chat_history(session: RunSession, chat: Chat) -> None:
 
 
 def _summary_call(session: RunSession, call: Summary) -> None:
-    """The summary call is one of the run's model calls (SPEC §10): priced, and its request recorded in call
-    order — before the run's own — marked ``"purpose": "summary"`` as its ``model_call`` event is."""
-    priced = charge(session, call.model_id, call.usage, provider=call.provider)
+    """The summary call is one of the run's model calls (SPEC §10): priced, counted in ``model_calls`` and the
+    tree's budget, and its request recorded in call order — before the run's own — marked
+    ``"purpose": "summary"`` as its ``model_call`` event is."""
+    priced = charge(session, call.model_id, call.usage, provider=call.provider, first=True)
+    budget.charge_model_call(session, call.usage)
     seq = {} if call.request is None else {"request_seq": session.recorder.request({**call.request, **SUMMARY})}
     session.recorder.event("model_call", **SUMMARY, **seq, model_id=call.model_id, usage=priced.model_dump())
 
@@ -108,19 +110,24 @@ class _NoSummarizer:
 
 
 class _Budgeted:
-    """The summary call inside the step's time budget: it gets at most the time a model call may still take
-    (on the fast path, what is left of the 20 s), and is not made when no model call could be (the history
-    stays as it is, with a warning, and the run goes on to its own model call or its hand-off)."""
+    """The summary call inside the step's time budget and the tree's budget: it gets at most the time a model
+    call may still take (on the fast path, what is left of the 20 s), and is not made when no model call could
+    be, or when the tree's budget has no room for it and the run's own call (the history stays as it is, with a
+    warning, and the run goes on to its own model call or its hand-off)."""
 
-    def __init__(self, inner: Summarizer, budget: TimeBudget | None) -> None:
-        self._inner, self._budget = inner, budget
+    def __init__(self, inner: Summarizer, session: RunSession) -> None:
+        self._inner, self._session = inner, session
 
     def summarize(
         self, previous_summary: str | None, messages: Sequence[ChatMessage], *, timeout_seconds: float | None = None
     ) -> Summary:
-        if self._budget is None:  # the preview: no budget of its own
+        time_budget: TimeBudget | None = self._session.time_budget
+        if time_budget is None:  # the preview: no budget of its own
             return self._inner.summarize(previous_summary, messages)
-        left = self._budget.model_timeout()
+        refused = budget.summary_refused(self._session)
+        if refused is not None:
+            raise refused
+        left = time_budget.model_timeout()
         if left is None:
             raise ModelUnavailable("no time is left in this step for the summary call")
         return self._inner.summarize(previous_summary, messages, timeout_seconds=left)

@@ -9,13 +9,13 @@ from mneme.engine.runs.session import RunSession
 from mneme.models.run import Usage
 
 
-def charge(session: RunSession, model_id: str, usage: Usage, *, provider: str) -> Usage:
-    """Price ``usage`` of one call of ``model_id``, add it to the run and its tree, and return it priced."""
+def charge(session: RunSession, model_id: str, usage: Usage, *, provider: str, first: bool) -> Usage:
+    """Price ``usage`` of one call of ``model_id``, add it to the run and its tree, and return it priced.
+
+    ``first``: the call is the first of its kind in the run (the summary call, or the run's own first call), so
+    an unpriced model is named once per run, not on every call (the summary's model may differ from the run's)."""
     table = session.deps.settings.price_table
-    # warn once per run, not on every call: on the summary call (before any of the run's own is counted) and on
-    # the run's first own call (counted after it is priced); a recorded summary request takes request_seq 1
-    first_call = session.run.model_calls == 0
-    if first_call and provider != "offline" and table.price_for(model_id) is None:
+    if first and provider != "offline" and table.price_for(model_id) is None:
         session.recorder.warning(f"no price for model {model_id!r}: its calls count 0 USD (set MNEME_MODEL_PRICES)")
     priced = table.priced(model_id, usage)
     run = session.run
