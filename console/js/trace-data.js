@@ -57,6 +57,7 @@ export function callFacts(events) {
     const entry = facts.get(e.request_seq) || {};
     if (e.type === "context_built") Object.assign(entry, { sizes: e.blocks, cachePoints: e.cache_points, tools: e.tools });
     if (e.type === "model_call") Object.assign(entry, { usage: e.usage, stopReason: e.stop_reason });
+    if (e.type === "warning") Object.assign(entry, { failed: e.message });  // a failed summary call's request
     facts.set(e.request_seq, entry);
   }
   return facts;

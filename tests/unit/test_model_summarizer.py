@@ -9,6 +9,7 @@ from mneme.adapters.models.summarizer import SUMMARY_INSTRUCTION, ModelSummarize
 from mneme.errors import ModelUnavailable
 from mneme.models.chat import ChatMessage, TextMessage, ToolCallMessage, ToolResultMessage
 from mneme.models.run import Usage
+from mneme.ports.models import FAILED_REQUEST
 from mneme.spec_limits import SUMMARY_MAX_CHARS
 from tests.fakes.model import ScriptedModel, text_response
 
@@ -66,11 +67,18 @@ def test_the_summary_reports_its_call_s_usage_and_model() -> None:
     assert (summary.usage, summary.model_id, summary.provider) == (usage, "amazon.nova-lite-v1:0", "bedrock")
 
 
-def test_empty_reply_and_model_errors_raise() -> None:
-    with pytest.raises(ModelUnavailable):
-        ModelSummarizer(ScriptedModel(["  "]), "m").summarize(None, MESSAGES)
-    with pytest.raises(ModelUnavailable):
-        ModelSummarizer(ScriptedModel([ModelUnavailable("down")]), "m").summarize(None, MESSAGES)
+def test_an_empty_reply_is_returned_with_its_usage_for_the_run_to_count() -> None:
+    # a call that answered blank was still made and paid for: history.compress warns and keeps the history
+    usage = Usage(input_tokens=40, output_tokens=1)
+    summary = ModelSummarizer(ScriptedModel([text_response("  ", usage=usage)]), "m").summarize(None, MESSAGES)
+    assert (summary.text, summary.usage) == ("", usage)
+
+
+def test_a_model_error_raises_with_the_request_it_sent() -> None:
+    summarizer = ModelSummarizer(ScriptedModel([ModelUnavailable("down")]), "m")
+    with pytest.raises(ModelUnavailable) as raised:
+        summarizer.summarize(None, MESSAGES)
+    assert raised.value.details[FAILED_REQUEST] == summarizer.build_request(None, MESSAGES)
 
 
 @pytest.mark.parametrize(("given", "sent"), [(None, 8.0), (5.0, 5.0), (30.0, 8.0)])

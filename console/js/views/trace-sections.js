@@ -101,7 +101,7 @@ export function modelCalls(detail, hasMemoryHits) {
       const dataset = { key: `req-${detail.runId}-${seq}`, request: String(seq) };
       if (request.purpose === "summary") {  // the rolling summary's call, made before the run's own (SPEC §4)
         return h("details", { open: seq === count, dataset: { ...dataset, purpose: "summary" } },
-          h("summary", {}, h("b", {}, `Model call ${seq}`), ` — rolling summary of the chat's older messages · ${tokens}`),
+          h("summary", {}, h("b", {}, `Model call ${seq}`), ` — rolling summary of the chat's older messages · ${fact.failed || tokens}`),
           summaryRequestView(request, { usage: u }));
       }
       return h("details", { open: seq === count, dataset },

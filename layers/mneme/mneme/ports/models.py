@@ -69,6 +69,11 @@ class Summary(Record):
     request: dict[str, Any] | None = field(default=None, repr=False)
 
 
+#: where a summarizer whose model call failed puts the request it sent: the failing ``MnemeError``'s ``details``
+#: (SPEC §10: every model call's request is the run's to show, a failed one included)
+FAILED_REQUEST = "request"
+
+
 class Summarizer(Protocol):
     def summarize(
         self, previous_summary: str | None, messages: Sequence[ChatMessage], *, timeout_seconds: float | None = None

@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from mneme.errors import ModelUnavailable
+from mneme.errors import MnemeError
 from mneme.models.chat import SystemMessage, TextMessage, ToolCallMessage, ToolResultMessage
-from mneme.ports.models import Summary
+from mneme.ports.models import FAILED_REQUEST, Summary
 from mneme.spec_limits import SUMMARY_MAX_CHARS, SUMMARY_TIMEOUT_SECONDS
 
 if TYPE_CHECKING:
@@ -58,11 +58,14 @@ class ModelSummarizer:
     ) -> Summary:
         request = self.build_request(previous_summary, messages)
         timeout = SUMMARY_TIMEOUT_SECONDS if timeout_seconds is None else min(timeout_seconds, SUMMARY_TIMEOUT_SECONDS)
-        response = self._model.converse(request, timeout_seconds=timeout)
-        summary = response.text.strip()
-        if not summary:
-            raise ModelUnavailable(f"the summary model {self._model_id!r} returned no text")
-        return Summary(summary[:SUMMARY_MAX_CHARS], response.usage, self._model_id, self._provider, request)
+        try:
+            response = self._model.converse(request, timeout_seconds=timeout)
+        except MnemeError as exc:  # the failed call's request goes with its error (the run records it)
+            exc.details = {**exc.details, FAILED_REQUEST: request}
+            raise
+        # an empty text is still a call made and paid for: returned, so the engine counts it (and warns)
+        text = response.text.strip()[:SUMMARY_MAX_CHARS]
+        return Summary(text, response.usage, self._model_id, self._provider, request)
 
 
 def render(previous_summary: str | None, messages: Sequence[ChatMessage]) -> str:

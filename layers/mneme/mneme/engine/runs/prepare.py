@@ -12,7 +12,7 @@ from mneme.engine.runs.session import RunSession
 from mneme.engine.runs.spans import in_run_span
 from mneme.engine.runs.time_budget import TimeBudget
 from mneme.engine.runs.usage import charge
-from mneme.errors import AuditWriteFailed, MemoryUnavailable, ModelUnavailable, StoreUnavailable
+from mneme.errors import AuditWriteFailed, MemoryUnavailable, MnemeError, ModelUnavailable, StoreUnavailable
 from mneme.history import compress
 from mneme.memory.access import ReadAccess, auto_inject_access, standing_access
 from mneme.memory.policy import apply_run_overrides, merge_policies
@@ -21,7 +21,7 @@ from mneme.models.audit import AuditAction
 from mneme.models.chat import Chat, ChatMessage
 from mneme.models.policy import ResolvedPolicy
 from mneme.models.run_request import MemoryOverride
-from mneme.ports.models import Summarizer, Summary
+from mneme.ports.models import FAILED_REQUEST, Summarizer, Summary
 from mneme.ports.stores import RunConfig
 from mneme.records import replace
 
@@ -65,21 +65,23 @@ def prepare(session: RunSession, *, chat: Chat | None, policy: ResolvedPolicy) -
 
 def _chat_history(session: RunSession, chat: Chat) -> None:
     settings, state = session.deps.settings, session.state
+    summarizer = _Budgeted(session.deps.summarizer or _NoSummarizer(), session)
     view = compress(
         chat.messages,
         summary=chat.summary,
         covers=chat.summary_covers,
         first_seq=chat.first_seq,
         covered_skills=chat.summary_skills,
-        summarizer=_Budgeted(session.deps.summarizer or _NoSummarizer(), session),
+        summarizer=summarizer,
         skills=session.config.skills,
         trigger_tokens=settings.summary_trigger_tokens,
         trigger_messages=settings.summary_trigger_messages,
     )
     if view.summary_call is not None:
         _summary_call(session, view.summary_call)
-    if view.warning:
-        session.recorder.warning(view.warning)
+    if view.warning:  # a failed call's warning names its recorded request, as the run's own model_call events do
+        failed = {} if summarizer.failed_seq is None else {**SUMMARY, "request_seq": summarizer.failed_seq}
+        session.recorder.warning(view.warning, **failed)
     if view.changed and view.new_summary is not None:
         try:
             session.deps.chats.set_summary(
@@ -117,6 +119,7 @@ class _Budgeted:
 
     def __init__(self, inner: Summarizer, session: RunSession) -> None:
         self._inner, self._session = inner, session
+        self.failed_seq: int | None = None  # the recorded request of a call that failed
 
     def summarize(
         self, previous_summary: str | None, messages: Sequence[ChatMessage], *, timeout_seconds: float | None = None
@@ -130,7 +133,13 @@ class _Budgeted:
         left = time_budget.model_timeout()
         if left is None:
             raise ModelUnavailable("no time is left in this step for the summary call")
-        return self._inner.summarize(previous_summary, messages, timeout_seconds=left)
+        try:
+            return self._inner.summarize(previous_summary, messages, timeout_seconds=left)
+        except MnemeError as exc:  # a request that was sent is recorded in call order, as every model call's is
+            request = exc.details.get(FAILED_REQUEST)
+            if isinstance(request, dict):
+                self.failed_seq = self._session.recorder.request({**request, **SUMMARY})
+            raise
 
 
 def _auto_inject(session: RunSession) -> None:
