@@ -6,7 +6,8 @@ One partition per chat, ``PK = USER#<user_id>#CHAT#<chat_id>``:
   mutable top-level attributes ``count`` (stored messages), ``updated_at``, ``summary``,
   ``summary_covers``; and ``GSI1PK = CHATS#<user_id>``, ``GSI1SK = <updated_at>#<chat_id>`` so a user's
   chats list newest first from GSI1.
-* ``SK = MSG#<seq:010d>``: one message each (``data`` = the message as JSON), ``seq`` counting from 0.
+* ``SK = MSG#<seq:010d>``: one message each (``data`` = the message as JSON), ``seq`` counting from 0; a message
+  too large for one item keeps its JSON in ``BLOB#`` part items (:mod:`mneme.adapters.dynamo.item_parts`).
 
 A run reads only what its model will see (:meth:`ItemChatStore.get_chat_tail`): the header and the messages
 the summary does not cover, newest first — one query for a short tail (the header sorts before every
@@ -48,6 +49,7 @@ from mneme.adapters.dynamo.chat_items import (
     seq_of,
 )
 from mneme.adapters.dynamo.cursors import decode_cursor, encode_cursor
+from mneme.adapters.dynamo.item_parts import CHAT_PARTS, joined, parts_of, split
 from mneme.adapters.dynamo.items import (
     PK,
     SK,
@@ -85,7 +87,7 @@ class ItemChatStore:
             return None
         count = int(header.get("count", 0))
         stored = [
-            MESSAGE_JSON.validate_json(i["data"])
+            MESSAGE_JSON.validate_json(joined(self._table, i, CHAT_PARTS, items))
             for i in items
             if i[SK].startswith(MSG_PREFIX) and int(i[SK][len(MSG_PREFIX) :]) < count
         ]
@@ -109,7 +111,7 @@ class ItemChatStore:
                 if seq >= count:
                     return
                 if not self._expired(item):
-                    yield seq, MESSAGE_JSON.validate_json(item["data"])
+                    yield seq, MESSAGE_JSON.validate_json(joined(self._table, item, CHAT_PARTS))
             if page.last_key is None:
                 return
             start = page.last_key
@@ -134,7 +136,8 @@ class ItemChatStore:
             messages += [i for i in page.items if str(i[SK]).startswith(MSG_PREFIX)]
             ended = any(i[SK] == HEADER_SK for i in page.items)
         kept = sorted((i for i in messages if start <= seq_of(i) < count and not self._expired(i)), key=seq_of)
-        return chat_of(header, [MESSAGE_JSON.validate_json(i["data"]) for i in kept], first_seq=start)
+        stored = [MESSAGE_JSON.validate_json(joined(self._table, i, CHAT_PARTS)) for i in kept]
+        return chat_of(header, stored, first_seq=start)
 
     def list_chats(self, user_id: str) -> list[Chat]:
         """The user's chats without messages, most recently updated first (GSI1)."""
@@ -221,6 +224,7 @@ class ItemChatStore:
                 self._table.transact([header, *(Delete(pk, message_sk(seq)) for seq in range(start, end))])
             except Conflict:
                 return False
+            self._table.delete_many(parts_of(self._table, pk, CHAT_PARTS, range(start, end)))
             end = start
         return True
 
@@ -263,13 +267,14 @@ class ItemChatStore:
             if not include_expired and (header is None or self._expired(header)):
                 continue
             for item in items:
-                if not include_expired and self._expired(item):
+                if (not include_expired and self._expired(item)) or str(item[SK]).startswith(CHAT_PARTS):
                     continue
                 key = f"{item[PK]}|{item[SK]}"
                 if item[SK] == HEADER_SK:
                     yield OwnedItem("chat", key, chat_of(item, []).model_dump(mode="json", exclude={"messages"}))
                 else:
-                    yield OwnedItem("message", key, {"seq": seq_of(item), **json.loads(item["data"])})
+                    data = json.loads(joined(self._table, item, CHAT_PARTS, items))
+                    yield OwnedItem("message", key, {"seq": seq_of(item), **data})
 
     def erase_owned(self, user_id: str, chat_ids: Sequence[str] = ()) -> dict[str, int]:
         counts = {"chat": 0, "message": 0}
@@ -278,13 +283,17 @@ class ItemChatStore:
             self._table.delete_many([(pk, str(i[SK])) for i in items if i[SK] != HEADER_SK])
             self._table.delete(pk, HEADER_SK)
             for item in items:
-                counts["chat" if item[SK] == HEADER_SK else "message"] += 1
+                if not str(item[SK]).startswith(CHAT_PARTS):
+                    counts["chat" if item[SK] == HEADER_SK else "message"] += 1
         return counts
 
     def _message_puts(self, pk: str, first_seq: int, encoded: Sequence[str]) -> list[WriteOp]:
-        """The puts of new messages, each given as its stored JSON."""
+        """The puts of new messages, each given as its stored JSON; the parts of a large one are written now."""
         expires_at = self._expiry_now()
-        return [
-            Put(stamp({PK: pk, SK: message_sk(first_seq + i), "data": data}, expires_at), "not_exists")
-            for i, data in enumerate(encoded)
-        ]
+        puts: list[WriteOp] = []
+        for seq, data in enumerate(encoded, start=first_seq):
+            content, parts = split(pk, CHAT_PARTS, f"{seq:010d}", data, expires_at)
+            if parts:
+                self._table.put_many(parts)
+            puts.append(Put(stamp({PK: pk, SK: message_sk(seq), **content}, expires_at), "not_exists"))
+        return puts
