@@ -9,12 +9,13 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
+from mneme.adapters.dynamo.item_parts import EVENT_PARTS, split
 from mneme.adapters.dynamo.items import PK, SK, Item, ItemTable, query_all
 from mneme.adapters.dynamo.run_list import root_listing
 from mneme.adapters.dynamo.run_texts import RUN_DATA_BYTES, TEXTS_PREFIX, texts_sk, version_of
 from mneme.adapters.dynamo.spill import blob_text, encode, write_blob
 from mneme.adapters.dynamo.ttl import stamp
-from mneme.models import Run
+from mneme.models import Run, RunEvent
 
 RUN_SK = "RUN"
 EVENT_PREFIX = "EVT#"
@@ -41,6 +42,19 @@ def run_pk(run_id: str) -> str:
 
 def event_sk(seq: int) -> str:
     return f"{EVENT_PREFIX}{seq:08d}"
+
+
+def event_items(table: ItemTable, pk: str, events: Sequence[RunEvent], expires_at: int | None) -> list[Item]:
+    """The events' items; the parts of one too large for an item (:mod:`mneme.adapters.dynamo.item_parts`: an
+    approval request of long tool arguments) are written now, before the items."""
+    items, parts = [], []
+    for event in events:
+        content, more = split(pk, EVENT_PARTS, f"{event.seq:08d}", event.model_dump_json(), expires_at)
+        items.append(stamp({PK: pk, SK: event_sk(event.seq), **content}, expires_at))
+        parts += more
+    if parts:
+        table.put_many(parts)
+    return items
 
 
 def request_sk(seq: int) -> str:

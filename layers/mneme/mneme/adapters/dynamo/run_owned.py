@@ -15,6 +15,7 @@ from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
+from mneme.adapters.dynamo.item_parts import EVENT_PARTS, joined
 from mneme.adapters.dynamo.items import PK, SK, Item, ItemTable, query_all
 from mneme.adapters.dynamo.run_texts import TEXTS_PREFIX, texts_of
 from mneme.adapters.dynamo.spill import blob_text
@@ -55,7 +56,7 @@ def _kind(sk: str) -> str | None:
     texts stored beside it (they are the run's: :func:`_data`)."""
     if sk == RUN_SK:
         return "run"
-    if sk.startswith(TEXTS_PREFIX):
+    if sk.startswith((TEXTS_PREFIX, EVENT_PARTS)):
         return None
     for prefix, kind in _HEADS:
         if sk.startswith(prefix):
@@ -70,6 +71,8 @@ def _kind(sk: str) -> str | None:
 def _data(table: ItemTable, kind: str, item: Item, partition: list[Item]) -> Any:
     if kind in ("request", "checkpoint"):
         return json.loads(blob_text(item, partition))
+    if kind == "event":
+        return json.loads(joined(table, item, EVENT_PARTS, partition))
     if kind == "run_item":
         return {k: v for k, v in item.items() if k not in (PK, SK)}
     data = json.loads(str(item["data"]))

@@ -7,7 +7,7 @@ ownership through ``run.user_id``):
 ``SK``                             item
 ================================== ==============================================================
 ``RUN``                            the run (``data`` JSON) with ``version`` for optimistic locking
-``EVT#<seq:08d>``                  one event (``data`` JSON)
+``EVT#<seq:08d>``                  one event (``data`` JSON; a large one's in ``EVTPART#`` items, ``item_parts``)
 ``REQ#<seq:06d>``                  the exact model request of call ``seq`` (head item)
 ``REQ#<seq:06d>#<blob>#<n:04d>``   chunk ``n`` of a large request (spill, see below)
 ``CHECKPOINT``                     the checkpoint state (head item; large states spill the same way)
@@ -44,6 +44,7 @@ import json
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from mneme.adapters.dynamo.item_parts import EVENT_PARTS, joined
 from mneme.adapters.dynamo.item_size import item_bytes
 from mneme.adapters.dynamo.items import PK, SK, AttrEquals, Item, ItemTable, Put, query_all
 from mneme.adapters.dynamo.run_items import (
@@ -61,6 +62,7 @@ from mneme.adapters.dynamo.run_items import (
     REQUEST_PREFIX,
     RUN_SK,
     drop_before,
+    event_items,
     event_sk,
     request_of,
     request_sk,
@@ -146,7 +148,7 @@ class ItemRunStore:
         pk = run_pk(run.run_id)
         updated = run if create else run.model_copy(update={"version": run.version + 1})
         part, request_expiry = self._part_expiry(), self._request_expiry()
-        items: list[Item] = [self._event_item(pk, e, part) for e in events]
+        items: list[Item] = event_items(self._table, pk, events, part)
         if create:
             items.append(index_item(run, self._run_expiry(run)))
         blobs = [(request_sk(seq), encode(request), request_expiry) for seq, request in requests]
@@ -188,14 +190,10 @@ class ItemRunStore:
         return list_roots(self._table, user_id, wanted, now=self._clock.now())
 
     # ------------------------------------------------------------------------------------- events
-    @staticmethod
-    def _event_item(pk: str, event: RunEvent, expires_at: int | None) -> Item:
-        return stamp({PK: pk, SK: event_sk(event.seq), "data": event.model_dump_json()}, expires_at)
-
     def append_events(self, run_id: str, events: Sequence[RunEvent]) -> None:
         """Events are keyed by their ``seq``: a retried append rewrites the same items."""
         pk, part = run_pk(run_id), self._part_expiry()
-        self._table.put_many([self._event_item(pk, e, part) for e in events])
+        self._table.put_many(event_items(self._table, pk, events, part))
 
     def list_events(self, run_id: str) -> list[RunEvent]:
         return list(self.iter_events(run_id))
@@ -204,7 +202,7 @@ class ItemRunStore:
         """The run's events with ``seq`` greater than ``after``, in order, read as they are consumed."""
         start = event_sk(after) if after is not None else None
         for item in self._read(run_pk(run_id), EVENT_PREFIX, start):
-            yield RunEvent.model_validate_json(item["data"])
+            yield RunEvent.model_validate_json(joined(self._table, item, EVENT_PARTS))
 
     # ------------------------------------------------------------------------------------- requests
     def put_request(self, run_id: str, seq: int, request: dict[str, Any]) -> None:
