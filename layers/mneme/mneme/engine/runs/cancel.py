@@ -4,7 +4,8 @@
 
 1. every unfinished run of the subtree is marked ``cancelled`` — its item updated on its version, with a
    ``cancelled`` and a ``completed`` event in the same commit — and audited (``cancel``); its pending
-   approvals are void (their answers are refused from now on);
+   approvals are void (their answers are refused from now on); its ``tree_usage`` takes in the sub-runs it
+   had not collected (no parent will now: their model calls were made and paid, SPEC §2);
 2. then every execution still running one of them is stopped (Step Functions ``StopExecution``; the ARN is
    recorded on the run by its first step, a root's is also derived from its run id).
 
@@ -27,7 +28,7 @@ from mneme.engine.runs.owner import own_run
 from mneme.engine.runs.recorder import Recorder
 from mneme.engine.runs.state import LoopState, load_state
 from mneme.errors import Conflict, MnemeError
-from mneme.models.run import Run, RunStatus
+from mneme.models.run import Run, RunStatus, Usage
 from mneme.models.user import Caller
 
 _ATTEMPTS = 8
@@ -111,6 +112,7 @@ def _cancel_one(deps: Deps, run_id: str, *, by: str, reason: str, origin: str) -
         raw = deps.runs.load_checkpoint(run_id)
         state = load_state(raw) if raw else LoopState(user_text=run.input)
         voided = [p.call_id for p in state.waiting_approvals]
+        run.tree_usage = run.tree_usage + _uncollected(deps, state.waiting_children)
         recorder = Recorder(deps, run, state)
         run.status, run.error, run.updated_at = RunStatus.CANCELLED, reason, deps.clock.now()
         recorder.event("cancelled", by=by, reason=reason, voided_calls=voided)
@@ -127,6 +129,20 @@ def _cancel_one(deps: Deps, run_id: str, *, by: str, reason: str, origin: str) -
         live.publish(deps, stored, events)
         return stored
     raise Conflict(f"run {run_id!r} kept changing while it was cancelled; try again")
+
+
+def _uncollected(deps: Deps, child_ids: Iterable[str]) -> Usage:
+    """What delegated runs no parent collected have used: each one's tree and, unless it was cancelled (which took
+    them in), the runs it had not collected either."""
+    total = Usage()
+    for child_id in child_ids:
+        child = deps.runs.get_run(child_id)
+        if child is None:
+            continue
+        raw = None if child.status is RunStatus.CANCELLED else deps.runs.load_checkpoint(child_id)
+        below = load_state(raw).waiting_children if raw else []
+        total = total + child.tree_usage + _uncollected(deps, below)
+    return total
 
 
 def _stop(deps: Deps, run: Run, cause: str) -> bool:
