@@ -70,6 +70,12 @@ class IdempotencyConflict(Conflict):
     code = "idempotency_conflict"
 
 
+class ErasureInProgress(Conflict):
+    """A memory write of a user whose erasure runs, or ran while the write did: nothing of it is kept."""
+
+    code = "erasure_in_progress"
+
+
 class PreconditionFailed(MnemeError):
     """An ``If-Match`` / ``If-None-Match`` that does not hold for the resource as it is now (a lost update
     avoided); ``details["etag"]`` is the resource's current entity tag, when it exists."""

@@ -52,6 +52,8 @@ _UNAVAILABLE = (
 _NO_ENTRY = "no memory entry of this id the caller may read (an unknown id and another user's answer alike)"
 _GLOBAL = "a global entry, which only an admin changes (or reads the history or deleted entries of)"
 _MEMORY = refusals({503: _UNAVAILABLE})
+#: a write of a user whose erasure runs, or ran while it did (mneme.engine.memory_io.erasure_guard)
+_ERASING = "`erasure_in_progress`: the caller's data is being erased (or was, while this write ran): nothing is kept"
 
 
 @router.post("/v1/memory/search", responses={**answers(200, SearchView), **_MEMORY})
@@ -92,6 +94,7 @@ def explain(body: ExplainBody) -> dict[str, Any]:
         **refusals(
             {
                 403: "the namespace is not the caller's to write (another user's, or global and not an admin)",
+                409: _ERASING,
                 413: "the content is over 200,000 characters or chunks, or the body over 2,500,000 bytes",
             }
         ),
@@ -117,6 +120,7 @@ def write_document(body: DocumentBody) -> Any:
     "/v1/memory/documents:batch",
     responses={
         **answers(207, BatchResultsView, "each item's result, by index (an item's 403, 409, 413 there)"),
+        **refusals({409: f"{_ERASING} (the whole batch)"}),
         **_MEMORY,
     },
 )

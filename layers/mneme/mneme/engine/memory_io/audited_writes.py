@@ -8,6 +8,7 @@ from typing import Any
 
 from mneme import telemetry
 from mneme.engine.audit import AuditTrail, cascade_records
+from mneme.engine.memory_io import erasure_guard
 from mneme.engine.memory_io.ops import MemoryPorts, RecordFactory, append_audit
 from mneme.engine.memory_io.revisions import acting, created
 from mneme.errors import MemoryUnavailable, NotFound
@@ -94,9 +95,12 @@ def write_documents(ports: MemoryPorts, documents: Sequence[MemoryDocument]) -> 
 def write_audited(ports: MemoryPorts, documents: Sequence[MemoryDocument], records: list[AuditRecord]) -> list[str]:
     """:func:`write_documents`, then its audit records; when they cannot be written, the entries this write
     created are taken back before the error is raised — a memory never stays without the record of who
-    wrote it, and a retry stores it once (an entry that was already there stays)."""
+    wrote it, and a retry stores it once (an entry that was already there stays). A write of a user whose
+    erasure runs, or ran meanwhile, keeps nothing and is a 409 (:mod:`.erasure_guard`)."""
+    erasure_guard.refuse_if_erasing(ports, documents)
     ids = write_documents(ports, documents)
     try:
+        erasure_guard.undo_if_erased(ports, documents, ids)
         append_audit(ports.audit, records)
     except Exception:
         store, _ = ports.require()

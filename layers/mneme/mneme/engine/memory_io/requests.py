@@ -55,6 +55,7 @@ def memory_ports(deps: Deps, caller: Caller | None = None) -> memory_ops.MemoryP
         recency_decay=deps.settings.recency_decay,
         retention=memory_retention(deps.settings),
         reranker=deps.reranker,
+        erasures=deps.privacy_ledger,
     )
 
 

@@ -14,6 +14,7 @@ from mneme.ports.audit import AuditLog
 from mneme.ports.common import Clock
 from mneme.ports.memory import MemoryStore, MemoryView
 from mneme.ports.models import Embedder, Reranker
+from mneme.ports.privacy import PrivacyLedger
 from mneme.records import Record, field
 
 
@@ -53,6 +54,7 @@ class MemoryPorts(Record):
     hidden_ids: frozenset[str] = frozenset()  # deleted moments ago: a store may still show them (issue 11.4)
     reranker: Reranker | None = None  # the optional second stage (mneme.memory.rerank)
     view: MemoryView | None = None  # what searches read instead of the store: the memory as it was (as_of)
+    erasures: PrivacyLedger | None = None  # the erasure tombstones a synchronous write is checked against
 
     def require(self) -> tuple[MemoryStore, Embedder]:
         if self.store is None or self.embedder is None:

@@ -130,6 +130,7 @@ class RunSession(Record, frozen=False):
             recency_decay=settings.recency_decay if policy.recency_decay is None else policy.recency_decay,
             retention=memory_retention(settings),
             reranker=self.deps.reranker,
+            erasures=self.deps.privacy_ledger,
         )
 
     @property
