@@ -4,7 +4,9 @@ The precondition is checked on the entry as read, and the store's writes are unc
 read the same ETag would both pass the check and both write (the second silently undoing the first). So the
 change first claims the version it is based on (``MemoryRevisions.claim``, a conditional put beside the
 entry's history): the request that claims it second is a 412, as if it had read the entry after the first
-change. A change that fails before it wrote gives its claim back, so reading again and retrying works.
+change. A change that fails before it wrote gives its claim back, so reading again and retrying works. A change
+without ``If-Match`` claims nothing: the store checks the version the conditional change expects just before
+it writes (``expected_version``), so one landing in between is a 412 too.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from mneme.engine.deps import Deps
+from mneme.engine.memory_io.expected_version import expecting
 from mneme.errors import PreconditionFailed
 from mneme.models.memory import MemoryDocument
 from mneme.models.precondition import Precondition, etag_of
@@ -33,7 +36,8 @@ def claimed(deps: Deps, document: MemoryDocument, precondition: Precondition | N
             details={"etag": now} if now else None,
         )
     try:
-        yield
+        with expecting(document.id, etag):  # a change without If-Match landing meanwhile: a 412 too
+            yield
     except BaseException:
         deps.revisions.release(document.owner_user_id, document.id, etag)
         raise

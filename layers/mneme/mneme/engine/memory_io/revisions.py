@@ -16,6 +16,7 @@ from contextvars import ContextVar
 from datetime import datetime
 from typing import Any, Literal
 
+from mneme.engine.memory_io import expected_version
 from mneme.models.memory import KeywordMatches, MemoryCandidate, MemoryClass, MemoryDocument
 from mneme.models.revision import MemoryRevision, RevisionBy, RevisionChange
 from mneme.ports.common import Clock
@@ -110,6 +111,12 @@ class RevisionedMemoryStore:
             )
         self.revisions.append(revisions)
 
+    def _expected(self, doc_id: str, namespace: str) -> None:  # a conditional change's version (412 if another)
+        expected_version.check(doc_id, lambda: self.inner.get(doc_id, namespace))
+
+    def _moved(self, doc_id: str, namespace: str) -> None:
+        expected_version.moved(doc_id, lambda: self.inner.get(doc_id, namespace))
+
     # ------------------------------------------------------------------------------------- changes
     def put(self, items: Sequence[tuple[MemoryDocument, Sequence[float]]]) -> list[str]:
         """Store and keep a revision of each; when the revisions cannot be kept, the entries this call created
@@ -137,12 +144,16 @@ class RevisionedMemoryStore:
         vector: Sequence[float] | None,
         now: datetime,
     ) -> MemoryDocument:
+        self._expected(doc_id, namespace)
         document = self.inner.update(doc_id, namespace, content=content, tags=tags, vector=vector, now=now)
+        self._moved(doc_id, namespace)
         self._keep([("update", document)], at=now)
         return document
 
     def soft_delete(self, doc_id: str, namespace: str, *, now: datetime) -> list[str]:
+        self._expected(doc_id, namespace)
         ids = self.inner.soft_delete(doc_id, namespace, now=now)
+        self._moved(doc_id, namespace)
         self._keep([("delete", document) for document in self.inner.entries(ids)], at=now)
         return ids
 
@@ -156,10 +167,12 @@ class RevisionedMemoryStore:
         now: datetime,
         authority: str | None = None,
     ) -> MemoryDocument:
+        self._expected(doc_id, namespace)
         before = self.inner.get(doc_id, namespace)
         document = self.inner.set_status(
             doc_id, namespace, status=status, superseded_by=superseded_by, now=now, authority=authority
         )
+        self._moved(doc_id, namespace)
         if before is not None and before.status != document.status:  # the same status again is no change
             self._keep([("supersede" if status == "superseded" else "restore", document)], at=now)
         return document
