@@ -102,9 +102,20 @@ def _end_of_day(value: Any) -> Any:
     return value
 
 
-#: the end of a time window (a run list's ``until``): a date alone includes its whole day — parsed as a moment,
-#: it was the day's first instant, leaving that day out — as ``since`` a date starts at that day's beginning
+#: the end of a time window (a run list's ``until``, a search's ``as_of``): a date alone includes its whole day —
+#: parsed as a moment, it was the day's first instant, leaving that day out — as ``since`` a date starts at that
+#: day's beginning (and ``observed_at``, a moment, is a date's first instant)
 MomentUntil = Annotated[Moment, BeforeValidator(_end_of_day)]
+
+
+def not_after(moment: datetime, now: datetime) -> datetime | None:
+    """``moment`` (UTC when it has no zone) if it is not in the future; the end of today (what a
+    :data:`MomentUntil` reads today's date as) is now, the day not being over; None for any other later moment."""
+    at = moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    if at <= now:
+        return at
+    today_ends = datetime.combine(now.astimezone(UTC).date(), time.max, tzinfo=UTC)
+    return now if at == today_ends else None
 
 
 #: the most bytes a client's free-form object takes as JSON: each chunk and each revision of an entry carries its

@@ -20,6 +20,7 @@ from pydantic import (
     model_validator,
 )
 
+from mneme.models import common
 from mneme.models.agent import (
     Agent,
     DelegateEntry,
@@ -179,7 +180,7 @@ class SearchBody(_Body):
     min_score: Annotated[float, Field(ge=0, le=10), Number] | None = None  # default: calibrated per model and mode
     relative_cutoff: Annotated[float, Field(ge=0, le=1), Number] | None = None
     explain: Flag = False  # also the dropped candidates and why, and each hit's score parts (issue 35.1)
-    as_of: Moment | None = None  # what would have been recalled at that moment (issue 35.3)
+    as_of: common.MomentUntil | None = None  # what would have been recalled then (issue 35.3); a date: its end
     lines: Flag = False  # each chat-line hit with the lines said around it, as a run's model sees them (issue 30)
 
 

@@ -32,6 +32,7 @@ from mneme.errors import InvalidInput, MemoryUnavailable
 from mneme.memory.access import ReadAccess
 from mneme.memory.snapshot import MemorySnapshot, live
 from mneme.memory.speakers import spoken
+from mneme.models.common import not_after
 from mneme.models.memory import MemoryDocument
 from mneme.models.revision import MemoryRevision
 from mneme.models.user import Caller
@@ -134,8 +135,10 @@ def search_as_of(
     """What ``POST /v1/memory/search`` would have answered at ``moment`` (see the module doc), explained with
     ``explain``; audited as the live search's reads, each with ``as_of``."""
     revisions = _revisions(deps)
-    if moment > deps.clock.now():
+    at = not_after(moment, deps.clock.now())  # today's date (its end): the memory as it is now
+    if at is None:
         raise InvalidInput("as_of must not be in the future", field="as_of")
+    moment = at
     search = http_search(deps, caller, namespaces, top_k, options=options, via=via)
     access, ranking = search.access, search.ranking
     vectors = ranking.retrieval != "keyword"
