@@ -87,6 +87,31 @@ def decode_cursor(cursor: str | None) -> tuple[int, str] | None:
         raise InvalidInput("cursor is not one this API returned", field="cursor") from exc
 
 
+def listing_cursor(listing: str, cursor: str | None) -> str | None:
+    """A store's page cursor bound to the listing it pages (``namespace|status``): the API's cursor."""
+    return base64.urlsafe_b64encode(f"{listing}\n{cursor}".encode()).decode() if cursor else None
+
+
+def store_cursor(listing: str, cursor: str | None) -> str | None:
+    """The store's cursor inside an API cursor of ``listing``: a forged one, or one of another listing (another
+    namespace — another user's own —, another status), is a 400: read as a position elsewhere, it answered a
+    silently wrong page."""
+    if not cursor:
+        return None
+    try:
+        bound, sep, inner = base64.urlsafe_b64decode(cursor.encode()).decode().partition("\n")
+    except (ValueError, binascii.Error, UnicodeDecodeError) as exc:
+        raise InvalidInput("cursor is not one this API returned", field="cursor") from exc
+    if not sep or not inner:
+        raise InvalidInput("cursor is not one this API returned", field="cursor")
+    if bound != listing:
+        raise InvalidInput(
+            "cursor is of another listing (another namespace or status): page this one from its start",
+            field="cursor",
+        )
+    return inner
+
+
 def page_after(docs: list[MemoryDocument], cursor: str | None, limit: int) -> tuple[list[MemoryDocument], str | None]:
     """Newest first after ``cursor``: one page and the next cursor (None on the last page)."""
     after = decode_cursor(cursor)

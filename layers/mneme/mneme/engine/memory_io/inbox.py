@@ -18,6 +18,7 @@ from mneme.engine.memory_io.conditional import claimed
 from mneme.engine.memory_io.revisions import acting
 from mneme.errors import EmbeddingInputTooLong, InvalidInput, MemoryUnavailable, NotFound
 from mneme.memory.access import Denial, MemoryWriteForbidden, http_namespace
+from mneme.memory.lifecycle import listing_cursor, store_cursor
 from mneme.memory.namespaces import can_write, is_readable, own_namespaces
 from mneme.models.audit import AuditAction
 from mneme.models.memory import MemoryDocument
@@ -65,9 +66,12 @@ def list_documents(
         raise MemoryWriteForbidden(
             f"only an admin may list deleted global memory ({target!r})", Denial(target, "admin_required")
         )
-    documents, following = _store(deps).list_documents(target, status=status, limit=limit, cursor=cursor)
+    listing = f"{target}|{status or 'live'}"  # a cursor pages the listing it came from, no other
+    documents, following = _store(deps).list_documents(
+        target, status=status, limit=limit, cursor=store_cursor(listing, cursor)
+    )
     _audit(deps, caller, "read", target, hits=len(documents), status=status)
-    return Page(documents, following, target)
+    return Page(documents, listing_cursor(listing, following), target)
 
 
 def _visible(deps: Deps, caller: Caller, doc_id: str) -> MemoryDocument:
