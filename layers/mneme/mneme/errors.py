@@ -14,6 +14,17 @@ from typing import Any
 #: ("User: arn:aws:sts::123456789012:assumed-role/mneme-RunFunctionRole-X/mneme-Run is not authorized ...")
 _ACCOUNT = re.compile(r"(?<![0-9])[0-9]{12}(?![0-9])")
 _PRINCIPAL = re.compile(r"(:(?:assumed-role|role|user|federated-user)/)[^\s,;'\"]+")
+#: the longest message an error carries: a message quotes the value it refuses, and a hostile value quoted whole
+#: (2.4 MB of emoji, 12 bytes each once escaped as JSON) made a response over Lambda's 6 MB, which API Gateway
+#: answers with a bare 500; no message mneme writes itself comes near it
+MAX_MESSAGE_CHARS = 1_000
+
+
+def bounded_message(text: str) -> str:
+    """``text``, or its first :data:`MAX_MESSAGE_CHARS` characters and how many more there were."""
+    if len(text) <= MAX_MESSAGE_CHARS:
+        return text
+    return f"{text[:MAX_MESSAGE_CHARS]}… ({len(text) - MAX_MESSAGE_CHARS:,} more characters)"
 
 
 class MnemeError(Exception):
@@ -23,6 +34,7 @@ class MnemeError(Exception):
     code: str = "internal_error"
 
     def __init__(self, message: str, *, field: str | None = None, details: dict[str, Any] | None = None):
+        message = bounded_message(message)
         super().__init__(message)
         self.message = message
         self.field = field
@@ -235,6 +247,7 @@ _PYDANTIC_PREFIXES = ("Value error, ", "Assertion failed, ")
 
 def validation_text(error: Any, default: str = "invalid value") -> str:
     """One pydantic error's message for a person, without pydantic's ``Value error, `` prefix (a validator's own
-    words: "must contain a character other than whitespace", not "Value error, must contain …")."""
+    words: "must contain a character other than whitespace", not "Value error, must contain …"), bounded like
+    every error's message (:func:`bounded_message`)."""
     message = str(error.get("msg") or default)
-    return next((message[len(p) :] for p in _PYDANTIC_PREFIXES if message.startswith(p)), message)
+    return bounded_message(next((message[len(p) :] for p in _PYDANTIC_PREFIXES if message.startswith(p)), message))

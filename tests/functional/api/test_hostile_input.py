@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from mneme.spec_limits import LAMBDA_RESPONSE_BYTES
 from tests.functional.api.conftest import Api
 from tests.support.deps import World
 
@@ -140,3 +141,32 @@ def test_an_agent_larger_than_a_dynamodb_item_is_a_413_and_is_not_saved(api: Api
     assert reply.status == 413, reply.text
     assert "item too large" in reply.body["message"]
     assert api.get("/v1/agents/big").status == 404
+
+
+#: 590,000 emoji: 2.4 MB of UTF-8, within the body limit; quoted whole in a message, each escaped to 12 bytes of JSON,
+#: they made an error response of 7 MB, over Lambda's 6 MB: API Gateway answered a bare 500
+HUGE = "\U0001f600" * 590_000
+HUGE_RULES = {"namespace_rules": [{"pattern": HUGE}]}
+HUGE_VALUES = [
+    ("/v1/me/settings", {"language": HUGE}, "language"),
+    ("/v1/agents/huge", {"label": "H", "memory_policy": HUGE_RULES}, "memory_policy"),
+    ("/v1/agents/a/tasks/huge", {"name": "n", "memory_policy": HUGE_RULES}, "memory_policy"),
+]
+
+
+@pytest.mark.parametrize(("path", "body", "field"), HUGE_VALUES)
+def test_an_error_on_a_huge_value_is_a_400_naming_the_field_that_quotes_only_its_start(
+    api: Api, path: str, body: dict[str, object], field: str
+) -> None:
+    reply = api.put(path, json.dumps(body, ensure_ascii=False))
+    assert (reply.status, reply.body["field"].split(".")[0]) == (400, field), reply.text[:300]
+    assert len(json.dumps(reply.text)) < LAMBDA_RESPONSE_BYTES
+    message = reply.body["message"]
+    assert "\U0001f600" * 100 in message and "more characters)" in message, message[-200:]
+    assert len(message) < 2_000
+
+
+def test_an_error_on_a_short_value_still_quotes_it_whole(api: Api) -> None:
+    reply = api.put("/v1/me/settings", {"language": "xx-"})
+    assert (reply.status, reply.body["field"]) == (400, "language"), reply.text
+    assert reply.body["message"].endswith("got 'xx-'")
