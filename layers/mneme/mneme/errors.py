@@ -8,6 +8,7 @@ the state machine's ``Retry`` / ``Catch``.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
 #: what an AWS error's text says of the deployment itself: its account id and the names of its roles and users
@@ -243,6 +244,18 @@ class RunAborted(MnemeError):
 
 
 _PYDANTIC_PREFIXES = ("Value error, ", "Assertion failed, ")
+#: the longest part of a failing field's path that is named whole (a part may be a key the client sent)
+MAX_FIELD_PART_CHARS = 64
+
+
+def field_path(parts: Iterable[Any], default: str) -> str:
+    """The dotted path of a failing field (``default`` for none), each part by at most its first
+    :data:`MAX_FIELD_PART_CHARS` characters: an unknown key of a closed object (``memory``, an MCP server) is a
+    part, and one of 2.4 MB named whole, in ``field`` and in the message, made a response over Lambda's 6 MB."""
+    named = [
+        part if len(part) <= MAX_FIELD_PART_CHARS else f"{part[:MAX_FIELD_PART_CHARS]}…" for part in map(str, parts)
+    ]
+    return ".".join(named) or default
 
 
 def validation_text(error: Any, default: str = "invalid value") -> str:

@@ -170,3 +170,31 @@ def test_an_error_on_a_short_value_still_quotes_it_whole(api: Api) -> None:
     reply = api.put("/v1/me/settings", {"language": "xx-"})
     assert (reply.status, reply.body["field"]) == (400, "language"), reply.text
     assert reply.body["message"].endswith("got 'xx-'")
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body", "field"),
+    [
+        ("POST", "/v1/runs", {"agent_id": "a", "input": "x", "memory": {HUGE: 1}}, "memory"),
+        ("POST", "/v1/context/preview", {"agent_id": "a", "input": "x", "memory": {HUGE: 1}}, "memory"),
+        (
+            "PUT",
+            "/v1/agents/huge",
+            {"label": "H", "mcp_servers": [{"name": "m", "url": "https://m.example", HUGE: 1}]},
+            "mcp_servers.0",
+        ),
+    ],
+)
+def test_an_unknown_key_of_megabytes_in_a_closed_object_is_a_400_naming_its_start(
+    api: Api, method: str, path: str, body: dict[str, object], field: str
+) -> None:
+    reply = api.call(method, path, json.dumps(body, ensure_ascii=False))
+    assert reply.status == 400, reply.text[:300]
+    assert len(json.dumps(reply.text)) < LAMBDA_RESPONSE_BYTES  # before: 14 MB, a bare 500 from API Gateway
+    assert reply.body["field"] == f"{field}.{HUGE[:64]}…"
+    assert reply.body["message"].startswith(f"{field}.{HUGE[:64]}…: ")
+
+
+def test_an_unknown_key_of_a_closed_object_is_named_whole(api: Api) -> None:
+    reply = api.post("/v1/runs", {"agent_id": "a", "input": "x", "memory": {"enabeld": True}})
+    assert (reply.status, reply.body["field"]) == (400, "memory.enabeld"), reply.text

@@ -26,7 +26,7 @@ from mneme import __version__, observability
 from mneme.api.app import MCP_PATH
 from mneme.api.mcp_operations import OPERATIONS
 from mneme.engine.deps import Deps
-from mneme.errors import MnemeError, validation_text
+from mneme.errors import MnemeError, field_path, validation_text
 from mneme.models.user import Caller
 
 if TYPE_CHECKING:
@@ -174,7 +174,7 @@ def call(deps: Deps, caller: Caller, name: str, arguments: dict[str, Any]) -> mc
         body = operation.body.model_validate(arguments)
     except ValidationError as exc:
         first = exc.errors()[0]
-        field = ".".join(str(part) for part in first.get("loc", ())) or "arguments"
+        field = field_path(first.get("loc", ()), "arguments")
         return _result(f"invalid arguments: {field}: {validation_text(first)}", error=True)
     try:
         payload = operation.run(deps, caller, body)

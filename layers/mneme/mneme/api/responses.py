@@ -9,7 +9,7 @@ from typing import Any
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 
-from mneme.errors import MnemeError, validation_text
+from mneme.errors import MnemeError, field_path, validation_text
 
 JSON = "application/json"
 
@@ -49,7 +49,7 @@ def _field(loc: Any) -> str:
         parts = parts[1:]
     if len(parts) > 1 and parts[0] == "body":  # the route's body parameter
         parts = parts[1:]
-    return ".".join(parts) or "body"
+    return field_path(parts, "body")
 
 
 def from_validation(error: RequestValidationError) -> Response[str]:

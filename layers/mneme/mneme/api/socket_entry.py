@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from mneme.engine.views import sockets
-from mneme.errors import MnemeError, validation_text
+from mneme.errors import MnemeError, field_path, validation_text
 from mneme.models.requests import SocketMessage
 from mneme.models.user import Caller
 
@@ -52,5 +52,5 @@ def _connect(deps: Any, connection_id: str, authorizer: Mapping[str, Any]) -> di
 def _reason(exc: Exception) -> str:
     if isinstance(exc, ValidationError):
         first = exc.errors()[0]
-        return f"{'.'.join(str(p) for p in first['loc']) or 'body'}: {validation_text(first)}"
+        return f"{field_path(first['loc'], 'body')}: {validation_text(first)}"
     return "the message is not valid JSON"

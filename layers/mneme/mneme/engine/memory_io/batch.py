@@ -21,7 +21,7 @@ from pydantic import ValidationError
 
 from mneme.engine.memory_io import audited_writes
 from mneme.engine.memory_io import ops as memory_ops
-from mneme.errors import Conflict, InvalidInput, MnemeError, validation_text
+from mneme.errors import Conflict, InvalidInput, MnemeError, field_path, validation_text
 from mneme.memory.access import MemoryWriteForbidden, http_write_access
 from mneme.memory.chunking import chunk_ids
 from mneme.memory.lifecycle import check_user_metadata
@@ -57,7 +57,7 @@ def _error(index: int, exc: MnemeError) -> dict[str, Any]:
 
 def _invalid(exc: ValidationError) -> InvalidInput:
     first = exc.errors()[0]
-    where = ".".join(str(part) for part in first.get("loc", ())) or "item"
+    where = field_path(first.get("loc", ()), "item")
     return InvalidInput(f"{where}: {validation_text(first, 'invalid')}", field=where)
 
 

@@ -21,7 +21,16 @@ from pydantic import ValidationError
 
 from mneme.engine.deps import Deps
 from mneme.engine.runs.service import start_run
-from mneme.errors import Conflict, EventRejected, Forbidden, InvalidInput, NotFound, PayloadTooLarge, validation_text
+from mneme.errors import (
+    Conflict,
+    EventRejected,
+    Forbidden,
+    InvalidInput,
+    NotFound,
+    PayloadTooLarge,
+    field_path,
+    validation_text,
+)
 from mneme.json_depth import too_deep_message, value_depth_exceeds
 from mneme.models.run import Run
 from mneme.models.run_request import RunRequest
@@ -76,7 +85,7 @@ def _parse(event_id: str, detail: Any) -> tuple[Caller, RunRequest]:
         return caller, RunRequest.model_validate(dict(detail))
     except ValidationError as exc:
         first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "detail"
+        where = field_path(first["loc"], "detail")
         raise _rejected(event_id, f"detail.{where}: {validation_text(first)}", where) from None
 
 
