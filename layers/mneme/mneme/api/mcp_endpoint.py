@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     import mcp_types
     from mcp.server.lowlevel import Server
 
+#: the longest request id, method or tool name taken (MCP: tool names of 1 to 128 characters)
+MAX_NAME_CHARS = 256
 INSTRUCTIONS = (
     "mneme keeps your long-term memory and runs your agents. Search your memory before answering questions "
     "about you or earlier work; write down what should be remembered; run-agent hands a request to one of "
@@ -76,8 +78,9 @@ def _message(raw: str) -> dict[str, Any] | None:
 def _envelope_error(message: dict[str, Any] | None) -> str | None:
     """What JSON-RPC 2.0 and MCP refuse and the SDK misreads: an ``id`` that is not a string or an integer (an
     object, a list, a boolean, a fraction) made a request a notification — ``202``, nothing run, no answer — and a
-    ``jsonrpc`` other than ``"2.0"`` was an "Invalid params" dump. A body that is not a JSON object is the SDK's
-    to answer."""
+    ``jsonrpc`` other than ``"2.0"`` was an "Invalid params" dump. An id or method over :data:`MAX_NAME_CHARS`
+    (echoed whole, 2.4 MB of emoji made an answer over Lambda's 6 MB: a 500) is refused before it is echoed. A
+    body that is not a JSON object is the SDK's to answer."""
     if message is None:
         return None
     if message.get("jsonrpc") != "2.0":
@@ -85,6 +88,10 @@ def _envelope_error(message: dict[str, Any] | None) -> str | None:
     request_id = message.get("id")
     if "id" in message and (isinstance(request_id, bool) or not isinstance(request_id, str | int)):
         return 'Invalid Request: "id" must be a string or an integer'
+    if isinstance(request_id, str) and len(request_id) > MAX_NAME_CHARS:  # echoed in the answer
+        return f'Invalid Request: "id" must be at most {MAX_NAME_CHARS} characters'
+    if isinstance(message.get("method"), str) and len(message["method"]) > MAX_NAME_CHARS:  # "Method not found"
+        return f'Invalid Request: "method" must be at most {MAX_NAME_CHARS} characters'
     return None
 
 
@@ -105,7 +112,7 @@ def _params_problem(method: Any, params: Any) -> str | None:
         return '"params" must be an object' + (' with the tool\'s "name"' if method == "tools/call" else "")
     if method != "tools/call":
         return None
-    if not isinstance(params.get("name"), str) or not params["name"]:
+    if not isinstance(params.get("name"), str) or not 0 < len(params["name"]) <= MAX_NAME_CHARS:
         return '"params.name" must be the name of the tool to call (tools/list)'
     if params.get("arguments") is not None and not isinstance(params["arguments"], dict):
         return '"params.arguments" must be an object of the tool\'s arguments'
