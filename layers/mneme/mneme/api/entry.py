@@ -14,10 +14,29 @@ from mneme.api.challenge import bearer_challenge
 from mneme.api.media_type import require_json_body
 from mneme.errors import InvalidInput, MnemeError, PayloadTooLarge
 from mneme.json_depth import text_problem
+from mneme.spec_limits import LAMBDA_RESPONSE_BYTES
 
 
 def handle_http(app: Any, deps: Any, event: dict[str, Any], context: Any) -> dict[str, Any]:
-    return _not_stored(_answer(app, deps, event, context))
+    return _not_stored(_returnable(_answer(app, deps, event, context)))
+
+
+def _returnable(response: dict[str, Any]) -> dict[str, Any]:
+    """The response, or a 413 saying why when Lambda could not return it (over 6 MB as the JSON document the
+    runtime sends: API Gateway would answer a bare 500). The body is ASCII JSON, so escaping it again at most
+    doubles it: only a body over half the limit is measured."""
+    body = response.get("body")
+    if not isinstance(body, str) or len(body) * 2 <= LAMBDA_RESPONSE_BYTES:
+        return response
+    size = len(json.dumps(response, default=str).encode())
+    if size <= LAMBDA_RESPONSE_BYTES:
+        return response
+    error = PayloadTooLarge(
+        f"the answer would take {size:,} bytes, more than the 6 MB a response carries: ask for less "
+        "(a page with limit, a shorter chat or input)"
+    )
+    headers = {"Content-Type": "application/json"}
+    return {"statusCode": 413, "headers": headers, "body": json.dumps(error.to_body()), "isBase64Encoded": False}
 
 
 def _not_stored(response: dict[str, Any]) -> dict[str, Any]:
