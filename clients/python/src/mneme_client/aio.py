@@ -11,9 +11,9 @@ import httpx
 
 from mneme_client import calls, imports, models
 from mneme_client.calls import Call, RunStarted
-from mneme_client.client import MAX_RECONNECTS, api_base, auth_headers, default_url
-from mneme_client.errors import ClientError
-from mneme_client.sse import FollowItem, SSEDecoder, item_of
+from mneme_client.client import api_base, auth_headers, default_url
+from mneme_client.follow import Follow, is_page
+from mneme_client.sse import FollowItem
 
 T = TypeVar("T")
 
@@ -46,9 +46,7 @@ class AsyncClient:
         await self._http.aclose()
 
     async def call(self, call: Call[T]) -> T:
-        response = await self._http.request(
-            call.method, call.path, params=call.params or None, json=call.body, headers=call.headers or None
-        )
+        response = await self._http.request(call.method, call.path, **call.options())
         return call.parse(response)
 
     async def health(self) -> dict[str, Any]:
@@ -145,29 +143,33 @@ class AsyncClient:
                 return
 
     async def follow(self, run_id: str, *, tree: bool = False) -> AsyncIterator[FollowItem]:
-        """As :meth:`Client.follow`: events and deltas until the run is final, resuming a closed stream."""
-        decoder = SSEDecoder()
-        params = {"tree": "true"} if tree else {}
-        for _attempt in range(MAX_RECONNECTS):
-            position = decoder.last_event_id
-            headers = {"Accept": "text/event-stream"} | ({"Last-Event-ID": position} if position else {})
-            path = f"/v1/runs/{calls.seg(run_id)}/events"
-            async with self._http.stream("GET", path, params=params, headers=headers, timeout=None) as response:
-                if response.status_code >= 400:
-                    await response.aread()
-                    calls.checked(response)
+        """As :meth:`Client.follow`: events and deltas until the run is final, resuming a closed stream, or
+        long-polling a server that answers pages instead of a stream."""
+        state = Follow(run_id, tree)
+        while not state.done:
+            if state.polling:
+                page = await self.run_events(run_id, **state.poll_query())
+                for event in state.page(page):
+                    yield event
+                if not page.events and not state.done and state.quiet(await self.call(calls.run_status(run_id))):
+                    for event in state.page(await self.run_events(run_id, **state.poll_query(wait=False))):
+                        yield event
+                    return
+                continue
+            params, headers = state.stream_request()
+            async with self._http.stream("GET", state.path, params=params, headers=headers, timeout=None) as response:
+                if is_page(response):
+                    await response.aread()  # an error, or the route's JSON page: the server does not stream
+                    for event in state.page(calls.as_model(models.EventsView)(response)):
+                        yield event
+                    continue
                 async for line in response.aiter_lines():
-                    sent = decoder.feed(line)
-                    if sent is None:
-                        continue
-                    if sent.event == "end":
-                        return
-                    if sent.event == "error":
-                        raise ClientError(f"the event stream failed: {sent.data}")
-                    item = item_of(sent)
+                    item = state.line(line)
                     if item is not None:
                         yield item
-        raise ClientError(f"the event stream of {run_id} closed {MAX_RECONNECTS} times before the run ended")
+                    if state.done:
+                        return
+            state.stream_closed()
 
     async def search_memory(self, query: str, **options: Any) -> models.SearchView:
         """``options``: those of :func:`mneme_client.calls.search_memory` (``namespaces``, ``top_k``, ``lines``,

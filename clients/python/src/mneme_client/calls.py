@@ -22,6 +22,7 @@ T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
 RunStarted = models.RunView | models.RunAcceptedView
 TERMINAL = frozenset({"succeeded", "failed", "cancelled"})
+LONG_POLL_GRACE_SECONDS = 30.0
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,12 @@ class Call(Generic[T]):
     params: dict[str, Any] = field(default_factory=dict)
     body: Any = None
     headers: dict[str, str] = field(default_factory=dict)
+    timeout: float | None = None  # this request's, instead of the client's (a long-poll waits longer)
+
+    def options(self) -> dict[str, Any]:
+        """The keyword arguments of ``httpx.Client.request`` for this call."""
+        options: dict[str, Any] = {"params": self.params or None, "json": self.body, "headers": self.headers or None}
+        return options | ({"timeout": self.timeout} if self.timeout is not None else {})
 
 
 def seg(value: str) -> str:
@@ -145,11 +152,19 @@ def get_run(run_id: str) -> Call[models.RunView]:
     return Call("GET", f"/v1/runs/{seg(run_id)}", as_model(models.RunView))
 
 
+def run_status(run_id: str) -> Call[str]:
+    """The run's ``status`` alone (``GET /v1/runs/{id}``)."""
+    return Call("GET", f"/v1/runs/{seg(run_id)}", lambda response: str(as_dict(response).get("status")))
+
+
 def run_events(
     run_id: str, *, after: int | None = None, cursor: str | None = None, wait: float | None = None, tree: bool = False
 ) -> Call[models.EventsView]:
     params = _compact(after=after, cursor=cursor, wait=wait, tree="true" if tree else None, limit=1000)
-    return Call("GET", f"/v1/runs/{seg(run_id)}/events", as_model(models.EventsView), params=params)
+    path = f"/v1/runs/{seg(run_id)}/events"
+    # a long-poll answers after up to ``wait`` seconds: a client timeout shorter than that is not a dead server
+    timeout = wait + LONG_POLL_GRACE_SECONDS if wait else None
+    return Call("GET", path, as_model(models.EventsView), params=params, timeout=timeout)
 
 
 def list_runs(

@@ -12,12 +12,11 @@ import httpx
 
 from mneme_client import calls, imports, models
 from mneme_client.calls import Call, RunStarted
-from mneme_client.errors import ClientError
-from mneme_client.sse import FollowItem, SSEDecoder, item_of
+from mneme_client.follow import Follow, is_page
+from mneme_client.sse import FollowItem
 
 T = TypeVar("T")
 DEFAULT_URL = "http://127.0.0.1:8000"
-MAX_RECONNECTS = 5  # a stream that closes again and again without progress is given up
 
 
 def api_base(url: str) -> str:
@@ -69,9 +68,7 @@ class Client:
         self._http.close()
 
     def call(self, call: Call[T]) -> T:
-        response = self._http.request(
-            call.method, call.path, params=call.params or None, json=call.body, headers=call.headers or None
-        )
+        response = self._http.request(call.method, call.path, **call.options())
         return call.parse(response)
 
     def health(self) -> dict[str, Any]:
@@ -169,29 +166,30 @@ class Client:
 
     def follow(self, run_id: str, *, tree: bool = False) -> Iterator[FollowItem]:
         """The run's events (and text deltas) as the server streams them, until the run is final; a closed
-        connection is resumed after the last event seen (``Last-Event-ID``)."""
-        decoder = SSEDecoder()
-        params = {"tree": "true"} if tree else {}
-        for _attempt in range(MAX_RECONNECTS):
-            position = decoder.last_event_id
-            headers = {"Accept": "text/event-stream"} | ({"Last-Event-ID": position} if position else {})
-            path = f"/v1/runs/{calls.seg(run_id)}/events"
-            with self._http.stream("GET", path, params=params, headers=headers, timeout=None) as response:
-                if response.status_code >= 400:
-                    response.read()
-                    calls.checked(response)
+        connection is resumed after the last event seen (``Last-Event-ID``), and a server that answers pages
+        instead of a stream (a deployed stack) is long-polled (:mod:`mneme_client.follow`)."""
+        state = Follow(run_id, tree)
+        while not state.done:
+            if state.polling:
+                page = self.run_events(run_id, **state.poll_query())
+                yield from state.page(page)
+                if not page.events and not state.done and state.quiet(self.call(calls.run_status(run_id))):
+                    yield from state.page(self.run_events(run_id, **state.poll_query(wait=False)))
+                    return
+                continue
+            params, headers = state.stream_request()
+            with self._http.stream("GET", state.path, params=params, headers=headers, timeout=None) as response:
+                if is_page(response):
+                    response.read()  # an error, or the route's JSON page: the server does not stream
+                    yield from state.page(calls.as_model(models.EventsView)(response))
+                    continue
                 for line in response.iter_lines():
-                    sent = decoder.feed(line)
-                    if sent is None:
-                        continue
-                    if sent.event == "end":
-                        return
-                    if sent.event == "error":
-                        raise ClientError(f"the event stream failed: {sent.data}")
-                    item = item_of(sent)
+                    item = state.line(line)
                     if item is not None:
                         yield item
-        raise ClientError(f"the event stream of {run_id} closed {MAX_RECONNECTS} times before the run ended")
+                    if state.done:
+                        return
+            state.stream_closed()
 
     def search_memory(self, query: str, **options: Any) -> models.SearchView:
         """``options``: those of :func:`mneme_client.calls.search_memory` (``namespaces``, ``top_k``, ``lines``,

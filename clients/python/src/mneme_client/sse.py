@@ -29,9 +29,16 @@ class SSEDecoder:
     _id: str | None = None
     last_event_id: str | None = None
 
+    def reset(self) -> None:
+        """Forget an event begun but not ended (its connection closed): a resumed stream sends it again whole."""
+        self._event, self._data, self._id = "", [], None
+
     def feed(self, line: str) -> ServerSentEvent | None:
         if not line:
+            if self._id is not None:  # an event's id counts once the event is whole (a cut-off one is sent again)
+                self.last_event_id = self._id
             if not self._data and not self._event:
+                self._id = None
                 return None
             sent = ServerSentEvent(self._event or "message", "\n".join(self._data), self._id)
             self._event, self._data, self._id = "", [], None
@@ -46,7 +53,6 @@ class SSEDecoder:
             self._data.append(value)
         elif name == "id" and "\0" not in value:
             self._id = value
-            self.last_event_id = value
         return None
 
 
