@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from functools import partial
@@ -9,7 +10,7 @@ from typing import Any, TypeVar
 
 import httpx
 
-from mneme_client import calls, imports, models
+from mneme_client import calls, imports, models, retry
 from mneme_client.calls import Call, RunStarted
 from mneme_client.client import api_base, auth_headers, default_url
 from mneme_client.follow import Follow, is_page
@@ -27,8 +28,11 @@ class AsyncClient:
         token: str | None = None,
         *,
         timeout: float = 60.0,
+        retries: int = 3,
+        max_retry_wait: float = 60.0,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
+        self._retries, self._max_retry_wait = retries, max_retry_wait
         self._http = httpx.AsyncClient(
             base_url=api_base(base_url or default_url()),
             headers=auth_headers(token),
@@ -46,8 +50,21 @@ class AsyncClient:
         await self._http.aclose()
 
     async def call(self, call: Call[T]) -> T:
-        response = await self._http.request(call.method, call.path, **call.options())
-        return call.parse(response)
+        """As :meth:`mneme_client.Client.call`: retried after a 429/503 or a lost connection when that is safe."""
+        attempt = 0
+        while True:
+            try:
+                response = await self._http.request(call.method, call.path, **call.options())
+            except httpx.TransportError as error:
+                wait = retry.after_error(call, error, attempt, self._retries)
+                if wait is None:
+                    raise
+            else:
+                wait = retry.after_answer(call, response, attempt, self._retries, self._max_retry_wait)
+                if wait is None:
+                    return call.parse(response)
+            attempt += 1
+            await asyncio.sleep(wait)
 
     async def health(self) -> dict[str, Any]:
         return await self.call(calls.health())

@@ -6,6 +6,7 @@ speak the same API by construction.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -34,6 +35,7 @@ class Call(Generic[T]):
     body: Any = None
     headers: dict[str, str] = field(default_factory=dict)
     timeout: float | None = None  # this request's, instead of the client's (a long-poll waits longer)
+    repeatable: bool = False  # a POST whose second sending does nothing more than its first (mneme_client.retry)
 
     def options(self) -> dict[str, Any]:
         """The keyword arguments of ``httpx.Client.request`` for this call."""
@@ -144,8 +146,9 @@ def delete_agent(agent_id: str) -> Call[None]:
 
 def start_run(agent_id: str, text: str, *, idempotency_key: str | None = None, **options: Any) -> Call[RunStarted]:
     body = models.RunRequest.model_validate({"agent_id": agent_id, "input": text, **_compact(**options)})
-    headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
-    return Call("POST", "/v1/runs", _started, body=_body(body), headers=headers)
+    # always a key: a retry after a lost answer (or a 429/503) answers the run the first request started
+    headers = {"Idempotency-Key": idempotency_key or uuid.uuid4().hex}
+    return Call("POST", "/v1/runs", _started, body=_body(body), headers=headers, repeatable=True)
 
 
 def get_run(run_id: str) -> Call[models.RunView]:
@@ -195,13 +198,14 @@ def _iso(value: datetime | str | None) -> str | None:
 
 
 def cancel_run(run_id: str) -> Call[models.CancelView]:
-    return Call("POST", f"/v1/runs/{seg(run_id)}/cancel", as_model(models.CancelView))
+    return Call("POST", f"/v1/runs/{seg(run_id)}/cancel", as_model(models.CancelView), repeatable=True)
 
 
 def answer_approval(run_id: str, call_id: str, decision: str) -> Call[dict[str, Any]]:
     """Answer a pending tool approval: ``decision`` ``once``, ``always`` (remembered) or ``deny``."""
     body = {"call_id": call_id, "decision": decision}
-    return Call("POST", f"/v1/runs/{seg(run_id)}/approvals", as_dict, body=body)
+    # the same answer sent again answers as the first did and writes nothing
+    return Call("POST", f"/v1/runs/{seg(run_id)}/approvals", as_dict, body=body, repeatable=True)
 
 
 def search_memory(
@@ -220,7 +224,7 @@ def search_memory(
     fields = _compact(query=query, namespaces=namespaces or None, top_k=top_k, lines=lines or None)
     fields |= _compact(retrieval=retrieval, explain=explain or None, as_of=_iso(as_of))
     body = models.SearchBody.model_validate(fields)
-    return Call("POST", "/v1/memory/search", as_model(models.SearchView), body=_body(body))
+    return Call("POST", "/v1/memory/search", as_model(models.SearchView), body=_body(body), repeatable=True)
 
 
 def write_memory(
@@ -241,7 +245,9 @@ def write_memory_batch(items: Sequence[Mapping[str, Any]]) -> Call[models.BatchR
     """Up to 100 entries in one request, each answered by its index; an item's ``client_token`` makes its retry
     a no-op (``replayed``)."""
     body = models.DocumentBatchBody.model_validate({"items": [dict(item) for item in items]})
-    return Call("POST", "/v1/memory/documents:batch", as_model(models.BatchResultsView), body=_body(body))
+    tokened = all(item.get("client_token") for item in items)  # each item's retry a no-op (``replayed``)
+    path, parse = "/v1/memory/documents:batch", as_model(models.BatchResultsView)
+    return Call("POST", path, parse, body=_body(body), repeatable=tokened)
 
 
 def memory_namespaces() -> Call[models.NamespacesView]:

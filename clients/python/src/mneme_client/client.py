@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from functools import partial
@@ -10,7 +11,7 @@ from typing import Any, TypeVar
 
 import httpx
 
-from mneme_client import calls, imports, models
+from mneme_client import calls, imports, models, retry
 from mneme_client.calls import Call, RunStarted
 from mneme_client.follow import Follow, is_page
 from mneme_client.sse import FollowItem
@@ -41,7 +42,8 @@ def auth_headers(token: str | None) -> dict[str, str]:
 class Client:
     """mneme's HTTP API. ``base_url`` (its ``/v1`` may be given) defaults to ``$MNEME_URL`` (else
     ``127.0.0.1:$MNEME_PORT``, else ``:8000``), ``token`` to ``$MNEME_TOKEN``. Errors raise
-    :class:`mneme_client.ApiError`."""
+    :class:`mneme_client.ApiError`; a 429/503 is sent again after its ``Retry-After`` (at most ``retries``
+    times, each wait at most ``max_retry_wait`` seconds) when sending it twice is safe (:mod:`mneme_client.retry`)."""
 
     def __init__(
         self,
@@ -49,8 +51,11 @@ class Client:
         token: str | None = None,
         *,
         timeout: float = 60.0,
+        retries: int = 3,
+        max_retry_wait: float = 60.0,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
+        self._retries, self._max_retry_wait = retries, max_retry_wait
         self._http = httpx.Client(
             base_url=api_base(base_url or default_url()),
             headers=auth_headers(token),
@@ -68,8 +73,22 @@ class Client:
         self._http.close()
 
     def call(self, call: Call[T]) -> T:
-        response = self._http.request(call.method, call.path, **call.options())
-        return call.parse(response)
+        """Send ``call``, again after a 429/503's ``Retry-After`` or a lost connection when that is safe
+        (:mod:`mneme_client.retry`), and read its answer."""
+        attempt = 0
+        while True:
+            try:
+                response = self._http.request(call.method, call.path, **call.options())
+            except httpx.TransportError as error:
+                wait = retry.after_error(call, error, attempt, self._retries)
+                if wait is None:
+                    raise
+            else:
+                wait = retry.after_answer(call, response, attempt, self._retries, self._max_retry_wait)
+                if wait is None:
+                    return call.parse(response)
+            attempt += 1
+            time.sleep(wait)
 
     def health(self) -> dict[str, Any]:
         return self.call(calls.health())

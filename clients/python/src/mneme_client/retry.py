@@ -1,0 +1,61 @@
+"""When the clients send a call again, and after how long: shared by the sync and the async client.
+
+A call is *repeatable* when sending it twice does nothing more than sending it once: ``GET``, ``PUT``,
+``DELETE``, and the ``POST`` calls marked so — a run start always carries an ``Idempotency-Key`` (the client
+makes one when none is given), so its retry answers the run the first one started, never a second run.
+
+* ``429`` and ``503`` with ``Retry-After`` (too many run starts, a throttled or unreachable store): a repeatable
+  call is sent again after that many seconds, up to ``retries`` times, unless the wait is over ``max_wait``
+  (then the error is raised at once).
+* A connection that could not be opened sent nothing: any call is sent again (after 0.5 s, 1 s, 2 s, ...).
+* An answer lost after the request was sent (the connection closed, a read timed out): a repeatable call only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from mneme_client.calls import Call
+
+RETRIED_STATUSES = frozenset({429, 503})
+REPEATABLE_METHODS = frozenset({"GET", "HEAD", "PUT", "DELETE"})
+BACKOFF_SECONDS = 0.5
+
+
+def repeatable(call: Call[Any]) -> bool:
+    """Whether sending ``call`` twice has the effect of sending it once."""
+    return call.method in REPEATABLE_METHODS or call.repeatable
+
+
+def retry_after(response: httpx.Response) -> float | None:
+    """The answer's ``Retry-After`` in seconds (None: absent, or a date, which the API never sends)."""
+    value = response.headers.get("Retry-After", "").strip()
+    try:
+        seconds = float(value)
+    except ValueError:
+        return None
+    return max(seconds, 0.0)
+
+
+def after_answer(
+    call: Call[Any], response: httpx.Response, attempt: int, retries: int, max_wait: float
+) -> float | None:
+    """Seconds to wait before sending ``call`` again after ``response`` (its ``attempt``-th retry), or None: use
+    the answer as it is (a call that is not repeatable: a throttled store may have done part of it)."""
+    if response.status_code not in RETRIED_STATUSES or attempt >= retries or not repeatable(call):
+        return None
+    wait = retry_after(response)
+    if wait is None:
+        wait = BACKOFF_SECONDS * 2.0**attempt
+    return wait if wait <= max_wait else None
+
+
+def after_error(call: Call[Any], error: httpx.TransportError, attempt: int, retries: int) -> float | None:
+    """Seconds to wait before sending ``call`` again after ``error``, or None: raise it."""
+    if attempt >= retries:
+        return None
+    if isinstance(error, httpx.ConnectError | httpx.ConnectTimeout) or repeatable(call):
+        return float(BACKOFF_SECONDS * 2**attempt)
+    return None
