@@ -5,7 +5,8 @@ The local stand-in of the WebSocket API of AWS (issue 15.2): one HTTP response t
 * ``event: run_event`` — each committed event, read through the Lambda's own events route (the store is the
   durable source), ``id:`` its position (``seq``, or the tree cursor with ``tree=true``);
 * ``event: delta`` — the model's text while a step generates it (``{run_id, depth, request_seq, text}``);
-* ``event: end`` — the followed run is final (then the stream closes).
+* ``event: end`` — the followed run is final (then the stream closes);
+* ``event: error`` — the route refused (no such run of the caller's): its error body and ``status``.
 
 A client that reconnects sends ``Last-Event-ID`` (browsers' ``EventSource`` does) and resumes after it, so
 a lost connection loses nothing. The stream reads the store when a step commits (the in-process feed says
@@ -103,8 +104,8 @@ class EventStream:
         if self.position:
             params["cursor" if self.tree else "after"] = self.position
         status, body = self._get(f"/v1/runs/{self.run_id}/events?{urlencode(params)}")
-        if status != 200:
-            self._send("error", json.dumps(body))
+        if status != 200:  # the route's error, with its status (a client raises it as the API's answer)
+            self._send("error", json.dumps({**body, "status": status}))
             return True, False
         events = body.get("events") or []
         positions = decode_tree_cursor(self.position) if self.tree else {}

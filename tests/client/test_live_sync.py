@@ -224,3 +224,10 @@ def test_a_search_can_explain_and_look_back(client: Client, user: str) -> None:
     assert explained.hits and explained.explanation is not None
     assert client.search_memory("When is the Apollo review due?").explanation is None
     assert client.search_memory("When is the Apollo review due?", as_of="2020-01-01T00:00:00Z").hits == []
+
+
+def test_following_a_run_that_is_not_the_callers_raises_the_apis_404(client: Client) -> None:
+    with pytest.raises(ApiError) as caught:
+        list(client.follow("no-such-run"))
+    assert (caught.value.status, caught.value.code) == (404, "not_found")
+    assert "no-such-run" in caught.value.message

@@ -11,6 +11,7 @@ are given up (a run waiting hours for an approval outlives any number of stream 
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,7 +19,7 @@ import httpx
 
 from mneme_client import models
 from mneme_client.calls import TERMINAL, seg
-from mneme_client.errors import ClientError
+from mneme_client.errors import ApiError, ClientError
 from mneme_client.sse import FollowItem, SSEDecoder, item_of
 
 MAX_RECONNECTS = 5  # streams closed in a row without an event before the follow is given up
@@ -74,7 +75,7 @@ class Follow:
             self.done = True
             return None
         if sent.event == "error":
-            raise ClientError(f"the event stream failed: {sent.data}")
+            raise _stream_error(sent.data)
         item = item_of(sent)
         if isinstance(item, models.EventView):
             self._events_this_stream += 1
@@ -113,3 +114,15 @@ class Follow:
         (``poll_query(wait=False)``) ends the follow — a run that ended without a ``completed`` event of its own
         in the pages read is not waited for forever."""
         return status in TERMINAL
+
+
+def _stream_error(data: str) -> ClientError:
+    """The error a stream's ``error`` event sends: the route's refusal (``{error, message, status}``) as the
+    :class:`ApiError` a request would have raised, else the data as said."""
+    try:
+        body = json.loads(data)
+    except ValueError:
+        body = None
+    if isinstance(body, dict) and isinstance(body.get("status"), int) and isinstance(body.get("error"), str):
+        return ApiError.from_answer(body["status"], body, data)
+    return ClientError(f"the event stream failed: {data}")
