@@ -9,8 +9,10 @@ The local stand-in of the WebSocket API of AWS (issue 15.2): one HTTP response t
 * ``event: error`` — the route refused (no such run of the caller's): its error body and ``status``.
 
 A client that reconnects sends ``Last-Event-ID`` (browsers' ``EventSource`` does) and resumes after it, so
-a lost connection loses nothing. The stream reads the store when a step commits (the in-process feed says
-so) and at least every second; it closes after ``MAX_STREAM_SECONDS`` (the client reconnects).
+a lost connection loses nothing. A quiet stream (a run waiting for an approval) sends a comment every
+``KEEPALIVE_SECONDS``, so a client reading with a timeout tells a silent run from a dead connection. The
+stream reads the store when a step commits (the in-process feed says so) and at least every second; it closes
+after ``MAX_STREAM_SECONDS`` (the client reconnects).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ EVENTS_PATH = re.compile(r"^/v1/runs/(?P<run_id>[^/]+)/events$")
 MAX_STREAM_SECONDS = 600.0
 POLL_SECONDS = 1.0
 STATUS_SECONDS = 5.0  # how often a quiet stream checks whether its run ended
+KEEPALIVE_SECONDS = 15.0  # a quiet stream sends a comment this often: a client tells a silent run from a dead link
 
 
 def wants_stream(method: str, target: str, accept: str | None) -> str | None:
@@ -54,6 +57,7 @@ class EventStream:
         feed: InProcessFeed,
         *,
         max_seconds: float = MAX_STREAM_SECONDS,
+        keepalive_seconds: float = KEEPALIVE_SECONDS,
     ) -> None:
         query = parse_qs(urlsplit(target).query)
         self.run_id = run_id
@@ -61,6 +65,8 @@ class EventStream:
         self.position = last_event_id or (query.get("cursor") or query.get("after") or [""])[0] or None
         self._call, self._write, self._feed = call, write, feed
         self._max_seconds = max_seconds
+        self._keepalive_seconds = keepalive_seconds
+        self._written = time.monotonic()
 
     def run(self) -> None:
         follower = self._feed.follow(self.run_id, tree=self.tree)
@@ -79,6 +85,8 @@ class EventStream:
                 try:
                     item = follower.items.get(timeout=POLL_SECONDS)
                 except queue.Empty:
+                    if time.monotonic() - self._written >= self._keepalive_seconds:
+                        self._emit(b": keep-alive\n\n")
                     continue
                 while True:  # deltas now; committed events are read from the store on the next turn
                     if item.get("type") == "delta":
@@ -123,4 +131,8 @@ class EventStream:
 
     def _send(self, kind: str, data: str, *, event_id: str | None = None) -> None:
         lines = ([f"id: {event_id}"] if event_id else []) + [f"event: {kind}", f"data: {data}", "", ""]
-        self._write("\n".join(lines).encode("utf-8"))
+        self._emit("\n".join(lines).encode("utf-8"))
+
+    def _emit(self, data: bytes) -> None:
+        self._write(data)
+        self._written = time.monotonic()

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
 import pytest
 
 from mneme_client import AsyncClient, Client, ClientError
-from mneme_client.follow import MAX_RECONNECTS
+from mneme_client.follow import MAX_RECONNECTS, STREAM_READ_SECONDS
 from mneme_client.models import EventView
 
 Answer = Callable[[httpx.Request], httpx.Response]
@@ -124,7 +125,8 @@ def test_streams_that_close_after_every_event_are_followed_to_the_end_however_ma
     assert resumed == [None, *(str(n) for n in range(1, count))]
 
 
-def test_streams_closing_again_and_again_without_an_event_are_given_up() -> None:
+def test_streams_closing_again_and_again_without_an_event_are_given_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(time, "sleep", lambda seconds: None)
     streams = [_sse(1)] + [""] * MAX_RECONNECTS
     calls: list[int] = []
 
@@ -150,3 +152,64 @@ def test_an_event_cut_off_by_a_closed_stream_is_resumed_before_it_whole_not_skip
         items = [i.seq for i in client.follow("r1") if isinstance(i, EventView)]
     assert resumed == [None, "1"]
     assert items == [1, 2, 3]
+
+
+class _DropsAfter(httpx.SyncByteStream):
+    """A stream body that sends ``sent`` and then fails as a dead connection does (a read that timed out)."""
+
+    def __init__(self, sent: str) -> None:
+        self.sent = sent
+
+    def __iter__(self) -> Iterator[bytes]:
+        yield self.sent.encode()
+        raise httpx.ReadTimeout("timed out")
+
+
+def test_a_stream_whose_connection_dies_is_resumed_after_its_last_event(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(time, "sleep", lambda seconds: None)
+    resumed: list[str | None] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        resumed.append(request.headers.get("Last-Event-ID"))
+        if len(resumed) == 1:
+            return httpx.Response(200, stream=_DropsAfter(_sse(1)), headers={"Content-Type": "text/event-stream"})
+        body = _sse(2, "completed") + "event: end\ndata: {}\n\n"
+        return httpx.Response(200, text=body, headers={"Content-Type": "text/event-stream"})
+
+    with _client(answer) as client:
+        items = [i.seq for i in client.follow("r1") if isinstance(i, EventView)]
+    assert resumed == [None, "1"]
+    assert items == [1, 2]
+
+
+@pytest.mark.parametrize(("client_timeout", "read"), [(5.0, STREAM_READ_SECONDS), (120.0, 120.0)])
+def test_a_stream_is_read_with_a_timeout_past_the_servers_keep_alive_never_none(
+    client_timeout: float, read: float
+) -> None:
+    reads: list[float | None] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        reads.append(request.extensions["timeout"]["read"])
+        body = _sse(1, "completed") + "event: end\ndata: {}\n\n"
+        return httpx.Response(200, text=body, headers={"Content-Type": "text/event-stream"})
+
+    with Client("http://mneme.test", "t", timeout=client_timeout, transport=httpx.MockTransport(answer)) as client:
+        list(client.follow("r1"))
+    assert reads == [read]
+
+
+def test_streams_that_send_only_keep_alives_before_closing_are_resumed_however_many() -> None:
+    """A run waiting long for an approval: each stream lives its time, sends keep-alives, closes; none is
+    counted as a failed one."""
+    count = MAX_RECONNECTS + 3
+    opened: list[int] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        opened.append(1)
+        last = len(opened) == count
+        body = _sse(1, "completed") + "event: end\ndata: {}\n\n" if last else ": keep-alive\n\n"
+        return httpx.Response(200, text=body, headers={"Content-Type": "text/event-stream"})
+
+    with _client(answer) as client:
+        assert [i.seq for i in client.follow("r1") if isinstance(i, EventView)] == [1]
+    assert len(opened) == count

@@ -43,3 +43,19 @@ def test_a_run_that_ends_between_two_reads_still_has_its_last_events_sent_before
     kinds = [next(line[7:] for line in f.splitlines() if line.startswith("event: ")) for f in frames]
     assert kinds == ["run_event", "run_event", "end"]
     assert '"completed"' in frames[1]
+
+
+def test_a_quiet_stream_sends_keep_alive_comments_so_a_client_can_tell_it_from_a_dead_connection() -> None:
+    waiting = {"statusCode": 200, "body": json.dumps({"run_id": RUN, "status": "waiting_approval"})}
+
+    def call(target: str) -> dict[str, Any]:
+        if urlsplit(target).path.endswith("/events"):
+            return {"statusCode": 200, "body": json.dumps({"events": []})}
+        return waiting
+
+    written = list[bytes]()
+    stream = EventStream(
+        RUN, f"/v1/runs/{RUN}/events", None, call, written.append, InProcessFeed(), max_seconds=2.5, keepalive_seconds=1
+    )
+    stream.run()
+    assert written and all(chunk == b": keep-alive\n\n" for chunk in written)

@@ -174,19 +174,26 @@ class AsyncClient:
                     return
                 continue
             params, headers = state.stream_request()
-            async with self._http.stream("GET", state.path, params=params, headers=headers, timeout=None) as response:
-                if is_page(response):
-                    await response.aread()  # an error, or the route's JSON page: the server does not stream
-                    for event in state.page(calls.as_model(models.EventsView)(response)):
-                        yield event
-                    continue
-                async for line in response.aiter_lines():
-                    item = state.line(line)
-                    if item is not None:
-                        yield item
-                    if state.done:
-                        return
-            state.stream_closed()
+            timeout = state.stream_timeout(self._http.timeout)
+            lost: httpx.TransportError | None = None
+            try:
+                async with self._http.stream(
+                    "GET", state.path, params=params, headers=headers, timeout=timeout
+                ) as response:
+                    if is_page(response):
+                        await response.aread()  # an error, or the route's JSON page: the server does not stream
+                        for event in state.page(calls.as_model(models.EventsView)(response)):
+                            yield event
+                        continue
+                    async for line in response.aiter_lines():
+                        item = state.line(line)
+                        if item is not None:
+                            yield item
+                        if state.done:
+                            return
+            except httpx.TransportError as error:  # a dropped or silent connection: resumed after the last event
+                lost = error
+            await asyncio.sleep(state.stream_closed(lost))
 
     async def search_memory(self, query: str, **options: Any) -> models.SearchView:
         """``options``: those of :func:`mneme_client.calls.search_memory` (``namespaces``, ``top_k``, ``lines``,

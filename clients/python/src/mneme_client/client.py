@@ -197,18 +197,23 @@ class Client:
                     return
                 continue
             params, headers = state.stream_request()
-            with self._http.stream("GET", state.path, params=params, headers=headers, timeout=None) as response:
-                if is_page(response):
-                    response.read()  # an error, or the route's JSON page: the server does not stream
-                    yield from state.page(calls.as_model(models.EventsView)(response))
-                    continue
-                for line in response.iter_lines():
-                    item = state.line(line)
-                    if item is not None:
-                        yield item
-                    if state.done:
-                        return
-            state.stream_closed()
+            timeout = state.stream_timeout(self._http.timeout)
+            lost: httpx.TransportError | None = None
+            try:
+                with self._http.stream("GET", state.path, params=params, headers=headers, timeout=timeout) as response:
+                    if is_page(response):
+                        response.read()  # an error, or the route's JSON page: the server does not stream
+                        yield from state.page(calls.as_model(models.EventsView)(response))
+                        continue
+                    for line in response.iter_lines():
+                        item = state.line(line)
+                        if item is not None:
+                            yield item
+                        if state.done:
+                            return
+            except httpx.TransportError as error:  # a dropped or silent connection: resumed after the last event
+                lost = error
+            time.sleep(state.stream_closed(lost))
 
     def search_memory(self, query: str, **options: Any) -> models.SearchView:
         """``options``: those of :func:`mneme_client.calls.search_memory` (``namespaces``, ``top_k``, ``lines``,

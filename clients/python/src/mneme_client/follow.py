@@ -5,8 +5,10 @@ server streams them; a deployed stack's HTTP API cannot (API Gateway streams res
 answers the route's JSON page instead. The follow then long-polls the same route (``after=<seq>`` or the tree
 ``cursor``, ``wait``) until the run is final — it never gives up on a run that merely has a JSON-answering
 server, and never yields an event twice or skips one. A stream that closes before the run ends is resumed
-after its last event (``Last-Event-ID``); only streams that close again and again *without an event in between*
-are given up (a run waiting hours for an approval outlives any number of stream lifetimes).
+after its last event (``Last-Event-ID``), and so is one whose connection fails or stays silent past
+``STREAM_READ_SECONDS`` (the server sends a keep-alive comment every 15 s); only streams that close again and again
+having sent nothing at all are given up (a run waiting hours for an approval outlives any number of stream
+lifetimes).
 """
 
 from __future__ import annotations
@@ -22,7 +24,9 @@ from mneme_client.calls import TERMINAL, seg
 from mneme_client.errors import ApiError, ClientError
 from mneme_client.sse import FollowItem, SSEDecoder, item_of
 
-MAX_RECONNECTS = 5  # streams closed in a row without an event before the follow is given up
+MAX_RECONNECTS = 5  # streams closed in a row having sent nothing before the follow is given up
+STREAM_READ_SECONDS = 45.0  # a stream silent this long is a dead connection (the server sends a comment every 15 s)
+RECONNECT_BACKOFF_SECONDS = 0.2
 POLL_WAIT_SECONDS = 20  # the route's own maximum (API Gateway's HTTP API ends a request at 29 s)
 
 
@@ -44,7 +48,7 @@ class Follow:
     position: str | None = None  # polling: the last seq seen (a run), or the tree cursor (tree=True)
     done: bool = False
     closed_without_events: int = 0
-    _events_this_stream: int = 0
+    _heard: bool = False  # anything received on this stream: an event, a delta, a keep-alive
 
     @property
     def path(self) -> str:
@@ -53,7 +57,7 @@ class Follow:
     def stream_request(self) -> tuple[dict[str, str], dict[str, str]]:
         """The params and headers of the next stream request (resuming after the last event id seen)."""
         self.decoder.reset()  # an event cut off by the closed connection is sent again whole: drop its part
-        self._events_this_stream = 0
+        self._heard = False
         position = self.decoder.last_event_id
         headers = {"Accept": "text/event-stream"} | ({"Last-Event-ID": position} if position else {})
         return ({"tree": "true"} if self.tree else {}), headers
@@ -68,6 +72,7 @@ class Follow:
 
     def line(self, line: str) -> FollowItem | None:
         """The item a line of the stream completes, if any (``done`` after ``end``)."""
+        self._heard = True
         sent = self.decoder.feed(line)
         if sent is None:
             return None
@@ -76,22 +81,25 @@ class Follow:
             return None
         if sent.event == "error":
             raise _stream_error(sent.data)
-        item = item_of(sent)
-        if isinstance(item, models.EventView):
-            self._events_this_stream += 1
-            self.closed_without_events = 0
-        return item
+        return item_of(sent)
 
-    def stream_closed(self) -> None:
-        """The stream closed before ``end``: resume it, unless streams keep closing without an event."""
-        if self.done:
-            return
-        self.closed_without_events = 0 if self._events_this_stream else self.closed_without_events + 1
+    @staticmethod
+    def stream_timeout(timeout: httpx.Timeout) -> httpx.Timeout:
+        """The client's timeouts, but a read waits at least ``STREAM_READ_SECONDS`` (no limit if it has none)."""
+        read = None if timeout.read is None else max(timeout.read, STREAM_READ_SECONDS)
+        return httpx.Timeout(timeout.connect, read=read, write=timeout.write, pool=timeout.pool)
+
+    def stream_closed(self, error: httpx.TransportError | None = None) -> float:
+        """The stream closed (or its connection failed, or went silent) before ``end``: the seconds to wait before
+        resuming it; raised when streams keep closing having sent nothing (no server, or one that cannot follow)."""
+        self.closed_without_events = 0 if self._heard else self.closed_without_events + 1
         if self.closed_without_events >= MAX_RECONNECTS:
+            reason = f" (last: {error!r})" if error is not None else ""
             raise ClientError(
                 f"the event stream of {self.run_id} closed {MAX_RECONNECTS} times in a row without an event "
-                "before the run ended"
+                f"before the run ended{reason}"
             )
+        return RECONNECT_BACKOFF_SECONDS * 2 ** max(self.closed_without_events - 1, 0) if not self._heard else 0.0
 
     def page(self, page: models.EventsView) -> list[models.EventView]:
         """The events of a JSON page of the route (a server that does not stream): from now on, long-poll."""
