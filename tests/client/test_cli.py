@@ -348,3 +348,21 @@ def test_status_prints_the_status_output_and_usage(env: str, tmp_path: Path) -> 
     lines = printed.splitlines()
     assert code == 0 and lines[0] == f"run {run_id}: succeeded" and lines[1] == "offline: hello"
     assert lines[2].startswith("usage: input ") and lines[2].endswith(" tokens")
+
+
+def test_ctrl_c_while_following_stops_the_follow_not_the_run_and_says_so(
+    env: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _agent(tmp_path)
+
+    def interrupted(self: Client, run_id: str, *, tree: bool = False) -> object:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Client, "follow", interrupted)
+    code, _ = _mneme("run", "helper", "hello", "--follow")
+    said = capsys.readouterr().err
+    assert code == 130
+    run_id = said.split("stopped following ")[1].split(";")[0]
+    assert f"mneme cancel {run_id}" in said and "Traceback" not in said
+    with Client(token=os.environ["MNEME_TOKEN"]) as client:
+        assert client.get_run(run_id).status != "cancelled"

@@ -12,7 +12,8 @@ EXIT_STATUS = """exit status:
   1  an error of the API other than a refused value (401, 403, 404, 409, 429, 5xx), a server that cannot be
      reached, a run that did not succeed, or a memory import with a line refused
   2  bad usage: an argument or file left out or unreadable, a body that is not JSON, a value refused before
-     anything is sent or by the server (its 400 or 422 answer: e.g. runs --limit 0, runs --since yesterday)"""
+     anything is sent or by the server (its 400 or 422 answer: e.g. runs --limit 0, runs --since yesterday)
+  130  a follow stopped by Ctrl-C (the run goes on)"""
 
 
 def parser() -> argparse.ArgumentParser:

@@ -11,11 +11,23 @@ from mneme_client.cli_output import print_json
 from mneme_client.client import Client
 from mneme_client.render import FollowPrinter, run_line, run_summary
 
+#: the exit status of a follow stopped by Ctrl-C (128 + SIGINT, as shells report it)
+INTERRUPTED = 130
+
 
 def follow_run(client: Client, run_id: str, args: argparse.Namespace, out: TextIO) -> int:
+    """Print the run's events until it is final, then its summary; Ctrl-C stops following, not the run."""
     printer = FollowPrinter(out, as_json=args.json, run_id=run_id)
-    for item in client.follow(run_id, tree=args.tree):
-        printer(item)
+    try:
+        for item in client.follow(run_id, tree=args.tree):
+            printer(item)
+    except KeyboardInterrupt:
+        out.flush()
+        sys.stderr.write(
+            f"\nmneme: stopped following {run_id}; the run goes on "
+            f"(mneme events {run_id} --follow to resume, mneme cancel {run_id} to stop it)\n"
+        )
+        return INTERRUPTED
     run = client.get_run(run_id)
     out.write((run.model_dump_json() if args.json else run_summary(run)) + "\n")
     return 0 if run.status == "succeeded" else 1
