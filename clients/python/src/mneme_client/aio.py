@@ -107,6 +107,16 @@ class AsyncClient:
     async def run_events(self, run_id: str, **query: Any) -> models.EventsView:
         return await self.call(calls.run_events(run_id, **query))
 
+    async def all_events(self, run_id: str, *, tree: bool = False) -> models.EventsView:
+        """Every event the run has committed so far, page after page (a tree page's cursor is never null: the
+        last page is the one that brought nothing new); the answer's ``cursor`` continues from there."""
+        page = await self.run_events(run_id, tree=tree)
+        events = list(page.events)
+        while page.cursor and (page.events or not tree):
+            page = await self.run_events(run_id, cursor=page.cursor, tree=tree)
+            events += page.events
+        return page.model_copy(update={"events": events})
+
     async def cancel_run(self, run_id: str) -> models.CancelView:
         return await self.call(calls.cancel_run(run_id))
 

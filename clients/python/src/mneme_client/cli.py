@@ -57,7 +57,7 @@ def _dispatch(client: Client, args: argparse.Namespace, out: TextIO) -> int:
     elif args.command == "events" and args.follow:
         return follow_run(client, args.run_id, args, out)
     elif args.command == "events":
-        page = client.run_events(args.run_id, tree=args.tree)
+        page = client.all_events(args.run_id, tree=args.tree)
         lines = (event_line(event, args.run_id) + "\n" for event in page.events)
         print_json(out, page) if args.json else out.writelines(lines)
     elif args.command == "status":
