@@ -32,6 +32,9 @@ OPTIONS = (
     "--field-constraints",
     "--collapse-root-models",
     "--enum-field-as-literal=all",
+    # the API takes a moment without an offset as UTC (mneme.models.common.Moment), and a date alone: a client
+    # refusing them before sending (pydantic's AwareDatetime) refused what the server accepts
+    "--output-datetime-class=datetime",
     "--extra-fields=allow",  # a newer server may add fields: an older client keeps them instead of failing
     "--disable-timestamp",
     "--formatters=builtin",

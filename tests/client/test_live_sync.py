@@ -231,3 +231,16 @@ def test_following_a_run_that_is_not_the_callers_raises_the_apis_404(client: Cli
         list(client.follow("no-such-run"))
     assert (caught.value.status, caught.value.code) == (404, "not_found")
     assert "no-such-run" in caught.value.message
+
+
+def test_moments_without_an_offset_are_sent_as_the_server_takes_them_utc(client: Client, user: str) -> None:
+    """The API reads a moment without an offset as UTC, and a date alone as its midnight: the client sends
+    them, instead of refusing them before anything is sent."""
+    from datetime import UTC
+
+    naive = datetime(2026, 12, 1, 10)
+    client.write_memory(f"vector.user.{user}.notes", "Carol prefers window seats", observed_at=naive)
+    assert [d.observed_at for d in client.export_memory()] == ["2026-12-01T10:00:00Z"]
+    now = datetime.now(UTC).replace(tzinfo=None)
+    assert [h.content for h in client.search_memory("window seats", as_of=now).hits] == ["Carol prefers window seats"]
+    assert client.search_memory("window seats", as_of="2020-01-01").hits == []

@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, RootModel
+from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 
 class DefaultTaskId(RootModel[str]):
@@ -250,7 +251,7 @@ class DocumentBody(BaseModel):
             title="Namespace",
         ),
     ]
-    observed_at: Annotated[AwareDatetime | None, Field(title="Observed At")] = None
+    observed_at: Annotated[datetime | None, Field(title="Observed At")] = None
     tags: Annotated[list[Tag] | None, Field(max_length=32, title="Tags", validate_default=True)] = []
     ttl_seconds: Annotated[TtlSeconds | None, Field(title="Ttl Seconds")] = None
 
@@ -888,7 +889,7 @@ class SearchBody(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    as_of: Annotated[AwareDatetime | None, Field(title="As Of")] = None
+    as_of: Annotated[datetime | None, Field(title="As Of")] = None
     explain: Annotated[bool | None, Field(title="Explain")] = False
     fusion: Annotated[Literal["rrf", "score"] | None, Field(title="Fusion")] = None
     lines: Annotated[bool | None, Field(title="Lines")] = False
