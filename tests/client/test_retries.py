@@ -141,3 +141,40 @@ def test_a_run_start_whose_answer_was_lost_is_sent_again_and_starts_one_run(
         runs = client.list_runs().runs
     assert transport.lost == 1 and len(slept) == 1
     assert [run.run_id for run in runs] == [started.run_id]
+
+
+def _lost_once(answer: httpx.Response) -> tuple[httpx.MockTransport, list[httpx.Request]]:
+    """The first request reaches the server but its answer is lost (a reset connection); the next is answered."""
+    sent: list[httpx.Request] = []
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        if len(sent) == 1:
+            raise httpx.ReadError("connection reset by peer", request=request)
+        return answer
+
+    return httpx.MockTransport(handle), sent
+
+
+AGENT = {"agent_id": "helper", "label": "Helper"}
+
+
+def test_a_save_whose_answer_was_lost_is_sent_again(slept: list[float]) -> None:
+    transport, sent = _lost_once(httpx.Response(200, json=AGENT, headers={"ETag": '"2"'}))
+    with Client("http://mneme.test", "t", transport=transport) as client:
+        assert client.put_agent("helper", {"label": "Helper"}).etag == '"2"'
+    assert len(sent) == 2
+
+
+def test_a_conditional_save_whose_answer_was_lost_is_not_sent_again(slept: list[float]) -> None:
+    transport, sent = _lost_once(httpx.Response(412, json={"error": "precondition_failed", "message": "changed"}))
+    with Client("http://mneme.test", "t", transport=transport) as client, pytest.raises(httpx.ReadError):
+        client.put_agent("helper", {"label": "Helper"}, if_match='"1"')
+    assert len(sent) == 1  # sent again, it would find its own change: a 412 for a save that worked
+
+
+def test_a_delete_whose_answer_was_lost_is_not_sent_again(slept: list[float]) -> None:
+    transport, sent = _lost_once(httpx.Response(404, json={"error": "not_found", "message": "no agent 'helper'"}))
+    with Client("http://mneme.test", "t", transport=transport) as client, pytest.raises(httpx.ReadError):
+        client.delete_agent("helper")
+    assert len(sent) == 1  # sent again, it would find nothing: a 404 for a delete that worked

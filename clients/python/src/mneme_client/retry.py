@@ -8,7 +8,10 @@ makes one when none is given), so its retry answers the run the first one starte
   call is sent again after that many seconds, up to ``retries`` times, unless the wait is over ``max_wait``
   (then the error is raised at once).
 * A connection that could not be opened sent nothing: any call is sent again (after 0.5 s, 1 s, 2 s, ...).
-* An answer lost after the request was sent (the connection closed, a read timed out): a repeatable call only.
+* An answer lost after the request was sent (the connection closed, a read timed out): a repeatable call whose
+  second sending also *answers* as the first did — not a ``DELETE`` (the second finds nothing: a 404 for a delete
+  that worked) nor a save with ``If-Match`` / ``If-None-Match`` (the second finds the first's change: a 412
+  for a save that worked); those raise the transport error, and the caller reads what is stored.
 """
 
 from __future__ import annotations
@@ -52,10 +55,16 @@ def after_answer(
     return wait if wait <= max_wait else None
 
 
+def answers_again(call: Call[Any]) -> bool:
+    """Whether ``call``, done once already, answers a second sending as it answered the first."""
+    conditional = any(name.lower() in ("if-match", "if-none-match") for name in call.headers)
+    return repeatable(call) and call.method != "DELETE" and not conditional
+
+
 def after_error(call: Call[Any], error: httpx.TransportError, attempt: int, retries: int) -> float | None:
     """Seconds to wait before sending ``call`` again after ``error``, or None: raise it."""
     if attempt >= retries:
         return None
-    if isinstance(error, httpx.ConnectError | httpx.ConnectTimeout) or repeatable(call):
+    if isinstance(error, httpx.ConnectError | httpx.ConnectTimeout) or answers_again(call):
         return float(BACKOFF_SECONDS * 2**attempt)
     return None
