@@ -10,7 +10,7 @@ import uuid
 import httpx
 import pytest
 
-from mneme_client import ApiError, AsyncClient, Client, local_token
+from mneme_client import ApiError, AsyncClient, Client, cli, local_token
 from tests.functional.local.support import LocalServer
 
 UNAVAILABLE = {"error": "store_unavailable", "message": "the store cannot be reached"}
@@ -178,3 +178,21 @@ def test_a_delete_whose_answer_was_lost_is_not_sent_again(slept: list[float]) ->
     with Client("http://mneme.test", "t", transport=transport) as client, pytest.raises(httpx.ReadError):
         client.delete_agent("helper")
     assert len(sent) == 1  # sent again, it would find nothing: a 404 for a delete that worked
+
+
+def test_the_cli_says_why_and_how_long_it_waits_before_a_retry(
+    slept: list[float], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    transport, sent = _answers(
+        httpx.Response(429, json=LIMITED, headers={"Retry-After": "7"}), httpx.Response(202, json=RUN)
+    )
+    real = httpx.Client.__init__
+
+    def mocked(self: httpx.Client, **options: object) -> None:
+        real(self, **(options | {"transport": transport}))  # type: ignore[arg-type]
+
+    monkeypatch.setattr(httpx.Client, "__init__", mocked)
+    assert cli.main(["--url", "http://mneme.test", "--token", "t", "run", "helper", "hello"]) == 0
+    said = capsys.readouterr().err
+    assert "POST /v1/runs: 429 rate_limited: you started 60 runs" in said and "retrying in 7 s" in said
+    assert len(sent) == 2 and slept == [7.0]

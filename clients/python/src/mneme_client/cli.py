@@ -94,6 +94,11 @@ def _chats(client: Client, args: argparse.Namespace, out: TextIO) -> None:
         client.delete_chat(need(args, "chat_id"))
 
 
+def _retrying(reason: str, wait: float) -> None:
+    """A wait before a retry is said, so that a command waiting out a 429's Retry-After does not look hung."""
+    sys.stderr.write(f"mneme: {reason}; retrying in {wait:g} s\n")
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     args = parser().parse_args(argv)
@@ -101,7 +106,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         if args.command == "token":
             out.write(local_token(args.user, admin=args.admin, hours=args.hours, folder=args.data_dir) + "\n")
             return 0
-        with Client(args.url, args.token) as client:
+        with Client(args.url, args.token, on_retry=_retrying) as client:
             return _dispatch(client, args, out)
     except ClientError as error:
         sys.stderr.write(f"mneme: {said(error, args.token)}\n")

@@ -53,9 +53,11 @@ class Client:
         timeout: float = 60.0,
         retries: int = 3,
         max_retry_wait: float = 60.0,
+        on_retry: retry.OnRetry | None = None,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
         self._retries, self._max_retry_wait = retries, max_retry_wait
+        self._on_retry = on_retry  # told why and how long before each retry (the CLI says it on stderr)
         self._http = httpx.Client(
             base_url=api_base(base_url or default_url()),
             headers=auth_headers(token),
@@ -83,11 +85,15 @@ class Client:
                 wait = retry.after_error(call, error, attempt, self._retries)
                 if wait is None:
                     raise
+                reason = f"{type(error).__name__}: {error}"
             else:
                 wait = retry.after_answer(call, response, attempt, self._retries, self._max_retry_wait)
                 if wait is None:
                     return call.parse(response)
+                reason = retry.said(response)
             attempt += 1
+            if self._on_retry is not None:
+                self._on_retry(f"{call.method} {call.path}: {reason}", wait)
             time.sleep(wait)
 
     def health(self) -> dict[str, Any]:

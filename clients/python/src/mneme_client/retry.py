@@ -16,11 +16,16 @@ makes one when none is given), so its retry answers the run the first one starte
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import httpx
 
 from mneme_client.calls import Call
+from mneme_client.errors import ApiError
+
+#: told before each retry: what was answered (or failed) and the seconds it waits
+OnRetry = Callable[[str, float], None]
 
 RETRIED_STATUSES = frozenset({429, 503})
 REPEATABLE_METHODS = frozenset({"GET", "HEAD", "PUT", "DELETE"})
@@ -30,6 +35,15 @@ BACKOFF_SECONDS = 0.5
 def repeatable(call: Call[Any]) -> bool:
     """Whether sending ``call`` twice has the effect of sending it once."""
     return call.method in REPEATABLE_METHODS or call.repeatable
+
+
+def said(response: httpx.Response) -> str:
+    """The answer that is retried, as its error says it (``429 rate_limited: ...``)."""
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    return str(ApiError.from_answer(response.status_code, body, response.text))
 
 
 def retry_after(response: httpx.Response) -> float | None:
