@@ -16,6 +16,8 @@ from mneme.errors import InvalidInput, MnemeError, PayloadTooLarge
 from mneme.json_depth import text_problem
 from mneme.spec_limits import LAMBDA_RESPONSE_BYTES
 
+_ESCAPED_MAX = 12  # the most bytes one character of a body takes once the response is JSON again
+
 
 def handle_http(app: Any, deps: Any, event: dict[str, Any], context: Any) -> dict[str, Any]:
     return _not_stored(_returnable(_answer(app, deps, event, context)))
@@ -23,10 +25,11 @@ def handle_http(app: Any, deps: Any, event: dict[str, Any], context: Any) -> dic
 
 def _returnable(response: dict[str, Any]) -> dict[str, Any]:
     """The response, or a 413 saying why when Lambda could not return it (over 6 MB as the JSON document the
-    runtime sends: API Gateway would answer a bare 500). The body is ASCII JSON, so escaping it again at most
-    doubles it: only a body over half the limit is measured."""
+    runtime sends: API Gateway would answer a bare 500). Escaping a body again takes at most 12 bytes a
+    character (an astral one, ``\\ud83d\\ude00``, when a body such as MCP's keeps UTF-8): only a body over a
+    twelfth of the limit is measured."""
     body = response.get("body")
-    if not isinstance(body, str) or len(body) * 2 <= LAMBDA_RESPONSE_BYTES:
+    if not isinstance(body, str) or len(body) * _ESCAPED_MAX <= LAMBDA_RESPONSE_BYTES:
         return response
     size = len(json.dumps(response, default=str).encode())
     if size <= LAMBDA_RESPONSE_BYTES:
