@@ -93,9 +93,8 @@ class _Body(BaseModel, defer_build=True):
         return body
 
     def ignored(self) -> list[str]:
-        """A warning for each field of the body that is not one of the resource's (a typo such as ``tool``): the
-        first ten by at most 64 characters of their names, the rest counted (quoted whole, 2 MB of them made a
-        response over Lambda's 6 MB: a 500 after the save)."""
+        """A warning for each of the first ten fields not the resource's (a typo such as ``tool``), by 64 characters
+        at most, the rest counted (2 MB of names quoted whole made a response over Lambda's 6 MB: a 500)."""
         named = [name if len(name) <= 64 else f"{name[:64]}…" for name in self._ignored[:10]]
         warnings = [f"field {name!r} is not one of this resource's: it was ignored" for name in named]
         if len(self._ignored) > 10:

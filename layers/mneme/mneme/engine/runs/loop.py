@@ -102,8 +102,7 @@ def advance(session: RunSession) -> Outcome:
         )
         model = session.config.agent.model
         response = live.converse(session, assembled.request, seq, timeout_seconds=timeout)
-        first = not session.state.turns  # every later call follows an assistant turn with tool calls
-        priced = charge(session, model.model_id, response.usage, provider=model.provider, first=first)
+        priced = charge(session, model.model_id, response.usage, provider=model.provider, first=not session.state.turns)
         budget.charge_model_call(session, response.usage)
         session.recorder.event(
             "model_call", request_seq=seq, stop_reason=response.stop_reason, usage=priced.model_dump()
