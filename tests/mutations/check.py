@@ -312,6 +312,80 @@ MUTANTS = (
         "for cosine, coverage in [(max(e[0] for e in evidence), max(e[1] for e in evidence))]\n",
         WORDS_AND_VECTOR,
     ),
+    # this stop's rules (2026-12-08): each pinned over HTTP (or through the state machine) where it is wired
+    Mutant(
+        "write-kept-across-erasure",
+        "engine/memory_io/audited_writes.py",
+        "        erasure_guard.undo_if_erased(ports, documents, ids)\n",
+        "",
+        ("tests/functional/privacy/test_erasure_during_http_write.py",),
+    ),
+    Mutant(
+        "if-match-blind-to-plain-change",
+        "engine/memory_io/expected_version.py",
+        "if now != expected[doc_id]:",
+        "if False:",
+        ("tests/functional/api/test_memory_conditional_interleaved.py",),
+    ),
+    Mutant(
+        "lost-child-awaited-again",
+        "engine/runs/loop.py",
+        "if refused or ended or child is None",
+        "if refused or child is None",
+        ("tests/functional/statemachine/test_delegation_chain.py",),
+    ),
+    Mutant(
+        "summary-call-uncounted",
+        "engine/runs/prepare.py",
+        "    budget.charge_model_call(session, call.usage)\n",
+        "",
+        ("tests/functional/api/test_summary_counted.py",),
+    ),
+    Mutant(
+        "global-history-shown-whole",
+        "engine/revision_history.py",
+        "if owner is None and not caller.is_admin:",
+        "if False:",
+        ("tests/functional/api/test_global_revisions.py",),
+    ),
+    Mutant(
+        "waiting-run-takes-another-owners-agent",
+        "engine/runs/pinned_config.py",
+        "if now.owner != agent.owner:",
+        "if False:",
+        ("tests/functional/engine/test_pinned_config.py", "tests/functional/mcp/test_global_secret_pinned.py"),
+    ),
+    Mutant(
+        "always-grant-for-any-owner",
+        "ports/runs.py",
+        "return self.agent_owner is None or self.agent_owner == agent_owner",
+        "return True",
+        ("tests/functional/api/test_remembered_approvals.py",),
+    ),
+    Mutant(
+        "large-chat-message-unsplit",
+        "adapters/dynamo/item_parts.py",
+        'if len(data.encode("utf-8", "surrogatepass")) <= DATA_BYTES:',
+        "if True:",
+        (
+            "tests/functional/api/test_large_chat_messages.py",
+            "tests/functional/adapters/test_dynamo_chat_large_messages.py",
+        ),
+    ),
+    Mutant(
+        "error-message-unbounded",
+        "errors.py",
+        "        message = bounded_message(message)\n",
+        "",
+        ("tests/unit/test_error_messages.py",),  # over HTTP the values met so far fail pydantic's validation_text
+    ),
+    Mutant(
+        "cancelled-tree-drops-uncollected-usage",
+        "engine/runs/cancel.py",
+        "        run.tree_usage = run.tree_usage + _uncollected(deps, state.waiting_children)\n",
+        "",
+        ("tests/functional/api/test_cancelled_tree_cost.py",),
+    ),
 )
 
 _FAILED = re.compile(r"^FAILED (\S+?)::(\S+)")
