@@ -265,14 +265,14 @@ MUTANTS = (
     Mutant(
         "save-without-revision",
         "adapters/dynamo/conditional_put.py",
-        'revision = [revision_put(key, item["data"], "saved", revision_at)] if revision_at is not None else []',
+        'revision = [revision_put(key, item["data"], "saved", revision_at, by=revision_by)] if revision_at else []',
         "revision = []",
         REVISIONS,
     ),
     Mutant(
         "task-deleted-without-revision",
         "adapters/dynamo/conditional_put.py",
-        'ops += [revision_put((keys[0][0], other[SK]), other["data"], "deleted", revision_at) for other in kept]',
+        'ops += [revision_put((keys[0][0], other[SK]), other["data"], "deleted", at, by=by) for other in kept]',
         "pass",
         REVISIONS[:1],
     ),

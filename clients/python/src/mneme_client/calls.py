@@ -136,7 +136,7 @@ def put_agent(agent_id: str, agent: models.AgentBody | dict[str, Any], *, if_mat
 
 
 def agent_revisions(agent_id: str, cursor: str | None = None) -> Call[ListPage]:
-    """A page of the agent's revisions, newest first (each ``{at, change, etag, agent}``)."""
+    """A page of the agent's revisions, newest first (each ``{at, change, by, etag, agent}``)."""
     return Call("GET", f"/v1/agents/{seg(agent_id)}/revisions", as_page("revisions"), params=_compact(cursor=cursor))
 
 

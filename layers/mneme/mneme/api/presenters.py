@@ -49,10 +49,10 @@ def skill_view(skill: Skill, warnings: list[str] | None = None) -> dict[str, Any
 
 
 def config_revisions_view(page: ConfigRevisionPage, kind: str, view: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
-    """``{revisions: [{at, change, etag, <kind>: the resource as it was, tasks?}], cursor}``, newest first
-    (``tasks``: on an agent's delete, the ids of the tasks deleted with it)."""
+    """``{revisions: [{at, change, by, etag, <kind>: the resource as it was, tasks?}], cursor}``, newest first
+    (``tasks``: on an agent's delete, the ids of the tasks deleted with it; ``by``: who made it, when known)."""
     revisions = [
-        {"at": r.at.isoformat(), "change": r.change, "etag": r.etag, kind: view(r.item)}
+        {"at": r.at.isoformat(), "change": r.change, "by": r.by, "etag": r.etag, kind: view(r.item)}
         | ({"tasks": r.tasks} if r.tasks is not None else {})
         for r in page.revisions
     ]

@@ -4,7 +4,8 @@ have none of that id, and never had — the global one's. A deleted resource kee
 saving a revision's fields again. A global resource's past is its admins' (only they change or restore it): a user
 who is not an admin sees of it only the current version, as its GET does, and nothing once it is deleted — so what an
 admin took out of a global agent, task or skill (a pasted key, withdrawn instructions) is not readable by every
-user from its history."""
+user from its history. Each revision names who made it (``by``: an admin's id on a global resource's; the owner's
+on their own); a user who is not an admin is never shown who changed a global resource."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from mneme.models.common import GLOBAL_OWNER, is_slug
 from mneme.models.config_revision import ConfigRef, ConfigRevisionPage
 from mneme.models.user import Caller
 from mneme.ports.stores import ConfigRevisions
+from mneme.records import replace
 
 
 def agent_history(deps: Deps, caller: Caller, agent_id: str, *, limit: int, cursor: str | None) -> ConfigRevisionPage:
@@ -60,11 +62,11 @@ def _own_else_global(
 
 def _current_only(deps: Deps, ref: ConfigRef, *, exists: bool, cursor: str | None) -> ConfigRevisionPage:
     """A global resource's history as a user who is not an admin sees it: its latest save while it exists (what its
-    GET shows), on one page; a deleted one is a 404 like its GET."""
+    GET shows), on one page, without the admin who made it; a deleted one is a 404 like its GET."""
     if not exists:
         raise NotFound(f"no {ref.kind} {ref.name!r}")
     latest = [] if cursor is not None else _store(deps).history(GLOBAL_OWNER, ref, limit=1, cursor=None).revisions
-    return ConfigRevisionPage(revisions=[r for r in latest if r.change == "saved"], cursor=None)
+    return ConfigRevisionPage(revisions=[replace(r, by=None) for r in latest if r.change == "saved"], cursor=None)
 
 
 def _name(value: str, kind: str) -> str:

@@ -21,9 +21,10 @@ from mneme.records import Record
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
-    from datetime import datetime
 
-    from mneme.models.config_revision import ConfigRef, ConfigRevisionPage
+    from typing_extensions import Unpack
+
+    from mneme.models.config_revision import ConfigRef, ConfigRevisionPage, RevisionArgs
     from mneme.models.precondition import Precondition
 
 
@@ -56,9 +57,10 @@ class ConfigStore(Protocol):
     def get_agent(self, owner: str, agent_id: str) -> Agent | None: ...
     def list_agents(self, owner: str) -> list[Agent]: ...
     def put_agent(
-        self, agent: Agent, *, precondition: Precondition | None = None, revision_at: datetime | None = None
+        self, agent: Agent, *, precondition: Precondition | None = None, **revision: Unpack[RevisionArgs]
     ) -> None:
-        """``revision_at``: keep the save as a revision made then (:class:`ConfigRevisions`), in the same write."""
+        """``revision_at``: keep the save as a revision made then (:class:`ConfigRevisions`), in the same write, by
+        ``revision_by``."""
         ...
 
     def delete_agent(
@@ -67,13 +69,13 @@ class ConfigStore(Protocol):
         agent_id: str,
         *,
         precondition: Precondition | None = None,
-        revision_at: datetime | None = None,
+        **revision: Unpack[RevisionArgs],
     ) -> bool: ...
 
     def get_task(self, owner: str, agent_id: str, task_id: str) -> Task | None: ...
     def list_tasks(self, owner: str, agent_id: str) -> list[Task]: ...
     def put_task(
-        self, task: Task, *, precondition: Precondition | None = None, revision_at: datetime | None = None
+        self, task: Task, *, precondition: Precondition | None = None, **revision: Unpack[RevisionArgs]
     ) -> None: ...
     def delete_task(
         self,
@@ -82,16 +84,16 @@ class ConfigStore(Protocol):
         task_id: str,
         *,
         precondition: Precondition | None = None,
-        revision_at: datetime | None = None,
+        **revision: Unpack[RevisionArgs],
     ) -> bool: ...
 
     def get_skills(self, owner: str, names: Sequence[str]) -> list[Skill]: ...
     def list_skills(self, owner: str) -> list[Skill]: ...
     def put_skill(
-        self, skill: Skill, *, precondition: Precondition | None = None, revision_at: datetime | None = None
+        self, skill: Skill, *, precondition: Precondition | None = None, **revision: Unpack[RevisionArgs]
     ) -> None: ...
     def delete_skill(
-        self, owner: str, name: str, *, precondition: Precondition | None = None, revision_at: datetime | None = None
+        self, owner: str, name: str, *, precondition: Precondition | None = None, **revision: Unpack[RevisionArgs]
     ) -> bool: ...
 
     def find_agent(self, user_id: str, agent_id: str) -> Agent | None:

@@ -45,12 +45,13 @@ def put_checked(
     shown_instead: Sequence[Key] = (),
     default: BaseModel | None = None,
     revision_at: datetime | None = None,
+    revision_by: str | None = None,
 ) -> None:
     """Put ``item``; with a precondition, only if it holds for what a GET showed (see the module's text).
     ``shown_instead``: the keys read, in order, when the item does not exist yet. ``revision_at``: record the
-    save as a revision made then (in the same transaction)."""
+    save as a revision made then (in the same transaction), by the user ``revision_by``."""
     key = (item[PK], item[SK])
-    revision = [revision_put(key, item["data"], "saved", revision_at)] if revision_at is not None else []
+    revision = [revision_put(key, item["data"], "saved", revision_at, by=revision_by)] if revision_at else []
     condition: Condition = None
     if precondition is not None:
         current = table.get(*key)
@@ -69,6 +70,7 @@ def delete_checked(
     read: Callable[[Item], BaseModel],
     along: Sequence[Item] = (),
     revision_at: datetime | None = None,
+    revision_by: str | None = None,
 ) -> bool:
     """Delete the item kept under ``keys`` (its copies in every partition, the first the one written) and the
     items that go with it (``along``: an agent's tasks) — with a precondition, only if it holds for the first copy
@@ -86,9 +88,10 @@ def delete_checked(
     ops: list[WriteOp] = [Delete(*key, condition=condition)]
     kept = list({str(other[SK]): other for other in along}.values())  # a task in two partitions: one revision
     if revision_at is not None:
+        at, by = revision_at, revision_by
         tasks = [str(other.get("task_id") or "") for other in kept]
-        ops.append(revision_put(keys[0], item["data"], "deleted", revision_at, tasks=tasks))
-        ops += [revision_put((keys[0][0], other[SK]), other["data"], "deleted", revision_at) for other in kept]
+        ops.append(revision_put(keys[0], item["data"], "deleted", at, by=by, tasks=tasks))
+        ops += [revision_put((keys[0][0], other[SK]), other["data"], "deleted", at, by=by) for other in kept]
     ops += [Delete(*other) for other in [*keys, *((o[PK], o[SK]) for o in along)] if other != key]
     _write(table, ops[:TRANSACTION_ITEMS], checked=precondition is not None, doing="deleted")
     for op in ops[TRANSACTION_ITEMS:]:

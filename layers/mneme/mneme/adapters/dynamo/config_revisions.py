@@ -24,11 +24,15 @@ REV = "REV#"
 _MODELS: dict[str, type[Agent | Task | Skill]] = {"agent": Agent, "task": Task, "skill": Skill}
 
 
-def revision_put(key: Key, data: str, change: ConfigChange, at: datetime, *, tasks: Sequence[str] = ()) -> Put:
-    """The revision of the item stored under ``key`` (its JSON ``data``) made at ``at``; ``tasks``: the ids of the
-    tasks a deleted agent took with it (each has a revision of its own)."""
+def revision_put(
+    key: Key, data: str, change: ConfigChange, at: datetime, *, by: str | None = None, tasks: Sequence[str] = ()
+) -> Put:
+    """The revision of the item stored under ``key`` (its JSON ``data``) made at ``at`` by the user ``by``;
+    ``tasks``: the ids of the tasks a deleted agent took with it (each has a revision of its own)."""
     moment = at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")  # fixed width: the sort key orders by time
     item = {PK: key[0], SK: f"{REV}{key[1]}#{moment}#{secrets.token_hex(4)}", "change": change, "data": data}
+    if by is not None:
+        item["by"] = by
     return Put({**item, "tasks": json.dumps(list(tasks))} if tasks else item)
 
 
@@ -64,4 +68,5 @@ def _revision(item: Item, model: type[Agent | Task | Skill]) -> ConfigRevision:
         etag=etag_of_json(data),
         item=read_model(model, item),
         tasks=json.loads(str(item["tasks"])) if item.get("tasks") else None,
+        by=str(item["by"]) if item.get("by") else None,
     )

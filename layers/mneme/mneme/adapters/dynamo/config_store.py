@@ -24,9 +24,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
-from datetime import datetime
 from functools import partial
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -55,6 +54,11 @@ from mneme.models import Agent, Skill, Task, UserSettings
 from mneme.models.common import GLOBAL_OWNER
 from mneme.models.precondition import Precondition
 from mneme.ports.common import OwnedItem
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from mneme.models.config_revision import RevisionArgs
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -91,14 +95,12 @@ class ItemConfigStore(RunConfigReads):
         return self._list(Agent, owner, "AGENT#", "agent_id")
 
     def put_agent(
-        self, agent: Agent, *, precondition: Precondition | None = None, revision_at: datetime | None = None
+        self, agent: Agent, *, precondition: Precondition | None = None, **revision: Unpack[RevisionArgs]
     ) -> None:
         key = agent_key(_owner(agent.owner), agent.agent_id)
         item = _item(key, agent, owner=agent.owner, agent_id=agent.agent_id, label=agent.label)
         shown = shown_instead(agent.owner, key, partial(agent_key_of, agent_id=agent.agent_id))
-        put_checked(
-            self._table, item, precondition, read=partial(_read, Agent), shown_instead=shown, revision_at=revision_at
-        )
+        put_checked(self._table, item, precondition, read=partial(_read, Agent), shown_instead=shown, **revision)
 
     def delete_agent(
         self,
@@ -106,14 +108,14 @@ class ItemConfigStore(RunConfigReads):
         agent_id: str,
         *,
         precondition: Precondition | None = None,
-        revision_at: datetime | None = None,
+        **revision: Unpack[RevisionArgs],
     ) -> bool:
         """Delete the agent and, with it, its tasks (from every partition the owner is read from)."""
         keys = keys_everywhere(owner, agent_key(owner, agent_id))
         tasks = [t for pk, _ in keys for t in query_all(self._table, pk, sk_prefix=f"TASK#{agent_id}#")]
-        if precondition is not None or revision_at is not None:
+        if precondition is not None or revision.get("revision_at") is not None:
             read = partial(_read, Agent)
-            return delete_checked(self._table, keys, precondition, read=read, along=tasks, revision_at=revision_at)
+            return delete_checked(self._table, keys, precondition, read=read, along=tasks, **revision)
         self._table.delete_many([(t[PK], t[SK]) for t in tasks])
         return self._delete_everywhere(keys)
 
@@ -125,14 +127,12 @@ class ItemConfigStore(RunConfigReads):
         return self._list(Task, owner, f"TASK#{agent_id}#", "task_id")
 
     def put_task(
-        self, task: Task, *, precondition: Precondition | None = None, revision_at: datetime | None = None
+        self, task: Task, *, precondition: Precondition | None = None, **revision: Unpack[RevisionArgs]
     ) -> None:
         key = task_key(_owner(task.owner), task.agent_id, task.task_id)
         item = _item(key, task, owner=task.owner, agent_id=task.agent_id, task_id=task.task_id)
         shown = [k for k in keys_everywhere(task.owner, key) if k != key]  # a global task in the legacy partition
-        put_checked(
-            self._table, item, precondition, read=partial(_read, Task), shown_instead=shown, revision_at=revision_at
-        )
+        put_checked(self._table, item, precondition, read=partial(_read, Task), shown_instead=shown, **revision)
 
     def delete_task(
         self,
@@ -141,10 +141,10 @@ class ItemConfigStore(RunConfigReads):
         task_id: str,
         *,
         precondition: Precondition | None = None,
-        revision_at: datetime | None = None,
+        **revision: Unpack[RevisionArgs],
     ) -> bool:
         keys = keys_everywhere(owner, task_key(owner, agent_id, task_id))
-        return self._delete_everywhere(keys, Task, precondition=precondition, revision_at=revision_at)
+        return self._delete_everywhere(keys, Task, precondition=precondition, **revision)
 
     # ------------------------------------------------------------------------------------- skills
     def get_skills(self, owner: str, names: Sequence[str]) -> list[Skill]:
@@ -158,20 +158,18 @@ class ItemConfigStore(RunConfigReads):
         return self._list(Skill, owner, "SKILL#", "name")
 
     def put_skill(
-        self, skill: Skill, *, precondition: Precondition | None = None, revision_at: datetime | None = None
+        self, skill: Skill, *, precondition: Precondition | None = None, **revision: Unpack[RevisionArgs]
     ) -> None:
         key = skill_key(_owner(skill.owner), skill.name)
         item = _item(key, skill, owner=skill.owner, name=skill.name)
         shown = shown_instead(skill.owner, key, partial(skill_key_of, name=skill.name))
-        put_checked(
-            self._table, item, precondition, read=partial(_read, Skill), shown_instead=shown, revision_at=revision_at
-        )
+        put_checked(self._table, item, precondition, read=partial(_read, Skill), shown_instead=shown, **revision)
 
     def delete_skill(
-        self, owner: str, name: str, *, precondition: Precondition | None = None, revision_at: datetime | None = None
+        self, owner: str, name: str, *, precondition: Precondition | None = None, **revision: Unpack[RevisionArgs]
     ) -> bool:
         keys = keys_everywhere(owner, skill_key(owner, name))
-        return self._delete_everywhere(keys, Skill, precondition=precondition, revision_at=revision_at)
+        return self._delete_everywhere(keys, Skill, precondition=precondition, **revision)
 
     # ------------------------------------------------------------------------------------- visibility
     def find_agent(self, user_id: str, agent_id: str) -> Agent | None:
@@ -217,12 +215,12 @@ class ItemConfigStore(RunConfigReads):
         cls: type[BaseModel] = BaseModel,
         *,
         precondition: Precondition | None = None,
-        revision_at: datetime | None = None,
+        **revision: Unpack[RevisionArgs],
     ) -> bool:
         """Delete an item's copies in every partition; with a precondition, only the item as it was read; with
         ``revision_at``, with the revision of the delete."""
-        if precondition is not None or revision_at is not None:
-            return delete_checked(self._table, keys, precondition, read=partial(_read, cls), revision_at=revision_at)
+        if precondition is not None or revision.get("revision_at") is not None:
+            return delete_checked(self._table, keys, precondition, read=partial(_read, cls), **revision)
         deleted = False
         for key in keys:
             deleted = self._table.delete(*key) or deleted

@@ -1,0 +1,71 @@
+"""Who changed an agent, task or skill: each revision names the user whose save or delete made it (``by``). Admins
+sharing the global resources tell each other's changes apart; a user who is not an admin never sees who changed a
+global one; revisions kept before authors were recorded show ``by: null``."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from mneme.models.agent import Agent
+from tests.functional.api.conftest import Api
+from tests.functional.api.test_agents import AGENT
+from tests.support.deps import World
+
+AGENTS = "/v1/agents/ops"
+TASK = f"{AGENTS}/tasks/weekly"
+SKILL = "/v1/skills/playbook"
+ANN: dict[str, Any] = {"user": "admin-ann-7c1", "admin": True}
+ROOT: dict[str, Any] = {"user": "admin-root-9f2", "admin": True}
+
+
+def _authors(api: Api, path: str, **who: Any) -> list[tuple[str, str | None]]:
+    return [(r["change"], r["by"]) for r in api.get(f"{path}/revisions", **who).body["revisions"]]
+
+
+def test_an_admin_reads_which_admin_made_each_revision_of_a_global_agent(api: Api, world: World) -> None:
+    assert api.put(AGENTS, {**AGENT, "global": True}, **ROOT).status == 200
+    world.clock.advance(seconds=1)
+    assert api.put(AGENTS, {**AGENT, "description": "tuned", "global": True}, **ANN).status == 200
+    world.clock.advance(seconds=1)
+    assert api.delete(AGENTS, **ANN).status == 204
+    assert _authors(api, AGENTS, **ROOT) == [("deleted", ANN["user"]), ("saved", ANN["user"]), ("saved", ROOT["user"])]
+
+
+def test_an_admin_reads_who_changed_a_global_task_and_skill(api: Api, world: World) -> None:
+    assert api.put(AGENTS, {**AGENT, "global": True}, **ROOT).status == 200
+    assert api.put(TASK, {"name": "Weekly", "context_prompt": "p"}, **ANN).status == 200
+    assert api.put(SKILL, {"description": "d", "content": "c", "global": True}, **ROOT).status == 200
+    world.clock.advance(seconds=1)
+    assert api.delete(SKILL, **ANN).status == 204
+    assert _authors(api, TASK, **ROOT) == [("saved", ANN["user"])]
+    assert _authors(api, SKILL, **ANN) == [("deleted", ANN["user"]), ("saved", ROOT["user"])]
+
+
+def test_a_user_never_sees_which_admin_changed_a_global_resource(api: Api) -> None:
+    assert api.put(AGENTS, {**AGENT, "global": True}, **ROOT).status == 200
+    assert api.put(TASK, {"name": "Weekly", "context_prompt": "p"}, **ROOT).status == 200
+    assert api.put(SKILL, {"description": "d", "content": "c", "global": True}, **ROOT).status == 200
+    for path in (AGENTS, TASK, SKILL):
+        reply = api.get(f"{path}/revisions", user="bob")
+        assert reply.status == 200 and ROOT["user"] not in reply.text
+        assert [r["by"] for r in reply.body["revisions"]] == [None]
+
+
+def test_a_users_own_saves_and_deletes_name_them(api: Api, world: World) -> None:
+    assert api.put(AGENTS, AGENT, user="alice").status == 200
+    assert api.put(TASK, {"name": "Weekly", "context_prompt": "p"}, user="alice").status == 200
+    assert api.put(SKILL, {"description": "d", "content": "c"}, user="alice").status == 200
+    world.clock.advance(seconds=1)
+    assert api.delete(TASK, user="alice").status == 204
+    assert api.delete(SKILL, user="alice").status == 204
+    assert _authors(api, AGENTS, user="alice") == [("saved", "alice")]
+    assert _authors(api, TASK, user="alice") == [("deleted", "alice"), ("saved", "alice")]
+    assert _authors(api, SKILL, user="alice") == [("deleted", "alice"), ("saved", "alice")]
+
+
+def test_a_revision_kept_before_authors_were_recorded_shows_none(api: Api, world: World) -> None:
+    agent = Agent(agent_id="ops", owner="alice", **{k: v for k, v in AGENT.items() if k != "global"})
+    world.deps.config.put_agent(agent, revision_at=datetime(2026, 1, 1, tzinfo=UTC))
+    revisions = api.get(f"{AGENTS}/revisions", user="alice").body["revisions"]
+    assert [("by" in r, r.get("by")) for r in revisions] == [(True, None)]
