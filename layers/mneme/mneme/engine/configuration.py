@@ -12,7 +12,7 @@ from mneme.context.variables import task_context_warnings
 from mneme.delegation_rules import is_self, refers_to
 from mneme.egress import public_https_problem
 from mneme.engine.agent_checks import hides_global, max_tokens_fit, skill_hides_global
-from mneme.engine.config_audit import stamp
+from mneme.engine.config_audit import deleted_from, record_delete, record_save, stamp
 from mneme.engine.deps import Deps
 from mneme.engine.runs.tool_args import check_external_schemas
 from mneme.engine.views.pages import sorted_page
@@ -138,7 +138,8 @@ def put_agent(
     warnings += _delegate_warnings(deps, agent) + hides_global(deps, caller, agent, owned)
     if agent.default_task_id and config.get_task(agent.owner, agent.agent_id, agent.default_task_id) is None:
         warnings.append(f"default task {agent.default_task_id!r} does not exist yet: until it does, runs have no task")
-    config.put_agent(agent, precondition=precondition, **stamp(deps, caller))
+    config.put_agent(agent, precondition=precondition, **(revision := stamp(deps, caller)))
+    record_save(deps, caller, revision, agent)
     return Saved(agent, warnings)
 
 
@@ -188,12 +189,12 @@ def delete_agent(deps: Deps, caller: Caller, agent_id: str, precondition: Precon
     config = deps.config
     _slug(agent_id, "agent_id", for_write=False)
     rev = stamp(deps, caller)
-    if not config.delete_agent(caller.user_id, agent_id, precondition=precondition, **rev) and not (
-        caller.is_admin and config.delete_agent(GLOBAL_OWNER, agent_id, precondition=precondition, **rev)
-    ):
+    owner = deleted_from(caller, lambda o: config.delete_agent(o, agent_id, precondition=precondition, **rev))
+    if owner is None:
         if config.get_agent(GLOBAL_OWNER, agent_id) is not None:  # one the caller sees and may not delete
             raise Forbidden(f"only admins delete the global agent {agent_id!r}")
         raise NotFound(f"no agent {agent_id!r}")
+    record_delete(deps, caller, rev, "agent", agent_id, owner=owner, agent_id=agent_id)
 
 
 # ------------------------------------------------------------------------------------------ tasks
@@ -225,7 +226,8 @@ def put_task(
         owner=agent.owner,
         **body.model_dump(),
     )
-    deps.config.put_task(task, precondition=precondition, **stamp(deps, caller))
+    deps.config.put_task(task, precondition=precondition, **(revision := stamp(deps, caller)))
+    record_save(deps, caller, revision, task)
     return Saved(task, task_context_warnings(task.context_prompt) + save_hints(task.memory_policy, (), agent.owner))
 
 
@@ -238,6 +240,7 @@ def delete_task(
     rev = stamp(deps, caller)
     if not deps.config.delete_task(agent.owner, agent.agent_id, task_id, precondition=precondition, **rev):
         raise NotFound(f"no task {task_id!r} on agent {agent_id!r}")
+    record_delete(deps, caller, rev, "task", task_id, owner=agent.owner, agent_id=agent.agent_id)
 
 
 # ------------------------------------------------------------------------------------------ skills
@@ -262,7 +265,8 @@ def put_skill(
         **body.model_dump(exclude={"is_global"}),
     )
     warnings = skill_hides_global(deps, caller, skill)
-    deps.config.put_skill(skill, precondition=precondition, **stamp(deps, caller))
+    deps.config.put_skill(skill, precondition=precondition, **(revision := stamp(deps, caller)))
+    record_save(deps, caller, revision, skill)
     return Saved(skill, warnings)
 
 
@@ -270,9 +274,9 @@ def delete_skill(deps: Deps, caller: Caller, name: str, precondition: Preconditi
     config = deps.config
     _slug(name, "name", for_write=False)
     rev = stamp(deps, caller)
-    if not config.delete_skill(caller.user_id, name, precondition=precondition, **rev) and not (
-        caller.is_admin and config.delete_skill(GLOBAL_OWNER, name, precondition=precondition, **rev)
-    ):
+    owner = deleted_from(caller, lambda o: config.delete_skill(o, name, precondition=precondition, **rev))
+    if owner is None:
         if config.get_skills(GLOBAL_OWNER, [name]):  # one the caller sees and may not delete
             raise Forbidden(f"only admins delete the global skill {name!r}")
         raise NotFound(f"no skill {name!r}")
+    record_delete(deps, caller, rev, "skill", name, owner=owner)
