@@ -69,3 +69,24 @@ def test_a_revision_kept_before_authors_were_recorded_shows_none(api: Api, world
     world.deps.config.put_agent(agent, revision_at=datetime(2026, 1, 1, tzinfo=UTC))
     revisions = api.get(f"{AGENTS}/revisions", user="alice").body["revisions"]
     assert [("by" in r, r.get("by")) for r in revisions] == [(True, None)]
+
+
+def test_an_erased_admins_id_leaves_the_global_revisions_which_name_their_erasure(api: Api, world: World) -> None:
+    assert api.put(AGENTS, {**AGENT, "global": True}, **ANN).status == 200
+    assert api.put(TASK, {"name": "Weekly", "context_prompt": "p"}, **ANN).status == 200
+    world.clock.advance(seconds=1)
+    assert api.put(AGENTS, {**AGENT, "description": "tuned", "global": True}, **ROOT).status == 200
+    receipt = api.delete(f"/v1/admin/users/{ANN['user']}", **ROOT).body
+    assert receipt["status"] == "done" and receipt["verified"] and receipt["global_revisions"] == 2
+    erased = f"erased:{receipt['erasure_id']}"
+    assert _authors(api, AGENTS, **ROOT) == [("saved", ROOT["user"]), ("saved", erased)]
+    assert _authors(api, TASK, **ROOT) == [("saved", erased)]
+    for path in (AGENTS, TASK):
+        assert ANN["user"] not in api.get(f"{path}/revisions", **ROOT).text
+
+
+def test_an_erasure_leaves_the_global_revisions_other_admins_made(api: Api) -> None:
+    assert api.put(AGENTS, {**AGENT, "global": True}, **ROOT).status == 200
+    receipt = api.delete("/v1/me", **ANN).body
+    assert receipt["verified"] and receipt["global_revisions"] == 0
+    assert _authors(api, AGENTS, **ROOT) == [("saved", ROOT["user"])]

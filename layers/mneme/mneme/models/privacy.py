@@ -70,6 +70,9 @@ class ErasureState(BaseModel, defer_build=True):
     audit_redacted: int = 0
     global_memories: list[GlobalMemory] = Field(default_factory=list)
     global_memories_total: int = 0
+    #: revisions of global agents, tasks and skills the user (an admin) made: their author becomes
+    #: ``erased:<erasure_id>`` (docs/privacy.md)
+    global_revisions: int = 0
     chain_head: dict[str, Any] | None = None
     verified: bool = False
 

@@ -35,6 +35,15 @@ class ConfigRevisions(Protocol):
         """The resource's revisions, newest first (``cursor``: the previous page's; InvalidInput if not one)."""
         ...
 
+    def reattribute(self, user_id: str, to: str) -> int:
+        """Name ``to`` instead of ``user_id`` as the author of every revision of a global resource (an erased
+        admin's); how many it changed (none the second time)."""
+        ...
+
+    def authored(self, user_id: str) -> int:
+        """How many revisions of global resources name ``user_id`` as their author."""
+        ...
+
 
 class RunConfig(Record):
     """What a run needs from the configuration, loaded together (``ConfigStore.load_run_config``)."""

@@ -2,7 +2,9 @@
 
 ``SK = REV#<the item's SK>#<UTC time, microseconds>#<8 hex>``: one query lists a resource's history newest first,
 and the partition an erasure removes holds it. A revision is written in one transaction with the save or delete
-it records, so neither is ever kept without the other. The item's JSON is kept as it was stored.
+it records, so neither is ever kept without the other. The item's JSON is kept as it was stored, with ``by``,
+the user whose save or delete made it. An erasure replaces an erased admin's id in the global revisions
+(:meth:`ItemConfigRevisions.reattribute`); a user's own revisions go with their partition.
 """
 
 from __future__ import annotations
@@ -13,10 +15,11 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from mneme.adapters.dynamo.config_codec import read_model
-from mneme.adapters.dynamo.config_keys import agent_key, owner_pk, skill_key, task_key
+from mneme.adapters.dynamo.config_keys import agent_key, owner_partitions, owner_pk, skill_key, task_key
 from mneme.adapters.dynamo.cursors import decode_cursor, encode_cursor
-from mneme.adapters.dynamo.items import PK, SK, Item, ItemTable, Key, Put
+from mneme.adapters.dynamo.items import PK, SK, Item, ItemTable, Key, Put, query_all
 from mneme.models.agent import Agent, Skill, Task
+from mneme.models.common import GLOBAL_OWNER
 from mneme.models.config_revision import ConfigChange, ConfigRef, ConfigRevision, ConfigRevisionPage
 from mneme.models.precondition import etag_of_json
 
@@ -57,6 +60,20 @@ class ItemConfigRevisions:
         page = self._table.query(pk, sk_prefix=prefix, forward=False, limit=limit, start_key=start)
         revisions = [_revision(item, _MODELS[ref.kind]) for item in page.items]
         return ConfigRevisionPage(revisions, encode_cursor(page.last_key) if page.last_key else None)
+
+    def reattribute(self, user_id: str, to: str) -> int:
+        """Name ``to`` instead of ``user_id`` in every revision of a global agent, task or skill; how many."""
+        found = [self._global_revisions_by(pk, user_id) for pk in owner_partitions(GLOBAL_OWNER)]
+        for item in (item for items in found for item in items):
+            self._table.put({**item, "by": to})
+        return sum(len(items) for items in found)
+
+    def authored(self, user_id: str) -> int:
+        """How many revisions of global agents, tasks and skills name ``user_id``."""
+        return sum(len(self._global_revisions_by(pk, user_id)) for pk in owner_partitions(GLOBAL_OWNER))
+
+    def _global_revisions_by(self, pk: str, user_id: str) -> list[Item]:
+        return [item for item in query_all(self._table, pk, sk_prefix=REV) if item.get("by") == user_id]
 
 
 def _revision(item: Item, model: type[Agent | Task | Skill]) -> ConfigRevision:

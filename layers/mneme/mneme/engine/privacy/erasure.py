@@ -19,12 +19,13 @@ the last phase it finished when it is requested again or its job is redelivered.
    (an upload in progress on S3, a ``.partial`` file locally, left by an export a crash interrupted).
 5. **chats**, **runs** (events, requests, checkpoints, approval marks, outboxes, the idempotency records that
    are derived run ids, the per-minute rate windows), **config** (settings, agents, tasks, skills, export
-   records) are deleted.
+   records) are deleted. The revisions of global agents, tasks and skills the user made (as an admin) are kept,
+   their author ``erased:<erasure id>`` instead of the user's id (the receipt's ``global_revisions``).
 6. **audit** — an ``erasure`` record is appended to the user's chain and the ``detail`` of every earlier
    record is redacted (the records themselves are kept, and the chain still verifies).
 7. **verify** — the stores and the export prefix are listed again; anything found (written meanwhile by a run
    still in flight) is deleted and counted as ``late``, and the receipt says whether the last listing was
-   empty (``verified``).
+   empty and no global revision names the user (``verified``).
 """
 
 from __future__ import annotations
@@ -133,6 +134,7 @@ def _inventory(deps: Deps, state: ErasureState) -> ErasureState:
             "keys": len(keys),
             "global_memories": globals_[:MAX_LISTED_GLOBALS],
             "global_memories_total": len(globals_),
+            "global_revisions": _revisions_authored(deps, state.user_id),
         }
     )
 
@@ -180,7 +182,23 @@ def _runs(deps: Deps, state: ErasureState) -> ErasureState:
 
 def _config(deps: Deps, state: ErasureState) -> ErasureState:
     deps.config.erase_owned(state.user_id)
+    _reattribute(deps, state)
     return state
+
+
+def pseudonym(erasure_id: str) -> str:
+    """Who an erased admin's revisions of global resources name instead of them: the erasure (its receipt)."""
+    return f"erased:{erasure_id}"
+
+
+def _reattribute(deps: Deps, state: ErasureState) -> None:
+    """The user's id leaves the global revisions they made: admins keep reading which changes were one person's."""
+    if deps.config_revisions is not None:
+        deps.config_revisions.reattribute(state.user_id, pseudonym(state.erasure_id))
+
+
+def _revisions_authored(deps: Deps, user_id: str) -> int:
+    return deps.config_revisions.authored(user_id) if deps.config_revisions is not None else 0
 
 
 def erasure_record(deps: Deps, state: ErasureState) -> AuditRecord:
@@ -204,12 +222,14 @@ def _verify(deps: Deps, state: ErasureState) -> ErasureState:
     late: Counter[str] = Counter(item.kind for item in user_items(deps, state.user_id, include_expired=True))
     if exports_late := len(_exports_left(deps, state.user_id)):
         late["export_file"] = exports_late
+    if revisions_late := _revisions_authored(deps, state.user_id):
+        late["global_revision"] = revisions_late
     if late:
         for phase in (_memories, _exports, _chats, _runs, _config):
             phase(deps, state)
     deps.rates.erase_owned(state.user_id)  # a run started meanwhile counted itself
     left = next(iter(user_items(deps, state.user_id, include_expired=True)), None)
-    verified = left is None and not _exports_left(deps, state.user_id)
+    verified = left is None and not _exports_left(deps, state.user_id) and not _revisions_authored(deps, state.user_id)
     return state.model_copy(update={"late": dict(late), "verified": verified})
 
 
