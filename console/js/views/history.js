@@ -1,5 +1,5 @@
-// The history of an agent, task or skill (GET …/revisions): each save and delete, newest first, with the resource as
-// it was. "Restore" saves that version again — with If-Match, so a change made since the page opened is not undone.
+// The history of an agent, task or skill (GET …/revisions): each save and delete, newest first, with who made it (an
+// admin reading a global resource's sees which admin; "–" when not known or not shown) and the resource as it was. "Restore" saves that version again — with If-Match, so a change made since the page opened is not undone.
 
 import { get, onlyIfUnchanged, put, query } from "../api.js";
 import { clear, h, shortVersion, scrollable } from "../dom.js";
@@ -23,9 +23,9 @@ export async function historySection(path, kind, currentTag) {
   async function reload() {
     const { revisions } = await get(`${path}/revisions${query({ limit: 20 })}`);
     clear(body).append(!revisions.length ? h("p", { class: "muted" }, "No change recorded yet.") : scrollable(h("table", {},
-      h("thead", {}, h("tr", {}, ["when", "change", "version", ...columns, ""].map((c) => h("th", { scope: "col" }, c)))),
+      h("thead", {}, h("tr", {}, ["when", "change", "by", "version", ...columns, ""].map((c) => h("th", { scope: "col" }, c)))),
       h("tbody", {}, revisions.map((r, i) => h("tr", { dataset: { revision: r.etag } },
-        h("td", {}, when(r.at)), h("td", {}, r.change), h("td", { class: "mono" }, shortVersion(r.etag)), ...cells(r[kind]).map((c) => h("td", {}, c)),
+        h("td", {}, when(r.at)), h("td", {}, r.change), h("td", { class: "mono" }, r.by ?? "–"), h("td", { class: "mono" }, shortVersion(r.etag)), ...cells(r[kind]).map((c) => h("td", {}, c)),
         h("td", {}, i === 0 && r.change === "saved" ? h("span", { class: "muted" }, "current")
           : h("button", { type: "button", onclick: () => restore(section, path, kind, r, currentTag()) }, "Restore this version"))))))));
   }
