@@ -90,3 +90,11 @@ def test_an_erasure_leaves_the_global_revisions_other_admins_made(api: Api) -> N
     receipt = api.delete("/v1/me", **ANN).body
     assert receipt["verified"] and receipt["global_revisions"] == 0
     assert _authors(api, AGENTS, **ROOT) == [("saved", ROOT["user"])]
+
+
+def test_a_users_export_names_them_as_the_author_of_their_revisions(api: Api, world: World) -> None:
+    assert api.put(AGENTS, AGENT, user="alice").status == 200
+    assert api.post("/v1/me/export", None, user="alice").status == 202
+    [key] = [k for k in world.exports.objects if k.endswith(".ndjson")]
+    revisions = [line["data"] for line in world.exports.lines(key) if line["kind"] == "rev"]
+    assert [(r["change"], r["by"]) for r in revisions] == [("saved", "alice")]

@@ -241,7 +241,8 @@ def _kind(sk: str) -> str:
 
 
 def _content(item: Item) -> Any:
-    """An owned item as exported: its model's JSON (a revision's with its ``change``), else its attributes."""
+    """An owned item as exported: its model's JSON (a revision's with its ``change`` and, when kept, ``by``), else
+    its attributes."""
     data = item.get("data")
     if isinstance(data, str):
         try:
@@ -249,5 +250,7 @@ def _content(item: Item) -> Any:
         except ValueError:
             pass
         else:
-            return {"change": item["change"], "item": parsed} if "change" in item else parsed
+            if "change" not in item:
+                return parsed
+            return {"change": item["change"], "item": parsed, **({"by": item["by"]} if item.get("by") else {})}
     return {k: v for k, v in item.items() if k not in (PK, SK)}
