@@ -98,3 +98,31 @@ def test_a_users_export_names_them_as_the_author_of_their_revisions(api: Api, wo
     [key] = [k for k in world.exports.objects if k.endswith(".ndjson")]
     revisions = [line["data"] for line in world.exports.lines(key) if line["kind"] == "rev"]
     assert [(r["change"], r["by"]) for r in revisions] == [("saved", "alice")]
+
+
+class _SavedMeanwhile:
+    """The global revisions, where a save by the user lands right after the erasure re-attributed theirs once."""
+
+    def __init__(self, inner: Any, world: World, user: str) -> None:
+        self.inner, self.world, self.user, self.raced = inner, world, user, False
+
+    def reattribute(self, user_id: str, to: str) -> int:
+        changed = int(self.inner.reattribute(user_id, to))
+        if not self.raced:
+            self.raced = True
+            agent = Agent(agent_id="late", owner="__global__", **{k: v for k, v in AGENT.items() if k != "global"})
+            self.world.deps.config.put_agent(agent, revision_at=self.world.clock.now(), revision_by=self.user)
+        return changed
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def test_a_global_revision_naming_the_user_written_during_the_erasure_is_found_and_reattributed(
+    api: Api, world: World
+) -> None:
+    assert api.put(AGENTS, {**AGENT, "global": True}, **ANN).status == 200
+    object.__setattr__(world.deps, "config_revisions", _SavedMeanwhile(world.deps.config_revisions, world, ANN["user"]))
+    receipt = api.delete(f"/v1/admin/users/{ANN['user']}", **ROOT).body
+    assert receipt["late"] == {"global_revision": 1} and receipt["verified"]
+    assert _authors(api, "/v1/agents/late", **ROOT) == [("saved", f"erased:{receipt['erasure_id']}")]
