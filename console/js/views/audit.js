@@ -6,7 +6,7 @@ import { field, h, json, when, scrollable } from "../dom.js";
 import { cursorPaging } from "../paging.js";
 
 // every action the API records (mneme.models.audit.AuditAction)
-const ACTIONS = ["", "read", "write", "update", "delete", "denied", "delegation", "delegation_refused", "approval", "cancel", "preview", "export", "erasure"];
+const ACTIONS = ["", "read", "write", "update", "delete", "denied", "delegation", "delegation_refused", "approval", "cancel", "preview", "export", "erasure", "config"];
 
 /** A record's run: a link to its trace, or — a context preview, which has none — its id as text, marked. */
 const runCell = (id) => (!id ? "–" : id.startsWith("preview-")

@@ -1,7 +1,7 @@
-"""Configuration changes in the audit trail: each save of an agent, task or skill is a ``write`` record and each
-delete a ``delete`` record in the caller's trail (``GET /v1/audit``), detail ``{resource, id, global}`` (a save's
+"""Configuration changes in the audit trail: each save and delete of an agent, task or skill is a ``config`` record
+in the caller's trail (``GET /v1/audit``), detail ``{change: saved | deleted, resource, id, global}`` (a save's
 also ``etag``: its revision's) — an admin's change of a global resource is in that admin's trail, not anyone
-else's; a refused change writes none."""
+else's; a refused change writes none; SPEC §9's ``write`` stays a memory namespace's."""
 
 from __future__ import annotations
 
@@ -26,7 +26,8 @@ def _config_records(api: Api, **who: Any) -> list[dict[str, Any]]:
 
 def _summary(api: Api, **who: Any) -> list[tuple[str, str, str, bool]]:
     records = _config_records(api, **who)
-    return [(r["action"], r["detail"]["resource"], r["detail"]["id"], r["detail"]["global"]) for r in records]
+    assert {r["action"] for r in records} <= {"config"}
+    return [(r["detail"]["change"], r["detail"]["resource"], r["detail"]["id"], r["detail"]["global"]) for r in records]
 
 
 def test_a_users_saves_and_deletes_of_agents_tasks_and_skills_are_in_their_audit(api: Api, world: World) -> None:
@@ -40,12 +41,12 @@ def test_a_users_saves_and_deletes_of_agents_tasks_and_skills_are_in_their_audit
         assert api.delete(path, user="alice").status == 204
         world.clock.advance(seconds=1)
     assert _summary(api, user="alice") == [
-        ("delete", "agent", "ops", False),
-        ("delete", "task", "weekly", False),
-        ("delete", "skill", "playbook", False),
-        ("write", "skill", "playbook", False),
-        ("write", "task", "weekly", False),
-        ("write", "agent", "ops", False),
+        ("deleted", "agent", "ops", False),
+        ("deleted", "task", "weekly", False),
+        ("deleted", "skill", "playbook", False),
+        ("saved", "skill", "playbook", False),
+        ("saved", "task", "weekly", False),
+        ("saved", "agent", "ops", False),
     ]
     records = _config_records(api, user="alice")
     assert records[-1]["detail"]["etag"] == agent.headers["etag"] and records[-1]["agent_id"] == "ops"
@@ -60,9 +61,9 @@ def test_an_admins_change_of_a_global_resource_is_in_that_admins_audit_only(api:
     world.clock.advance(seconds=1)
     assert api.delete(AGENTS, **ANN).status == 204
     assert _summary(api, **ANN) == [
-        ("delete", "agent", "ops", True),
-        ("write", "skill", "playbook", True),
-        ("write", "agent", "ops", True),
+        ("deleted", "agent", "ops", True),
+        ("saved", "skill", "playbook", True),
+        ("saved", "agent", "ops", True),
     ]
     assert _summary(api, user="root", admin=True) == []
     bob = api.get("/v1/audit", user="bob")
@@ -76,7 +77,7 @@ def test_a_refused_change_writes_no_audit_record(api: Api) -> None:
     assert api.delete(AGENTS, user="alice", headers={"if-match": seen}).status == 412
     assert api.delete(SKILL, user="alice").status == 404
     assert api.put(AGENTS, {**AGENT, "global": True}, user="bob").status == 403
-    assert [a for a, *_ in _summary(api, user="alice")] == ["write", "write"]
+    assert [a for a, *_ in _summary(api, user="alice")] == ["saved", "saved"]
     assert _summary(api, user="bob") == []
 
 
@@ -88,4 +89,14 @@ def test_a_save_whose_audit_record_cannot_be_written_is_a_503_and_a_retry_record
     assert [r["by"] for r in api.get(f"{AGENTS}/revisions", **ANN).body["revisions"]] == [ANN["user"]]
     assert _summary(api, **ANN) == []
     assert api.put(AGENTS, {**AGENT, "global": True}, **ANN).status == 200
-    assert _summary(api, **ANN) == [("write", "agent", "ops", True)]
+    assert _summary(api, **ANN) == [("saved", "agent", "ops", True)]
+
+
+def test_a_config_change_is_not_listed_as_a_memory_write(api: Api) -> None:
+    assert api.put(AGENTS, AGENT, user="alice").status == 200
+    written = api.post("/v1/memory/documents", {"namespace": "vector.user.alice.notes", "content": "n"}, user="alice")
+    assert written.status == 201
+    writes = api.get("/v1/audit", user="alice", query={"action": "write"}).body["records"]
+    assert [r["namespace"] for r in writes] == ["vector.user.alice.notes"]
+    configs = api.get("/v1/audit", user="alice", query={"action": "config"}).body["records"]
+    assert [(r["detail"]["change"], r["detail"]["id"]) for r in configs] == [("saved", "ops")]

@@ -47,6 +47,7 @@ class AuditRecordView(BaseModel):
             "preview",
             "export",
             "erasure",
+            "config",
         ],
         Field(title="Action"),
     ]

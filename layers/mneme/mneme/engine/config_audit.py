@@ -1,8 +1,10 @@
 """Who changed an agent, task or skill: each save and delete through the API is kept as a revision naming the
-caller (``by``), and recorded in the caller's audit trail — ``write`` for a save, ``delete`` for a delete, detail
-``{resource: agent | task | skill, id, global}`` and, for a save, ``etag`` (its revision's: the exact version),
-the record's ``agent_id`` / ``task_id`` set — so admins sharing the global resources tell each other's changes
-apart, and a user finds their configuration changes in ``GET /v1/audit`` next to their memory's.
+caller (``by``), and recorded in the caller's audit trail as a ``config`` record, detail ``{change: saved |
+deleted, resource: agent | task | skill, id, global}`` and, for a save, ``etag`` (its revision's: the exact
+version), the record's ``agent_id`` / ``task_id`` set — so admins sharing the global resources tell each other's
+changes apart, and a user finds their configuration changes in ``GET /v1/audit`` next to their memory's. An action
+of its own, not SPEC §9's ``write`` / ``delete``: those are a memory namespace's (``?action=write`` lists what was
+written to memory, as a client of SPEC §9 expects, not an agent saved before it).
 
 The record is written right after the change: when it cannot be, the request answers 503 ``audit_unavailable``
 (the change is kept, with its revision naming the caller) — never a change reported done without its record."""
@@ -44,7 +46,7 @@ def record_save(deps: Deps, caller: Caller, revision: RevisionArgs, item: Agent 
     agent_id = None if isinstance(item, Skill) else item.agent_id
     etag = etag_of(item)  # what its GET answers and its revision shows
     _record(
-        deps, caller, revision, "write", kind, name, owner=item.owner, agent_id=agent_id, task_id=task_id, etag=etag
+        deps, caller, revision, "saved", kind, name, owner=item.owner, agent_id=agent_id, task_id=task_id, etag=etag
     )
 
 
@@ -60,14 +62,14 @@ def record_delete(
 ) -> None:
     """The audit record of a delete by ``caller`` of the ``owner``'s resource."""
     task_id = name if kind == "task" else None
-    _record(deps, caller, revision, "delete", kind, name, owner=owner, agent_id=agent_id, task_id=task_id)
+    _record(deps, caller, revision, "deleted", kind, name, owner=owner, agent_id=agent_id, task_id=task_id)
 
 
 def _record(
     deps: Deps,
     caller: Caller,
     revision: RevisionArgs,
-    action: Literal["write", "delete"],
+    change: Literal["saved", "deleted"],
     kind: ConfigKind,
     name: str,
     *,
@@ -78,5 +80,5 @@ def _record(
 ) -> None:
     scope = AuditScope(caller.user_id, agent_id=agent_id, task_id=task_id)
     trail = AuditTrail(scope, key=f"config#{uuid.uuid4().hex}", clock=deps.clock, at=revision.get("revision_at"))
-    detail = {"resource": kind, "id": name, "global": owner == GLOBAL_OWNER}
-    trail.write(deps.audit, action, [None], **detail, **({"etag": etag} if etag else {}))
+    detail = {"change": change, "resource": kind, "id": name, "global": owner == GLOBAL_OWNER}
+    trail.write(deps.audit, "config", [None], **detail, **({"etag": etag} if etag else {}))

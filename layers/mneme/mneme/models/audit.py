@@ -5,7 +5,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-#: ``preview``: a memory read by ``POST /v1/context/preview`` (nothing reached a model)
+#: ``preview``: a memory read by ``POST /v1/context/preview`` (nothing reached a model); ``config``: a save or delete
+#: of an agent, task or skill (``mneme.engine.config_audit``)
 AuditAction = Literal[
     "read",
     "write",
@@ -19,6 +20,7 @@ AuditAction = Literal[
     "preview",
     "export",
     "erasure",
+    "config",
 ]
 
 
