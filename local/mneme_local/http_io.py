@@ -1,12 +1,20 @@
 """The local HTTP server's wire: request bodies read the way API Gateway bounds them (a Content-Length body or a
-chunked one, RFC 9112 §7.1, each capped at the HTTP API's payload limit; a malformed body is a ValueError, a 400),
-and a Lambda proxy result written as the HTTP response API Gateway would send.
+chunked one, RFC 9112 §7.1, each capped at the HTTP API's payload limit; a malformed body is a ValueError, a 400;
+a request with two Content-Length headers, or one and a Transfer-Encoding, a 400 too: a proxy and this server
+could read its end differently, RFC 9112 §6.3), and a Lambda proxy result written as the HTTP response API
+Gateway would send. A request must arrive in time: once its line is read, its headers and body have
+``server.read_timeout`` seconds in all (a client that sends less than its Content-Length, or drips bytes, is
+answered 408 or dropped, never holding a thread for ever), and a silent keep-alive connection is closed after as
+long.
 """
 
 from __future__ import annotations
 
 import base64
+import io
 import json
+import socket
+import time
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +25,7 @@ if TYPE_CHECKING:
 MAX_REQUEST_BYTES = 10 * 1024 * 1024  # API Gateway's payload limit
 MAX_CHUNK_LINE = 1024  # a chunk-size line (size and extensions) or trailer line longer than this is malformed
 MAX_TRAILERS = 32
+REQUEST_READ_SECONDS = 30.0  # the time a request's headers and body have to arrive (and a silent connection lives)
 ALLOWED_METHODS = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS"
 
 
@@ -46,6 +55,35 @@ def error_result(status: int, code: str, message: str) -> dict[str, Any]:
     }
 
 
+class DeadlineReader(io.RawIOBase):
+    """The connection's reads, each waiting at most ``idle`` seconds and, while ``deadline`` is set, never past it."""
+
+    def __init__(self, raw: io.RawIOBase, sock: socket.socket, idle: float) -> None:
+        super().__init__()
+        self.raw, self.sock, self.idle = raw, sock, idle
+        self.deadline: float | None = None
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int | None:
+        if self.deadline is not None:
+            left = self.deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("the request did not arrive in time")
+            self.sock.settimeout(min(self.idle, left))
+        return self.raw.readinto(buffer)
+
+    def settle(self) -> None:
+        """The request is read: no deadline until the next one, the socket back to the idle timeout."""
+        self.deadline = None
+        self.sock.settimeout(self.idle)
+
+    def close(self) -> None:
+        self.raw.close()
+        super().close()
+
+
 class HandlerIO:
     """Needs the request handler's request, streams and response calls (declared here for the type checker only)."""
 
@@ -62,9 +100,46 @@ class HandlerIO:
         def end_headers(self) -> None: ...
 
         close_connection: bool
+        connection: socket.socket
+        server: Any
+        timeout: float | None
+        rbufsize: int
+
+    def setup(self) -> None:
+        self.timeout = float(self.server.read_timeout)
+        super().setup()  # type: ignore[misc]
+        plain = self.rfile
+        self._reader = DeadlineReader(plain.raw, self.connection, self.timeout)  # type: ignore[attr-defined]
+        self.rfile = io.BufferedReader(self._reader, io.DEFAULT_BUFFER_SIZE)
+        plain.detach()
+
+    def parse_request(self) -> bool:
+        """The request line is in: its headers and body have ``read_timeout`` seconds from now."""
+        self._reader.deadline = time.monotonic() + self._reader.idle
+        parsed: bool = super().parse_request()  # type: ignore[misc]
+        return parsed
+
+    def _body_or_refusal(self) -> tuple[bytes, dict[str, Any] | None]:
+        """The request's body, or the answer refusing it (the connection then closes: its end is unknown)."""
+        try:
+            body = self._read_body()
+        except ValueError as exc:
+            self.close_connection = True
+            return b"", error_result(400, "invalid_input", f"the request body could not be read: {exc}")
+        except TimeoutError:
+            self.close_connection = True
+            return b"", error_result(408, "request_timeout", "the request was not sent in time")
+        if body is None:
+            self.close_connection = True
+            return b"", error_result(413, "payload_too_large", f"the request is larger than {MAX_REQUEST_BYTES} bytes")
+        self._reader.settle()
+        return body, None
 
     def _read_body(self) -> bytes | None:
         """The body, or None when it is over the cap; ValueError when it is malformed (a 400)."""
+        lengths = self.headers.get_all("Content-Length") or []
+        if len(lengths) > 1 or (lengths and self.headers.get("Transfer-Encoding") is not None):
+            raise ValueError("a request has one Content-Length header, or a Transfer-Encoding, not both or two")
         if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
             return self._read_chunked()
         text = (self.headers.get("Content-Length") or "0").strip()

@@ -36,7 +36,7 @@ from mneme_local.auth import AuthError, authenticate
 from mneme_local.file_exports import LOCAL_EXPORTS_PREFIX, serve_export
 from mneme_local.gateway_event import HOST, build_event
 from mneme_local.http_io import (
-    MAX_REQUEST_BYTES,
+    REQUEST_READ_SECONDS,
     TOO_LARGE_BODY,
     HandlerIO,
     error_result,
@@ -53,7 +53,7 @@ log = logging.getLogger("local_mode.server")  # see compose.log
 DEFAULT_PORT = 8000
 PUBLIC_PATHS = frozenset({"/v1/health", "/v1/openapi.json"})
 SWEEP_SECONDS = 60.0  # how often the local sweeper looks for runs nothing runs any more
-GONE = (BrokenPipeError, ConnectionResetError)  # what writing to a client that closed its connection raises
+GONE = (BrokenPipeError, ConnectionResetError, TimeoutError)  # writing to a client that left (or reads no more)
 
 
 class LocalHandler(HandlerIO, BaseHTTPRequestHandler):
@@ -122,14 +122,9 @@ class LocalHandler(HandlerIO, BaseHTTPRequestHandler):
             sys.stderr.write(f"{self.command} {self.path} {status} {elapsed:.0f}ms\n")
 
     def _result(self) -> Any:
-        try:
-            body = self._read_body()
-        except ValueError:
-            self.close_connection = True
-            return error_result(400, "invalid_input", "the request body could not be read")
-        if body is None:
-            self.close_connection = True
-            return error_result(413, "payload_too_large", f"the request is larger than {MAX_REQUEST_BYTES} bytes")
+        body, refusal = self._body_or_refusal()
+        if refusal is not None:  # unreadable, too large, or not all sent in time: the connection is closed
+            return refusal
         path = urlsplit(self.path).path
         local = self._local_only(path, body)
         if local is not None:
@@ -152,6 +147,7 @@ class LocalHandler(HandlerIO, BaseHTTPRequestHandler):
 
     def _stream(self, run_id: str, started: float) -> None:
         """``Accept: text/event-stream`` on a run's events: server-sent events (mneme_local.sse)."""
+        self._reader.settle()  # a GET's stream reads nothing more: no request deadline on its writes
         try:
             claims = authenticate(self.server.key, self.headers.get("Authorization"))
         except AuthError as exc:
@@ -220,6 +216,7 @@ class LocalHTTPServer(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
     request_queue_size = 128  # the listen backlog: bursts of clients wait instead of being reset
+    read_timeout = REQUEST_READ_SECONDS  # a request's line, headers and body must all arrive within it (http_io)
 
     def __init__(
         self,
