@@ -24,6 +24,7 @@ from pydantic import ValidationError
 
 from mneme import __version__, observability
 from mneme.api.app import MCP_PATH
+from mneme.api.mcp_envelope import envelope_error, params_error, read_message
 from mneme.api.mcp_operations import OPERATIONS
 from mneme.engine.deps import Deps
 from mneme.errors import MnemeError, field_path, validation_text
@@ -33,8 +34,6 @@ if TYPE_CHECKING:
     import mcp_types
     from mcp.server.lowlevel import Server
 
-#: the longest request id, method or tool name taken (MCP: tool names of 1 to 128 characters)
-MAX_NAME_CHARS = 256
 INSTRUCTIONS = (
     "mneme keeps your long-term memory and runs your agents. Search your memory before answering questions "
     "about you or earlier work; write down what should be remembered; run-agent hands a request to one of "
@@ -47,11 +46,11 @@ def handle_mcp(deps: Deps, caller: Caller, event: dict[str, Any]) -> dict[str, A
     method = str(((event.get("requestContext") or {}).get("http") or {}).get("method") or "").upper()
     if method != "POST":
         return _rpc_error(405, "Method Not Allowed: mneme's MCP server is stateless, use POST", {"Allow": "POST"})
-    message = _message(str(event.get("body") or ""))
-    refusal = _envelope_error(message)
+    message = read_message(str(event.get("body") or ""))
+    refusal = envelope_error(message)
     if refusal is not None:
         return _rpc_error(400, refusal)
-    invalid = _params_error(message)
+    invalid = params_error(message)
     if invalid is not None:
         return _rpc_error(400, invalid[1], code=-32602, request_id=invalid[0])
     import anyio
@@ -64,59 +63,6 @@ def handle_mcp(deps: Deps, caller: Caller, event: dict[str, Any]) -> dict[str, A
         observability.logger().exception("unhandled error in the MCP endpoint", error_type=type(exc).__name__)
         return _rpc_error(500, "internal error", code=-32603)
     return _as_json(result)
-
-
-def _message(raw: str) -> dict[str, Any] | None:
-    """The request's JSON object, read once for the checks below; None for anything else (the SDK's to answer)."""
-    try:
-        message = json.loads(raw)
-    except ValueError:
-        return None
-    return message if isinstance(message, dict) else None
-
-
-def _envelope_error(message: dict[str, Any] | None) -> str | None:
-    """What JSON-RPC 2.0 and MCP refuse and the SDK misreads: an ``id`` that is not a string or an integer (an
-    object, a list, a boolean, a fraction) made a request a notification — ``202``, nothing run, no answer — and a
-    ``jsonrpc`` other than ``"2.0"`` was an "Invalid params" dump. An id or method over :data:`MAX_NAME_CHARS`
-    (echoed whole, 2.4 MB of emoji made an answer over Lambda's 6 MB: a 500) is refused before it is echoed. A
-    body that is not a JSON object is the SDK's to answer."""
-    if message is None:
-        return None
-    if message.get("jsonrpc") != "2.0":
-        return 'Invalid Request: "jsonrpc" must be "2.0"'
-    request_id = message.get("id")
-    if "id" in message and (isinstance(request_id, bool) or not isinstance(request_id, str | int)):
-        return 'Invalid Request: "id" must be a string or an integer'
-    if isinstance(request_id, str) and len(request_id) > MAX_NAME_CHARS:  # echoed in the answer
-        return f'Invalid Request: "id" must be at most {MAX_NAME_CHARS} characters'
-    if isinstance(message.get("method"), str) and len(message["method"]) > MAX_NAME_CHARS:  # "Method not found"
-        return f'Invalid Request: "method" must be at most {MAX_NAME_CHARS} characters'
-    return None
-
-
-def _params_error(message: dict[str, Any] | None) -> tuple[str | int, str] | None:
-    """(id, why) when a request's params cannot be read — not an object, or a ``tools/call`` without a tool name
-    or with arguments that are not an object: the SDK answers those "Invalid request parameters" with empty
-    data, or a dump of pydantic's union errors, naming nothing. None when the SDK may take it (after
-    :func:`_envelope_error`: a request's id is a string or an integer)."""
-    if message is None or "id" not in message:
-        return None
-    method = message.get("method")
-    why = _params_problem(method, message.get("params", None if method == "tools/call" else {}))
-    return None if why is None else (message["id"], f"Invalid params: {why}")
-
-
-def _params_problem(method: Any, params: Any) -> str | None:
-    if not isinstance(params, dict):
-        return '"params" must be an object' + (' with the tool\'s "name"' if method == "tools/call" else "")
-    if method != "tools/call":
-        return None
-    if not isinstance(params.get("name"), str) or not 0 < len(params["name"]) <= MAX_NAME_CHARS:
-        return '"params.name" must be the name of the tool to call (tools/list)'
-    if params.get("arguments") is not None and not isinstance(params["arguments"], dict):
-        return '"params.arguments" must be an object of the tool\'s arguments'
-    return None
 
 
 def _as_json(result: dict[str, Any]) -> dict[str, Any]:
