@@ -30,7 +30,12 @@ SHAPE = rf"^vector\.({'|'.join((*OWNED_SCOPES, 'global'))})\..+"
 
 
 class NamespaceError(ValueError):
-    """A namespace or pattern is invalid, or a template could not be resolved strictly."""
+    """A namespace or pattern is invalid, or a template could not be resolved strictly: ``str()`` quotes the text
+    and says why; ``reason`` is the why alone, for a message that already names the text."""
+
+    def __init__(self, reason: str, text: str | None = None) -> None:
+        self.reason, self.text = reason, text
+        super().__init__(reason if text is None else f"{text!r}: {reason}")
 
 
 class ParsedNamespace(Record):
@@ -57,23 +62,23 @@ def parse(text: str) -> ParsedNamespace:
     wildcard = segments[-1] == "*"
     body = segments[:-1] if wildcard else segments
     if any(seg == "*" or "*" in seg for seg in body):
-        raise NamespaceError(f"{text!r}: '*' is only allowed as the last segment ('.*')")
+        raise NamespaceError("'*' is only allowed as the last segment ('.*')", text)
     for seg in body:
         if not SEGMENT.match(seg):
-            raise NamespaceError(f"{text!r}: segment {seg!r} must match [a-z0-9][a-z0-9-]*")
+            raise NamespaceError(f"segment {seg!r} must match [a-z0-9][a-z0-9-]*", text)
     if len(body) < 2 or body[0] != "vector":
-        raise NamespaceError(f"{text!r}: a namespace starts with 'vector.<scope>' (agent, user or global)")
+        raise NamespaceError("a namespace starts with 'vector.<scope>' (agent, user or global)", text)
     scope = body[1]
     if scope == "global":
         if len(body) < 3 and not wildcard:
-            raise NamespaceError(f"{text!r}: name a class after 'vector.global', e.g. vector.global.howto")
+            raise NamespaceError("name a class after 'vector.global', e.g. vector.global.howto", text)
         return ParsedNamespace(text, scope, None, wildcard)
     if scope not in OWNED_SCOPES:
-        raise NamespaceError(f"{text!r}: unknown scope {scope!r} (agent, user or global)")
+        raise NamespaceError(f"unknown scope {scope!r} (agent, user or global)", text)
     if len(body) < 3:
-        raise NamespaceError(f"{text!r}: the {scope} scope needs the owning user id, e.g. vector.{scope}.${{user_id}}")
+        raise NamespaceError(f"the {scope} scope needs the owning user id, e.g. vector.{scope}.${{user_id}}", text)
     if len(body) < 4 and not wildcard:
-        raise NamespaceError(f"{text!r}: name a class after the user id, e.g. vector.{scope}.<id>.memory")
+        raise NamespaceError(f"name a class after the user id, e.g. vector.{scope}.<id>.memory", text)
     return ParsedNamespace(text, scope, body[2], wildcard)
 
 
@@ -92,12 +97,12 @@ def resolve(pattern: str, values: Mapping[str, str | None]) -> str:
     def substitute(match: re.Match[str]) -> str:
         name = match.group(1) if match.group(1) is not None else match.group(2)
         if name not in TEMPLATE_NAMES:
-            raise NamespaceError(f"{pattern!r}: unknown template variable {name!r}")
+            raise NamespaceError(f"unknown template variable {name!r}", pattern)
         value = values.get(name)
         if not value:
-            raise NamespaceError(f"{pattern!r}: {name} has no value here")
+            raise NamespaceError(f"{name} has no value here", pattern)
         if not SEGMENT.match(value):
-            raise NamespaceError(f"{pattern!r}: {name} {value!r} is not a valid namespace segment")
+            raise NamespaceError(f"{name} {value!r} is not a valid namespace segment", pattern)
         return value
 
     resolved = _TEMPLATE.sub(substitute, pattern)
@@ -114,7 +119,7 @@ def validate_pattern(pattern: str) -> str | None:
     placeholders = {name: "x0" for name in TEMPLATE_NAMES}
     for name in template_names(pattern):
         if name not in TEMPLATE_NAMES:
-            raise NamespaceError(f"{pattern!r}: unknown template variable {name!r}")
+            raise NamespaceError(f"unknown template variable {name!r}", pattern)
     parsed = parse(_TEMPLATE.sub(lambda m: placeholders[m.group(1) or m.group(2)], pattern))
     if parsed.wildcard:
         return None

@@ -290,4 +290,4 @@ def _resolve_http(namespace: str, user_id: str, field_name: str) -> str:
     try:
         return resolve(namespace, {"user_id": user_id})
     except NamespaceError as exc:
-        raise InvalidInput(f"invalid namespace {namespace!r}: {exc}", field=field_name) from exc
+        raise InvalidInput(f"invalid namespace {namespace!r}: {exc.reason}", field=field_name) from exc

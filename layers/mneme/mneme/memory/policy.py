@@ -119,7 +119,7 @@ def resolve_patterns(patterns: Iterable[str], values: Mapping[str, str | None]) 
         try:
             namespace = resolve(pattern, values)
         except NamespaceError as exc:
-            warnings.append(f"memory namespace {pattern!r} skipped: {exc}")
+            warnings.append(f"memory namespace {pattern!r} skipped: {exc.reason}")
             continue
         if namespace not in resolved:
             resolved.append(namespace)
@@ -131,7 +131,7 @@ def resolve_tool_namespace(pattern: str, values: Mapping[str, str | None]) -> st
     try:
         return resolve(pattern, values)
     except NamespaceError as exc:
-        raise ToolError(f"namespace {pattern!r} cannot be used: {exc}", field="namespace") from exc
+        raise ToolError(f"namespace {pattern!r} cannot be used: {exc.reason}", field="namespace") from exc
 
 
 def resolved_rules(

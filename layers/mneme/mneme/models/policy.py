@@ -114,7 +114,7 @@ def _check(pattern: str) -> None:
     try:
         validate_pattern(pattern)
     except NamespaceError as exc:
-        raise ValueError(f"invalid namespace pattern {pattern!r}: {exc}") from exc
+        raise ValueError(f"invalid namespace pattern {pattern!r}: {exc.reason}") from exc
 
 
 class ResolvedPolicy(BaseModel, defer_build=True):
