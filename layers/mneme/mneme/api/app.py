@@ -153,7 +153,7 @@ _RETRY_AFTER = {"Retry-After": {"description": "seconds to wait before retrying"
 #: what every route with a body may answer (mneme.api.entry refuses it before a route runs)
 _BODY_REFUSALS = {
     413: f"the body is over {MAX_BODY_BYTES:,} bytes",
-    415: "the body is not sent as JSON (`Content-Type: application/json`)",
+    415: "the body is not sent as JSON (`Content-Type: application/json`), or is sent compressed (`Content-Encoding`)",
 }
 _DEFAULT = (
     "any other error, on any route: a 500 `internal_error`, or a 429 `throttled` / 503 `store_unavailable` when the "

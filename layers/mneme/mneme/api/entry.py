@@ -11,7 +11,7 @@ from typing import Any
 from mneme.api.app import MAX_BODY_BYTES, MCP_PATH, PUBLIC_PATHS
 from mneme.api.auth import caller_from_event
 from mneme.api.challenge import bearer_challenge
-from mneme.api.media_type import require_json_body
+from mneme.api.media_type import refuse_content_encoding, require_json_body
 from mneme.errors import InvalidInput, MnemeError, PayloadTooLarge
 from mneme.json_depth import text_problem
 from mneme.spec_limits import LAMBDA_RESPONSE_BYTES
@@ -60,6 +60,7 @@ def _answer(app: Any, deps: Any, event: dict[str, Any], context: Any) -> dict[st
         caller = (
             caller_from_event(event, admin_group=deps.settings.admin_group) if path not in PUBLIC_PATHS else None
         )  # 401 before anything else, even before body validation
+        refuse_content_encoding(event)
         event = _text_body(event)
         if path != MCP_PATH:  # the MCP endpoint answers its own transport's errors
             event = require_json_body(event)

@@ -3,7 +3,9 @@
 misread and answered "agent_id: Field required". A body that is JSON but not an object (every route's body is
 one) is a 400: an array's first element was read as the body. What is accepted reaches the resolver declared
 ``application/json``, the one spelling Powertools' validation reads as JSON (``APPLICATION/JSON`` and
-``application/merge-patch+json`` were 500s)."""
+``application/merge-patch+json`` were 500s). A body sent with a ``Content-Encoding`` (gzip, br…) is a 415 naming it:
+an HTTP API passes a compressed body on undecoded (only REST APIs decompress), so a gzip body was "not UTF-8
+text" and a ``br`` label on a plain body was ignored."""
 
 from __future__ import annotations
 
@@ -42,3 +44,19 @@ def require_json_body(event: dict[str, Any]) -> dict[str, Any]:
         "with curl add -H 'Content-Type: application/json')",
         field="Content-Type",
     )
+
+
+def refuse_content_encoding(event: dict[str, Any]) -> None:
+    """UnsupportedMediaType for a body sent with a content coding other than ``identity``."""
+    if not event.get("body"):
+        return
+    for name, value in (event.get("headers") or {}).items():
+        if str(name).lower() != "content-encoding":
+            continue
+        codings = [c.strip().lower() for c in str(value).split(",") if c.strip()]
+        if any(c != "identity" for c in codings):
+            raise UnsupportedMediaType(
+                f"the body must be sent uncompressed: Content-Encoding {str(value)[:40]!r} is not taken "
+                "(send it without Content-Encoding)",
+                field="Content-Encoding",
+            )
