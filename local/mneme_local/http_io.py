@@ -1,11 +1,11 @@
 """The local HTTP server's wire: request bodies read the way API Gateway bounds them (a Content-Length body or a
 chunked one, RFC 9112 §7.1, each capped at the HTTP API's payload limit; a malformed body is a ValueError, a 400;
-a request with two Content-Length headers, or one and a Transfer-Encoding, a 400 too: a proxy and this server
-could read its end differently, RFC 9112 §6.3), and a Lambda proxy result written as the HTTP response API
-Gateway would send. A request must arrive in time: once its line is read, its headers and body have
-``server.read_timeout`` seconds in all (a client that sends less than its Content-Length, or drips bytes, is
-answered 408 or dropped, never holding a thread for ever), and a silent keep-alive connection is closed after as
-long.
+a request with two Content-Length headers, or one and a Transfer-Encoding, or a Transfer-Encoding other than
+``chunked``, a 400 too: a proxy and this server could read its end differently, RFC 9112 §6.1 and §6.3), and a
+Lambda proxy result written as the HTTP response API Gateway would send. A request must arrive in time: once its
+line is read, its headers and body have ``server.read_timeout`` seconds in all (a client that sends less than its
+Content-Length, or drips bytes, is answered 408 or dropped, never holding a thread for ever), and a silent
+keep-alive connection is closed after as long.
 """
 
 from __future__ import annotations
@@ -140,7 +140,12 @@ class HandlerIO:
         lengths = self.headers.get_all("Content-Length") or []
         if len(lengths) > 1 or (lengths and self.headers.get("Transfer-Encoding") is not None):
             raise ValueError("a request has one Content-Length header, or a Transfer-Encoding, not both or two")
-        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+        coding = self.headers.get("Transfer-Encoding")
+        if coding is not None:  # only chunked: with another coding the body's end is unknown (RFC 9112 6.1)
+            if coding.strip().lower() != "chunked" or len(self.headers.get_all("Transfer-Encoding") or []) > 1:
+                raise ValueError(
+                    f"Transfer-Encoding {coding[:40]!r} is not taken: send the body chunked or with a Content-Length"
+                )
             return self._read_chunked()
         text = (self.headers.get("Content-Length") or "0").strip()
         if not text.isdigit():

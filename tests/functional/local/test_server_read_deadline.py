@@ -11,6 +11,8 @@ import json
 import socket
 import time
 
+import pytest
+
 from mneme_local.server import LocalHTTPServer
 
 TIMEOUT = 1.0  # the server's read timeout in these tests
@@ -106,5 +108,21 @@ def test_a_content_length_beside_chunked_is_a_400(stub_server: LocalHTTPServer) 
 
 def test_one_content_length_is_served(stub_server: LocalHTTPServer) -> None:
     request = POST + b"Connection: close\r\nContent-Length: 2\r\n\r\n{}"
+    answer, _ = _answer(int(stub_server.server_address[1]), request)
+    assert answer.startswith(b"HTTP/1.1 200")
+
+
+@pytest.mark.parametrize("coding", ["gzip", "xchunked", "gzip, chunked", "identity"])
+def test_a_transfer_coding_other_than_chunked_is_a_400_and_its_body_no_next_request(
+    stub_server: LocalHTTPServer, coding: str
+) -> None:
+    hidden = b"GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n"  # read as a second request, were the body skipped
+    request = POST + b"Transfer-Encoding: " + coding.encode() + b"\r\n\r\n" + hidden
+    answer, _ = _answer(int(stub_server.server_address[1]), request)
+    assert answer.startswith(b"HTTP/1.1 400") and answer.count(b"HTTP/1.1 ") == 1, answer[:300]
+
+
+def test_a_chunked_body_is_served(stub_server: LocalHTTPServer) -> None:
+    request = POST + b"Connection: close\r\nTransfer-Encoding: Chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n"
     answer, _ = _answer(int(stub_server.server_address[1]), request)
     assert answer.startswith(b"HTTP/1.1 200")
