@@ -59,3 +59,29 @@ def test_a_single_request_is_still_answered(api: Api) -> None:
 def test_a_clients_answer_without_a_method_is_still_taken(api: Api) -> None:
     reply = api.post("/mcp", {"jsonrpc": "2.0", "id": 1, "result": {}}, headers=LEGACY)
     assert reply.status == 202
+
+
+@pytest.mark.parametrize("method", ["tools/call", "tools/list", "initialize", "ping"])
+def test_a_request_sent_without_an_id_is_an_invalid_request_and_runs_nothing(
+    api: Api, world: World, method: str
+) -> None:
+    message = invalid_request(api, {"jsonrpc": "2.0", "method": method, "params": WRITE})
+    assert '"id" is required' in message and method in message
+    assert world.memory.documents == {}
+
+
+def test_a_notification_is_still_accepted(api: Api) -> None:
+    reply = api.post("/mcp", {"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=LEGACY)
+    assert (reply.status, reply.text) == (202, "")
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"jsonrpc": "2.0", "id": 1, "error": 5},
+        {"jsonrpc": "2.0", "id": 1, "result": 5},
+        {"jsonrpc": "2.0", "method": "notifications/initialized", "params": 5},
+    ],
+)
+def test_a_malformed_answer_or_notification_is_an_invalid_request_without_the_sdks_text(api: Api, body: Any) -> None:
+    assert "JSON-RPC" in invalid_request(api, body)

@@ -24,7 +24,7 @@ from pydantic import ValidationError
 
 from mneme import __version__, observability
 from mneme.api.app import MCP_PATH
-from mneme.api.mcp_envelope import envelope_error, params_error, read_message
+from mneme.api.mcp_envelope import NOT_A_MESSAGE, envelope_error, params_error, read_message
 from mneme.api.mcp_operations import OPERATIONS
 from mneme.engine.deps import Deps
 from mneme.errors import MnemeError, field_path, validation_text
@@ -69,12 +69,27 @@ def _as_json(result: dict[str, Any]) -> dict[str, Any]:
     """The SDK's answer, its plain-text refusals ("Invalid Content-Type header", 400) made JSON-RPC errors: every
     answer of ``/mcp`` is JSON, as every other route's."""
     content_type = next((v for k, v in result["headers"].items() if k.lower() == "content-type"), "")
-    if result["statusCode"] < 400 or content_type.lower().startswith("application/json"):
+    if result["statusCode"] < 400:
         return result
+    if content_type.lower().startswith("application/json"):
+        return _without_dump(result)
     message = str(result.get("body") or "").strip() or "the request was refused"
     return _rpc_error(
         result["statusCode"], message[:200], {k: v for k, v in result["headers"].items() if k.lower() != "content-type"}
     )
+
+
+def _without_dump(result: dict[str, Any]) -> dict[str, Any]:
+    """The SDK's -32602 "Validation error: N validation errors for union[JSONRPCRequest,…]" (pydantic's text and
+    links, for a message :mod:`mneme.api.mcp_envelope` did not foresee) made -32600 Invalid Request, a JSON-RPC
+    error about the message, not about the SDK's models."""
+    try:
+        error = json.loads(str(result.get("body") or ""))["error"]
+    except (ValueError, KeyError, TypeError):
+        return result
+    if not str(error.get("message", "")).startswith("Validation error"):
+        return result
+    return _rpc_error(result["statusCode"], f"Invalid Request: {NOT_A_MESSAGE}")
 
 
 def _run_isolated(job: Callable[[], dict[str, Any]]) -> dict[str, Any]:

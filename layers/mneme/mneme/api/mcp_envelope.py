@@ -9,6 +9,8 @@ says what is wrong, never the SDK's dump of pydantic's union errors.
   params" (-32602) with "4 validation errors for union[JSONRPCRequest,…]"; they are -32600 Invalid Request.
 * An id or method over :data:`MAX_NAME_CHARS` (echoed whole, 2.4 MB of emoji made an answer over Lambda's 6 MB:
   a 500) is refused before it is echoed.
+* A request without an id (``tools/call`` as a notification) was a ``202``: nothing run, nothing said; only
+  ``notifications/…`` methods go without an id (MCP's HTTP transport lets a refused message be a 400).
 * A request's params that cannot be read are -32602 naming the member (:func:`params_error`).
 
 A body that is not JSON is the SDK's to answer (-32700 Parse error).
@@ -22,6 +24,7 @@ from typing import Any
 #: the longest request id, method or tool name taken (MCP: tool names of 1 to 128 characters)
 MAX_NAME_CHARS = 256
 UNREADABLE = object()  # a body that is not JSON
+NOT_A_MESSAGE = "the message is not a JSON-RPC 2.0 request, notification or answer of MCP's"
 BATCH = "a batch (a JSON array) is not taken: MCP removed JSON-RPC batching in 2025-06-18, send one message per POST"
 
 
@@ -59,6 +62,11 @@ def _member_problem(message: dict[str, Any]) -> str | None:
         ),
         # a message without a method is a client's answer to the server (result or error), else nothing
         (not {"method", "result", "error"} & message.keys(), '"method" is required'),
+        # a request sent without an id would run unanswered (tools/call: a write done or dropped, unknown)
+        (
+            "id" not in message and isinstance(method, str) and not method.startswith("notifications/"),
+            f'"id" is required: {str(method)[:MAX_NAME_CHARS]!r} is a request, only notifications/… go without',
+        ),
         ("method" in message and not isinstance(method, str), '"method" must be a string'),
         (
             isinstance(method, str) and len(method) > MAX_NAME_CHARS,
