@@ -85,3 +85,18 @@ def test_a_notification_is_still_accepted(api: Api) -> None:
 )
 def test_a_malformed_answer_or_notification_is_an_invalid_request_without_the_sdks_text(api: Api, body: Any) -> None:
     assert "JSON-RPC" in invalid_request(api, body)
+
+
+@pytest.mark.parametrize("version", ["1999-01-01", "latest", ""])
+def test_an_unsupported_protocol_version_is_a_400_naming_it(api: Api, version: str) -> None:
+    headers = {**LEGACY, "mcp-protocol-version": version}
+    reply = api.post("/mcp", {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, headers=headers)
+    assert reply.status == 400 and reply.body["error"]["code"] == -32600, reply.text
+    assert "MCP-Protocol-Version" in reply.body["error"]["message"] and repr(version) in reply.body["error"]["message"]
+
+
+@pytest.mark.parametrize("version", ["2025-06-18", "2025-11-25"])
+def test_a_supported_protocol_version_is_served(api: Api, version: str) -> None:
+    headers = {**LEGACY, "mcp-protocol-version": version}
+    reply = api.post("/mcp", {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, headers=headers)
+    assert reply.status == 200 and reply.body["result"]["tools"], reply.text

@@ -47,7 +47,7 @@ def handle_mcp(deps: Deps, caller: Caller, event: dict[str, Any]) -> dict[str, A
     if method != "POST":
         return _rpc_error(405, "Method Not Allowed: mneme's MCP server is stateless, use POST", {"Allow": "POST"})
     message = read_message(str(event.get("body") or ""))
-    refusal = envelope_error(message)
+    refusal = envelope_error(message) or _version_error(event.get("headers") or {})
     if refusal is not None:
         return _rpc_error(400, refusal)
     invalid = params_error(message)
@@ -77,6 +77,18 @@ def _as_json(result: dict[str, Any]) -> dict[str, Any]:
     return _rpc_error(
         result["statusCode"], message[:200], {k: v for k, v in result["headers"].items() if k.lower() != "content-type"}
     )
+
+
+def _version_error(headers: dict[str, Any]) -> str | None:
+    """MCP's HTTP transport: an unsupported ``MCP-Protocol-Version`` is a 400 (the SDK read it as the 2026 era and
+    answered "params._meta must be an object…", naming no version)."""
+    from mcp_types.version import SUPPORTED_PROTOCOL_VERSIONS
+
+    sent = next((str(v) for k, v in headers.items() if str(k).lower() == "mcp-protocol-version"), None)
+    if sent is None or sent in SUPPORTED_PROTOCOL_VERSIONS:
+        return None
+    supported = ", ".join(SUPPORTED_PROTOCOL_VERSIONS)
+    return f"Bad Request: unsupported MCP-Protocol-Version {sent[:40]!r} (supported: {supported})"
 
 
 def _without_dump(result: dict[str, Any]) -> dict[str, Any]:
