@@ -44,7 +44,14 @@ export async function api(method, path, body, { headers = {}, signal, handle401 
     }
   }
   if (response.status === 401 && handle401) state.unauthorized();
-  if (!response.ok) throw new ApiError(response.status, data);
+  if (!response.ok) {
+    // a 429 or 503 says how long to wait (Retry-After, seconds): the user is told, not left to retry at once
+    const wait = Number.parseInt(response.headers.get("Retry-After") || "", 10);
+    if ((response.status === 429 || response.status === 503) && Number.isFinite(wait) && wait >= 0) {
+      data = { ...(data || {}), message: `${(data && data.message) || `HTTP ${response.status}`} (try again in ${wait} s)` };
+    }
+    throw new ApiError(response.status, data);
+  }
   const etag = response.headers.get("ETag");
   // the resource's entity tag, kept beside its fields (not one of them: a spread or JSON.stringify leaves it out)
   if (etag && data && typeof data === "object") Object.defineProperty(data, "etag", { value: etag });
