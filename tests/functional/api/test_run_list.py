@@ -134,3 +134,23 @@ def test_the_openapi_document_describes_the_listing(api: Api) -> None:
     names = {parameter["name"] for parameter in operation["parameters"]}
     assert names == {"status", "agent_id", "chat_id", "since", "until", "limit", "cursor"}
     assert "RunListView" in operation["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
+
+
+def test_every_figure_of_a_listed_run_is_declared_in_the_openapi_document(api: Api) -> None:
+    # Given a run of alice's, listed
+    start(api, "hello")
+    listed = _listed(api)["runs"][0]
+    # Then the documented row (GET /v1/openapi.json) declares each of its keys, model_calls included
+    document = api.get("/v1/openapi.json", user=None).body
+    declared = document["components"]["schemas"]["RunSummaryView"]["properties"]
+    assert set(listed) - set(declared) == set()
+    assert "model_calls" in declared
+
+
+def test_a_listed_run_counts_its_model_calls_as_get_run_does(api: Api) -> None:
+    # Given a run that called the model twice (a tool call, then its answer)
+    run = start(api, lookup_lines(7))
+    shown = api.get(f"/v1/runs/{run['run_id']}").body
+    assert shown["model_calls"] == 2
+    # Then its listed row counts the same model calls as GET /v1/runs/{id}, not fewer or more
+    assert _listed(api)["runs"][0]["model_calls"] == shown["model_calls"]

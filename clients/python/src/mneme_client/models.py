@@ -863,6 +863,20 @@ class RunSummaryView(BaseModel):
         str,
         Field(description="the run's input (its first 200 characters)", title="Input"),
     ]
+    model_calls: Annotated[
+        int,
+        Field(
+            description="the root run's own model calls, as GET /v1/runs/{id}'s model_calls (the tree's count is GET /v1/runs/{id}'s budget.used.model_calls)",
+            title="Model Calls",
+        ),
+    ]
+    project_id: Annotated[
+        str | None,
+        Field(
+            description="the project the run's agent belongs to, if any",
+            title="Project Id",
+        ),
+    ] = None
     run_id: Annotated[str, Field(title="Run Id")]
     status: Annotated[
         str,
@@ -873,6 +887,7 @@ class RunSummaryView(BaseModel):
     ]
     task_id: Annotated[str | None, Field(title="Task Id")]
     tree_usage: Annotated[RunCostView, Field(description="the whole delegation tree's usage")]
+    updated_at: Annotated[str, Field(title="Updated At")]
 
 
 class Namespace(RootModel[str]):

@@ -35,10 +35,16 @@ class RunSummaryView(View):
     agent_id: str
     task_id: str | None
     chat_id: str | None
+    project_id: str | None = Field(None, description="the project the run's agent belongs to, if any")
     input: str = Field(description="the run's input (its first 200 characters)")
     error: str | None
     created_at: str
+    updated_at: str
     children: int = Field(description="the runs the root delegated to")
+    model_calls: int = Field(
+        description="the root run's own model calls, as GET /v1/runs/{id}'s model_calls (the tree's count is "
+        "GET /v1/runs/{id}'s budget.used.model_calls)"
+    )
     tree_usage: RunCostView = Field(description="the whole delegation tree's usage")
     cost_usd: float = Field(description="the whole delegation tree's cost (the price table's USD)")
 
