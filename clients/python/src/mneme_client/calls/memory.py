@@ -1,0 +1,61 @@
+"""Calls of long-term memory: search, write, batches, namespaces, pages of documents."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from mneme_client import models
+from mneme_client.calls.base import Call, as_model, body_of, compact, iso
+
+
+def search_memory(
+    query: str,
+    *,
+    namespaces: list[str] | None = None,
+    top_k: int | None = None,
+    lines: bool = False,
+    retrieval: str | None = None,
+    explain: bool = False,
+    as_of: datetime | str | None = None,
+) -> Call[models.SearchView]:
+    """``lines``: each chat-line hit with the lines said around it (its ``context``), as a run's model sees it;
+    ``retrieval``: ``hybrid`` (the default), ``vector`` or ``keyword``; ``explain``: the view's ``explanation``
+    (each hit's score parts, every dropped candidate and why); ``as_of``: what was recalled at that moment."""
+    fields = compact(query=query, namespaces=namespaces or None, top_k=top_k, lines=lines or None)
+    fields |= compact(retrieval=retrieval, explain=explain or None, as_of=iso(as_of))
+    body = models.SearchBody.model_validate(fields)
+    return Call("POST", "/v1/memory/search", as_model(models.SearchView), body=body_of(body), repeatable=True)
+
+
+def write_memory(
+    namespace: str,
+    content: str,
+    *,
+    tags: list[str] | None = None,
+    ttl_seconds: int | None = None,
+    observed_at: datetime | str | None = None,
+) -> Call[models.DocumentsView]:
+    """``observed_at``: when it was said or true (default: now), for a conversation written after the fact."""
+    fields = compact(namespace=namespace, content=content, tags=tags or None, ttl_seconds=ttl_seconds)
+    body = models.DocumentBody.model_validate(fields | compact(observed_at=iso(observed_at)))
+    return Call("POST", "/v1/memory/documents", as_model(models.DocumentsView), body=body_of(body))
+
+
+def write_memory_batch(items: Sequence[Mapping[str, Any]]) -> Call[models.BatchResultsView]:
+    """Up to 100 entries in one request, each answered by its index; an item's ``client_token`` makes its retry
+    a no-op (``replayed``)."""
+    body = models.DocumentBatchBody.model_validate({"items": [dict(item) for item in items]})
+    tokened = all(item.get("client_token") for item in items)  # each item's retry a no-op (``replayed``)
+    path, parse = "/v1/memory/documents:batch", as_model(models.BatchResultsView)
+    return Call("POST", path, parse, body=body_of(body), repeatable=tokened)
+
+
+def memory_namespaces() -> Call[models.NamespacesView]:
+    return Call("GET", "/v1/memory/namespaces", as_model(models.NamespacesView))
+
+
+def memory_page(namespace: str, cursor: str | None = None, *, limit: int = 200) -> Call[models.DocumentPageView]:
+    params = compact(namespace=namespace, cursor=cursor, limit=limit)
+    return Call("GET", "/v1/memory/documents", as_model(models.DocumentPageView), params=params)
