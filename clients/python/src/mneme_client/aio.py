@@ -6,10 +6,11 @@ from __future__ import annotations
 from mneme_client.methods.chats import AsyncChats
 from mneme_client.methods.config import AsyncAgents
 from mneme_client.methods.memory import AsyncMemory
+from mneme_client.methods.skills import AsyncSkills
 from mneme_client.methods.streams import AsyncStreams
 
 
-class AsyncClient(AsyncAgents, AsyncStreams, AsyncMemory, AsyncChats):
+class AsyncClient(AsyncAgents, AsyncSkills, AsyncStreams, AsyncMemory, AsyncChats):
     """mneme's HTTP API over ``httpx.AsyncClient``; see :class:`mneme_client.Client` for the defaults."""
 
     async def __aenter__(self) -> AsyncClient:
