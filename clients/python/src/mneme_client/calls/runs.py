@@ -95,3 +95,23 @@ def get_chat(chat_id: str, *, cursor: str | None = None) -> Call[models.ChatView
 
 def delete_chat(chat_id: str) -> Call[None]:
     return Call("DELETE", f"/v1/chats/{seg(chat_id)}", as_nothing)
+
+
+def run_context(run_id: str, *, limit: int | None = None, cursor: str | None = None) -> Call[models.RequestsView]:
+    """``GET /v1/runs/{id}/context``: a page of the requests the run sent its model, in call order."""
+    params = compact(limit=limit, cursor=cursor)
+    return Call("GET", f"/v1/runs/{seg(run_id)}/context", as_model(models.RequestsView), params=params)
+
+
+def run_audit(run_id: str) -> Call[models.AuditTreeView]:
+    """``GET /v1/runs/{id}/audit``: the audit records of the run and of the runs it delegated to."""
+    return Call("GET", f"/v1/runs/{seg(run_id)}/audit", as_model(models.AuditTreeView))
+
+
+def preview_context(agent_id: str, text: str, *, explain: bool = False, **options: Any) -> Call[models.PreviewView]:
+    """``POST /v1/context/preview``: the request a run with this input would send its model, without running it
+    (``explain``: why each memory was or was not injected)."""
+    body = models.RunRequest.model_validate({"agent_id": agent_id, "input": text, **compact(**options)})
+    params = {"explain": "true"} if explain else {}
+    path, parse = "/v1/context/preview", as_model(models.PreviewView)
+    return Call("POST", path, parse, params=params, body=body_of(body), repeatable=True)

@@ -78,6 +78,23 @@ class Runs(SyncBase):
         for answer in self.pages(page, cursor_of):
             yield from answer.runs
 
+    def run_context(self, run_id: str, *, limit: int | None = None, cursor: str | None = None) -> models.RequestsView:
+        """One page of the requests the run sent its model (its ``cursor`` for the next page)."""
+        return self.call(calls.run_context(run_id, limit=limit, cursor=cursor))
+
+    def iter_run_context(self, run_id: str, *, page_size: int | None = None) -> Iterator[dict[str, Any]]:
+        """Every request the run sent its model, in call order, page after page."""
+        for page in self.pages(partial(_context_page, run_id, limit=page_size), cursor_of):
+            yield from page.requests
+
+    def run_audit(self, run_id: str) -> models.AuditTreeView:
+        """The audit records of the run and of the runs it delegated to."""
+        return self.call(calls.run_audit(run_id))
+
+    def preview_context(self, agent_id: str, text: str, *, explain: bool = False, **options: Any) -> models.PreviewView:
+        """What a run with this input would send its model, without running it (``options``: those of a run)."""
+        return self.call(calls.preview_context(agent_id, text, explain=explain, **options))
+
 
 class AsyncRuns(AsyncBase):
     async def start_run(
@@ -143,6 +160,28 @@ class AsyncRuns(AsyncBase):
             for run in answer.runs:
                 yield run
 
+    async def run_context(
+        self, run_id: str, *, limit: int | None = None, cursor: str | None = None
+    ) -> models.RequestsView:
+        return await self.call(calls.run_context(run_id, limit=limit, cursor=cursor))
+
+    async def iter_run_context(self, run_id: str, *, page_size: int | None = None) -> AsyncIterator[dict[str, Any]]:
+        async for page in self.pages(partial(_context_page, run_id, limit=page_size), cursor_of):
+            for request in page.requests:
+                yield request
+
+    async def run_audit(self, run_id: str) -> models.AuditTreeView:
+        return await self.call(calls.run_audit(run_id))
+
+    async def preview_context(
+        self, agent_id: str, text: str, *, explain: bool = False, **options: Any
+    ) -> models.PreviewView:
+        return await self.call(calls.preview_context(agent_id, text, explain=explain, **options))
+
 
 def _runs_page(cursor: str | None, **filters: Any) -> calls.Call[models.RunListView]:
     return calls.list_runs(cursor=cursor, **filters)
+
+
+def _context_page(run_id: str, cursor: str | None, *, limit: int | None) -> calls.Call[models.RequestsView]:
+    return calls.run_context(run_id, limit=limit, cursor=cursor)
