@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from mneme_client.methods.chats import AsyncChats
 from mneme_client.methods.config import AsyncAgents
+from mneme_client.methods.documents import AsyncDocuments
 from mneme_client.methods.memory import AsyncMemory
 from mneme_client.methods.skills import AsyncSkills
 from mneme_client.methods.streams import AsyncStreams
 
 
-class AsyncClient(AsyncAgents, AsyncSkills, AsyncStreams, AsyncMemory, AsyncChats):
+class AsyncClient(AsyncAgents, AsyncSkills, AsyncStreams, AsyncMemory, AsyncDocuments, AsyncChats):
     """mneme's HTTP API over ``httpx.AsyncClient``; see :class:`mneme_client.Client` for the defaults."""
 
     async def __aenter__(self) -> AsyncClient:

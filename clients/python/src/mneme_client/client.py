@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from mneme_client.methods.chats import Chats
 from mneme_client.methods.config import Agents
+from mneme_client.methods.documents import Documents
 from mneme_client.methods.memory import Memory
 from mneme_client.methods.skills import Skills
 from mneme_client.methods.streams import Streams
@@ -14,7 +15,7 @@ from mneme_client.transport import DEFAULT_URL, api_base, auth_headers, default_
 __all__ = ["DEFAULT_URL", "Client", "api_base", "auth_headers", "default_url"]
 
 
-class Client(Agents, Skills, Streams, Memory, Chats):
+class Client(Agents, Skills, Streams, Memory, Documents, Chats):
     """mneme's HTTP API. ``base_url`` (its ``/v1`` may be given) defaults to ``$MNEME_URL`` (else
     ``127.0.0.1:$MNEME_PORT``, else ``:8000``), ``token`` to ``$MNEME_TOKEN``. Errors raise
     :class:`mneme_client.ApiError`; a 429/503 is sent again after its ``Retry-After`` (at most ``retries``
