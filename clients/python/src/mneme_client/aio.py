@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from mneme_client.methods.account import AsyncAccount
 from mneme_client.methods.chats import AsyncChats
 from mneme_client.methods.config import AsyncAgents
 from mneme_client.methods.documents import AsyncDocuments
@@ -11,7 +12,7 @@ from mneme_client.methods.skills import AsyncSkills
 from mneme_client.methods.streams import AsyncStreams
 
 
-class AsyncClient(AsyncAgents, AsyncSkills, AsyncStreams, AsyncMemory, AsyncDocuments, AsyncChats):
+class AsyncClient(AsyncAgents, AsyncSkills, AsyncStreams, AsyncMemory, AsyncDocuments, AsyncChats, AsyncAccount):
     """mneme's HTTP API over ``httpx.AsyncClient``; see :class:`mneme_client.Client` for the defaults."""
 
     async def __aenter__(self) -> AsyncClient:

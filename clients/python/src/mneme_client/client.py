@@ -4,6 +4,7 @@ sent by :class:`mneme_client.transport.SyncBase`; the methods are mixins, one pe
 
 from __future__ import annotations
 
+from mneme_client.methods.account import Account
 from mneme_client.methods.chats import Chats
 from mneme_client.methods.config import Agents
 from mneme_client.methods.documents import Documents
@@ -15,7 +16,7 @@ from mneme_client.transport import DEFAULT_URL, api_base, auth_headers, default_
 __all__ = ["DEFAULT_URL", "Client", "api_base", "auth_headers", "default_url"]
 
 
-class Client(Agents, Skills, Streams, Memory, Documents, Chats):
+class Client(Agents, Skills, Streams, Memory, Documents, Chats, Account):
     """mneme's HTTP API. ``base_url`` (its ``/v1`` may be given) defaults to ``$MNEME_URL`` (else
     ``127.0.0.1:$MNEME_PORT``, else ``:8000``), ``token`` to ``$MNEME_TOKEN``. Errors raise
     :class:`mneme_client.ApiError`; a 429/503 is sent again after its ``Retry-After`` (at most ``retries``

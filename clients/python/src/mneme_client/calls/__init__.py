@@ -4,6 +4,7 @@ A :class:`Call` is one HTTP request plus the parser of its answer; the clients o
 speak the same API by construction. One module per group of routes; every call is importable from here.
 """
 
+from mneme_client.calls.account import *  # noqa: F403
 from mneme_client.calls.base import *  # noqa: F403
 from mneme_client.calls.config import *  # noqa: F403
 from mneme_client.calls.memory import *  # noqa: F403
