@@ -30,8 +30,9 @@ class Runs(SyncBase):
         """Every event the run has committed so far, page after page (a tree page's cursor is never null: the
         last page is the one that brought nothing new); the answer's ``cursor`` continues from there."""
         page = self.run_events(run_id, tree=tree)
-        events = list(page.events)
-        while page.cursor and (page.events or not tree):
+        events, seen = list(page.events), set[str]()
+        while page.cursor and (page.events or not tree) and page.cursor not in seen:  # a repeated cursor: the end
+            seen.add(page.cursor)
             page = self.run_events(run_id, cursor=page.cursor, tree=tree)
             events += page.events
         return page.model_copy(update={"events": events})
@@ -112,8 +113,9 @@ class AsyncRuns(AsyncBase):
         """Every event the run has committed so far, page after page (a tree page's cursor is never null: the
         last page is the one that brought nothing new); the answer's ``cursor`` continues from there."""
         page = await self.run_events(run_id, tree=tree)
-        events = list(page.events)
-        while page.cursor and (page.events or not tree):
+        events, seen = list(page.events), set[str]()
+        while page.cursor and (page.events or not tree) and page.cursor not in seen:  # a repeated cursor: the end
+            seen.add(page.cursor)
             page = await self.run_events(run_id, cursor=page.cursor, tree=tree)
             events += page.events
         return page.model_copy(update={"events": events})
