@@ -5,9 +5,10 @@ cannot name a method that sends something else."""
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import re
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import httpx
@@ -116,14 +117,17 @@ def _arguments(name: str) -> tuple[Any, ...]:
     return tuple({} if "dict" in str(p.annotation) else f"id-{p.name.replace('_', '-')}" for p in required)
 
 
-def _sent(name: str) -> tuple[str, str]:
-    sent: list[httpx.Request] = []
-
+def _recorder(sent: list[httpx.Request]) -> httpx.MockTransport:
     def record(request: httpx.Request) -> httpx.Response:
         sent.append(request)
         return httpx.Response(599, json={"error": {"code": "recorded", "message": "recorded"}})
 
-    with Client("http://mneme.test", "t", retries=0, transport=httpx.MockTransport(record)) as client:
+    return httpx.MockTransport(record)
+
+
+def _sent(name: str) -> tuple[str, str]:
+    sent: list[httpx.Request] = []
+    with Client("http://mneme.test", "t", retries=0, transport=_recorder(sent)) as client:
         try:
             answer = getattr(client, name)(*_arguments(name))
             if isinstance(answer, Iterator):
@@ -134,9 +138,28 @@ def _sent(name: str) -> tuple[str, str]:
     return sent[0].method, sent[0].url.path
 
 
+def _sent_async(name: str) -> tuple[str, str]:
+    sent: list[httpx.Request] = []
+
+    async def scenario() -> None:
+        async with AsyncClient("http://mneme.test", "t", retries=0, transport=_recorder(sent)) as client:
+            try:
+                answer = getattr(client, name)(*_arguments(name))
+                if isinstance(answer, AsyncIterator):
+                    await anext(answer)
+                else:
+                    await answer
+            except Exception:  # as above: what was sent counts
+                pass
+
+    asyncio.run(scenario())
+    assert sent, f"AsyncClient.{name} sent nothing"
+    return sent[0].method, sent[0].url.path
+
+
 @pytest.mark.parametrize(("route", "name"), sorted(COVERAGE.items()))
 def test_each_method_sends_its_route(route: tuple[str, str], name: str) -> None:
     verb, template = route
     pattern = re.sub(r"\\\{[a-z_]+\\\}", "[^/]+", re.escape(template))
-    method, path = _sent(name)
-    assert method == verb and re.fullmatch(pattern, path), f"Client.{name} sent {method} {path}, not {verb} {template}"
+    for client, (method, path) in (("Client", _sent(name)), ("AsyncClient", _sent_async(name))):
+        assert method == verb and re.fullmatch(pattern, path), f"{client}.{name} sent {method} {path}, not {route}"
