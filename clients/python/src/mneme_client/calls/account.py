@@ -3,10 +3,14 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
+
+import httpx
 
 from mneme_client import models
 from mneme_client.calls.base import Call, as_dict, as_model, as_nothing, compact, seg
+from mneme_client.errors import ClientError
 
 
 def remembered_approvals() -> Call[models.RememberedApprovalsView]:
@@ -73,3 +77,25 @@ def verify_audit() -> Call[models.ChainReportView]:
 def openapi() -> Call[dict[str, Any]]:
     """``GET /v1/openapi.json``: the API's OpenAPI document (the client's models are generated from it)."""
     return Call("GET", "/v1/openapi.json", as_dict)
+
+
+def download_url(export: models.ExportView) -> str:
+    """The archive's URL of a ready export (:class:`ClientError` before: there is nothing to download yet)."""
+    if export.status != "ready" or not export.download_url:
+        raise ClientError(f"export {export.export_id} is {export.status}, not ready: nothing to download yet")
+    return export.download_url
+
+
+def download_request(http: httpx.Client | httpx.AsyncClient, url: str) -> httpx.Request:
+    """``GET url`` with the client's token only on the API's own origin (the local server serves the archive
+    to its owner); a presigned URL (S3) carries its own authority, and must not be sent the caller's token."""
+    request = http.build_request("GET", url)
+    target, base = request.url, http.base_url
+    if (target.scheme, target.host, target.port) != (base.scheme, base.host, base.port):
+        request.headers.pop("Authorization", None)
+    return request
+
+
+def ndjson_record(line: str) -> dict[str, Any] | None:
+    """One line of an export's archive: a record, or None for a blank line."""
+    return dict(json.loads(line)) if line.strip() else None

@@ -27,6 +27,24 @@ class Account(SyncBase):
     def get_export(self, export_id: str) -> models.ExportView:
         return self.call(calls.get_export(export_id))
 
+    def download_export(self, export: models.ExportView | str) -> Iterator[dict[str, Any]]:
+        """Every record of a ready export's NDJSON archive (``export``: its id, or its view — read again when it
+        has no ``download_url``, as ``request_export``'s answer has not); ClientError while it is not ready. The
+        client's token goes only to the API's own origin, never to a presigned URL."""
+        view = export if isinstance(export, models.ExportView) and export.download_url else None
+        view = view or self.get_export(export if isinstance(export, str) else export.export_id)  # the URL is fresh
+        response = self._http.send(calls.download_request(self._http, calls.download_url(view)), stream=True)
+        try:
+            if response.status_code >= 400:
+                response.read()
+                calls.checked(response)
+            for line in response.iter_lines():
+                record = calls.ndjson_record(line)
+                if record is not None:
+                    yield record
+        finally:
+            response.close()
+
     def erase_me(self) -> models.ErasureView:
         """Erase everything of the caller's (``status`` ``done``, or ``running``: poll :meth:`my_erasure`)."""
         return self.call(calls.erase_me())
@@ -80,6 +98,21 @@ class AsyncAccount(AsyncBase):
 
     async def get_export(self, export_id: str) -> models.ExportView:
         return await self.call(calls.get_export(export_id))
+
+    async def download_export(self, export: models.ExportView | str) -> AsyncIterator[dict[str, Any]]:
+        view = export if isinstance(export, models.ExportView) and export.download_url else None
+        view = view or await self.get_export(export if isinstance(export, str) else export.export_id)
+        response = await self._http.send(calls.download_request(self._http, calls.download_url(view)), stream=True)
+        try:
+            if response.status_code >= 400:
+                await response.aread()
+                calls.checked(response)
+            async for line in response.aiter_lines():
+                record = calls.ndjson_record(line)
+                if record is not None:
+                    yield record
+        finally:
+            await response.aclose()
 
     async def erase_me(self) -> models.ErasureView:
         return await self.call(calls.erase_me())
