@@ -78,3 +78,27 @@ def test_the_async_client_has_the_same_entry_methods(server: LocalServer, user: 
     content, revisions, explained, after = asyncio.run(scenario())
     assert (content, explained, after) == ("Lunch with Ana on Monday.", True, 404)
     assert revisions >= 2
+
+
+def test_a_namespaces_entries_are_listed_by_status_page_after_page(client: Client, user: str) -> None:
+    namespace = f"vector.user.{user}.memory"
+    ids = [_stored(client, user, f"Entry number {n} about gardening.") for n in range(3)]
+    client.patch_document(ids[0], {"status": "superseded"})
+    assert sorted(d.id for d in client.iter_documents(namespace, page_size=1)) == sorted(ids)
+    assert [d.id for d in client.iter_documents(namespace, status="superseded")] == [ids[0]]
+    assert sorted(d.id for d in client.iter_documents(namespace, status="active")) == sorted(ids[1:])
+    first = client.list_documents(namespace, limit=1)
+    assert len(first.documents) == 1 and first.cursor is not None
+
+
+def test_the_async_client_lists_a_namespaces_entries(server: LocalServer, user: str) -> None:
+    async def scenario() -> tuple[list[str], list[str], int]:
+        async with AsyncClient(server.base, local_token(user, folder=server.data_dir)) as client:
+            namespace = f"vector.user.{user}.memory"
+            ids = [(await client.write_memory(namespace, f"Async entry {n}.")).ids[0] for n in range(2)]
+            listed = [d.id async for d in client.iter_documents(namespace, page_size=1)]
+            page = await client.list_documents(namespace, status="active")
+            return sorted(ids), sorted(listed), len(page.documents)
+
+    written, listed, active = asyncio.run(scenario())
+    assert listed == written and active == 2

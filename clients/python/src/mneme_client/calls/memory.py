@@ -58,8 +58,11 @@ def memory_namespaces() -> Call[models.NamespacesView]:
     return Call("GET", "/v1/memory/namespaces", as_model(models.NamespacesView))
 
 
-def memory_page(namespace: str, cursor: str | None = None, *, limit: int = 200) -> Call[models.DocumentPageView]:
-    params = compact(namespace=namespace, cursor=cursor, limit=limit)
+def memory_page(
+    namespace: str, cursor: str | None = None, *, limit: int | None = 200, status: str | None = None
+) -> Call[models.DocumentPageView]:
+    """A page of a namespace's entries (``status``: ``active``, ``superseded`` or ``deleted``; default: all)."""
+    params = compact(namespace=namespace, status=status, cursor=cursor, limit=limit)
     return Call("GET", "/v1/memory/documents", as_model(models.DocumentPageView), params=params)
 
 

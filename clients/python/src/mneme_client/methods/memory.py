@@ -39,6 +39,20 @@ class Memory(SyncBase):
     def memory_namespaces(self) -> models.NamespacesView:
         return self.call(calls.memory_namespaces())
 
+    def list_documents(
+        self, namespace: str, *, status: str | None = None, limit: int | None = None, cursor: str | None = None
+    ) -> models.DocumentPageView:
+        """One page of a namespace's entries (``status``: ``active``, ``superseded``, ``deleted``; default all)."""
+        return self.call(calls.memory_page(namespace, cursor, limit=limit, status=status))
+
+    def iter_documents(
+        self, namespace: str, *, status: str | None = None, page_size: int | None = None
+    ) -> Iterator[models.DocumentView]:
+        """Every entry :meth:`list_documents` would list, page after page."""
+        page = partial(calls.memory_page, namespace, limit=page_size, status=status)
+        for answer in self.pages(page, cursor_of):
+            yield from answer.documents
+
     def export_memory(self, namespaces: list[str] | None = None) -> Iterator[models.DocumentView]:
         """Every document of ``namespaces`` (default: every namespace the caller holds), page by page."""
         names = namespaces or [entry.namespace for entry in self.memory_namespaces().namespaces]
@@ -72,6 +86,19 @@ class AsyncMemory(AsyncBase):
 
     async def memory_namespaces(self) -> models.NamespacesView:
         return await self.call(calls.memory_namespaces())
+
+    async def list_documents(
+        self, namespace: str, *, status: str | None = None, limit: int | None = None, cursor: str | None = None
+    ) -> models.DocumentPageView:
+        return await self.call(calls.memory_page(namespace, cursor, limit=limit, status=status))
+
+    async def iter_documents(
+        self, namespace: str, *, status: str | None = None, page_size: int | None = None
+    ) -> AsyncIterator[models.DocumentView]:
+        page = partial(calls.memory_page, namespace, limit=page_size, status=status)
+        async for answer in self.pages(page, cursor_of):
+            for document in answer.documents:
+                yield document
 
     async def export_memory(self, namespaces: list[str] | None = None) -> AsyncIterator[models.DocumentView]:
         names = namespaces or [entry.namespace for entry in (await self.memory_namespaces()).namespaces]
