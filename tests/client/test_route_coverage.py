@@ -15,7 +15,7 @@ import httpx
 import pytest
 from scripts import client_models
 
-from mneme_client import AsyncClient, Client
+from mneme_client import AsyncClient, Client, calls
 
 #: (method, path template) -> the client method that sends it
 COVERAGE: dict[tuple[str, str], str] = {
@@ -53,7 +53,7 @@ COVERAGE: dict[tuple[str, str], str] = {
     ("POST", "/v1/memory/search"): "search_memory",
     ("POST", "/v1/memory/explain"): "explain_memory",
     ("GET", "/v1/memory/namespaces"): "memory_namespaces",
-    ("GET", "/v1/memory/documents"): "export_memory",
+    ("GET", "/v1/memory/documents"): "list_documents",
     ("POST", "/v1/memory/documents"): "write_memory",
     ("POST", "/v1/memory/documents:batch"): "write_memory_batch",
     ("GET", "/v1/memory/documents/{doc_id}"): "get_document",
@@ -76,16 +76,24 @@ COVERAGE: dict[tuple[str, str], str] = {
 NOT_COVERED = {("POST", "/mcp"): "the Model Context Protocol's endpoint, spoken by MCP clients, not this one"}
 #: arguments for methods whose required ones are not ids
 ARGUMENTS: dict[str, tuple[Any, ...]] = {
-    "export_memory": (["vector.user.u.memory"],),
     "write_memory": ("vector.user.u.memory", "x"),
     "write_memory_batch": ([{"namespace": "vector.user.u.memory", "content": "x"}],),
+}
+#: query parameters a method leaves out on purpose: the pages of a list it answers whole, which it follows itself
+FOLLOWED = {"limit", "cursor"}
+WHOLE_LISTS = {"list_agents", "list_skills", "list_chats", "list_tasks"} | {
+    f"{kind}_revisions" for kind in ("agent", "task", "skill")
 }
 VERBS = {"get", "put", "post", "patch", "delete"}
 
 
 @pytest.fixture(scope="module")
-def routes() -> set[tuple[str, str]]:
-    paths: dict[str, dict[str, Any]] = client_models.openapi_document()["paths"]  # type: ignore[assignment]
+def paths() -> dict[str, dict[str, Any]]:
+    return client_models.openapi_document()["paths"]  # type: ignore[return-value]
+
+
+@pytest.fixture(scope="module")
+def routes(paths: dict[str, dict[str, Any]]) -> set[tuple[str, str]]:
     return {(verb.upper(), path) for path, operations in paths.items() for verb in operations if verb in VERBS}
 
 
@@ -163,3 +171,23 @@ def test_each_method_sends_its_route(route: tuple[str, str], name: str) -> None:
     pattern = re.sub(r"\\\{[a-z_]+\\\}", "[^/]+", re.escape(template))
     for client, (method, path) in (("Client", _sent(name)), ("AsyncClient", _sent_async(name))):
         assert method == verb and re.fullmatch(pattern, path), f"{client}.{name} sent {method} {path}, not {route}"
+
+
+def _parameters(name: str) -> set[str]:
+    """The method's keyword parameters, or, for one that passes ``**options`` on, its call's."""
+    signature = inspect.signature(getattr(Client, name))
+    if any(p.kind is p.VAR_KEYWORD for p in signature.parameters.values()):
+        signature = inspect.signature(getattr(calls, name))
+    return set(signature.parameters)
+
+
+def test_each_query_parameter_of_a_route_is_one_of_its_methods(paths: dict[str, dict[str, Any]]) -> None:
+    missing = {
+        (verb, path, name, parameter["name"])
+        for (verb, path), name in COVERAGE.items()
+        for parameter in paths[path][verb.lower()].get("parameters", [])
+        if parameter["in"] == "query"
+        and parameter["name"] not in _parameters(name)
+        and not (name in WHOLE_LISTS and parameter["name"] in FOLLOWED)
+    }
+    assert not missing, f"query parameters no client method takes: {sorted(missing)}"

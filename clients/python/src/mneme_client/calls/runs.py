@@ -41,9 +41,15 @@ def run_status(run_id: str) -> Call[str]:
 
 
 def run_events(
-    run_id: str, *, after: int | None = None, cursor: str | None = None, wait: float | None = None, tree: bool = False
+    run_id: str,
+    *,
+    after: int | None = None,
+    cursor: str | None = None,
+    wait: float | None = None,
+    tree: bool = False,
+    limit: int = 1000,
 ) -> Call[models.EventsView]:
-    params = compact(after=after, cursor=cursor, wait=wait, tree="true" if tree else None, limit=1000)
+    params = compact(after=after, cursor=cursor, wait=wait, tree="true" if tree else None, limit=limit)
     path = f"/v1/runs/{seg(run_id)}/events"
     # a long-poll answers after up to ``wait`` seconds: a client timeout shorter than that is not a dead server
     timeout = wait + LONG_POLL_GRACE_SECONDS if wait else None
@@ -89,8 +95,10 @@ def list_chats(cursor: str | None = None) -> Call[ListPage]:
     return Call("GET", "/v1/chats", as_page("chats"), params=compact(cursor=cursor))
 
 
-def get_chat(chat_id: str, *, cursor: str | None = None) -> Call[models.ChatView]:
-    return Call("GET", f"/v1/chats/{seg(chat_id)}", as_model(models.ChatView), params=compact(cursor=cursor))
+def get_chat(chat_id: str, *, cursor: str | None = None, limit: int | None = None) -> Call[models.ChatView]:
+    """The chat with a page of its messages (``cursor``: the answer's, for the next page; ``limit``: its size)."""
+    params = compact(cursor=cursor, limit=limit)
+    return Call("GET", f"/v1/chats/{seg(chat_id)}", as_model(models.ChatView), params=params)
 
 
 def delete_chat(chat_id: str) -> Call[None]:

@@ -15,8 +15,8 @@ class Chats(SyncBase):
     def list_chats(self) -> list[dict[str, Any]]:
         return self.every(calls.list_chats)
 
-    def get_chat(self, chat_id: str, *, cursor: str | None = None) -> models.ChatView:
-        return self.call(calls.get_chat(chat_id, cursor=cursor))
+    def get_chat(self, chat_id: str, *, cursor: str | None = None, limit: int | None = None) -> models.ChatView:
+        return self.call(calls.get_chat(chat_id, cursor=cursor, limit=limit))
 
     def delete_chat(self, chat_id: str) -> None:
         self.call(calls.delete_chat(chat_id))
@@ -29,8 +29,8 @@ class AsyncChats(AsyncBase):
     async def list_chats(self) -> list[dict[str, Any]]:
         return await self.every(calls.list_chats)
 
-    async def get_chat(self, chat_id: str, *, cursor: str | None = None) -> models.ChatView:
-        return await self.call(calls.get_chat(chat_id, cursor=cursor))
+    async def get_chat(self, chat_id: str, *, cursor: str | None = None, limit: int | None = None) -> models.ChatView:
+        return await self.call(calls.get_chat(chat_id, cursor=cursor, limit=limit))
 
     async def delete_chat(self, chat_id: str) -> None:
         await self.call(calls.delete_chat(chat_id))
