@@ -159,3 +159,18 @@ def tmp_store(kind: str, tmp_path: Path, client: Any, index: str) -> Any:
     from tests.functional.memory.conftest import make_store
 
     return make_store(kind, tmp_path, client, index, DIMENSION)
+
+
+def erasure_during_embedding(api: Api, world: World) -> None:
+    """Alice's erasure runs to the end while a write of hers (the writer's, past its tombstone check, or an HTTP
+    one) embeds its content."""
+    embed, erased = world.embedder.embed, list[int]()
+
+    def embed_then_erase(texts: Any) -> Any:
+        vectors = embed(texts)
+        if not erased:
+            erased.append(1)
+            assert api.delete("/v1/me", user="alice").status == 200
+        return vectors
+
+    world.embedder.embed = embed_then_erase  # type: ignore[method-assign]

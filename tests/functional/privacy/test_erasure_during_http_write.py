@@ -3,31 +3,16 @@ stored survives the erasure's receipt, and the write says so (409 ``erasure_in_p
 
 from __future__ import annotations
 
-from typing import Any
-
 from tests.functional.api.conftest import Api
+from tests.functional.privacy.support import erasure_during_embedding
 from tests.support.deps import World
 
 NOTE = {"namespace": "vector.user.alice.notes", "content": "my secret"}
 
 
-def _erasure_during_embedding(api: Api, world: World) -> None:
-    """The write was accepted, then alice's erasure runs to the end while its content is embedded."""
-    embed, erased = world.embedder.embed, list[int]()
-
-    def embed_then_erase(texts: Any) -> Any:
-        vectors = embed(texts)
-        if not erased:
-            erased.append(1)
-            assert api.delete("/v1/me", user="alice").status == 200
-        return vectors
-
-    world.embedder.embed = embed_then_erase  # type: ignore[method-assign]
-
-
 def test_a_write_whose_users_erasure_finishes_while_it_is_embedded_keeps_nothing(api: Api, world: World) -> None:
     # When alice's erasure runs to its verified receipt while her write is being embedded
-    _erasure_during_embedding(api, world)
+    erasure_during_embedding(api, world)
     reply = api.post("/v1/memory/documents", NOTE)
     # Then the write is refused and nothing of it is stored or audited after the receipt
     assert (reply.status, reply.body["error"]) == (409, "erasure_in_progress")
@@ -37,7 +22,7 @@ def test_a_write_whose_users_erasure_finishes_while_it_is_embedded_keeps_nothing
 
 
 def test_a_batch_whose_users_erasure_finishes_while_it_is_embedded_keeps_nothing(api: Api, world: World) -> None:
-    _erasure_during_embedding(api, world)
+    erasure_during_embedding(api, world)
     reply = api.post("/v1/memory/documents:batch", {"items": [NOTE, {**NOTE, "content": "another secret"}]})
     assert (reply.status, reply.body["error"]) == (409, "erasure_in_progress")
     assert world.memory.documents == {}

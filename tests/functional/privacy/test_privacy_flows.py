@@ -16,7 +16,14 @@ from mneme.models.privacy import ERASURE_PHASES
 from mneme.ports.memory import MemoryWriteJob
 from tests.functional.adapters.item_backends import Backend
 from tests.functional.api.conftest import Api
-from tests.functional.privacy.support import PrivacyWorld, lines, main_items_of, populate, privacy_world
+from tests.functional.privacy.support import (
+    PrivacyWorld,
+    erasure_during_embedding,
+    lines,
+    main_items_of,
+    populate,
+    privacy_world,
+)
 from tests.support.deps import World, make_world
 
 
@@ -240,26 +247,12 @@ def test_expired_chats_and_runs_are_not_exported_but_are_erased() -> None:
     assert [(i["PK"], i["SK"]) for i in main_items_of(_pw(world, api), "alice")] == [("ERASURE#alice", "STATE")]
 
 
-def _erasure_during_embedding(api: Api, world: World) -> None:
-    """The writer passed its tombstone check, then alice's erasure runs to the end while it embeds."""
-    embed, erased = world.embedder.embed, list[int]()
-
-    def embed_then_erase(texts: Any) -> Any:
-        vectors = embed(texts)
-        if not erased:
-            erased.append(1)
-            assert api.delete("/v1/me", user="alice").status == 200
-        return vectors
-
-    world.embedder.embed = embed_then_erase  # type: ignore[method-assign]
-
-
 def test_a_write_checked_before_the_erasure_and_stored_after_it_is_deleted(api: Api, world: World) -> None:
     # Given a write of alice's queued before her erasure, and one of bob's, in one batch
     before = world.clock.now().isoformat()
     jobs = _job("alice", before, "in-flight"), _job("bob", before, "other")
     # When her erasure finishes while the writer embeds them (after it found no tombstone)
-    _erasure_during_embedding(api, world)
+    erasure_during_embedding(api, world)
     answer = _deliver(world, *jobs)
     # Then nothing of hers was left behind (nor retried), and bob's is written
     assert answer == {"batchItemFailures": []}
@@ -275,7 +268,7 @@ def test_an_extraction_checked_before_the_erasure_and_stored_after_it_is_deleted
         "x1", "vector.user.alice.memory", "alice", content, metadata=metadata, kind="extract", strategies=strategies
     )
     # When her erasure finishes while the writer embeds what the model extracted
-    _erasure_during_embedding(api, world)
+    erasure_during_embedding(api, world)
     answer = _deliver(world, job)
     # Then nothing extracted of hers remains
     assert answer == {"batchItemFailures": []}
