@@ -167,8 +167,8 @@ class RevisionedMemoryStore:
         now: datetime,
         authority: str | None = None,
     ) -> MemoryDocument:
-        self._expected(doc_id, namespace)
         before = self.inner.get(doc_id, namespace)
+        expected_version.check(doc_id, lambda: before)  # the entry read once, for the check and the revision
         document = self.inner.set_status(
             doc_id, namespace, status=status, superseded_by=superseded_by, now=now, authority=authority
         )

@@ -51,13 +51,15 @@ def tree_usage(deps: Deps, run: Run) -> TreeUsage | None:
 def exceeded(session: RunSession) -> BudgetExceeded | None:
     """Checked before every model call: the limit the tree has spent (model calls, tokens, seconds), if any."""
     run, deps = session.run, session.deps
-    limits = run.budget
-    if limits is None:
+    if run.budget is None:
         return None
-    usage = tree_usage(deps, run)
+    return _spent(run.budget, tree_usage(deps, run), deps.clock.now())
+
+
+def _spent(limits: BudgetLimits, usage: TreeUsage | None, now: datetime) -> BudgetExceeded | None:
+    """The first of ``limits`` that ``usage`` (as of ``now``) has reached, if any (None without counters)."""
     if usage is None:
         return None
-    now = deps.clock.now()
     spent = [
         ("max_model_calls", usage.model_calls, limits.max_model_calls, "model calls"),
         ("max_tokens", usage.tokens, limits.max_tokens, "tokens"),
@@ -77,11 +79,13 @@ def summary_refused(session: RunSession) -> BudgetExceeded | None:
     no room for it *and* the run's own call after it (a spent limit, or ``max_model_calls`` one call short).
     The summary is then not made (the history passes through unchanged) rather than spending the run's last
     call on it."""
-    spent = exceeded(session)
     limits = session.run.budget
-    if spent is not None or limits is None:
+    if limits is None:
+        return None
+    usage = tree_usage(session.deps, session.run)  # read once for both checks (a shared tree's ledger)
+    spent = _spent(limits, usage, session.deps.clock.now())
+    if spent is not None:
         return spent
-    usage = tree_usage(session.deps, session.run)
     if usage is not None and usage.model_calls + 2 > limits.max_model_calls:
         return BudgetExceeded(
             f"max_model_calls — the run tree used {usage.model_calls:,} of its {limits.max_model_calls:,} model "
